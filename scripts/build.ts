@@ -1,0 +1,29 @@
+#!/usr/bin/env bun
+/**
+ * Builds the single executable with `bun build --compile`.
+ *   bun run build                         dist/zipfs for this machine
+ *   bun run build -- --target linux-arm64 dist/zipfs-linux-arm64 (also darwin-x64, darwin-arm64, windows-x64, linux-x64)
+ *   bun run build -- --all                every target the toolchain can fetch
+ * Cross targets need Bun's runtime for that platform, which bun fetches from the npm registry.
+ */
+import { parseArgs } from 'node:util';
+import path from 'node:path';
+
+const TARGETS = ['linux-x64', 'linux-arm64', 'darwin-x64', 'darwin-arm64', 'windows-x64'] as const;
+const root = path.resolve(import.meta.dir, '..');
+const { values } = parseArgs({ options: { target: { type: 'string', multiple: true }, all: { type: 'boolean' } } });
+const targets: (string | undefined)[] = values.all ? [...TARGETS] : values.target ?? [undefined];
+
+let failed = 0;
+for (const target of targets) {
+  const outfile = path.join(root, 'dist', target ? `zipfs-${target}${target.startsWith('windows') ? '.exe' : ''}` : 'zipfs');
+  const args = ['build', '--compile', '--minify', '--sourcemap', 'src/main.ts', '--outfile', outfile];
+  if (target) args.push('--target', `bun-${target}`);
+  const result = Bun.spawnSync([process.execPath, ...args], { cwd: root, stdout: 'inherit', stderr: 'inherit' });
+  if (result.exitCode === 0) console.error(`built ${path.relative(root, outfile)}`);
+  else {
+    failed++;
+    console.error(`could not build ${target ?? 'the host target'} (exit ${result.exitCode})`);
+  }
+}
+process.exit(failed === 0 ? 0 : 1);

@@ -1,0 +1,39 @@
+/**
+ * citty argument definitions generated from a command's input schema:
+ * snake_case parameters become kebab-case flags, CLI hints add positionals and
+ * one-letter aliases, and every subcommand gets the global --json flag.
+ */
+import type { ArgsDef } from 'citty';
+import type { GenericSchema } from 'valibot';
+import type { Command } from '../command.ts';
+import { fieldInfo } from './schema-introspection.ts';
+
+export const kebab = (key: string) => key.replaceAll('_', '-');
+
+/** The citty key of a positional: upper case, so a parameter can be both a
+ * positional and a flag (`zipfs close q4` and `zipfs close --session q4`). */
+export const positionalKey = (key: string) => key.toUpperCase();
+
+export const JSON_FLAG = { json: { type: 'boolean', description: 'Print the result (or error) as JSON, the same object MCP returns' } } as const;
+
+export function commandArgs(command: Command): ArgsDef {
+  const args: ArgsDef = {};
+  const positionals = command.cli.positionals ?? [];
+  for (const key of positionals) {
+    const info = fieldInfo(command.input.entries[key] as GenericSchema);
+    const optional = info.optional || key === 'session';
+    args[positionalKey(key)] = { type: 'positional', description: info.description, required: !optional };
+  }
+  for (const [key, schema] of Object.entries(command.input.entries)) {
+    // A positional is not also a flag (`open <path>`, not `open --path`), except the
+    // session, which every session operation takes as --session/-s.
+    if (positionals.includes(key) && key !== 'session') continue;
+    const info = fieldInfo(schema as GenericSchema);
+    const alias = command.cli.short?.[key];
+    const shared = { description: info.description, ...(alias ? { alias } : {}) };
+    if (info.type === 'boolean') args[kebab(key)] = { type: 'boolean', ...shared, ...(info.default === true ? { default: true } : {}) };
+    else if (info.type === 'picklist') args[kebab(key)] = { type: 'enum', options: info.options, ...shared, ...(info.default !== undefined ? { default: String(info.default) } : {}) };
+    else args[kebab(key)] = { type: 'string', ...shared, ...(info.default !== undefined ? { default: String(info.default) } : {}), ...(info.type === 'number' ? { valueHint: 'n' } : {}) };
+  }
+  return { ...args, ...JSON_FLAG };
+}

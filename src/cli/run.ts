@@ -1,0 +1,181 @@
+/**
+ * The CLI adapter: argv -> one command from the table -> printed result and
+ * exit code. Built on citty's parser and usage renderer; the only file besides
+ * cli/args.ts that knows citty.
+ */
+import { parseArgs, renderUsage, type ArgsDef, type CommandDef } from 'citty';
+import type { GenericSchema } from 'valibot';
+import type { Command, CommandContext } from '../command.ts';
+import { ERROR_CODES, ZipfsError, toZipfsError } from '../errors.ts';
+import { log } from '../log.ts';
+import { COMMANDS, findCommand } from '../registry.ts';
+import { validateInput } from '../validate.ts';
+import { dataDir } from '../workspace/data-dir.ts';
+import { JSON_FLAG, commandArgs, kebab, positionalKey } from './args.ts';
+import { progressLine } from './progress-line.ts';
+import { fieldInfo } from './schema-introspection.ts';
+import { styleFor } from './style.ts';
+
+export interface CliIo {
+  argv: string[];
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+  stdout: NodeJS.WriteStream;
+  stderr: NodeJS.WriteStream;
+  version: string;
+}
+
+/** Not an operation but a mode: it serves the table over MCP instead of running one entry. */
+const MCP_MODE: CommandDef = { meta: { name: 'mcp', description: 'Serve every operation as an MCP tool over stdio (for Claude Code, Cursor and other MCP clients)' } };
+
+function citty(command: Command): CommandDef {
+  return { meta: { name: command.name, description: command.description }, args: commandArgs(command) };
+}
+
+/** The first sentence: the top-level list gives each command one line. */
+function summary(description: string): string {
+  const end = description.search(/[.;:](\s|$)/);
+  return end < 0 ? description : description.slice(0, end);
+}
+
+function mainCommand(version: string): CommandDef {
+  const subCommands: Record<string, CommandDef> = {};
+  for (const command of COMMANDS) subCommands[command.name] = { ...citty(command), meta: { name: command.name, description: summary(command.description) } };
+  subCommands.mcp = MCP_MODE;
+  return {
+    meta: { name: 'zipfs', version, description: 'Open a zip as a folder, change it, and sync it back' },
+    args: { ...JSON_FLAG, version: { type: 'boolean', alias: 'v', description: 'Show the version' } },
+    subCommands,
+  };
+}
+
+/** Help text for the program or one command, generated from the table. */
+export async function renderHelp(version: string, command?: Command): Promise<string> {
+  const main = mainCommand(version);
+  const usage = command ? `${await renderUsage(citty(command), main)}\n\nEXAMPLE\n\n  ${command.cli.example}` : await renderUsage(main);
+  return usage.replace(/[ \t]+$/gm, '');
+}
+
+/** Splits global flags (--json, --help, --version) from the rest. */
+function takeGlobals(argv: string[]) {
+  const rest: string[] = [];
+  let json = false;
+  let help = false;
+  let version = false;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '--') {
+      rest.push(...argv.slice(i));
+      break;
+    }
+    if (arg === '--json') json = true;
+    else if (arg === '--help' || arg === '-h') help = true;
+    else if (arg === '--version' || arg === '-v') version = true;
+    else rest.push(arg);
+  }
+  return { rest, json, help, version };
+}
+
+/** citty accepts any flag silently; a typo must instead be an error that says what is allowed. */
+function assertKnownFlags(command: Command, args: ArgsDef, argv: string[]): void {
+  const known = new Set<string>();
+  for (const [name, def] of Object.entries(args)) {
+    if (def.type === 'positional') continue;
+    known.add(name);
+    if (def.type === 'boolean') known.add(`no-${name}`);
+    for (const alias of [def.alias ?? []].flat()) known.add(alias);
+  }
+  for (const arg of argv) {
+    if (arg === '--') break;
+    if (!arg.startsWith('-') || arg === '-' || /^-\d/.test(arg)) continue;
+    const name = arg.replace(/^--?/, '').split('=')[0]!;
+    if (!known.has(name)) {
+      const options = Object.entries(args).filter(([, d]) => d.type !== 'positional').map(([n]) => `--${n}`).join(', ');
+      throw new ZipfsError('INVALID_INPUT', `Unknown option ${arg.split('=')[0]} for zipfs ${command.name}. Options: ${options}. See zipfs ${command.name} --help.`);
+    }
+  }
+}
+
+/** Turns parsed CLI arguments into the tool's input object (snake_case keys, numbers as numbers). */
+function toInput(command: Command, args: ArgsDef, argv: string[]): Record<string, unknown> {
+  let parsed: Record<string, unknown>;
+  try {
+    parsed = parseArgs(argv, args) as Record<string, unknown>;
+  } catch (error) {
+    throw new ZipfsError('INVALID_INPUT', `${(error as Error).message.replace(/\u001b\[[0-9;]*m/g, '')}. See zipfs ${command.name} --help.`);
+  }
+  const positionals = command.cli.positionals ?? [];
+  const extra = (parsed._ as string[]).slice(positionals.length);
+  if (extra.length > 0) throw new ZipfsError('INVALID_INPUT', `Unexpected argument "${extra[0]}" for zipfs ${command.name}. See zipfs ${command.name} --help.`);
+
+  const input: Record<string, unknown> = {};
+  for (const [key, schema] of Object.entries(command.input.entries)) {
+    let value = parsed[kebab(key)] ?? (positionals.includes(key) ? parsed[positionalKey(key)] : undefined);
+    if (value === undefined) continue;
+    if (fieldInfo(schema as GenericSchema).type === 'number' && typeof value === 'string' && /^-?\d+(\.\d+)?$/.test(value.trim())) value = Number(value);
+    input[key] = value;
+  }
+  return input;
+}
+
+/** Runs the CLI and returns the exit code. */
+export async function runCli(io: CliIo): Promise<number> {
+  const { rest, json, help, version } = takeGlobals(io.argv);
+  const out = styleFor(io.stdout, io.env);
+  const err = styleFor(io.stderr, io.env);
+  const name = rest.find((a) => !a.startsWith('-'));
+
+  if (version && !name) {
+    io.stdout.write(`${io.version}\n`);
+    return 0;
+  }
+  if (!name) {
+    io.stdout.write(`${out.plain(await renderHelp(io.version))}\n`);
+    return help ? 0 : ERROR_CODES.INVALID_INPUT.exit;
+  }
+  const home = dataDir(io.env);
+  if (name === 'mcp') {
+    const { serveMcp } = await import('../mcp/server.ts');
+    await serveMcp({ version: io.version, home, env: io.env });
+    return 0;
+  }
+
+  const command = findCommand(name);
+  try {
+    if (!command) {
+      throw new ZipfsError('INVALID_INPUT', `Unknown command "${name}". Commands: ${[...COMMANDS.map((c) => c.name), 'mcp'].join(', ')}. See zipfs --help.`);
+    }
+    if (help) {
+      io.stdout.write(`${out.plain(await renderHelp(io.version, command))}\n`);
+      return 0;
+    }
+    const argv = rest.slice(rest.indexOf(name) + 1);
+    const args = commandArgs(command);
+    assertKnownFlags(command, args, argv);
+    const input = validateInput(command, toInput(command, args, argv));
+    const context: CommandContext = { home, env: io.env, hints: { env: io.env.ZIPFS_SESSION || undefined, cwd: io.cwd } };
+    const line = io.stderr.isTTY && !json ? progressLine(io.stderr, `${command.name}`) : undefined;
+    if (line) context.progress = line.progress;
+    let output: Record<string, unknown>;
+    try {
+      output = (await command.run(input as never, context)) as Record<string, unknown>;
+    } finally {
+      line?.finish();
+    }
+    if (json) {
+      io.stdout.write(`${JSON.stringify(output, null, 2)}\n`);
+    } else {
+      const text = command.render(output as never);
+      io.stdout.write(text.endsWith('\n') || text === '' ? text : `${text}\n`);
+      const note = command.note?.(output as never);
+      if (note) io.stderr.write(`${err.dim(note)}\n`);
+    }
+    return 0;
+  } catch (error) {
+    const failure = toZipfsError(error);
+    if (failure.code === 'INTERNAL_ERROR') log.error(error);
+    if (json) io.stdout.write(`${JSON.stringify(failure.toJSON(), null, 2)}\n`);
+    else io.stderr.write(`${err.red('zipfs:')} ${failure.message} ${err.dim(`[${failure.code}]`)}\n`);
+    return failure.exitCode;
+  }
+}

@@ -1,0 +1,57 @@
+/**
+ * What one operation is: schemas, metadata and a handler. Each file in
+ * src/commands/ exports one of these; src/registry.ts lists them, and the CLI
+ * and MCP adapters are generated from that list. Nothing here knows either surface.
+ */
+import type * as v from 'valibot';
+import type { Progress } from './workspace/open-archive.ts';
+import type { SessionHints } from './workspace/resolve-session.ts';
+
+export type ObjectSchema = v.ObjectSchema<v.ObjectEntries, undefined> | v.StrictObjectSchema<v.ObjectEntries, undefined>;
+
+export interface CommandContext {
+  /** The data directory (ZIPFS_HOME and friends, resolved). */
+  home: string;
+  env: NodeJS.ProcessEnv;
+  /** Extra ways to pick a session when none is named; the CLI fills them, MCP does not. */
+  hints: SessionHints;
+  /** Set when the caller wants progress (an MCP progress token, a TTY). */
+  progress?: Progress;
+}
+
+export interface Annotations {
+  readOnlyHint: boolean;
+  destructiveHint: boolean;
+  idempotentHint: boolean;
+  openWorldHint: false;
+}
+
+export interface CliHints {
+  /** Input keys that are also taken as positionals, in order (`open <path>`). */
+  positionals?: string[];
+  /** One-letter aliases: `{ recursive: 'r' }` gives `-r`. */
+  short?: Record<string, string>;
+  /** One usage example shown in `--help`. */
+  example: string;
+}
+
+export interface Command<I extends ObjectSchema = ObjectSchema, O extends ObjectSchema = ObjectSchema> {
+  /** CLI subcommand; the MCP tool is `zipfs_<name>`. */
+  name: string;
+  title: string;
+  description: string;
+  input: I;
+  output: O;
+  annotations: Annotations;
+  cli: CliHints;
+  run(input: v.InferOutput<I>, context: CommandContext): v.InferOutput<O> | Promise<v.InferOutput<O>>;
+  /** Readable output for people; `--json` and MCP use the object itself. */
+  render(output: v.InferOutput<O>): string;
+  /** An optional line for stderr (a hint, a warning) that must not mix with the result on stdout. */
+  note?(output: v.InferOutput<O>): string | undefined;
+}
+
+/** Keeps each command's input and output types tied to its schemas. */
+export function defineCommand<I extends ObjectSchema, O extends ObjectSchema>(command: Command<I, O>): Command<I, O> {
+  return command;
+}

@@ -1,0 +1,48 @@
+import * as v from 'valibot';
+import { defineCommand } from '../command.ts';
+import { humanBytes, isoSeconds, localMinute, table } from '../format/units.ts';
+import { walk } from '../workspace/listing.ts';
+import { resolveSession } from '../workspace/resolve-session.ts';
+import { resolveExisting } from '../workspace/safe-path.ts';
+import { sessionParam, workspacePathParam } from './schemas.ts';
+
+const entrySchema = v.object({
+  name: v.string(),
+  type: v.picklist(['file', 'dir', 'symlink']),
+  size_bytes: v.number(),
+  modified_at: v.string(),
+});
+
+export const ls = defineCommand({
+  name: 'ls',
+  title: 'List files',
+  description: 'List files and folders in a session\'s workspace. Folders end with "/"; entries that are symlinks in the archive have type "symlink".',
+  input: v.strictObject({
+    session: sessionParam,
+    path: workspacePathParam('Folder (or file) to list, relative to the workspace root'),
+    recursive: v.optional(v.pipe(v.boolean(), v.description('Include everything below the folder, with paths relative to it')), false),
+  }),
+  output: v.object({ entries: v.array(entrySchema) }),
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  cli: { positionals: ['path'], short: { session: 's', recursive: 'r' }, example: 'zipfs ls data -r' },
+  run(input, context) {
+    const session = resolveSession(context.home, input.session, context.hints);
+    const target = resolveExisting(session.contents, input.path);
+    const symlinks = new Set(session.record.symlinks);
+    if (!target.stats.isDirectory()) {
+      const name = target.relative.split('/').pop()!;
+      const type = symlinks.has(target.relative) ? 'symlink' : 'file';
+      return { entries: [{ name, type, size_bytes: target.stats.size, modified_at: isoSeconds(target.stats.mtime) }] };
+    }
+    const entries: v.InferOutput<typeof entrySchema>[] = [];
+    walk(target.absolute, { maxDepth: input.recursive ? Infinity : 1, archiveSymlinks: symlinks, base: target.relative }, (item) => {
+      entries.push({ name: item.type === 'dir' ? `${item.path}/` : item.path, type: item.type, size_bytes: item.size, modified_at: isoSeconds(item.mtime) });
+    });
+    return { entries };
+  },
+  render(out) {
+    if (out.entries.length === 0) return '(empty)';
+    const rows = out.entries.map((e) => [e.type, e.type === 'dir' ? '-' : humanBytes(e.size_bytes), localMinute(new Date(e.modified_at)), e.name]);
+    return table(rows, [1]);
+  },
+});

@@ -1,0 +1,87 @@
+import fs from 'node:fs';
+import * as v from 'valibot';
+import { defineCommand } from '../command.ts';
+import { ZipfsError } from '../errors.ts';
+import { loadLimits } from '../limits.ts';
+import { resolveSession } from '../workspace/resolve-session.ts';
+import { resolveExisting } from '../workspace/safe-path.ts';
+import { tryDecodeUtf8 } from '../zip/names.ts';
+import { sessionParam } from './schemas.ts';
+
+const MAX_LIMIT = 64 * 1024 * 1024;
+
+/** Bytes at the end of `bytes` that start a UTF-8 character the slice cuts off. */
+function cutCharacterBytes(bytes: Uint8Array): number {
+  for (let back = 1; back <= Math.min(3, bytes.length); back++) {
+    const byte = bytes[bytes.length - back]!;
+    if ((byte & 0xc0) === 0x80) continue; // continuation byte: keep looking for the lead
+    const needed = byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : byte >= 0xc0 ? 2 : 1;
+    return needed > back ? back : 0;
+  }
+  return 0;
+}
+
+export const read = defineCommand({
+  name: 'read',
+  title: 'Read a file',
+  description:
+    'Read a file from a session\'s workspace, in pages of at most `limit` bytes. Text comes back as UTF-8; a file that is not valid UTF-8 comes back as base64 (the result\'s `encoding` says which). `remaining_bytes` tells how much is left after this page.',
+  input: v.strictObject({
+    session: sessionParam,
+    path: v.pipe(v.string(), v.minLength(1), v.description('File to read, relative to the workspace root')),
+    encoding: v.optional(v.pipe(v.picklist(['utf-8', 'base64']), v.description('"utf-8" for text (default) or "base64" for binary')), 'utf-8'),
+    offset: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.description('Byte offset to start reading at')), 0),
+    limit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(MAX_LIMIT), v.description('Maximum bytes to return (default 262144, ZIPFS_READ_DEFAULT_LIMIT)'))),
+  }),
+  output: v.object({
+    content: v.string(),
+    size_bytes: v.number(),
+    encoding: v.picklist(['utf-8', 'base64']),
+    offset: v.number(),
+    bytes_read: v.number(),
+    remaining_bytes: v.number(),
+  }),
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  cli: { positionals: ['path'], short: { session: 's' }, example: 'zipfs read logo.png --encoding base64 --offset 0 --limit 1024' },
+  run(input, context) {
+    const session = resolveSession(context.home, input.session, context.hints);
+    const file = resolveExisting(session.contents, input.path);
+    if (file.stats.isDirectory()) throw new ZipfsError('INVALID_INPUT', `Invalid argument path: "${file.relative}" is a folder; list it with ls, or read a file inside it.`);
+    const size = file.stats.size;
+    if (input.offset > size) throw new ZipfsError('INVALID_INPUT', `Invalid argument offset: ${input.offset} is past the end of "${file.relative}" (${size} bytes).`);
+    const limit = input.limit ?? Math.min(loadLimits(context.env).readDefaultBytes, MAX_LIMIT);
+    let bytes = readRange(file.absolute, input.offset, Math.min(limit, size - input.offset));
+
+    let encoding = input.encoding;
+    if (encoding === 'utf-8') {
+      // A page boundary inside a character would make valid text look binary: end the page before it.
+      const more = input.offset + bytes.length < size;
+      const cut = more ? cutCharacterBytes(bytes) : 0;
+      if (cut > 0 && cut < bytes.length) bytes = bytes.subarray(0, bytes.length - cut);
+    }
+    let content = encoding === 'utf-8' ? tryDecodeUtf8(bytes) : undefined;
+    if (content === undefined) {
+      encoding = 'base64';
+      content = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
+    }
+    return { content, size_bytes: size, encoding, offset: input.offset, bytes_read: bytes.length, remaining_bytes: size - input.offset - bytes.length };
+  },
+  render: (out) => out.content,
+  note: (out) => (out.remaining_bytes > 0 ? `zipfs: ${out.remaining_bytes} more bytes; continue with --offset ${out.offset + out.bytes_read}` : undefined),
+});
+
+function readRange(file: string, offset: number, length: number): Uint8Array {
+  const buffer = Buffer.alloc(length);
+  const fd = fs.openSync(file, 'r');
+  try {
+    let done = 0;
+    while (done < length) {
+      const n = fs.readSync(fd, buffer, done, length - done, offset + done);
+      if (n === 0) break;
+      done += n;
+    }
+    return buffer.subarray(0, done);
+  } finally {
+    fs.closeSync(fd);
+  }
+}

@@ -1,0 +1,46 @@
+import * as v from 'valibot';
+import { defineCommand } from '../command.ts';
+import { humanBytes, isoSeconds, relativeTime, table } from '../format/units.ts';
+import { listSessions } from '../workspace/session-store.ts';
+
+export const sessions = defineCommand({
+  name: 'sessions',
+  title: 'List open sessions',
+  description: 'List all open sessions with their source archives, sizes and when they were last used.',
+  input: v.strictObject({}),
+  output: v.object({
+    sessions: v.array(
+      v.object({
+        id: v.string(),
+        name: v.string(),
+        source_path: v.string(),
+        state: v.literal('open'),
+        created_at: v.string(),
+        last_accessed_at: v.string(),
+        file_count: v.number(),
+        extracted_size_bytes: v.number(),
+      }),
+    ),
+  }),
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  cli: { example: 'zipfs sessions --json' },
+  run(_input, context) {
+    return {
+      sessions: listSessions(context.home).map((s) => ({
+        id: s.record.id,
+        name: s.record.name,
+        source_path: s.record.source_path,
+        state: 'open' as const,
+        created_at: s.record.created_at,
+        last_accessed_at: isoSeconds(s.lastAccessedAt),
+        file_count: s.record.file_count,
+        extracted_size_bytes: s.record.extracted_size_bytes,
+      })),
+    };
+  },
+  render(out) {
+    if (out.sessions.length === 0) return 'No open sessions. Open one with: zipfs open <file.zip>';
+    const rows = out.sessions.map((s) => [s.name, s.id.slice(0, 8), String(s.file_count), humanBytes(s.extracted_size_bytes), relativeTime(new Date(s.last_accessed_at)), s.source_path]);
+    return table([['NAME', 'ID', 'FILES', 'SIZE', 'LAST USED', 'SOURCE'], ...rows], [2, 3]);
+  },
+});

@@ -1,0 +1,42 @@
+import * as v from 'valibot';
+import { defineCommand } from '../command.ts';
+import { plural } from '../format/units.ts';
+import { walk } from '../workspace/listing.ts';
+import { resolveSession } from '../workspace/resolve-session.ts';
+import { resolveExisting } from '../workspace/safe-path.ts';
+import { ZipfsError } from '../errors.ts';
+import { sessionParam, workspacePathParam } from './schemas.ts';
+
+export const tree = defineCommand({
+  name: 'tree',
+  title: 'Show the file tree',
+  description: 'Show a session\'s files as a tree, with file and folder counts (of what the tree shows, when max_depth cuts it).',
+  input: v.strictObject({
+    session: sessionParam,
+    path: workspacePathParam('Folder to start from, relative to the workspace root'),
+    max_depth: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.description('How many levels to show (1 = only the folder\'s own entries); unlimited when absent'))),
+  }),
+  output: v.object({ tree: v.string(), file_count: v.number(), dir_count: v.number() }),
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  cli: { positionals: ['path'], short: { session: 's' }, example: 'zipfs tree --max-depth 2' },
+  run(input, context) {
+    const session = resolveSession(context.home, input.session, context.hints);
+    const start = resolveExisting(session.contents, input.path);
+    if (!start.stats.isDirectory()) throw new ZipfsError('INVALID_INPUT', `Invalid argument path: "${start.relative}" is a file, not a folder; tree starts from a folder.`);
+    const lines = [start.relative === '' ? '.' : `${start.relative}/`];
+    const openAtDepth: boolean[] = [];
+    let fileCount = 0;
+    let dirCount = 0;
+    walk(start.absolute, { maxDepth: input.max_depth ?? Infinity, archiveSymlinks: new Set(session.record.symlinks), base: start.relative }, (item, depth, isLast) => {
+      openAtDepth[depth] = !isLast;
+      let prefix = '';
+      for (let d = 1; d < depth; d++) prefix += openAtDepth[d] ? '│   ' : '    ';
+      const name = item.path.slice(item.path.lastIndexOf('/') + 1);
+      lines.push(`${prefix}${isLast ? '└── ' : '├── '}${name}${item.type === 'dir' ? '/' : ''}`);
+      if (item.type === 'dir') dirCount++;
+      else fileCount++;
+    });
+    return { tree: lines.join('\n'), file_count: fileCount, dir_count: dirCount };
+  },
+  render: (out) => `${out.tree}\n\n${plural(out.dir_count, 'folder')}, ${plural(out.file_count, 'file')}`,
+});

@@ -1,0 +1,62 @@
+/**
+ * The one error type of zipfs. Every failure that reaches a caller is a
+ * ZipfsError whose code comes from ADR-005's table (plus our documented
+ * extensions), so the CLI and MCP adapters can map it without guessing.
+ */
+
+/** Error codes with the CLI exit code each maps to. Exit code 1 is kept for
+ * "ran fine, but there are changes" (`status --exit-code`), like `git diff`. */
+export const ERROR_CODES = {
+  INVALID_INPUT: { exit: 2, summary: 'An argument is missing, unknown or malformed (zipfs extension)' },
+  SESSION_NOT_FOUND: { exit: 3, summary: "Session identifier doesn't match any session" },
+  AMBIGUOUS_SESSION: { exit: 4, summary: 'Multiple sessions open and none specified' },
+  NO_SESSIONS: { exit: 5, summary: 'No sessions open' },
+  ZIP_NOT_FOUND: { exit: 6, summary: "Source zip file doesn't exist or isn't readable" },
+  ZIP_INVALID: { exit: 7, summary: 'File is not a valid zip archive' },
+  ZIP_BOMB_DETECTED: { exit: 8, summary: 'Extracted size, ratio, or count exceeds limits' },
+  CONFLICT_DETECTED: { exit: 9, summary: 'Source zip modified externally since open' },
+  SYNC_FAILED: { exit: 10, summary: 'Error during sync operation' },
+  PATH_TRAVERSAL: { exit: 11, summary: 'Attempted path escape from workspace' },
+  PATH_NOT_FOUND: { exit: 12, summary: "Requested path doesn't exist in workspace" },
+  LOCKED: { exit: 13, summary: 'Another operation has the session locked' },
+  LIMIT_EXCEEDED: { exit: 14, summary: 'Max sessions, max disk usage, etc.' },
+  NAME_COLLISION: { exit: 15, summary: 'Session name already in use' },
+  INTERNAL_ERROR: { exit: 70, summary: 'A bug or an unexpected system failure (zipfs extension)' },
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export class ZipfsError extends Error {
+  readonly code: ErrorCode;
+
+  constructor(code: ErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'ZipfsError';
+    this.code = code;
+  }
+
+  /** The wire shape shared by `--json` and MCP `structuredContent`. */
+  toJSON(): { error: { code: ErrorCode; message: string } } {
+    return { error: { code: this.code, message: this.message } };
+  }
+
+  get exitCode(): number {
+    return ERROR_CODES[this.code].exit;
+  }
+}
+
+/** Node-style system error with an errno code such as ENOENT. */
+export function isSystemError(error: unknown, ...codes: string[]): error is NodeJS.ErrnoException {
+  return error instanceof Error && typeof (error as NodeJS.ErrnoException).code === 'string'
+    && (codes.length === 0 || codes.includes((error as NodeJS.ErrnoException).code as string));
+}
+
+/** Turns anything thrown into a ZipfsError, so no surface ever shows a raw stack. */
+export function toZipfsError(error: unknown): ZipfsError {
+  if (error instanceof ZipfsError) return error;
+  if (isSystemError(error, 'ENOSPC')) {
+    return new ZipfsError('LIMIT_EXCEEDED', `The disk is full (${error.message}). Free some space or prune sessions with \`zipfs prune\`, then retry.`);
+  }
+  const detail = error instanceof Error ? error.message : String(error);
+  return new ZipfsError('INTERNAL_ERROR', `Unexpected failure: ${detail}. This is a zipfs bug or a system fault; retry, and report it if it persists.`, { cause: error });
+}

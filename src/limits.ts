@@ -1,0 +1,46 @@
+import { ZipfsError } from './errors.ts';
+
+/**
+ * Resource and safety limits. Each has a default that serves real work and an
+ * environment variable to override it; README.md documents the same table.
+ */
+
+const KiB = 1024;
+const MiB = 1024 * KiB;
+const GiB = 1024 * MiB;
+
+interface LimitSpec {
+  env: string;
+  default: number;
+  description: string;
+}
+
+export const LIMIT_SPECS = {
+  maxEntries: { env: 'ZIPFS_MAX_ENTRIES', default: 100_000, description: 'Entries in one archive' },
+  maxExtractedBytes: { env: 'ZIPFS_MAX_EXTRACTED_BYTES', default: 4 * GiB, description: 'Bytes extracted from one archive' },
+  maxRatio: { env: 'ZIPFS_MAX_RATIO', default: 100, description: 'Uncompressed:compressed ratio of the whole archive' },
+  maxEntryRatio: { env: 'ZIPFS_MAX_ENTRY_RATIO', default: 500, description: 'Uncompressed:compressed ratio of one entry' },
+  ratioFloorBytes: { env: 'ZIPFS_RATIO_FLOOR_BYTES', default: 16 * MiB, description: 'Ratios are checked only once the archive (or entry) expands past this size' },
+  readDefaultBytes: { env: 'ZIPFS_READ_DEFAULT_LIMIT', default: 256 * KiB, description: 'Bytes `read` returns when no limit is given' },
+} as const satisfies Record<string, LimitSpec>;
+
+export type Limits = { [K in keyof typeof LIMIT_SPECS]: number };
+
+/** Reads every limit from the environment. A malformed value is an error rather
+ * than a silent fallback: a limit someone set and did not get is a surprise. */
+export function loadLimits(env: NodeJS.ProcessEnv = process.env): Limits {
+  const limits = {} as Limits;
+  for (const [key, spec] of Object.entries(LIMIT_SPECS) as [keyof Limits, LimitSpec][]) {
+    const raw = env[spec.env];
+    if (raw === undefined || raw.trim() === '') {
+      limits[key] = spec.default;
+      continue;
+    }
+    const parsed = Number(raw);
+    if (!Number.isFinite(parsed) || parsed <= 0) {
+      throw new ZipfsError('INVALID_INPUT', `Environment variable ${spec.env}=${JSON.stringify(raw)} is not a positive number; unset it to use the default (${spec.default}).`);
+    }
+    limits[key] = parsed;
+  }
+  return limits;
+}

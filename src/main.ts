@@ -1,0 +1,22 @@
+#!/usr/bin/env bun
+/** Entry point: `zipfs <command> ...` runs one operation, `zipfs mcp` serves them all over stdio. */
+import pkg from '../package.json' with { type: 'json' };
+import { runCli } from './cli/run.ts';
+import { discardAllStaging } from './workspace/staging.ts';
+
+// An interrupted open must not leave a half-extracted folder behind.
+for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
+  process.on(signal, () => {
+    discardAllStaging();
+    process.exit(code);
+  });
+}
+
+process.exitCode = await runCli({
+  argv: process.argv.slice(2),
+  env: process.env,
+  cwd: process.cwd(),
+  stdout: process.stdout,
+  stderr: process.stderr,
+  version: pkg.version,
+});

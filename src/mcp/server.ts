@@ -1,0 +1,62 @@
+/**
+ * `zipfs mcp`: the dispatch table served over stdio with the SDK's low-level
+ * Server. The only file besides mcp/tools.ts that imports the SDK.
+ */
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import type { CommandContext } from '../command.ts';
+import { toZipfsError } from '../errors.ts';
+import { log } from '../log.ts';
+import { throttleProgress } from '../progress.ts';
+import { COMMANDS, MCP_TOOL_PREFIX } from '../registry.ts';
+import { validateInput } from '../validate.ts';
+import { toolDefinition } from './tools.ts';
+
+const INSTRUCTIONS =
+  'zipfs opens zip archives as folders: zipfs_open extracts an archive into a workspace session whose files you can list, tree and read with these tools, or work on directly in the folder zipfs_path returns. ' +
+  'Sessions persist across calls until zipfs_close, and the session argument may be left out whenever exactly one session is open.';
+
+export async function serveMcp(options: { version: string; home: string; env: NodeJS.ProcessEnv }): Promise<void> {
+  // Anything printed by accident must not corrupt the protocol stream.
+  console.log = console.info = console.debug = (...args: unknown[]) => log.info(...(args as [string]));
+
+  const server = new Server({ name: 'zipfs', title: 'zipfs', version: options.version }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
+  const tools = COMMANDS.map((command) => ({ command, definition: toolDefinition(command) }));
+
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: tools.map((t) => t.definition) }));
+
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const tool = tools.find((t) => t.definition.name === request.params.name);
+    if (!tool) {
+      const names = tools.map((t) => t.definition.name).join(', ');
+      throw new McpError(ErrorCode.InvalidParams, `Unknown tool ${request.params.name}; zipfs tools are ${names}.`);
+    }
+    const progressToken = request.params._meta?.progressToken;
+    const context: CommandContext = { home: options.home, env: options.env, hints: {} };
+    if (progressToken !== undefined) {
+      context.progress = throttleProgress((progress, total, message) => {
+        void extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress, total, message } });
+      });
+    }
+    try {
+      const input = validateInput(tool.command, request.params.arguments);
+      const output = (await tool.command.run(input as never, context)) as Record<string, unknown>;
+      return { content: [{ type: 'text', text: JSON.stringify(output) }], structuredContent: output };
+    } catch (error) {
+      const failure = toZipfsError(error);
+      if (failure.code === 'INTERNAL_ERROR') log.error(error);
+      return { isError: true, content: [{ type: 'text', text: JSON.stringify(failure.toJSON()) }], structuredContent: failure.toJSON() };
+    }
+  });
+
+  const transport = new StdioServerTransport();
+  const closed = new Promise<void>((resolve) => {
+    transport.onclose = () => resolve();
+    process.stdin.on('end', () => resolve());
+  });
+  await server.connect(transport);
+  log.info(`zipfs ${options.version} MCP server on stdio (${MCP_TOOL_PREFIX}* tools: ${tools.length})`);
+  await closed;
+  await server.close();
+}

@@ -1,0 +1,21 @@
+/**
+ * The one dispatch table. The CLI subcommands, the MCP tool list, help text
+ * and the tests' registry checks are all generated from this array; adding an
+ * operation means adding its file to src/commands/ and one line here.
+ */
+import type { Command } from './command.ts';
+import { close } from './commands/close.ts';
+import { ls } from './commands/ls.ts';
+import { open } from './commands/open.ts';
+import { path } from './commands/path.ts';
+import { read } from './commands/read.ts';
+import { sessions } from './commands/sessions.ts';
+import { tree } from './commands/tree.ts';
+
+export const COMMANDS: readonly Command[] = [open, sessions, path, ls, tree, read, close] as unknown as Command[];
+
+export const MCP_TOOL_PREFIX = 'zipfs_';
+
+export function findCommand(name: string): Command | undefined {
+  return COMMANDS.find((c) => c.name === name);
+}

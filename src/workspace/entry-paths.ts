@@ -1,0 +1,43 @@
+import { ZipfsError } from '../errors.ts';
+
+/** An archive entry's place in the workspace. */
+export interface EntryPath {
+  /** Normalised relative path with `/` separators, no trailing slash. */
+  path: string;
+  isDirectory: boolean;
+}
+
+/**
+ * Maps an entry name to a workspace path, or refuses it. `\` is treated as a
+ * separator on every OS (Windows tools write it, and a name that is safe on
+ * Linux but escapes on Windows is still an attack), `.` and empty segments are
+ * dropped, and `..` may not climb above the root. Absolute names, drive
+ * letters and NUL bytes are refused outright: the whole open fails.
+ */
+export function entryPath(name: string): EntryPath {
+  const refuse = (why: string) =>
+    new ZipfsError('PATH_TRAVERSAL', `Entry "${printable(name)}" ${why}; extracting it could write outside the workspace, so the archive was not opened.`);
+  if (name.includes('\0')) throw refuse('contains a NUL byte');
+  const slashed = name.replaceAll('\\', '/');
+  if (slashed.startsWith('/')) throw refuse('is an absolute path');
+  if (/^[A-Za-z]:/.test(slashed)) throw refuse('starts with a drive letter');
+  const segments: string[] = [];
+  for (const segment of slashed.split('/')) {
+    if (segment === '' || segment === '.') continue;
+    if (segment === '..') {
+      if (segments.length === 0) throw refuse('climbs out of the archive root with ".."');
+      segments.pop();
+      continue;
+    }
+    segments.push(segment);
+  }
+  if (segments.length === 0) {
+    throw new ZipfsError('ZIP_INVALID', `Entry "${printable(name)}" has no usable name (empty or only separators and dots); the archive was not opened.`);
+  }
+  return { path: segments.join('/'), isDirectory: slashed.endsWith('/') };
+}
+
+/** Shows control characters in a name as escapes, so messages stay one readable line. */
+export function printable(name: string): string {
+  return name.replace(/[\u0000-\u001f\u007f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+}

@@ -1,0 +1,115 @@
+import { ZipfsError } from '../errors.ts';
+import type { Limits } from '../limits.ts';
+import { assertReadable, type CentralDirectory, type ZipEntry } from '../zip/index.ts';
+import { LOCAL_HEADER_LENGTH } from '../zip/constants.ts';
+import { entryPath, printable } from './entry-paths.ts';
+
+export type ItemType = 'file' | 'dir' | 'symlink';
+
+export interface PlannedItem {
+  entry: ZipEntry;
+  path: string;
+  type: ItemType;
+}
+
+export interface ExtractionPlan {
+  /** One item per archive entry, in central-directory order. */
+  items: PlannedItem[];
+  /** Every folder to create, explicit or implied by a file's path, parents first. */
+  directories: string[];
+  /** Declared uncompressed bytes of files and symlinks. */
+  totalBytes: number;
+  fileCount: number;
+  dirCount: number;
+}
+
+function bomb(message: string): ZipfsError {
+  return new ZipfsError('ZIP_BOMB_DETECTED', message);
+}
+
+/**
+ * Decides, from the central directory alone, what an open will write, and
+ * refuses the archive before a single byte is extracted when any name is
+ * unsafe, two entries claim one path, an entry cannot be decoded, or the
+ * declared sizes break a limit. Data-level checks follow during extraction.
+ */
+export function planExtraction(directory: CentralDirectory, limits: Limits): ExtractionPlan {
+  const { entries } = directory;
+  if (entries.length > limits.maxEntries) {
+    throw bomb(`The archive has ${entries.length} entries, over the limit of ${limits.maxEntries}. If it is trusted, raise ZIPFS_MAX_ENTRIES and open it again.`);
+  }
+
+  const items: PlannedItem[] = [];
+  const byPath = new Map<string, PlannedItem>();
+  for (const entry of entries) {
+    const { path, isDirectory } = entryPath(entry.name);
+    const type: ItemType = isDirectory || entry.isDirectory ? 'dir' : entry.isSymlink ? 'symlink' : 'file';
+    const item = { entry, path, type };
+    const clash = byPath.get(path);
+    if (clash) {
+      const what = clash.type === 'dir' && type === 'dir' ? 'the same folder' : clash.type === 'dir' || type === 'dir' ? 'a file and a folder at the same path' : 'the same file';
+      throw new ZipfsError('ZIP_INVALID', `Entries "${printable(clash.entry.name)}" and "${printable(entry.name)}" are ${what} ("${printable(path)}"); one would silently replace the other, so the archive was not opened.`);
+    }
+    byPath.set(path, item);
+    items.push(item);
+  }
+
+  const directories = new Set<string>();
+  for (const item of items) {
+    if (item.type === 'dir') directories.add(item.path);
+    for (let slash = item.path.indexOf('/'); slash >= 0; slash = item.path.indexOf('/', slash + 1)) {
+      const parent = item.path.slice(0, slash);
+      const holder = byPath.get(parent);
+      if (holder && holder.type !== 'dir') {
+        throw new ZipfsError('ZIP_INVALID', `Entry "${printable(holder.entry.name)}" is a file, but "${printable(item.entry.name)}" needs it to be a folder; the archive cannot be laid out as files, so it was not opened.`);
+      }
+      directories.add(parent);
+    }
+  }
+
+  let totalBytes = 0;
+  let totalCompressed = 0;
+  for (const item of items) {
+    if (item.type === 'dir') continue;
+    assertReadable(item.entry);
+    const { uncompressedSize: size, compressedSize: packed } = item.entry;
+    totalBytes += size;
+    totalCompressed += packed;
+    if (size > limits.ratioFloorBytes && size / Math.max(packed, 1) > limits.maxEntryRatio) {
+      throw bomb(`Entry "${printable(item.entry.name)}" expands ${Math.round(size / Math.max(packed, 1))}:1 (${size} bytes from ${packed}), over the per-entry limit of ${limits.maxEntryRatio}:1. If it is trusted, raise ZIPFS_MAX_ENTRY_RATIO.`);
+    }
+  }
+  if (totalBytes > limits.maxExtractedBytes) {
+    throw bomb(`The archive expands to ${totalBytes} bytes, over the limit of ${limits.maxExtractedBytes}. If it is trusted, raise ZIPFS_MAX_EXTRACTED_BYTES.`);
+  }
+  if (totalBytes > limits.ratioFloorBytes && totalBytes / Math.max(totalCompressed, 1) > limits.maxRatio) {
+    throw bomb(`The archive expands ${Math.round(totalBytes / Math.max(totalCompressed, 1))}:1 overall (${totalBytes} bytes from ${totalCompressed}), over the limit of ${limits.maxRatio}:1. If it is trusted, raise ZIPFS_MAX_RATIO.`);
+  }
+  assertNoOverlap(entries);
+
+  return {
+    items,
+    directories: [...directories].sort(),
+    totalBytes,
+    fileCount: items.filter((i) => i.type !== 'dir').length,
+    dirCount: directories.size,
+  };
+}
+
+/**
+ * Entries whose data overlap (one compressed kernel referenced by many
+ * entries) are the trick behind non-recursive zip bombs. Each entry needs at
+ * least a fixed header plus its compressed bytes before the next one starts;
+ * the exact bound, with the local name and extra lengths, is checked as the
+ * data is read.
+ */
+function assertNoOverlap(entries: ZipEntry[]): void {
+  const ordered = [...entries].sort((a, b) => a.localHeaderOffset - b.localHeaderOffset);
+  for (let i = 1; i < ordered.length; i++) {
+    const previous = ordered[i - 1]!;
+    const next = ordered[i]!;
+    if (previous.localHeaderOffset + LOCAL_HEADER_LENGTH + previous.compressedSize > next.localHeaderOffset) {
+      throw bomb(`Entries "${printable(previous.name)}" and "${printable(next.name)}" share compressed data (overlapping entries), a zip-bomb construction; the archive was refused.`);
+    }
+  }
+}

@@ -1,0 +1,91 @@
+/**
+ * manifest.jsonl: line 1 describes the session, every further line one
+ * archive entry, in central-directory order. JSON Lines keeps each record
+ * independent, so the session record can be read without parsing the rest.
+ */
+import fs from 'node:fs';
+import type { ItemType } from './extraction-plan.ts';
+
+export const MANIFEST_FORMAT = 1;
+
+/** What identifies the source zip as it was when last read or written. */
+export interface SourceFingerprint {
+  size: number;
+  mtime_ms: number;
+  /** SHA-256 of the central directory and end records: it covers every entry's
+   * name, sizes, CRC-32 and offset, so any rewrite of the archive changes it. */
+  directory_sha256: string;
+}
+
+export interface SessionRecord {
+  kind: 'session';
+  format: number;
+  id: string;
+  name: string;
+  source_path: string;
+  source: SourceFingerprint;
+  created_at: string;
+  file_count: number;
+  dir_count: number;
+  extracted_size_bytes: number;
+  /** Workspace paths of entries that are symlinks in the archive (regular files here). */
+  symlinks: string[];
+}
+
+export interface EntryRecord {
+  kind: 'entry';
+  index: number;
+  name: string;
+  path: string;
+  type: ItemType;
+  size: number;
+  compressed_size: number;
+  crc32: number;
+  method: number;
+  flags: number;
+  dos_time: number;
+  dos_date: number;
+  mtime_ms: number;
+  /** Unix mode bits when the creator recorded them. */
+  mode: number | null;
+  external_attributes: number;
+  local_header_offset: number;
+  central_offset: number;
+  /** The extracted file as it was left on disk, so a later status can tell an untouched file by stat alone. */
+  extracted?: { size: number; mtime_ms: number; ctime_ms: number; ino: number };
+}
+
+export function serializeManifest(session: SessionRecord, entries: EntryRecord[]): string {
+  const lines = [JSON.stringify(session)];
+  for (const entry of entries) lines.push(JSON.stringify(entry));
+  return `${lines.join('\n')}\n`;
+}
+
+/** Reads only the first line, so listing sessions costs one small read per session. */
+export function readSessionRecord(manifestPath: string): SessionRecord | undefined {
+  let fd: number;
+  try {
+    fd = fs.openSync(manifestPath, 'r');
+  } catch {
+    return undefined;
+  }
+  try {
+    const chunks: Buffer[] = [];
+    const chunk = Buffer.alloc(64 * 1024);
+    let position = 0;
+    for (;;) {
+      const n = fs.readSync(fd, chunk, 0, chunk.length, position);
+      if (n === 0) break;
+      const newline = chunk.subarray(0, n).indexOf(0x0a);
+      chunks.push(Buffer.from(chunk.subarray(0, newline >= 0 ? newline : n)));
+      if (newline >= 0) break;
+      position += n;
+    }
+    const record = JSON.parse(Buffer.concat(chunks).toString('utf8')) as SessionRecord;
+    return record.kind === 'session' && record.format === MANIFEST_FORMAT ? record : undefined;
+  } catch {
+    return undefined;
+  } finally {
+    fs.closeSync(fd);
+  }
+}

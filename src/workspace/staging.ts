@@ -1,0 +1,58 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { STAGING_PREFIX, workspacesDir } from './data-dir.ts';
+
+/** Staging folders this process is filling; removed if the process is told to stop. */
+const active = new Set<string>();
+
+/** A hidden folder to extract into; it becomes a session only by one rename at the end. */
+export function createStaging(home: string): string {
+  const root = workspacesDir(home);
+  fs.mkdirSync(root, { recursive: true });
+  const dir = path.join(root, `${STAGING_PREFIX}${process.pid}-${crypto.randomUUID()}`);
+  fs.mkdirSync(dir);
+  active.add(dir);
+  return dir;
+}
+
+export function discardStaging(dir: string): void {
+  active.delete(dir);
+  fs.rmSync(dir, { recursive: true, force: true });
+}
+
+/** Forgets a staging folder that has been renamed into place. */
+export function releaseStaging(dir: string): void {
+  active.delete(dir);
+}
+
+/** Removes what this process was staging; called on SIGINT/SIGTERM before exit. */
+export function discardAllStaging(): void {
+  for (const dir of active) discardStaging(dir);
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Removes staging folders left by opens whose process died (SIGKILL, power loss). */
+export function removeDeadStaging(home: string): void {
+  let names: string[];
+  try {
+    names = fs.readdirSync(workspacesDir(home));
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (!name.startsWith(STAGING_PREFIX)) continue;
+    const pid = Number(name.slice(STAGING_PREFIX.length).split('-')[0]);
+    if (Number.isInteger(pid) && pid !== process.pid && !isAlive(pid)) {
+      fs.rmSync(path.join(workspacesDir(home), name), { recursive: true, force: true });
+    }
+  }
+}

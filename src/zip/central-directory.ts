@@ -1,0 +1,120 @@
+import { ZipfsError } from '../errors.ts';
+import { ByteReader } from './bytes.ts';
+import { CENTRAL_HEADER_LENGTH, HOST_MACOS, HOST_UNIX, S_IFLNK, S_IFMT, SIG_CENTRAL_HEADER } from './constants.ts';
+import { dosDateTimeToDate } from './dos-time.ts';
+import { readDirectoryEnd } from './end-of-central-directory.ts';
+import { applyZip64, extendedTimestamp, parseExtraFields, unicodePath } from './extra-fields.ts';
+import { decodeZipText } from './names.ts';
+import type { ZipSource } from './source.ts';
+import type { CentralDirectory, ZipEntry } from './types.ts';
+
+function invalid(message: string): ZipfsError {
+  return new ZipfsError('ZIP_INVALID', `${message}. The archive is damaged; re-create or re-download it.`);
+}
+
+/**
+ * Reads the whole central directory: every entry's metadata, without touching
+ * entry data. Only the directory and end records are read from the source.
+ */
+export function readCentralDirectory(source: ZipSource): CentralDirectory {
+  const end = readDirectoryEnd(source);
+  const start = findDirectoryStart(source, end.endOffset, end.directoryOffset, end.directorySize);
+  const baseOffset = start - end.directoryOffset;
+  const regionLength = end.endOffset - start;
+
+  // Every record takes at least 46 bytes: a count the region cannot hold is a lie
+  // (CVE-2021-33196 made Go allocate for billions of entries), not a reason to allocate.
+  if (!end.countMayWrap && end.entryCount * CENTRAL_HEADER_LENGTH > regionLength) {
+    throw invalid(`The end record claims ${end.entryCount} entries, more than the ${regionLength}-byte central directory can hold`);
+  }
+
+  const region = source.read(start, regionLength).slice();
+  const reader = new ByteReader(region);
+  const entries: ZipEntry[] = [];
+  let at = 0;
+  while (at + CENTRAL_HEADER_LENGTH <= region.length && reader.u32(at) === SIG_CENTRAL_HEADER) {
+    const entry = parseCentralRecord(reader, at, entries.length, baseOffset, start);
+    entries.push(entry);
+    at += entry.centralLength;
+  }
+
+  // Writers that do not know zip64 let the 16-bit count wrap past 65,535, so only
+  // the low 16 bits are compared then (as Go does); zip64 counts must match exactly.
+  const counted = end.countMayWrap ? entries.length % 0x10000 : entries.length;
+  if (counted !== end.entryCount) {
+    throw invalid(`The central directory holds ${entries.length} readable records but the end record says ${end.entryCount}`);
+  }
+  return { entries, comment: end.comment, baseOffset, centralStart: start, centralEnd: start + at, zip64: end.zip64 };
+}
+
+/**
+ * Where the central directory starts. Offsets inside an archive are relative to
+ * its own first byte, which differs from the file's when a stub precedes it; the
+ * gap is implied by where the end record sits. Offset 0 is tried first, as Go
+ * does: when the end record's size field is wrong, the implied gap is fiction.
+ */
+function findDirectoryStart(source: ZipSource, endOffset: number, directoryOffset: number, directorySize: number): number {
+  const implied = endOffset - directorySize - directoryOffset;
+  for (const base of implied > 0 ? [0, implied] : [0]) {
+    const start = base + directoryOffset;
+    if (start + 4 > endOffset) continue;
+    const signature = source.read(start, 4);
+    if (signature.length === 4 && new ByteReader(signature.slice()).u32(0) === SIG_CENTRAL_HEADER) return start;
+  }
+  if (directorySize === 0 && directoryOffset <= endOffset) return endOffset; // an empty archive
+  throw invalid(`No central directory at offset ${directoryOffset}, where the end record points`);
+}
+
+function parseCentralRecord(reader: ByteReader, at: number, index: number, baseOffset: number, regionStart: number): ZipEntry {
+  const region = reader.bytes;
+  const nameLength = reader.u16(at + 28);
+  const extraLength = reader.u16(at + 30);
+  const commentLength = reader.u16(at + 32);
+  const length = CENTRAL_HEADER_LENGTH + nameLength + extraLength + commentLength;
+  if (at + length > region.length) throw invalid(`Central-directory record ${index + 1} runs past the end of the directory`);
+
+  const nameStart = at + CENTRAL_HEADER_LENGTH;
+  const rawName = region.subarray(nameStart, nameStart + nameLength);
+  const fields = parseExtraFields(region.subarray(nameStart + nameLength, nameStart + nameLength + extraLength));
+  const name = unicodePath(fields, rawName) ?? decodeZipText(rawName);
+  const sizes = applyZip64(fields, {
+    compressedSize: reader.u32(at + 20),
+    uncompressedSize: reader.u32(at + 24),
+    localHeaderOffset: reader.u32(at + 42),
+  });
+  if (!sizes) throw invalid(`Entry "${name}" has 32-bit fields saturated for zip64 but no complete zip64 extra field`);
+
+  const versionMadeBy = reader.u16(at + 4);
+  const externalAttributes = reader.u32(at + 38);
+  const host = versionMadeBy >> 8;
+  const modeBits = externalAttributes >>> 16;
+  const unixMode = (host === HOST_UNIX || host === HOST_MACOS) && modeBits !== 0 ? modeBits : undefined;
+  const dosTime = reader.u16(at + 12);
+  const dosDate = reader.u16(at + 14);
+  const unixSeconds = extendedTimestamp(fields);
+
+  return {
+    index,
+    name,
+    rawName,
+    isDirectory: name.endsWith('/'),
+    isSymlink: unixMode !== undefined && (unixMode & S_IFMT) === S_IFLNK,
+    versionMadeBy,
+    versionNeeded: reader.u16(at + 6),
+    flags: reader.u16(at + 8),
+    method: reader.u16(at + 10),
+    dosTime,
+    dosDate,
+    modifiedAt: unixSeconds !== undefined ? new Date(unixSeconds * 1000) : dosDateTimeToDate(dosDate, dosTime),
+    crc32: reader.u32(at + 16),
+    compressedSize: sizes.compressedSize,
+    uncompressedSize: sizes.uncompressedSize,
+    internalAttributes: reader.u16(at + 36),
+    externalAttributes,
+    unixMode,
+    comment: decodeZipText(region.subarray(nameStart + nameLength + extraLength, at + length)),
+    localHeaderOffset: baseOffset + sizes.localHeaderOffset,
+    centralOffset: regionStart + at,
+    centralLength: length,
+  };
+}

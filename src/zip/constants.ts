@@ -1,0 +1,50 @@
+/** Record signatures and field values from PKWARE's APPNOTE.TXT. */
+
+export const SIG_LOCAL_HEADER = 0x04034b50;
+export const SIG_CENTRAL_HEADER = 0x02014b50;
+export const SIG_END_OF_CENTRAL_DIR = 0x06054b50;
+export const SIG_ZIP64_END_OF_CENTRAL_DIR = 0x06064b50;
+export const SIG_ZIP64_LOCATOR = 0x07064b50;
+export const SIG_DATA_DESCRIPTOR = 0x08074b50;
+
+export const LOCAL_HEADER_LENGTH = 30;
+export const CENTRAL_HEADER_LENGTH = 46;
+export const END_OF_CENTRAL_DIR_LENGTH = 22;
+export const ZIP64_END_OF_CENTRAL_DIR_LENGTH = 56;
+export const ZIP64_LOCATOR_LENGTH = 20;
+
+export const FLAG_ENCRYPTED = 0x0001;
+export const FLAG_DATA_DESCRIPTOR = 0x0008;
+export const FLAG_STRONG_ENCRYPTION = 0x0040;
+export const FLAG_UTF8 = 0x0800;
+
+export const METHOD_STORED = 0;
+export const METHOD_DEFLATED = 8;
+
+export const EXTRA_ZIP64 = 0x0001;
+export const EXTRA_EXTENDED_TIMESTAMP = 0x5455;
+export const EXTRA_UNICODE_PATH = 0x7075;
+
+/** "Version made by" host systems whose external attributes carry Unix mode bits. */
+export const HOST_UNIX = 3;
+export const HOST_MACOS = 19;
+
+export const UINT16_MAX = 0xffff;
+export const UINT32_MAX = 0xffffffff;
+
+export const S_IFMT = 0o170000;
+export const S_IFLNK = 0o120000;
+export const S_IFDIR = 0o040000;
+
+/** Names for the methods people meet, so an error can say what it saw. */
+export const METHOD_NAMES: Record<number, string> = {
+  0: 'stored',
+  8: 'deflate',
+  9: 'deflate64',
+  12: 'bzip2',
+  14: 'lzma',
+  93: 'zstd',
+  95: 'xz',
+  98: 'ppmd',
+  99: 'aes-encrypted',
+};

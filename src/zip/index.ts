@@ -1,0 +1,5 @@
+/** The container layer: bytes in, entries and verified bytes out. No workspace knowledge here. */
+export { readCentralDirectory } from './central-directory.ts';
+export { assertReadable, locateEntryData, readEntryData, type EntrySpan } from './entry-data.ts';
+export { BufferSource, FileSource, type ZipSource } from './source.ts';
+export type { CentralDirectory, ZipEntry } from './types.ts';

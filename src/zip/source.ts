@@ -1,0 +1,78 @@
+import fs from 'node:fs';
+
+/**
+ * Random access to an archive's bytes. Entries are read by offset, so an
+ * archive never has to fit in memory; a read-ahead window makes the common
+ * walk in offset order cost one system call per window, not per entry.
+ */
+export interface ZipSource {
+  readonly size: number;
+  /** Returns exactly `length` bytes at `offset`, or fewer at the end of the
+   * source. Windows are never reused, so a returned view stays valid. */
+  read(offset: number, length: number): Uint8Array;
+  close(): void;
+}
+
+const WINDOW_BYTES = 4 * 1024 * 1024;
+
+/** A source over an open file descriptor. */
+export class FileSource implements ZipSource {
+  readonly size: number;
+  private readonly fd: number;
+  private window = new Uint8Array(0);
+  private windowStart = 0;
+
+  constructor(path: string) {
+    this.fd = fs.openSync(path, 'r');
+    try {
+      this.size = fs.fstatSync(this.fd).size;
+    } catch (error) {
+      fs.closeSync(this.fd);
+      throw error;
+    }
+  }
+
+  read(offset: number, length: number): Uint8Array {
+    const end = Math.min(offset + length, this.size);
+    if (offset < 0 || offset >= end) return new Uint8Array(0);
+    const want = end - offset;
+    if (offset >= this.windowStart && end <= this.windowStart + this.window.length) {
+      return this.window.subarray(offset - this.windowStart, end - this.windowStart);
+    }
+    if (want >= WINDOW_BYTES / 2) return this.readExact(offset, want);
+    this.window = this.readExact(offset, Math.min(WINDOW_BYTES, this.size - offset));
+    this.windowStart = offset;
+    return this.window.subarray(0, want);
+  }
+
+  close(): void {
+    fs.closeSync(this.fd);
+  }
+
+  private readExact(offset: number, length: number): Uint8Array {
+    const buffer = new Uint8Array(length);
+    let done = 0;
+    while (done < length) {
+      const n = fs.readSync(this.fd, buffer, done, length - done, offset + done);
+      if (n === 0) break;
+      done += n;
+    }
+    return done === length ? buffer : buffer.subarray(0, done);
+  }
+}
+
+/** A source over bytes already in memory (tests, small archives). */
+export class BufferSource implements ZipSource {
+  constructor(private readonly bytes: Uint8Array) {}
+
+  get size(): number {
+    return this.bytes.length;
+  }
+
+  read(offset: number, length: number): Uint8Array {
+    if (offset < 0) return new Uint8Array(0);
+    return this.bytes.subarray(offset, Math.min(offset + length, this.bytes.length));
+  }
+
+  close(): void {}
+}

@@ -1,0 +1,43 @@
+/** One central-directory record, decoded, with the positions sync needs to copy it verbatim. */
+export interface ZipEntry {
+  /** Position in the central directory, from 0. */
+  index: number;
+  /** Decoded name exactly as stored (separators untouched). */
+  name: string;
+  rawName: Uint8Array;
+  isDirectory: boolean;
+  isSymlink: boolean;
+  versionMadeBy: number;
+  versionNeeded: number;
+  flags: number;
+  method: number;
+  dosTime: number;
+  dosDate: number;
+  /** From the extended-timestamp field when present, else the DOS time read as local time. */
+  modifiedAt: Date;
+  crc32: number;
+  compressedSize: number;
+  uncompressedSize: number;
+  internalAttributes: number;
+  externalAttributes: number;
+  /** Unix mode (type and permission bits) when the creator recorded one. */
+  unixMode: number | undefined;
+  comment: string;
+  /** Absolute file offset of the local header (the archive's base offset applied). */
+  localHeaderOffset: number;
+  /** Absolute file offset and length of this entry's central-directory record. */
+  centralOffset: number;
+  centralLength: number;
+}
+
+export interface CentralDirectory {
+  entries: ZipEntry[];
+  comment: string;
+  /** Bytes before the archive proper (a self-extractor stub, a script). */
+  baseOffset: number;
+  /** Absolute offsets of the central directory and of the end records after it. */
+  centralStart: number;
+  centralEnd: number;
+  /** Whether the end records are zip64. */
+  zip64: boolean;
+}

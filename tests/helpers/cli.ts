@@ -1,0 +1,54 @@
+/** Drives the compiled binary as a person or a script would. */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { BINARY } from './ensure-binary.ts';
+
+export interface RunResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+  /** stdout parsed as JSON (for --json runs). */
+  json: any;
+}
+
+/** A fresh data directory and scratch folder, removed by `cleanup()`. */
+export function sandbox(): { home: string; dir: string; cleanup(): void; run(args: string[], options?: RunOptions): RunResult } {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'zipfs-test-'));
+  const home = path.join(dir, 'home');
+  return {
+    home,
+    dir,
+    cleanup: () => fs.rmSync(dir, { recursive: true, force: true }),
+    run: (args, options = {}) => runZipfs(args, { ...options, env: { ZIPFS_HOME: home, ...options.env } }),
+  };
+}
+
+export interface RunOptions {
+  env?: Record<string, string | undefined>;
+  cwd?: string;
+  stdin?: string;
+}
+
+export function runZipfs(args: string[], options: RunOptions = {}): RunResult {
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries({ ...process.env, NO_COLOR: '1', ZIPFS_SESSION: undefined, ...options.env })) {
+    if (value !== undefined) env[key] = value;
+  }
+  const result = Bun.spawnSync([BINARY, ...args], { env, cwd: options.cwd, stdin: options.stdin !== undefined ? Buffer.from(options.stdin) : 'ignore' });
+  const stdout = result.stdout.toString();
+  let json: unknown;
+  try {
+    json = JSON.parse(stdout);
+  } catch {
+    json = undefined;
+  }
+  return { code: result.exitCode ?? -1, stdout, stderr: result.stderr.toString(), json };
+}
+
+/** Writes an archive into the sandbox and returns its path. */
+export function writeZip(dir: string, name: string, bytes: Uint8Array): string {
+  const file = path.join(dir, name);
+  fs.writeFileSync(file, bytes);
+  return file;
+}

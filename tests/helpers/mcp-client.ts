@@ -1,0 +1,25 @@
+/** Connects the MCP SDK's own Client to `zipfs mcp` over stdio. */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { BINARY } from './ensure-binary.ts';
+
+export async function connect(home: string): Promise<{ client: Client; close(): Promise<void>; stderr: () => string }> {
+  const transport = new StdioClientTransport({
+    command: BINARY,
+    args: ['mcp'],
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ZIPFS_HOME: home },
+    stderr: 'pipe',
+  });
+  let stderr = '';
+  transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const client = new Client({ name: 'zipfs-tests', version: '1.0.0' });
+  await client.connect(transport);
+  return { client, close: () => client.close(), stderr: () => stderr };
+}
+
+/** Calls a tool and returns its structured result, whether success or error. */
+export async function call(client: Client, name: string, args: Record<string, unknown> = {}): Promise<{ isError: boolean; data: any; text: string }> {
+  const result = await client.callTool({ name, arguments: args });
+  const text = (result.content as { type: string; text: string }[])[0]?.text ?? '';
+  return { isError: Boolean(result.isError), data: result.structuredContent, text };
+}
