@@ -33,6 +33,8 @@ export interface CliHints {
   short?: Record<string, string>;
   /** One usage example shown in `--help`. */
   example: string;
+  /** Print render()'s text exactly, like cat, instead of ending it with a newline. */
+  rawOutput?: boolean;
 }
 
 export interface Command<I extends ObjectSchema = ObjectSchema, O extends ObjectSchema = ObjectSchema> {

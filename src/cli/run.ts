@@ -166,7 +166,7 @@ export async function runCli(io: CliIo): Promise<number> {
       io.stdout.write(`${JSON.stringify(output, null, 2)}\n`);
     } else {
       const text = command.render(output as never);
-      io.stdout.write(text.endsWith('\n') || text === '' ? text : `${text}\n`);
+      io.stdout.write(command.cli.rawOutput || text.endsWith('\n') ? text : `${text}\n`);
       const note = command.note?.(output as never);
       if (note) io.stderr.write(`${err.dim(note)}\n`);
     }

@@ -42,7 +42,7 @@ export const read = defineCommand({
     remaining_bytes: v.number(),
   }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  cli: { positionals: ['path'], short: { session: 's' }, example: 'zipfs read logo.png --encoding base64 --offset 0 --limit 1024' },
+  cli: { positionals: ['path'], short: { session: 's' }, example: 'zipfs read logo.png --encoding base64 --offset 0 --limit 1024', rawOutput: true },
   run(input, context) {
     const session = resolveSession(context.home, input.session, context.hints);
     const file = resolveExisting(session.contents, input.path);

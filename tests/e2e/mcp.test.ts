@@ -1,0 +1,173 @@
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'bun:test';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import fs from 'node:fs';
+import path from 'node:path';
+import { sandbox, writeZip } from '../helpers/cli.ts';
+import { corpusPath } from '../helpers/corpus.ts';
+import { REPORT_FILES, binaryBytes, reportsZip } from '../helpers/fixtures.ts';
+import { call, connect } from '../helpers/mcp-client.ts';
+import { initialize, initialized, rawSession } from '../helpers/raw-mcp.ts';
+import { rawZip } from '../helpers/raw-zip.ts';
+
+/** The ADR's tools of this stage and their parameters, exactly. */
+const ADR_PARAMETERS: Record<string, string[]> = {
+  zipfs_open: ['path', 'name'],
+  zipfs_close: ['session', 'sync'],
+  zipfs_ls: ['session', 'path', 'recursive'],
+  zipfs_tree: ['session', 'path', 'max_depth'],
+  zipfs_read: ['session', 'path', 'encoding', 'offset', 'limit'],
+  zipfs_path: ['session'],
+  zipfs_sessions: [],
+};
+
+let box: ReturnType<typeof sandbox>;
+let mcp: Awaited<ReturnType<typeof connect>>;
+let client: Client;
+let zip: string;
+
+beforeEach(async () => {
+  box = sandbox();
+  zip = writeZip(box.dir, 'reports.zip', reportsZip());
+  mcp = await connect(box.home);
+  client = mcp.client;
+});
+afterEach(async () => {
+  await mcp.close();
+  box.cleanup();
+});
+
+describe('MCP server: handshake and tool list', () => {
+  it('identifies itself as zipfs with instructions', () => {
+    expect(client.getServerVersion()?.name).toBe('zipfs');
+    const instructions = client.getInstructions() ?? '';
+    expect(instructions).toContain('zipfs_open');
+    expect(instructions.split(/(?<=\.)\s/).length).toBe(2);
+  });
+
+  it('lists the tools with the ADR parameter names, schemas and annotations', async () => {
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name).sort()).toStrictEqual(Object.keys(ADR_PARAMETERS).sort());
+    for (const tool of tools) {
+      expect(Object.keys(tool.inputSchema.properties ?? {}).sort()).toStrictEqual([...ADR_PARAMETERS[tool.name]!].sort());
+      expect(tool.outputSchema?.type).toBe('object');
+      expect(tool.annotations?.openWorldHint).toBe(false);
+      expect(typeof tool.annotations?.readOnlyHint).toBe('boolean');
+      expect(tool.description?.length).toBeGreaterThan(20);
+    }
+    const read = tools.find((t) => t.name === 'zipfs_read')!;
+    expect(read.inputSchema.required).toStrictEqual(['path']);
+    expect((read.inputSchema.properties as any).encoding).toMatchObject({ enum: ['utf-8', 'base64'], default: 'utf-8' });
+    expect((read.inputSchema.properties as any).offset.type).toBe('integer');
+    expect(tools.find((t) => t.name === 'zipfs_ls')!.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });
+    expect(tools.find((t) => t.name === 'zipfs_close')!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true });
+  });
+});
+
+describe('MCP server: operations', () => {
+  it('opens, lists, reads, trees, paths and closes, with structuredContent matching the text block', async () => {
+    const opened = await call(client, 'zipfs_open', { path: zip });
+    expect(opened.isError).toBe(false);
+    expect(JSON.parse(opened.text)).toStrictEqual(opened.data);
+    expect(opened.data).toMatchObject({ name: 'reports', file_count: 6 });
+
+    const sessions = await call(client, 'zipfs_sessions');
+    expect(sessions.data.sessions.map((s: { name: string }) => s.name)).toStrictEqual(['reports']);
+
+    const ls = await call(client, 'zipfs_ls', { path: 'data', recursive: true });
+    expect(ls.data.entries.map((e: { name: string }) => e.name)).toContain('archive/2024.csv');
+
+    const read = await call(client, 'zipfs_read', { path: 'data/config.json' });
+    expect(read.data).toMatchObject({ content: REPORT_FILES['data/config.json'], encoding: 'utf-8' });
+    const binary = await call(client, 'zipfs_read', { path: 'logo.png', encoding: 'base64', offset: 0, limit: 16 });
+    expect(Buffer.from(binary.data.content, 'base64')).toStrictEqual(Buffer.from(binaryBytes(16)));
+
+    const tree = await call(client, 'zipfs_tree', { max_depth: 1 });
+    expect(tree.data).toStrictEqual({ tree: '.\n├── data/\n├── empty/\n├── README.txt\n└── logo.png', file_count: 2, dir_count: 2 });
+
+    const where = await call(client, 'zipfs_path', { session: 'reports' });
+    expect(where.data.path).toBe(opened.data.workspace_path);
+    expect(fs.existsSync(path.join(where.data.path, 'README.txt'))).toBe(true);
+
+    expect((await call(client, 'zipfs_close', {})).data).toStrictEqual({ closed: true, synced: false });
+    expect(fs.existsSync(where.data.path)).toBe(false);
+  });
+
+  it('sends progress notifications for open when the client passes a progress token', async () => {
+    const big = writeZip(box.dir, 'big.zip', rawZip(Array.from({ length: 40 }, (_, i) => ({ name: `f${i}.bin`, data: binaryBytes(50_000), method: 0 as const }))));
+    const progress: { progress: number; total?: number }[] = [];
+    const result = await client.callTool({ name: 'zipfs_open', arguments: { path: big } }, undefined, { onprogress: (p) => progress.push(p) });
+    expect(result.isError).toBeFalsy();
+    expect(progress.length).toBeGreaterThan(0);
+    expect(progress.at(-1)).toMatchObject({ progress: 2_000_000, total: 2_000_000 });
+  });
+
+  const errorCases: [string, () => Promise<[string, Record<string, unknown>]>, string][] = [
+    ['NO_SESSIONS', async () => ['zipfs_ls', {}], 'zipfs_open'],
+    ['SESSION_NOT_FOUND', async () => ['zipfs_path', { session: 'ghost' }], 'ghost'],
+    ['ZIP_NOT_FOUND', async () => ['zipfs_open', { path: path.join(box.dir, 'missing.zip') }], 'missing.zip'],
+    ['ZIP_INVALID', async () => ['zipfs_open', { path: corpusPath('go/readme.notzip') }], 'not a readable zip'],
+    ['ZIP_INVALID', async () => ['zipfs_open', { path: corpusPath('go/derived-crc32-not-streamed-corrupt.zip') }], 'CRC-32'],
+    ['PATH_TRAVERSAL', async () => ['zipfs_open', { path: corpusPath('go/inline-cve-2021-27919-dotdot.zip') }], '../test.txt'],
+    ['ZIP_BOMB_DETECTED', async () => ['zipfs_open', { path: writeZip(box.dir, 'liar.zip', rawZip([{ name: 'x', data: 'a'.repeat(10_000), declaredSize: 10 }])) }], 'declares'],
+    ['INVALID_INPUT', async () => ['zipfs_read', { path: 3 }], 'path'],
+    ['INVALID_INPUT', async () => ['zipfs_tree', { max_depth: 1.5 }], 'max_depth'],
+    ['INVALID_INPUT', async () => ['zipfs_ls', { recursive: true, colour: 'red' }], 'colour'],
+    ['INVALID_INPUT', async () => ['zipfs_open', {}], 'path'],
+  ];
+  it.each(errorCases.map(([code, args, hint], i) => [`${code} #${i}`, code, args, hint] as const))('returns %s as an isError result', async (_label, code, args, hint) => {
+    const [name, input] = await args();
+    const result = await call(client, name, input);
+    expect(result.isError).toBe(true);
+    expect(result.data).toStrictEqual({ error: { code, message: expect.stringContaining(hint) } });
+    expect(JSON.parse(result.text)).toStrictEqual(result.data);
+    const workspaces = path.join(box.home, 'workspaces');
+    expect(fs.existsSync(workspaces) ? fs.readdirSync(workspaces) : []).toStrictEqual([]); // a failed open leaves nothing
+  });
+
+  it('returns AMBIGUOUS_SESSION, NAME_COLLISION, PATH_NOT_FOUND and PATH_TRAVERSAL with open sessions', async () => {
+    await call(client, 'zipfs_open', { path: zip, name: 'one' });
+    await call(client, 'zipfs_open', { path: zip, name: 'two' });
+    const expectCode = async (name: string, args: Record<string, unknown>, code: string) => {
+      const result = await call(client, name, args);
+      expect(result.isError).toBe(true);
+      expect(result.data.error.code).toBe(code);
+    };
+    await expectCode('zipfs_read', { path: 'README.txt' }, 'AMBIGUOUS_SESSION');
+    await expectCode('zipfs_open', { path: zip, name: 'one' }, 'NAME_COLLISION');
+    await expectCode('zipfs_read', { session: 'one', path: 'nope.txt' }, 'PATH_NOT_FOUND');
+    await expectCode('zipfs_ls', { session: 'one', path: '../../..' }, 'PATH_TRAVERSAL');
+  });
+});
+
+describe('MCP server: stdio discipline and protocol versions', () => {
+  it.each(['2025-11-25', '2025-06-18', '2025-03-26'])('answers protocol version %s when asked for it', async (version) => {
+    const { byId } = await rawSession(box.home, [initialize(1, version)], [1]);
+    expect(byId.get(1).result.protocolVersion).toBe(version);
+    expect(byId.get(1).result.serverInfo.name).toBe('zipfs');
+  });
+
+  it('answers the latest version when asked for one it does not know', async () => {
+    const { byId } = await rawSession(box.home, [initialize(1, '1999-01-01')], [1]);
+    expect(byId.get(1).result.protocolVersion).toBe('2025-11-25');
+  });
+
+  it('writes nothing but JSON-RPC messages to stdout, even around errors', async () => {
+    const { lines, byId } = await rawSession(
+      box.home,
+      [
+        initialize(1, '2025-11-25'),
+        initialized,
+        { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+        { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'zipfs_open', arguments: { path: zip }, _meta: { progressToken: 'p1' } } },
+        { jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'zipfs_read', arguments: { path: 'missing' } } },
+        { jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'zipfs_nope', arguments: {} } },
+      ],
+      [1, 2, 3, 4, 5],
+    );
+    expect(lines.length).toBeGreaterThanOrEqual(5);
+    for (const line of lines) expect(JSON.parse(line).jsonrpc).toBe('2.0');
+    expect(lines.some((l) => l.includes('notifications/progress'))).toBe(true);
+    expect(byId.get(4).result.isError).toBe(true);
+    expect(byId.get(5).error.code).toBe(-32602); // an unknown tool is a protocol error, per the MCP spec
+  });
+});
