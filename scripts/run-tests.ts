@@ -13,7 +13,7 @@ const report = path.join(root, '.cache', 'junit.xml');
 fs.mkdirSync(path.dirname(report), { recursive: true });
 fs.rmSync(report, { force: true });
 
-const build = Bun.spawnSync([process.execPath, 'run', 'build'], { cwd: root, stdout: 'inherit', stderr: 'inherit' });
+const build = Bun.spawnSync([process.execPath, 'scripts/build.ts'], { cwd: root, stdout: 'inherit', stderr: 'inherit' });
 if (build.exitCode !== 0) process.exit(build.exitCode ?? 1);
 
 const test = Bun.spawnSync([process.execPath, 'test', '--reporter=junit', `--reporter-outfile=${report}`, ...process.argv.slice(2)], {

@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'bun:test';
+import { ZipfsError } from '../../src/errors.ts';
+import { entryPath } from '../../src/workspace/entry-paths.ts';
+import { normaliseToolPath } from '../../src/workspace/safe-path.ts';
+
+function codeOf(fn: () => unknown): string | undefined {
+  try {
+    fn();
+    return undefined;
+  } catch (error) {
+    return (error as ZipfsError).code;
+  }
+}
+
+describe('entry names to workspace paths', () => {
+  it.each([
+    ['a.txt', 'a.txt', false],
+    ['dir/', 'dir', true],
+    ['a/./b//c.txt', 'a/b/c.txt', false],
+    ['a\\b\\c', 'a/b/c', false],
+    ['d\\e\\', 'd/e', true],
+    ['a/x/../b.txt', 'a/b.txt', false],
+    ['./x', 'x', false],
+  ])('maps %p to %p', (name, path, isDirectory) => {
+    expect(entryPath(name)).toStrictEqual({ path, isDirectory });
+  });
+
+  it.each(['../x', '/abs', '//x', '\\x', 'C:/x', 'c:x', 'a/../../x', '..\\x', 'a\0b', '/'])('refuses %p as PATH_TRAVERSAL', (name) => {
+    expect(codeOf(() => entryPath(name))).toBe('PATH_TRAVERSAL');
+  });
+
+  it.each(['', '.', './', 'a/..'])('refuses the empty name %p as ZIP_INVALID', (name) => {
+    expect(codeOf(() => entryPath(name))).toBe('ZIP_INVALID');
+  });
+});
+
+describe('tool paths', () => {
+  it.each([
+    ['/', ''],
+    ['', ''],
+    ['.', ''],
+    ['/data/x.csv', 'data/x.csv'],
+    ['data\\x.csv', 'data/x.csv'],
+    ['data/../README.txt', 'README.txt'],
+  ])('normalises %p to %p', (input, expected) => {
+    expect(normaliseToolPath(input)).toBe(expected);
+  });
+
+  it.each(['..', '../x', '/../x', 'a/../../x'])('refuses %p as PATH_TRAVERSAL', (input) => {
+    expect(codeOf(() => normaliseToolPath(input))).toBe('PATH_TRAVERSAL');
+  });
+});

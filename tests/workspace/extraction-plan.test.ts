@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'bun:test';
+import { ZipfsError } from '../../src/errors.ts';
+import { loadLimits } from '../../src/limits.ts';
+import { planExtraction } from '../../src/workspace/extraction-plan.ts';
+import { BufferSource, readCentralDirectory } from '../../src/zip/index.ts';
+import { rawZip, type RawEntry } from '../helpers/raw-zip.ts';
+
+const limits = loadLimits({});
+const plan = (entries: RawEntry[], overrides = {}) => planExtraction(readCentralDirectory(new BufferSource(rawZip(entries))), { ...limits, ...overrides });
+
+function failure(fn: () => unknown): ZipfsError {
+  try {
+    fn();
+  } catch (error) {
+    return error as ZipfsError;
+  }
+  throw new Error('expected a failure');
+}
+
+describe('extraction plan', () => {
+  it('types entries, adds implied folders and counts', () => {
+    const result = plan([{ name: 'a/b/c.txt', data: 'x' }, { name: 'a/', data: '' }, { name: 'link', data: 't', unixMode: 0o120777 }]);
+    expect(result.items.map((i) => [i.path, i.type])).toStrictEqual([['a/b/c.txt', 'file'], ['a', 'dir'], ['link', 'symlink']]);
+    expect(result.directories).toStrictEqual(['a', 'a/b']);
+    expect([result.fileCount, result.dirCount, result.totalBytes]).toStrictEqual([2, 2, 2]);
+  });
+
+  it.each([
+    [[{ name: 'x' }, { name: 'x' }], 'the same file'],
+    [[{ name: 'x' }, { name: 'x/' }], 'a file and a folder'],
+    [[{ name: 'x' }, { name: './x' }], 'the same file'],
+    [[{ name: 'x' }, { name: 'x/y' }], 'needs it to be a folder'],
+    [[{ name: 'x/y' }, { name: 'x' }], 'needs it to be a folder'],
+  ] as [RawEntry[], string][])('refuses clashing paths %#', (entries, message) => {
+    const error = failure(() => plan(entries));
+    expect(error.code).toBe('ZIP_INVALID');
+    expect(error.message).toContain(message);
+  });
+
+  it('checks the declared sizes against every bomb limit', () => {
+    const zeros = [{ name: 'z', data: '\0'.repeat(100_000) }];
+    expect(failure(() => plan(zeros, { ratioFloorBytes: 1000 })).message).toContain('per-entry');
+    expect(failure(() => plan(zeros, { ratioFloorBytes: 1000, maxEntryRatio: 1e9 })).message).toContain('overall');
+    expect(failure(() => plan(zeros, { maxExtractedBytes: 99_999 })).code).toBe('ZIP_BOMB_DETECTED');
+    expect(failure(() => plan([{ name: 'a' }, { name: 'b' }], { maxEntries: 1 })).code).toBe('ZIP_BOMB_DETECTED');
+    expect(plan(zeros).totalBytes).toBe(100_000); // under the floor, a high ratio is harmless
+  });
+
+  it('refuses overlapping entries before reading any data', () => {
+    const error = failure(() => plan([{ name: 'a', data: 'a'.repeat(1000) }, { name: 'b', shareDataOf: 0 }]));
+    expect(error.code).toBe('ZIP_BOMB_DETECTED');
+    expect(error.message).toContain('overlapping');
+  });
+});
