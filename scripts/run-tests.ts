@@ -1,9 +1,9 @@
 #!/usr/bin/env bun
 /**
- * The whole suite: builds dist/zipfs (the end-to-end tests drive the compiled
- * binary), runs `bun test`, and ends with one plain line "N passed, N failed,
- * N skipped" counted from bun's JUnit report, so CI can read the outcome.
- * Arguments are passed to `bun test` (a file filter, -t NAME).
+ * The whole suite: type-checks, builds dist/zipfs (the end-to-end tests drive
+ * the compiled binary), runs `bun test`, and ends with one plain line
+ * "N passed, N failed, N skipped" counted from bun's JUnit report, so CI can
+ * read the outcome. Arguments are passed to `bun test` (a file filter, -t NAME).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -12,6 +12,12 @@ const root = path.resolve(import.meta.dir, '..');
 const report = path.join(root, '.cache', 'junit.xml');
 fs.mkdirSync(path.dirname(report), { recursive: true });
 fs.rmSync(report, { force: true });
+
+const typecheck = Bun.spawnSync([path.join(root, 'node_modules', '.bin', 'tsc'), '--noEmit', '-p', root], { cwd: root, stdout: 'inherit', stderr: 'inherit' });
+if (typecheck.exitCode !== 0) {
+  console.error('type errors: fix them first (bun run typecheck)');
+  process.exit(typecheck.exitCode ?? 1);
+}
 
 const build = Bun.spawnSync([process.execPath, 'scripts/build.ts'], { cwd: root, stdout: 'inherit', stderr: 'inherit' });
 if (build.exitCode !== 0) process.exit(build.exitCode ?? 1);

@@ -24,7 +24,7 @@ export const LIMIT_SPECS = {
   readDefaultBytes: { env: 'ZIPFS_READ_DEFAULT_LIMIT', default: 256 * KiB, description: 'Bytes `read` returns when no limit is given' },
 } as const satisfies Record<string, LimitSpec>;
 
-export type Limits = { [K in keyof typeof LIMIT_SPECS]: number };
+export type Limits = { -readonly [K in keyof typeof LIMIT_SPECS]: number };
 
 /** Reads every limit from the environment. A malformed value is an error rather
  * than a silent fallback: a limit someone set and did not get is a surprise. */

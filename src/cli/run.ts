@@ -83,7 +83,7 @@ function assertKnownFlags(command: Command, args: ArgsDef, argv: string[]): void
     if (def.type === 'positional') continue;
     known.add(name);
     if (def.type === 'boolean') known.add(`no-${name}`);
-    for (const alias of [def.alias ?? []].flat()) known.add(alias);
+    for (const alias of ['alias' in def ? (def.alias ?? []) : []].flat()) known.add(alias);
   }
   for (const arg of argv) {
     if (arg === '--') break;

@@ -31,7 +31,7 @@ export const ls = defineCommand({
     const symlinks = new Set(session.record.symlinks);
     if (!target.stats.isDirectory()) {
       const name = target.relative.split('/').pop()!;
-      const type = symlinks.has(target.relative) ? 'symlink' : 'file';
+      const type = symlinks.has(target.relative) ? ('symlink' as const) : ('file' as const);
       return { entries: [{ name, type, size_bytes: target.stats.size, modified_at: isoSeconds(target.stats.mtime) }] };
     }
     const entries: v.InferOutput<typeof entrySchema>[] = [];

@@ -19,7 +19,7 @@ const WINDOW_BYTES = 4 * 1024 * 1024;
 export class FileSource implements ZipSource {
   readonly size: number;
   private readonly fd: number;
-  private window = new Uint8Array(0);
+  private window: Uint8Array = new Uint8Array(0);
   private windowStart = 0;
 
   constructor(path: string) {

@@ -28,7 +28,7 @@ describe('zip reader on the shared corpus', () => {
     withSource(file, (source) => {
       const directory = readCentralDirectory(source);
       expect(directory.entries.map((e) => ({ name: e.name, size: e.uncompressedSize, is_dir: e.isDirectory }))).toStrictEqual(
-        record.entries!.map((e) => ({ name: e.name, size: e.size, is_dir: e.is_dir })),
+        record.entries!.map((e) => ({ name: e.name, size: e.size!, is_dir: e.is_dir! })),
       );
       expect(directory.comment).toBe(record.comment ?? '');
       for (const [i, expected] of record.entries!.entries()) {
