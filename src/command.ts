@@ -35,6 +35,12 @@ export interface CliHints {
   example: string;
   /** Print render()'s text exactly, like cat, instead of ending it with a newline. */
   rawOutput?: boolean;
+  /** An input key read from stdin when it is not given (`zipfs write notes.txt < notes.txt`). */
+  stdin?: string;
+  /** CLI-only boolean flags (kebab-case name -> description), for exit-code conventions that mean nothing over MCP. */
+  flags?: Record<string, string>;
+  /** The exit code for a successful run, given its output and the CLI-only flags. */
+  exitCode?(output: any, flags: Record<string, boolean>): number;
 }
 
 export interface Command<I extends ObjectSchema = ObjectSchema, O extends ObjectSchema = ObjectSchema> {

@@ -21,6 +21,7 @@ export const ERROR_CODES = {
   LOCKED: { exit: 13, summary: 'Another operation has the session locked' },
   LIMIT_EXCEEDED: { exit: 14, summary: 'Max sessions, max disk usage, etc.' },
   NAME_COLLISION: { exit: 15, summary: 'Session name already in use' },
+  UNSYNCED_CHANGES: { exit: 16, summary: 'The workspace has changes that were not synced (zipfs extension)' },
   INTERNAL_ERROR: { exit: 70, summary: 'A bug or an unexpected system failure (zipfs extension)' },
 } as const;
 

@@ -1,19 +1,23 @@
 #!/usr/bin/env bun
 /** Entry point: `zipfs <command> ...` runs one operation, `zipfs mcp` serves them all over stdio. */
 import pkg from '../package.json' with { type: 'json' };
+import fs from 'node:fs';
 import { runCli } from './cli/run.ts';
+import { releaseAllLocks } from './workspace/lock.ts';
 import { discardAllStaging } from './workspace/staging.ts';
 
-// An interrupted open must not leave a half-extracted folder behind.
+// An interrupted open must not leave a half-extracted folder behind, nor a lock.
 for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
   process.on(signal, () => {
     discardAllStaging();
+    releaseAllLocks();
     process.exit(code);
   });
 }
 
 process.exitCode = await runCli({
   argv: process.argv.slice(2),
+  readStdin: async () => (process.stdin.isTTY ? undefined : new Uint8Array(fs.readFileSync(0))),
   env: process.env,
   cwd: process.cwd(),
   stdout: process.stdout,

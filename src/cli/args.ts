@@ -21,7 +21,7 @@ export function commandArgs(command: Command): ArgsDef {
   const positionals = command.cli.positionals ?? [];
   for (const key of positionals) {
     const info = fieldInfo(command.input.entries[key] as GenericSchema);
-    const optional = info.optional || key === 'session';
+    const optional = info.optional || key === 'session' || key === command.cli.stdin;
     args[positionalKey(key)] = { type: 'positional', description: info.description, required: !optional };
   }
   for (const [key, schema] of Object.entries(command.input.entries)) {
@@ -35,5 +35,6 @@ export function commandArgs(command: Command): ArgsDef {
     else if (info.type === 'picklist') args[kebab(key)] = { type: 'enum', options: info.options, ...shared, ...(info.default !== undefined ? { default: String(info.default) } : {}) };
     else args[kebab(key)] = { type: 'string', ...shared, ...(info.default !== undefined ? { default: String(info.default) } : {}), ...(info.type === 'number' ? { valueHint: 'n' } : {}) };
   }
+  for (const [flag, description] of Object.entries(command.cli.flags ?? {})) args[flag] = { type: 'boolean', description };
   return { ...args, ...JSON_FLAG };
 }

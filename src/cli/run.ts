@@ -18,6 +18,8 @@ import { styleFor } from './style.ts';
 
 export interface CliIo {
   argv: string[];
+  /** All of standard input, for commands that take content from it; undefined when it is a terminal. */
+  readStdin(): Promise<Uint8Array | undefined>;
   env: NodeJS.ProcessEnv;
   cwd: string;
   stdout: NodeJS.WriteStream;
@@ -118,6 +120,24 @@ function toInput(command: Command, args: ArgsDef, argv: string[]): Record<string
   return input;
 }
 
+/**
+ * Content from stdin (`zipfs write notes.txt < notes.txt`): the bytes are taken
+ * as they are, so binary files pass through unchanged, unless the caller said
+ * the piped text is base64.
+ */
+async function fillFromStdin(command: Command, input: Record<string, unknown>, io: CliIo): Promise<void> {
+  const key = command.cli.stdin;
+  if (!key || input[key] !== undefined) return;
+  const bytes = await io.readStdin();
+  if (bytes === undefined) throw new ZipfsError('INVALID_INPUT', `Give ${key} as an argument or pipe it on stdin (zipfs ${command.name} --help).`);
+  if (input.encoding === 'base64') {
+    input[key] = Buffer.from(bytes).toString('utf8');
+    return;
+  }
+  input[key] = Buffer.from(bytes).toString('base64');
+  input.encoding = 'base64';
+}
+
 /** Runs the CLI and returns the exit code. */
 export async function runCli(io: CliIo): Promise<number> {
   const { rest, json, help, version } = takeGlobals(io.argv);
@@ -152,7 +172,10 @@ export async function runCli(io: CliIo): Promise<number> {
     const argv = rest.slice(rest.indexOf(name) + 1);
     const args = commandArgs(command);
     assertKnownFlags(command, args, argv);
-    const input = validateInput(command, toInput(command, args, argv));
+    const raw = toInput(command, args, argv);
+    await fillFromStdin(command, raw, io);
+    const input = validateInput(command, raw);
+    const flags = Object.fromEntries(Object.keys(command.cli.flags ?? {}).map((flag) => [flag, argv.includes(`--${flag}`)]));
     const context: CommandContext = { home, env: io.env, hints: { env: io.env.ZIPFS_SESSION || undefined, cwd: io.cwd } };
     const line = io.stderr.isTTY && !json ? progressLine(io.stderr, `${command.name}`) : undefined;
     if (line) context.progress = line.progress;
@@ -170,7 +193,7 @@ export async function runCli(io: CliIo): Promise<number> {
       const note = command.note?.(output as never);
       if (note) io.stderr.write(`${err.dim(note)}\n`);
     }
-    return 0;
+    return command.cli.exitCode?.(output, flags) ?? 0;
   } catch (error) {
     const failure = toZipfsError(error);
     if (failure.code === 'INTERNAL_ERROR') log.error(error);

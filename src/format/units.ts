@@ -41,6 +41,6 @@ export function table(rows: string[][], right: number[] = []): string {
     .join('\n');
 }
 
-export function plural(count: number, word: string): string {
-  return `${count} ${word}${count === 1 ? '' : 's'}`;
+export function plural(count: number, word: string, many = `${word}s`): string {
+  return `${count} ${count === 1 ? word : many}`;
 }

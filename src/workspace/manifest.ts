@@ -3,7 +3,9 @@
  * archive entry, in central-directory order. JSON Lines keeps each record
  * independent, so the session record can be read without parsing the rest.
  */
+import crypto from 'node:crypto';
 import fs from 'node:fs';
+import type { CentralDirectory, ZipEntry, ZipSource } from '../zip/index.ts';
 import type { ItemType } from './extraction-plan.ts';
 
 export const MANIFEST_FORMAT = 1;
@@ -55,6 +57,35 @@ export interface EntryRecord {
   extracted?: { size: number; mtime_ms: number; ctime_ms: number; ino: number };
 }
 
+/** The manifest line for one archive entry (without the extracted file's stat). */
+export function entryRecord(entry: ZipEntry, path: string, type: ItemType): EntryRecord {
+  return {
+    kind: 'entry',
+    index: entry.index,
+    name: entry.name,
+    path,
+    type,
+    size: entry.uncompressedSize,
+    compressed_size: entry.compressedSize,
+    crc32: entry.crc32,
+    method: entry.method,
+    flags: entry.flags,
+    dos_time: entry.dosTime,
+    dos_date: entry.dosDate,
+    mtime_ms: entry.modifiedAt.getTime(),
+    mode: entry.unixMode ?? null,
+    external_attributes: entry.externalAttributes,
+    local_header_offset: entry.localHeaderOffset,
+    central_offset: entry.centralOffset,
+  };
+}
+
+/** Identifies an archive by its size, mtime and a hash of its central directory and end records. */
+export function fingerprintSource(source: ZipSource, directory: CentralDirectory, zipPath: string): SourceFingerprint {
+  const hash = crypto.createHash('sha256').update(source.read(directory.centralStart, source.size - directory.centralStart)).digest('hex');
+  return { size: source.size, mtime_ms: fs.statSync(zipPath).mtimeMs, directory_sha256: hash };
+}
+
 export function serializeManifest(session: SessionRecord, entries: EntryRecord[]): string {
   const lines = [JSON.stringify(session)];
   for (const entry of entries) lines.push(JSON.stringify(entry));
@@ -88,4 +119,28 @@ export function readSessionRecord(manifestPath: string): SessionRecord | undefin
   } finally {
     fs.closeSync(fd);
   }
+}
+
+export interface Manifest {
+  session: SessionRecord;
+  entries: EntryRecord[];
+}
+
+export function readManifest(manifestPath: string): Manifest {
+  const lines = fs.readFileSync(manifestPath, 'utf8').split('\n').filter((line) => line !== '');
+  const [first, ...rest] = lines.map((line) => JSON.parse(line));
+  return { session: first as SessionRecord, entries: rest as EntryRecord[] };
+}
+
+/** Replaces a manifest atomically: a reader sees the old one or the new one, whole. */
+export function writeManifest(manifestPath: string, manifest: Manifest): void {
+  const temporary = `${manifestPath}.${process.pid}.tmp`;
+  const fd = fs.openSync(temporary, 'w');
+  try {
+    fs.writeSync(fd, serializeManifest(manifest.session, manifest.entries));
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+  fs.renameSync(temporary, manifestPath);
 }

@@ -7,7 +7,7 @@ import { FileSource, locateEntryData, readCentralDirectory, readEntryData, type 
 import { sessionPaths, workspacesDir } from './data-dir.ts';
 import { printable } from './entry-paths.ts';
 import { planExtraction, type ExtractionPlan, type PlannedItem } from './extraction-plan.ts';
-import { MANIFEST_FORMAT, serializeManifest, type EntryRecord, type SessionRecord, type SourceFingerprint } from './manifest.ts';
+import { MANIFEST_FORMAT, entryRecord, fingerprintSource, serializeManifest, type EntryRecord, type SessionRecord } from './manifest.ts';
 import { assertValidName, deriveName, freeName } from './session-name.ts';
 import { loadSession, type Session } from './session-store.ts';
 import { createStaging, discardStaging, releaseStaging, removeDeadStaging } from './staging.ts';
@@ -134,25 +134,7 @@ async function extract(source: ZipSource, directory: CentralDirectory, plan: Ext
 
 function extractItem(source: ZipSource, item: PlannedItem, root: string, nextOffset: number): EntryRecord {
   const { entry } = item;
-  const record: EntryRecord = {
-    kind: 'entry',
-    index: entry.index,
-    name: entry.name,
-    path: item.path,
-    type: item.type,
-    size: entry.uncompressedSize,
-    compressed_size: entry.compressedSize,
-    crc32: entry.crc32,
-    method: entry.method,
-    flags: entry.flags,
-    dos_time: entry.dosTime,
-    dos_date: entry.dosDate,
-    mtime_ms: entry.modifiedAt.getTime(),
-    mode: entry.unixMode ?? null,
-    external_attributes: entry.externalAttributes,
-    local_header_offset: entry.localHeaderOffset,
-    central_offset: entry.centralOffset,
-  };
+  const record = entryRecord(entry, item.path, item.type);
   if (item.type === 'dir') return record;
 
   const span = locateEntryData(source, entry);
@@ -181,11 +163,6 @@ function extractItem(source: ZipSource, item: PlannedItem, root: string, nextOff
     fs.closeSync(fd);
   }
   return record;
-}
-
-function fingerprintSource(source: ZipSource, directory: CentralDirectory, zipPath: string): SourceFingerprint {
-  const hash = crypto.createHash('sha256').update(source.read(directory.centralStart, source.size - directory.centralStart)).digest('hex');
-  return { size: source.size, mtime_ms: fs.statSync(zipPath).mtimeMs, directory_sha256: hash };
 }
 
 /** Writes the manifest and renames the staging folder into place under a free name. */

@@ -22,7 +22,7 @@ export function normaliseToolPath(input: string): string {
   return segments.join('/');
 }
 
-function isInside(root: string, candidate: string): boolean {
+export function isInside(root: string, candidate: string): boolean {
   return candidate === root || candidate.startsWith(root.endsWith(path.sep) ? root : root + path.sep);
 }
 

@@ -44,7 +44,7 @@ export function readCentralDirectory(source: ZipSource): CentralDirectory {
   if (counted !== end.entryCount) {
     throw invalid(`The central directory holds ${entries.length} readable records but the end record says ${end.entryCount}`);
   }
-  return { entries, comment: end.comment, baseOffset, centralStart: start, centralEnd: start + at, zip64: end.zip64 };
+  return { entries, comment: end.comment, commentBytes: end.commentBytes, baseOffset, centralStart: start, centralEnd: start + at, zip64: end.zip64 };
 }
 
 /**
@@ -113,6 +113,8 @@ function parseCentralRecord(reader: ByteReader, at: number, index: number, baseO
     externalAttributes,
     unixMode,
     comment: decodeZipText(region.subarray(nameStart + nameLength + extraLength, at + length)),
+    rawExtra: region.subarray(nameStart + nameLength, nameStart + nameLength + extraLength),
+    rawComment: region.subarray(nameStart + nameLength + extraLength, at + length),
     localHeaderOffset: baseOffset + sizes.localHeaderOffset,
     centralOffset: regionStart + at,
     centralLength: length,

@@ -24,6 +24,7 @@ export interface DirectoryEnd {
   directorySize: number;
   directoryOffset: number;
   comment: string;
+  commentBytes: Uint8Array;
   zip64: boolean;
 }
 
@@ -61,6 +62,7 @@ export function readDirectoryEnd(source: ZipSource): DirectoryEnd {
     directorySize: reader.u32(at + 12),
     directoryOffset: reader.u32(at + 16),
     comment: decodeZipText(tail.subarray(at + 22, at + 22 + reader.u16(at + 20))),
+    commentBytes: tail.slice(at + 22, at + 22 + reader.u16(at + 20)),
     zip64: false,
   };
   const zip64 = readZip64End(source, classicEndOffset);
@@ -75,7 +77,7 @@ export function readDirectoryEnd(source: ZipSource): DirectoryEnd {
  * the end record), as Go decides too. The record is looked for right before the
  * locator first, where writers put it, so archives behind a prefix stub still work.
  */
-function readZip64End(source: ZipSource, classicEndOffset: number): Omit<DirectoryEnd, 'classicEndOffset' | 'comment' | 'countMayWrap' | 'zip64'> | undefined {
+function readZip64End(source: ZipSource, classicEndOffset: number): Omit<DirectoryEnd, 'classicEndOffset' | 'comment' | 'commentBytes' | 'countMayWrap' | 'zip64'> | undefined {
   const locatorOffset = classicEndOffset - ZIP64_LOCATOR_LENGTH;
   if (locatorOffset < 0) return undefined;
   const locator = new ByteReader(source.read(locatorOffset, ZIP64_LOCATOR_LENGTH).slice());

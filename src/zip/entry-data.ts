@@ -40,6 +40,13 @@ export function locateEntryData(source: ZipSource, entry: ZipEntry): EntrySpan {
   return { dataOffset, dataEnd };
 }
 
+/** The local header's extra-field block (it may differ from the central one, e.g. an atime in the timestamp field). */
+export function readLocalExtra(source: ZipSource, entry: ZipEntry): Uint8Array {
+  const header = new ByteReader(source.read(entry.localHeaderOffset, LOCAL_HEADER_LENGTH).slice());
+  const at = entry.localHeaderOffset + LOCAL_HEADER_LENGTH + header.u16(26);
+  return source.read(at, header.u16(28)).slice();
+}
+
 /** Refuses entries whose data zipfs cannot decode, before any byte is read. */
 export function assertReadable(entry: ZipEntry): void {
   if (entry.flags & (FLAG_ENCRYPTED | FLAG_STRONG_ENCRYPTION)) throw invalid(entry, 'is encrypted, and zipfs does not decrypt; decrypt the archive with its own tool first');

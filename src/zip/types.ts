@@ -23,6 +23,9 @@ export interface ZipEntry {
   /** Unix mode (type and permission bits) when the creator recorded one. */
   unixMode: number | undefined;
   comment: string;
+  /** The central record's extra-field block and comment as stored, for rewriting an entry faithfully. */
+  rawExtra: Uint8Array;
+  rawComment: Uint8Array;
   /** Absolute file offset of the local header (the archive's base offset applied). */
   localHeaderOffset: number;
   /** Absolute file offset and length of this entry's central-directory record. */
@@ -33,6 +36,8 @@ export interface ZipEntry {
 export interface CentralDirectory {
   entries: ZipEntry[];
   comment: string;
+  /** The archive comment as stored, for writing it back unchanged. */
+  commentBytes: Uint8Array;
   /** Bytes before the archive proper (a self-extractor stub, a script). */
   baseOffset: number;
   /** Absolute offsets of the central directory and of the end records after it. */

@@ -1,0 +1,39 @@
+import * as v from 'valibot';
+import { defineCommand } from '../command.ts';
+import { plural } from '../format/units.ts';
+import { lockedByOther } from '../workspace/lock.ts';
+import { readManifest } from '../workspace/manifest.ts';
+import { resolveSession } from '../workspace/resolve-session.ts';
+import { recoverInterruptedSync } from '../workspace/sync-archive.ts';
+import { diffWorkspace } from '../workspace/workspace-diff.ts';
+import { sessionParam } from './schemas.ts';
+
+export const status = defineCommand({
+  name: 'status',
+  title: 'Show changes',
+  description:
+    'Show what changed in a session\'s workspace since the archive was opened or last synced, by any program: modified, added and deleted paths (folders end with "/"), and how many archive entries are unchanged.',
+  input: v.strictObject({ session: sessionParam }),
+  output: v.object({
+    modified: v.array(v.string()),
+    added: v.array(v.string()),
+    deleted: v.array(v.string()),
+    unchanged_count: v.number(),
+  }),
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  cli: {
+    positionals: ['session'],
+    short: { session: 's' },
+    example: 'zipfs status --exit-code || zipfs sync',
+    flags: { 'exit-code': 'Exit with 1 when there are changes (for scripts)' },
+    exitCode: (out, flags) => (flags['exit-code'] && out.modified.length + out.added.length + out.deleted.length > 0 ? 1 : 0),
+  },
+  run(input, context) {
+    const session = resolveSession(context.home, input.session, context.hints);
+    if (!lockedByOther(session)) recoverInterruptedSync(session);
+    const diff = diffWorkspace(session.contents, readManifest(session.manifest).entries);
+    return { modified: diff.modified, added: diff.added, deleted: diff.deleted, unchanged_count: diff.unchangedCount };
+  },
+  render: (out) => [...out.modified.map((p) => `M ${p}`), ...out.added.map((p) => `A ${p}`), ...out.deleted.map((p) => `D ${p}`)].join('\n'),
+  note: (out) => (out.modified.length + out.added.length + out.deleted.length === 0 ? `Nothing to sync: ${plural(out.unchanged_count, 'entry', 'entries')} unchanged.` : undefined),
+});

@@ -1,0 +1,40 @@
+import * as v from 'valibot';
+import { defineCommand } from '../command.ts';
+import { ZipfsError } from '../errors.ts';
+import { humanBytes } from '../format/units.ts';
+import { writeWorkspaceFile } from '../workspace/edit.ts';
+import { withSessionLock } from '../workspace/lock.ts';
+import { resolveSession } from '../workspace/resolve-session.ts';
+import { sessionParam } from './schemas.ts';
+
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+
+function decode(content: string, encoding: 'utf-8' | 'base64'): Uint8Array {
+  if (encoding === 'utf-8') return new TextEncoder().encode(content);
+  const compact = content.replace(/\s+/g, '');
+  if (compact.length % 4 === 1 || !BASE64.test(compact)) throw new ZipfsError('INVALID_INPUT', 'Invalid argument content: it is not valid base64 (encoding is "base64").');
+  return Buffer.from(compact, 'base64');
+}
+
+export const write = defineCommand({
+  name: 'write',
+  title: 'Write a file',
+  description: 'Create or replace a file in a session\'s workspace, atomically. Parent folders are created unless create_dirs is false.',
+  input: v.strictObject({
+    session: sessionParam,
+    path: v.pipe(v.string(), v.minLength(1), v.description('File to write, relative to the workspace root')),
+    content: v.pipe(v.string(), v.description('File content (CLI: read from stdin when omitted)')),
+    encoding: v.optional(v.pipe(v.picklist(['utf-8', 'base64']), v.description('"utf-8" (default) or "base64" for binary content')), 'utf-8'),
+    create_dirs: v.optional(v.pipe(v.boolean(), v.description('Create missing parent folders')), true),
+  }),
+  output: v.object({ written: v.boolean(), size_bytes: v.number() }),
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  cli: { positionals: ['path', 'content'], short: { session: 's' }, stdin: 'content', example: 'zipfs write data/config.json \'{"debug": true}\'' },
+  async run(input, context) {
+    const session = resolveSession(context.home, input.session, context.hints);
+    const bytes = decode(input.content, input.encoding);
+    const { size } = await withSessionLock(session, 'write', () => writeWorkspaceFile(session.contents, input.path, bytes, input.create_dirs));
+    return { written: true, size_bytes: size };
+  },
+  render: (out) => `Wrote ${humanBytes(out.size_bytes)}.`,
+});

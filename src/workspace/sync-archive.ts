@@ -1,0 +1,387 @@
+/**
+ * `sync`: writes a workspace back into its source zip.
+ *
+ * Unchanged entries are copied as their original bytes (local header, data,
+ * data descriptor) with their central-directory record, only the offset
+ * moved; modified entries keep their place, name, attributes and method and
+ * get new data; added ones are appended in path order. The new archive is
+ * written beside the source, flushed, checked, and renamed over it after the
+ * old one is kept as `<name>.bak.zip`, so the source path always holds a
+ * complete archive, old or new, whatever kills the process.
+ */
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { ZipfsError, isSystemError } from '../errors.ts';
+import type { Limits } from '../limits.ts';
+import { crc32, deflateRaw } from '../zip/codec.ts';
+import { FLAG_DATA_DESCRIPTOR, FLAG_UTF8, HOST_UNIX, METHOD_DEFLATED, METHOD_STORED, S_IFDIR, S_IFLNK } from '../zip/constants.ts';
+import { dateToDosDateTime } from '../zip/dos-time.ts';
+import { FileSource, ZipWriter, readCentralDirectory, readLocalExtra, refreshExtraFields, type CentralDirectory, type EntryFields, type ZipEntry } from '../zip/index.ts';
+import { planExtraction } from './extraction-plan.ts';
+import { entryRecord, fingerprintSource, readManifest, serializeManifest, type EntryRecord, type Manifest, type SessionRecord } from './manifest.ts';
+import type { Progress } from './open-archive.ts';
+import type { Session } from './session-store.ts';
+import { diffWorkspace, observe, readWorkspaceItem, type Observed, type WorkspaceDiff } from './workspace-diff.ts';
+
+export interface SyncRequest {
+  session: Session;
+  force: boolean;
+  dryRun: boolean;
+  progress?: Progress;
+}
+
+export interface SyncResult {
+  synced: boolean;
+  backup_path: string | null;
+  files_modified: number;
+  files_added: number;
+  files_deleted: number;
+}
+
+/** Layout checks only: the limits guard against hostile archives, not against a user's own edits. */
+const NO_LIMITS: Limits = { maxEntries: Infinity, maxExtractedBytes: Infinity, maxRatio: Infinity, maxEntryRatio: Infinity, ratioFloorBytes: Infinity, readDefaultBytes: 0 };
+const TEMP_MARK = '.zipfs-';
+
+/** `reports.zip` -> `reports.bak.zip`; `archive` -> `archive.bak`. */
+export function backupPathFor(source: string): string {
+  const extension = path.extname(source);
+  return extension ? `${source.slice(0, -extension.length)}.bak${extension}` : `${source}.bak`;
+}
+
+function nextManifestPath(session: Session): string {
+  return `${session.manifest}.next`;
+}
+
+/**
+ * Finishes or forgets a sync that was killed. The next manifest is written
+ * before the archive is renamed into place: if the source now is the archive
+ * it describes, the rename happened and the manifest is promoted; otherwise
+ * the source is still the old archive and the draft is dropped.
+ */
+export function recoverInterruptedSync(session: Session): void {
+  const next = nextManifestPath(session);
+  if (!fs.existsSync(next)) return;
+  try {
+    const draft = readManifest(next).session;
+    const current = currentFingerprint(draft.source_path);
+    if (current && current.size === draft.source.size && current.directory_sha256 === draft.source.directory_sha256) {
+      fs.renameSync(next, session.manifest);
+      return;
+    }
+  } catch {
+    // An unreadable draft is a crash before it was complete: drop it.
+  }
+  fs.rmSync(next, { force: true });
+}
+
+function currentFingerprint(zipPath: string): SessionRecord['source'] | undefined {
+  let source: FileSource;
+  try {
+    source = new FileSource(zipPath);
+  } catch {
+    return undefined;
+  }
+  try {
+    return fingerprintSource(source, readCentralDirectory(source), zipPath);
+  } catch {
+    return undefined;
+  } finally {
+    source.close();
+  }
+}
+
+/**
+ * Refuses to write over a source that changed since it was opened or last
+ * synced, unless forced. Size and mtime settle the common case; when they
+ * differ, the central directory's hash decides (a copy of the same archive is no change).
+ */
+function checkSource(record: SessionRecord, force: boolean): { exists: boolean; modified: boolean } {
+  let stats: fs.Stats;
+  try {
+    stats = fs.statSync(record.source_path);
+  } catch {
+    if (force) return { exists: false, modified: true };
+    throw new ZipfsError('ZIP_NOT_FOUND', `The source zip ${record.source_path} no longer exists (moved or deleted). Put it back, or pass force to write the workspace there as a new archive.`);
+  }
+  if (stats.size === record.source.size && stats.mtimeMs === record.source.mtime_ms) return { exists: true, modified: false };
+  const current = currentFingerprint(record.source_path);
+  const modified = current === undefined || current.size !== record.source.size || current.directory_sha256 !== record.source.directory_sha256;
+  if (modified && !force) {
+    throw new ZipfsError('CONFLICT_DETECTED', `Source zip ${record.source_path} has been modified since it was opened. Use force=true to overwrite it with the workspace (CLI: --force), or close the session and open the zip again.`);
+  }
+  return { exists: true, modified };
+}
+
+export async function syncSession(request: SyncRequest): Promise<SyncResult> {
+  const { session } = request;
+  recoverInterruptedSync(session);
+  const manifest = readManifest(session.manifest);
+  const diff = diffWorkspace(session.contents, manifest.entries);
+  const counts = { files_modified: diff.modified.length, files_added: diff.added.length, files_deleted: diff.deleted.length };
+  const source = checkSource(manifest.session, request.force);
+  const changed = counts.files_modified + counts.files_added + counts.files_deleted > 0;
+  if (request.dryRun) return { synced: false, backup_path: null, ...counts };
+  if (!changed && !source.modified) return { synced: true, backup_path: null, ...counts };
+
+  const target = source.exists ? fs.realpathSync(manifest.session.source_path) : manifest.session.source_path;
+  removeDeadTemporaries(target);
+  const temporary = path.join(path.dirname(target), `.${path.basename(target)}${TEMP_MARK}${process.pid}-${crypto.randomUUID()}.tmp`);
+  try {
+    const captured = await writeArchive(temporary, target, source.exists, manifest, diff, session.contents, request.progress);
+    const next = describeNewArchive(temporary, manifest.session, captured, diff);
+    writeDurably(nextManifestPath(session), serializeManifest(next.session, next.entries));
+    const backup = source.exists ? keepBackup(target) : null;
+    fs.renameSync(temporary, target);
+    fsyncDirectory(path.dirname(target));
+    fs.renameSync(nextManifestPath(session), session.manifest);
+    return { synced: true, backup_path: backup, ...counts };
+  } catch (error) {
+    fs.rmSync(temporary, { force: true });
+    fs.rmSync(nextManifestPath(session), { force: true });
+    if (error instanceof ZipfsError) throw error;
+    if (isSystemError(error, 'ENOSPC')) throw new ZipfsError('SYNC_FAILED', `The disk is full; the source zip was left unchanged. Free some space and sync again.`);
+    throw new ZipfsError('SYNC_FAILED', `Sync failed (${(error as Error).message}); the source zip was left unchanged.`, { cause: error });
+  }
+}
+
+/** What was read from the workspace for each written entry, so the new manifest records the stat that matches the bytes. */
+type Captured = Map<string, Observed>;
+
+async function writeArchive(temporary: string, target: string, sourceExists: boolean, manifest: Manifest, diff: WorkspaceDiff, root: string, progress?: Progress): Promise<Captured> {
+  const mode = sourceExists ? fs.statSync(target).mode & 0o7777 : 0o644;
+  const fd = fs.openSync(temporary, 'wx', mode);
+  const source = sourceExists ? new FileSource(target) : undefined;
+  const sourceFd = sourceExists ? fs.openSync(target, 'r') : undefined;
+  const captured: Captured = new Map();
+  try {
+    fs.fchmodSync(fd, mode); // the umask must not narrow the archive's permissions
+    const directory = source ? readCentralDirectory(source) : undefined;
+    const writer = new ZipWriter(fd, directory?.baseOffset ?? 0);
+    const ends = directory ? rawEnds(directory) : new Map<number, number>();
+    const firstLocal = directory ? directory.entries.reduce((min, e) => Math.min(min, e.localHeaderOffset), directory.centralStart) : 0;
+    if (sourceFd !== undefined && firstLocal > 0) writer.copyRange(sourceFd, 0, firstLocal); // a prefix stub stays
+
+    const total = manifest.entries.length + diff.additions.length;
+    let done = 0;
+    const step = async (label: string) => {
+      progress?.(++done, total, label);
+      if (done % 256 === 0) await new Promise((resolve) => setImmediate(resolve));
+    };
+
+    for (const record of manifest.entries) {
+      const state = diff.states.get(record.index);
+      if (state === 'deleted') {
+        await step(record.path);
+        continue;
+      }
+      const original = directory ? findOriginal(directory, record) : undefined;
+      if (state === 'unchanged' && original && sourceFd !== undefined) {
+        const at = writer.size;
+        writer.copyRange(sourceFd, original.localHeaderOffset, ends.get(original.index)!);
+        writer.addCopiedRecord(source!.read(original.centralOffset, original.centralLength).slice(), at);
+      } else {
+        writeFromWorkspace(writer, root, record, original, source, captured, diff);
+      }
+      await step(record.path);
+    }
+    for (const addition of diff.additions) {
+      writeAddition(writer, root, addition.path, addition.observed, captured);
+      await step(addition.path);
+    }
+    writer.finish(directory?.commentBytes ?? new Uint8Array(0), directory?.zip64 ?? false);
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+    if (sourceFd !== undefined) fs.closeSync(sourceFd);
+    source?.close();
+  }
+  return captured;
+}
+
+/** Where each entry's raw bytes end: at the next local header in file order, or the central directory. */
+function rawEnds(directory: CentralDirectory): Map<number, number> {
+  const ordered = [...directory.entries].sort((a, b) => a.localHeaderOffset - b.localHeaderOffset);
+  const ends = new Map<number, number>();
+  ordered.forEach((entry, i) => ends.set(entry.index, ordered[i + 1]?.localHeaderOffset ?? directory.centralStart));
+  return ends;
+}
+
+/** The source's entry for a manifest record, if the source still holds it unchanged. */
+function findOriginal(directory: CentralDirectory, record: EntryRecord): ZipEntry | undefined {
+  const byIndex = directory.entries[record.index];
+  const same = (e: ZipEntry | undefined) => e !== undefined && e.name === record.name && e.crc32 === record.crc32 && e.compressedSize === record.compressed_size && e.method === record.method;
+  if (same(byIndex) && byIndex!.localHeaderOffset === record.local_header_offset) return byIndex;
+  return directory.entries.find(same);
+}
+
+/** Reads a workspace item, noting its stat first: if it changes after, the next status sees it. */
+function capture(root: string, relative: string, captured: Captured): { bytes: Buffer; observed: Observed; mode: number } {
+  const stats = fs.lstatSync(path.join(root, relative));
+  const observed = observe(stats);
+  const bytes = readWorkspaceItem(root, relative, observed.kind);
+  captured.set(relative, observed);
+  return { bytes, observed, mode: stats.mode };
+}
+
+function compress(bytes: Uint8Array, method: number): { method: number; data: Uint8Array } {
+  return method === METHOD_STORED ? { method, data: bytes } : { method: METHOD_DEFLATED, data: deflateRaw(bytes) };
+}
+
+/** A modified entry (or one the source no longer holds): new data, the original's name, attributes and method. */
+function writeFromWorkspace(writer: ZipWriter, root: string, record: EntryRecord, original: ZipEntry | undefined, source: FileSource | undefined, captured: Captured, diff: WorkspaceDiff): void {
+  const isDir = record.type === 'dir';
+  const item = isDir ? undefined : capture(root, record.path, captured);
+  const bytes = item?.bytes ?? new Uint8Array(0);
+  const mtime = new Date(isDir ? (diff.observed.get(record.path)?.mtime_ms ?? record.mtime_ms) : item!.observed.mtime_ms);
+  const { dosDate, dosTime } = dateToDosDateTime(mtime);
+  const packed = compress(bytes, record.method === METHOD_STORED ? METHOD_STORED : METHOD_DEFLATED);
+  let externalAttributes = original?.externalAttributes ?? record.external_attributes;
+  let versionMadeBy = original?.versionMadeBy ?? (HOST_UNIX << 8) | 20;
+  if (item?.observed.kind === 'symlink' && record.type === 'file') {
+    // Another tool replaced the file with a link: store it as a link, never follow it.
+    externalAttributes = ((S_IFLNK | 0o777) << 16) >>> 0;
+    versionMadeBy = (HOST_UNIX << 8) | (versionMadeBy & 0xff);
+  }
+  const rawName = original?.rawName ?? new TextEncoder().encode(record.name);
+  const fields: EntryFields = {
+    versionMadeBy,
+    flags: ((original?.flags ?? record.flags) & ~FLAG_DATA_DESCRIPTOR) | (original ? 0 : utf8Flag(record.name)),
+    method: packed.method,
+    dosTime,
+    dosDate,
+    crc32: crc32(bytes),
+    compressedSize: packed.data.length,
+    uncompressedSize: bytes.length,
+    rawName,
+    comment: original?.rawComment ?? new Uint8Array(0),
+    internalAttributes: original?.internalAttributes ?? 0,
+    externalAttributes,
+  };
+  const seconds = Math.floor(mtime.getTime() / 1000);
+  const localExtra = original && source ? readLocalExtra(source, original) : new Uint8Array(0);
+  writer.addEntry(fields, refreshExtraFields(localExtra, seconds), refreshExtraFields(original?.rawExtra ?? new Uint8Array(0), seconds), packed.data);
+}
+
+function utf8Flag(name: string): number {
+  return /^[\x20-\x7e]*$/.test(name) ? 0 : FLAG_UTF8;
+}
+
+/** A new file, link or empty folder: Unix attributes, an extended timestamp, deflate unless it does not help. */
+function writeAddition(writer: ZipWriter, root: string, relative: string, observed: Observed, captured: Captured): void {
+  const isDir = observed.kind === 'dir';
+  const item = isDir ? undefined : capture(root, relative, captured);
+  const bytes = item?.bytes ?? new Uint8Array(0);
+  let packed = compress(bytes, METHOD_DEFLATED);
+  if (packed.data.length >= bytes.length) packed = { method: METHOD_STORED, data: bytes };
+  const name = isDir ? `${relative}/` : relative;
+  const mtime = new Date((item?.observed ?? observed).mtime_ms);
+  const { dosDate, dosTime } = dateToDosDateTime(mtime);
+  const mode = isDir ? S_IFDIR | 0o755 : observed.kind === 'symlink' ? S_IFLNK | 0o777 : (item!.mode & 0o170777) | 0o600;
+  const timestamp = new Uint8Array(5);
+  timestamp[0] = 1;
+  new DataView(timestamp.buffer).setInt32(1, Math.floor(mtime.getTime() / 1000), true);
+  const extra = [{ id: 0x5455, data: timestamp }];
+  writer.addEntry(
+    {
+      versionMadeBy: (HOST_UNIX << 8) | 20,
+      flags: utf8Flag(name),
+      method: packed.method,
+      dosTime,
+      dosDate,
+      crc32: crc32(bytes),
+      compressedSize: packed.data.length,
+      uncompressedSize: bytes.length,
+      rawName: new TextEncoder().encode(name),
+      comment: new Uint8Array(0),
+      internalAttributes: 0,
+      externalAttributes: ((mode << 16) | (isDir ? 0x10 : 0)) >>> 0,
+    },
+    extra,
+    extra,
+    packed.data,
+  );
+}
+
+/** The manifest for the archive just written: read back from it, with the stats of the files it was written from. */
+function describeNewArchive(archive: string, previous: SessionRecord, captured: Captured, diff: WorkspaceDiff): Manifest {
+  const source = new FileSource(archive);
+  try {
+    const directory = readCentralDirectory(source);
+    const plan = planExtraction(directory, NO_LIMITS);
+    const entries = plan.items.map((item) => {
+      const record = entryRecord(item.entry, item.path, item.type);
+      const observed = captured.get(item.path) ?? diff.observed.get(item.path);
+      if (item.type !== 'dir' && observed) record.extracted = { size: observed.size, mtime_ms: observed.mtime_ms, ctime_ms: observed.ctime_ms, ino: observed.ino };
+      return record;
+    });
+    const session: SessionRecord = {
+      ...previous,
+      source: { ...fingerprintSource(source, directory, archive) },
+      file_count: plan.fileCount,
+      dir_count: plan.dirCount,
+      extracted_size_bytes: plan.totalBytes,
+      symlinks: plan.items.filter((i) => i.type === 'symlink').map((i) => i.path),
+    };
+    return { session, entries };
+  } catch (error) {
+    throw new ZipfsError('SYNC_FAILED', `The archive written for the sync does not read back (${(error as Error).message}); the source zip was left unchanged. This is a zipfs bug: please report it.`);
+  } finally {
+    source.close();
+  }
+}
+
+/** Keeps the current archive as `<name>.bak.zip`, replacing an older backup; a hard link costs no copy. */
+function keepBackup(target: string): string {
+  const backup = backupPathFor(target);
+  const draft = `${backup}${TEMP_MARK}${process.pid}.tmp`;
+  fs.rmSync(draft, { force: true });
+  try {
+    fs.linkSync(target, draft);
+  } catch {
+    fs.copyFileSync(target, draft);
+  }
+  fs.renameSync(draft, backup);
+  return backup;
+}
+
+function writeDurably(file: string, text: string): void {
+  const fd = fs.openSync(file, 'w');
+  try {
+    fs.writeSync(fd, text);
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+function fsyncDirectory(dir: string): void {
+  try {
+    const fd = fs.openSync(dir, 'r');
+    try {
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+  } catch {
+    // Not every platform can fsync a folder; the rename is still atomic.
+  }
+}
+
+/** Removes temporaries of syncs whose process died (kill -9, power loss). */
+function removeDeadTemporaries(target: string): void {
+  const dir = path.dirname(target);
+  const prefix = `.${path.basename(target)}${TEMP_MARK}`;
+  const backupPrefix = `${path.basename(backupPathFor(target))}${TEMP_MARK}`;
+  for (const name of fs.readdirSync(dir)) {
+    const rest = name.startsWith(prefix) ? name.slice(prefix.length) : name.startsWith(backupPrefix) ? name.slice(backupPrefix.length) : undefined;
+    if (rest === undefined || !name.endsWith('.tmp')) continue;
+    const pid = Number.parseInt(rest, 10);
+    if (!Number.isInteger(pid) || pid === process.pid) continue;
+    try {
+      process.kill(pid, 0);
+    } catch (error) {
+      if (!isSystemError(error, 'EPERM')) fs.rmSync(path.join(dir, name), { force: true });
+    }
+  }
+}

@@ -1,0 +1,92 @@
+/**
+ * Streams a new archive to a file descriptor: raw byte ranges copied from the
+ * source (unchanged entries, never decoded), freshly encoded entries, then the
+ * central directory and end records. Offsets are relative to `base`, the
+ * length of any prefix stub, following the source's convention.
+ */
+import fs from 'node:fs';
+import { encodeCentralRecord, encodeEnd, encodeLocalHeader, relocateCentralRecord, type EntryFields } from './records.ts';
+import type { ExtraField } from './extra-fields.ts';
+
+const BUFFER_BYTES = 1 << 20;
+const COPY_CHUNK_BYTES = 8 << 20;
+
+export class ZipWriter {
+  private readonly central: Uint8Array[] = [];
+  private position = 0;
+  private pending: Uint8Array[] = [];
+  private pendingBytes = 0;
+  private copyBuffer: Buffer | undefined;
+
+  constructor(
+    private readonly fd: number,
+    private readonly base = 0,
+  ) {}
+
+  /** Bytes written so far, counting what is still buffered: where the next entry starts. */
+  get size(): number {
+    return this.position + this.pendingBytes;
+  }
+
+  /** Copies `[start, end)` of the source file verbatim (a prefix stub, or unchanged entries). */
+  copyRange(sourceFd: number, start: number, end: number): void {
+    this.flush();
+    this.copyBuffer ??= Buffer.allocUnsafe(COPY_CHUNK_BYTES);
+    for (let at = start; at < end; ) {
+      const n = fs.readSync(sourceFd, this.copyBuffer, 0, Math.min(COPY_CHUNK_BYTES, end - at), at);
+      if (n === 0) throw new Error(`source ended at ${at}, before ${end}`);
+      this.writeAll(this.copyBuffer.subarray(0, n));
+      at += n;
+    }
+  }
+
+  /** Records a copied entry's central-directory record, moved to where its local header now starts. */
+  addCopiedRecord(record: Uint8Array, localHeaderPosition: number): void {
+    this.central.push(relocateCentralRecord(record, localHeaderPosition - this.base));
+  }
+
+  /** Writes a new entry whose data is already compressed as `fields.method` says. */
+  addEntry(fields: EntryFields, localExtra: ExtraField[], centralExtra: ExtraField[], data: Uint8Array): void {
+    const offset = this.size - this.base;
+    this.push(encodeLocalHeader(fields, localExtra));
+    this.push(data);
+    this.central.push(encodeCentralRecord(fields, centralExtra, offset));
+  }
+
+  /** Writes the central directory and end records; returns the archive's total size. */
+  finish(comment: Uint8Array, keepZip64: boolean): number {
+    const directoryOffset = this.size - this.base;
+    let directorySize = 0;
+    for (const record of this.central) {
+      this.push(record);
+      directorySize += record.length;
+    }
+    this.push(encodeEnd(this.central.length, directoryOffset, directorySize, comment, keepZip64));
+    this.flush();
+    return this.position;
+  }
+
+  private push(bytes: Uint8Array): void {
+    if (bytes.length >= BUFFER_BYTES) {
+      this.flush();
+      this.writeAll(bytes);
+      return;
+    }
+    this.pending.push(bytes);
+    this.pendingBytes += bytes.length;
+    if (this.pendingBytes >= BUFFER_BYTES) this.flush();
+  }
+
+  private flush(): void {
+    if (this.pendingBytes === 0) return;
+    const joined = Buffer.concat(this.pending, this.pendingBytes);
+    this.pending = [];
+    this.pendingBytes = 0;
+    this.writeAll(joined);
+  }
+
+  private writeAll(bytes: Uint8Array): void {
+    for (let done = 0; done < bytes.length; ) done += fs.writeSync(this.fd, bytes, done, bytes.length - done, this.position + done);
+    this.position += bytes.length;
+  }
+}
