@@ -22,7 +22,7 @@ if (typecheck.exitCode !== 0) {
 const build = Bun.spawnSync([process.execPath, 'scripts/build.ts'], { cwd: root, stdout: 'inherit', stderr: 'inherit' });
 if (build.exitCode !== 0) process.exit(build.exitCode ?? 1);
 
-const test = Bun.spawnSync([process.execPath, 'test', '--reporter=junit', `--reporter-outfile=${report}`, ...process.argv.slice(2)], {
+const test = Bun.spawnSync([process.execPath, 'test', '--timeout=60000', '--reporter=junit', `--reporter-outfile=${report}`, ...process.argv.slice(2)], {
   cwd: root,
   stdout: 'inherit',
   stderr: 'inherit',

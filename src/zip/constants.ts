@@ -24,6 +24,7 @@ export const METHOD_DEFLATED = 8;
 export const EXTRA_ZIP64 = 0x0001;
 export const EXTRA_EXTENDED_TIMESTAMP = 0x5455;
 export const EXTRA_UNICODE_PATH = 0x7075;
+export const EXTRA_NTFS = 0x000a;
 
 /** "Version made by" host systems whose external attributes carry Unix mode bits. */
 export const HOST_UNIX = 3;

@@ -8,6 +8,7 @@ import {
   CENTRAL_HEADER_LENGTH,
   END_OF_CENTRAL_DIR_LENGTH,
   EXTRA_EXTENDED_TIMESTAMP,
+  EXTRA_NTFS,
   EXTRA_ZIP64,
   LOCAL_HEADER_LENGTH,
   SIG_CENTRAL_HEADER,
@@ -46,16 +47,29 @@ export function serializeExtraFields(fields: ExtraField[]): Uint8Array {
   return out.done();
 }
 
-/** Extra fields without zip64 (recomputed on write) and with the extended
- * timestamp's modification time set to `unixSeconds`, other fields untouched. */
+/** Seconds between 1601-01-01 (the NTFS epoch) and 1970-01-01. */
+const NTFS_EPOCH_OFFSET = 11_644_473_600;
+
+/**
+ * Extra fields without zip64 (recomputed on write), with the modification time
+ * in the extended-timestamp and NTFS fields set to `unixSeconds`, so no reader
+ * shows the old time for new data; every other field stays as it was.
+ */
 export function refreshExtraFields(block: Uint8Array, unixSeconds: number): ExtraField[] {
   return parseExtraFields(block)
     .filter((f) => f.id !== EXTRA_ZIP64)
     .map((f) => {
-      if (f.id !== EXTRA_EXTENDED_TIMESTAMP || f.data.length < 5 || (f.data[0]! & 1) === 0) return f;
-      const data = f.data.slice();
-      new DataView(data.buffer).setInt32(1, unixSeconds, true);
-      return { id: f.id, data };
+      if (f.id === EXTRA_EXTENDED_TIMESTAMP && f.data.length >= 5 && (f.data[0]! & 1) === 1) {
+        const data = f.data.slice();
+        new DataView(data.buffer).setInt32(1, unixSeconds, true);
+        return { id: f.id, data };
+      }
+      if (f.id === EXTRA_NTFS && f.data.length >= 32 && new ByteReader(f.data).u16(4) === 1 && new ByteReader(f.data).u16(6) >= 24) {
+        const data = f.data.slice();
+        new DataView(data.buffer).setBigUint64(8, BigInt(unixSeconds + NTFS_EPOCH_OFFSET) * 10_000_000n, true);
+        return { id: f.id, data };
+      }
+      return f;
     });
 }
 
