@@ -14,8 +14,8 @@ import { validateInput } from '../validate.ts';
 import { toolDefinition } from './tools.ts';
 
 const INSTRUCTIONS =
-  'zipfs opens zip archives as folders: zipfs_open extracts an archive into a workspace session whose files you can list, tree and read with these tools, or work on directly in the folder zipfs_path returns. ' +
-  'Sessions persist across calls until zipfs_close, and the session argument may be left out whenever exactly one session is open.';
+  'zipfs opens a zip archive as a folder: zipfs_open extracts it into a workspace session whose files you read and change with these tools, or with any tool in the folder zipfs_path returns. ' +
+  'zipfs_status shows what changed and zipfs_sync writes it back into the original zip atomically with a backup; the session argument may be left out whenever exactly one session is open.';
 
 export async function serveMcp(options: { version: string; home: string; env: NodeJS.ProcessEnv }): Promise<void> {
   // Anything printed by accident must not corrupt the protocol stream.

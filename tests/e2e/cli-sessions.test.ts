@@ -112,11 +112,4 @@ describe('zipfs close', () => {
     expect(fs.readdirSync(path.join(box.home, 'workspaces'))).toStrictEqual([]);
     expect(box.run(['close', '--json']).json.error.code).toBe('NO_SESSIONS');
   });
-
-  it('says plainly that close --sync is not available yet, and keeps the workspace', () => {
-    box.run(['open', zip]);
-    const result = box.run(['close', '--sync', '--json']);
-    expect(result.json.error.code).toBe('SYNC_FAILED');
-    expect(fs.existsSync(path.join(box.home, 'workspaces/reports/contents/README.txt'))).toBe(true);
-  });
 });

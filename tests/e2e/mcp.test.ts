@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'bun:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { sandbox, writeZip } from '../helpers/cli.ts';
 import { corpusPath } from '../helpers/corpus.ts';
@@ -9,10 +10,14 @@ import { call, connect } from '../helpers/mcp-client.ts';
 import { initialize, initialized, rawSession } from '../helpers/raw-mcp.ts';
 import { rawZip } from '../helpers/raw-zip.ts';
 
-/** The ADR's tools of this stage and their parameters, exactly. */
+/** The ADR's tools and their parameters, exactly; `force` on close is our extension (DESIGN.md). */
 const ADR_PARAMETERS: Record<string, string[]> = {
   zipfs_open: ['path', 'name'],
-  zipfs_close: ['session', 'sync'],
+  zipfs_close: ['session', 'sync', 'force'],
+  zipfs_write: ['session', 'path', 'content', 'encoding', 'create_dirs'],
+  zipfs_delete: ['session', 'path', 'recursive'],
+  zipfs_status: ['session'],
+  zipfs_sync: ['session', 'force', 'dry_run'],
   zipfs_ls: ['session', 'path', 'recursive'],
   zipfs_tree: ['session', 'path', 'max_depth'],
   zipfs_read: ['session', 'path', 'encoding', 'offset', 'limit'],
@@ -136,6 +141,49 @@ describe('MCP server: operations', () => {
     await expectCode('zipfs_open', { path: zip, name: 'one' }, 'NAME_COLLISION');
     await expectCode('zipfs_read', { session: 'one', path: 'nope.txt' }, 'PATH_NOT_FOUND');
     await expectCode('zipfs_ls', { session: 'one', path: '../../..' }, 'PATH_TRAVERSAL');
+  });
+});
+
+describe('MCP server: editing and syncing', () => {
+  it('writes, deletes, shows status, syncs with progress, and closes', async () => {
+    await call(client, 'zipfs_open', { path: zip });
+    expect((await call(client, 'zipfs_write', { path: 'data/config.json', content: '{"debug": false}' })).data).toStrictEqual({ written: true, size_bytes: 16 });
+    expect((await call(client, 'zipfs_write', { path: 'bin/blob', content: Buffer.from(binaryBytes(10)).toString('base64'), encoding: 'base64' })).data.size_bytes).toBe(10);
+    expect((await call(client, 'zipfs_delete', { path: 'data/archive', recursive: true })).data).toStrictEqual({ deleted: true, path: 'data/archive' });
+    expect((await call(client, 'zipfs_status')).data).toStrictEqual({
+      modified: ['data/config.json'],
+      added: ['bin/blob'],
+      deleted: ['data/archive/', 'data/archive/2024.csv'],
+      unchanged_count: 6,
+    });
+    expect((await call(client, 'zipfs_sync', { dry_run: true })).data).toMatchObject({ synced: false, files_modified: 1, files_added: 1, files_deleted: 2 });
+    const progress: { progress: number; total?: number }[] = [];
+    const synced = await client.callTool({ name: 'zipfs_sync', arguments: {} }, undefined, { onprogress: (p) => progress.push(p) });
+    expect(synced.structuredContent).toMatchObject({ synced: true, backup_path: path.join(box.dir, 'reports.bak.zip') });
+    expect(progress.at(-1)).toMatchObject({ progress: 10, total: 10 });
+    expect((await call(client, 'zipfs_status')).data.modified).toStrictEqual([]);
+    await call(client, 'zipfs_write', { path: 'README.txt', content: 'unsynced' });
+    expect((await call(client, 'zipfs_close')).data.error.code).toBe('UNSYNCED_CHANGES');
+    expect((await call(client, 'zipfs_close', { sync: true })).data).toStrictEqual({ closed: true, synced: true });
+  });
+
+  it('returns CONFLICT_DETECTED, LOCKED and write errors as isError results', async () => {
+    const opened = await call(client, 'zipfs_open', { path: zip });
+    await call(client, 'zipfs_write', { path: 'README.txt', content: 'x' });
+    fs.appendFileSync(zip, 'changed elsewhere');
+    expect((await call(client, 'zipfs_sync')).data.error.code).toBe('CONFLICT_DETECTED');
+    const holder = Bun.spawn(['sleep', '30']);
+    try {
+      fs.writeFileSync(path.join(opened.data.workspace_path, '../lock'), JSON.stringify({ pid: holder.pid, host: os.hostname(), command: 'sync', since: 'now' }));
+      const locked = await call(client, 'zipfs_write', { path: 'a.txt', content: 'x' });
+      expect(locked.isError).toBe(true);
+      expect(locked.data.error.code).toBe('LOCKED');
+    } finally {
+      holder.kill();
+      await holder.exited;
+    }
+    expect((await call(client, 'zipfs_write', { path: '../../x', content: 'x' })).data.error.code).toBe('PATH_TRAVERSAL');
+    expect((await call(client, 'zipfs_write', { path: 'x', content: '%%%', encoding: 'base64' })).data.error.code).toBe('INVALID_INPUT');
   });
 });
 

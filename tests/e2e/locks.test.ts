@@ -1,0 +1,61 @@
+import { afterEach, beforeEach, describe, expect, it } from 'bun:test';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { ERROR_CODES } from '../../src/errors.ts';
+import { BINARY } from '../helpers/ensure-binary.ts';
+import { sandbox, writeZip } from '../helpers/cli.ts';
+import { reportsZip } from '../helpers/fixtures.ts';
+
+let box: ReturnType<typeof sandbox>;
+let lock: string;
+beforeEach(() => {
+  box = sandbox();
+  box.run(['open', writeZip(box.dir, 'reports.zip', reportsZip())]);
+  lock = path.join(box.home, 'workspaces/reports/lock');
+});
+afterEach(() => box.cleanup());
+
+const lockBy = (pid: number) => fs.writeFileSync(lock, JSON.stringify({ pid, host: os.hostname(), command: 'sync', since: '2026-01-01T00:00:00Z' }));
+
+describe('session locks', () => {
+  it('gives LOCKED, naming the holder, while a live process holds the lock; reads still work', () => {
+    const holder = Bun.spawn(['sleep', '30']);
+    try {
+      lockBy(holder.pid);
+      for (const args of [['write', 'a.txt', 'x'], ['delete', 'README.txt'], ['sync'], ['close', '--force']]) {
+        const result = box.run([...args, '--json']);
+        expect(result.code).toBe(ERROR_CODES.LOCKED.exit);
+        expect(result.json.error.message).toContain(`process ${holder.pid}`);
+      }
+      expect(box.run(['read', 'README.txt']).code).toBe(0);
+      expect(box.run(['status', '--json']).code).toBe(0);
+    } finally {
+      holder.kill();
+    }
+  });
+
+  it('takes over a lock left by a dead process', () => {
+    const dead = Bun.spawnSync(['true']).pid;
+    lockBy(dead);
+    expect(box.run(['write', 'a.txt', 'x', '--json']).json.written).toBe(true);
+    expect(fs.existsSync(lock)).toBe(false);
+  });
+
+  it('lets concurrent mutations through one at a time: each succeeds or gets LOCKED, nothing is corrupted', async () => {
+    const env = { ...process.env, ZIPFS_HOME: box.home };
+    const writers = Array.from({ length: 8 }, (_, i) => Bun.spawn([BINARY, 'write', `f${i}.txt`, `content ${i}`, '--json'], { env, stdout: 'pipe' }));
+    const syncer = Bun.spawn([BINARY, 'sync', '--json'], { env, stdout: 'pipe' });
+    const results = await Promise.all([...writers, syncer].map(async (p) => JSON.parse(await new Response(p.stdout).text())));
+    for (const result of results) expect(result.error === undefined || result.error.code === 'LOCKED').toBe(true);
+    expect(results.some((r) => r.error === undefined)).toBe(true);
+    expect(fs.existsSync(lock)).toBe(false);
+    // What did get written is whole, and a final sync leaves everything consistent.
+    results.slice(0, 8).forEach((r, i) => {
+      if (!r.error) expect(fs.readFileSync(path.join(box.home, `workspaces/reports/contents/f${i}.txt`), 'utf8')).toBe(`content ${i}`);
+    });
+    expect(box.run(['sync', '--json']).json.synced).toBe(true);
+    expect(box.run(['status', '--json']).json.added).toStrictEqual([]);
+    expect(Bun.spawnSync(['unzip', '-tq', path.join(box.dir, 'reports.zip')]).exitCode).toBe(0);
+  });
+});
