@@ -189,7 +189,7 @@ export async function runCli(io: CliIo): Promise<number> {
       io.stdout.write(`${JSON.stringify(output, null, 2)}\n`);
     } else {
       const text = command.render(output as never);
-      io.stdout.write(command.cli.rawOutput || text.endsWith('\n') ? text : `${text}\n`);
+      if (text !== '') io.stdout.write(command.cli.rawOutput || text.endsWith('\n') ? text : `${text}\n`);
       const note = command.note?.(output as never);
       if (note) io.stderr.write(`${err.dim(note)}\n`);
     }

@@ -14,15 +14,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ZipfsError, isSystemError } from '../errors.ts';
 import type { Limits } from '../limits.ts';
-import { crc32, deflateRaw } from '../zip/codec.ts';
-import { FLAG_DATA_DESCRIPTOR, FLAG_UTF8, HOST_UNIX, METHOD_DEFLATED, METHOD_STORED, S_IFDIR, S_IFLNK } from '../zip/constants.ts';
-import { dateToDosDateTime } from '../zip/dos-time.ts';
-import { FileSource, ZipWriter, readCentralDirectory, readLocalExtra, refreshExtraFields, type CentralDirectory, type EntryFields, type ZipEntry } from '../zip/index.ts';
+import { FileSource, ZipWriter, readCentralDirectory, type CentralDirectory, type ZipEntry } from '../zip/index.ts';
 import { planExtraction } from './extraction-plan.ts';
 import { entryRecord, fingerprintSource, readManifest, serializeManifest, type EntryRecord, type Manifest, type SessionRecord } from './manifest.ts';
 import type { Progress } from './open-archive.ts';
 import type { Session } from './session-store.ts';
-import { diffWorkspace, observe, readWorkspaceItem, type Observed, type WorkspaceDiff } from './workspace-diff.ts';
+import { writeAddition, writeFromWorkspace, type Captured } from './sync-entries.ts';
+import { TEMP_MARK, fsyncDirectory, keepBackup, removeDeadTemporaries, writeDurably } from './sync-files.ts';
+import { diffWorkspace, type WorkspaceDiff } from './workspace-diff.ts';
 
 export interface SyncRequest {
   session: Session;
@@ -41,13 +40,6 @@ export interface SyncResult {
 
 /** Layout checks only: the limits guard against hostile archives, not against a user's own edits. */
 const NO_LIMITS: Limits = { maxEntries: Infinity, maxExtractedBytes: Infinity, maxRatio: Infinity, maxEntryRatio: Infinity, ratioFloorBytes: Infinity, readDefaultBytes: 0 };
-const TEMP_MARK = '.zipfs-';
-
-/** `reports.zip` -> `reports.bak.zip`; `archive` -> `archive.bak`. */
-export function backupPathFor(source: string): string {
-  const extension = path.extname(source);
-  return extension ? `${source.slice(0, -extension.length)}.bak${extension}` : `${source}.bak`;
-}
 
 function nextManifestPath(session: Session): string {
   return `${session.manifest}.next`;
@@ -145,9 +137,6 @@ export async function syncSession(request: SyncRequest): Promise<SyncResult> {
   }
 }
 
-/** What was read from the workspace for each written entry, so the new manifest records the stat that matches the bytes. */
-type Captured = Map<string, Observed>;
-
 async function writeArchive(temporary: string, target: string, sourceExists: boolean, manifest: Manifest, diff: WorkspaceDiff, root: string, progress?: Progress): Promise<Captured> {
   const mode = sourceExists ? fs.statSync(target).mode & 0o7777 : 0o644;
   const fd = fs.openSync(temporary, 'wx', mode);
@@ -215,94 +204,6 @@ function findOriginal(directory: CentralDirectory, record: EntryRecord): ZipEntr
   return directory.entries.find(same);
 }
 
-/** Reads a workspace item, noting its stat first: if it changes after, the next status sees it. */
-function capture(root: string, relative: string, captured: Captured): { bytes: Buffer; observed: Observed; mode: number } {
-  const stats = fs.lstatSync(path.join(root, relative));
-  const observed = observe(stats);
-  const bytes = readWorkspaceItem(root, relative, observed.kind);
-  captured.set(relative, observed);
-  return { bytes, observed, mode: stats.mode };
-}
-
-function compress(bytes: Uint8Array, method: number): { method: number; data: Uint8Array } {
-  return method === METHOD_STORED ? { method, data: bytes } : { method: METHOD_DEFLATED, data: deflateRaw(bytes) };
-}
-
-/** A modified entry (or one the source no longer holds): new data, the original's name, attributes and method. */
-function writeFromWorkspace(writer: ZipWriter, root: string, record: EntryRecord, original: ZipEntry | undefined, source: FileSource | undefined, captured: Captured, diff: WorkspaceDiff): void {
-  const isDir = record.type === 'dir';
-  const item = isDir ? undefined : capture(root, record.path, captured);
-  const bytes = item?.bytes ?? new Uint8Array(0);
-  const mtime = new Date(isDir ? (diff.observed.get(record.path)?.mtime_ms ?? record.mtime_ms) : item!.observed.mtime_ms);
-  const { dosDate, dosTime } = dateToDosDateTime(mtime);
-  const packed = compress(bytes, record.method === METHOD_STORED ? METHOD_STORED : METHOD_DEFLATED);
-  let externalAttributes = original?.externalAttributes ?? record.external_attributes;
-  let versionMadeBy = original?.versionMadeBy ?? (HOST_UNIX << 8) | 20;
-  if (item?.observed.kind === 'symlink' && record.type === 'file') {
-    // Another tool replaced the file with a link: store it as a link, never follow it.
-    externalAttributes = ((S_IFLNK | 0o777) << 16) >>> 0;
-    versionMadeBy = (HOST_UNIX << 8) | (versionMadeBy & 0xff);
-  }
-  const rawName = original?.rawName ?? new TextEncoder().encode(record.name);
-  const fields: EntryFields = {
-    versionMadeBy,
-    flags: ((original?.flags ?? record.flags) & ~FLAG_DATA_DESCRIPTOR) | (original ? 0 : utf8Flag(record.name)),
-    method: packed.method,
-    dosTime,
-    dosDate,
-    crc32: crc32(bytes),
-    compressedSize: packed.data.length,
-    uncompressedSize: bytes.length,
-    rawName,
-    comment: original?.rawComment ?? new Uint8Array(0),
-    internalAttributes: original?.internalAttributes ?? 0,
-    externalAttributes,
-  };
-  const seconds = Math.floor(mtime.getTime() / 1000);
-  const localExtra = original && source ? readLocalExtra(source, original) : new Uint8Array(0);
-  writer.addEntry(fields, refreshExtraFields(localExtra, seconds), refreshExtraFields(original?.rawExtra ?? new Uint8Array(0), seconds), packed.data);
-}
-
-function utf8Flag(name: string): number {
-  return /^[\x20-\x7e]*$/.test(name) ? 0 : FLAG_UTF8;
-}
-
-/** A new file, link or empty folder: Unix attributes, an extended timestamp, deflate unless it does not help. */
-function writeAddition(writer: ZipWriter, root: string, relative: string, observed: Observed, captured: Captured): void {
-  const isDir = observed.kind === 'dir';
-  const item = isDir ? undefined : capture(root, relative, captured);
-  const bytes = item?.bytes ?? new Uint8Array(0);
-  let packed = compress(bytes, METHOD_DEFLATED);
-  if (packed.data.length >= bytes.length) packed = { method: METHOD_STORED, data: bytes };
-  const name = isDir ? `${relative}/` : relative;
-  const mtime = new Date((item?.observed ?? observed).mtime_ms);
-  const { dosDate, dosTime } = dateToDosDateTime(mtime);
-  const mode = isDir ? S_IFDIR | 0o755 : observed.kind === 'symlink' ? S_IFLNK | 0o777 : (item!.mode & 0o170777) | 0o600;
-  const timestamp = new Uint8Array(5);
-  timestamp[0] = 1;
-  new DataView(timestamp.buffer).setInt32(1, Math.floor(mtime.getTime() / 1000), true);
-  const extra = [{ id: 0x5455, data: timestamp }];
-  writer.addEntry(
-    {
-      versionMadeBy: (HOST_UNIX << 8) | 20,
-      flags: utf8Flag(name),
-      method: packed.method,
-      dosTime,
-      dosDate,
-      crc32: crc32(bytes),
-      compressedSize: packed.data.length,
-      uncompressedSize: bytes.length,
-      rawName: new TextEncoder().encode(name),
-      comment: new Uint8Array(0),
-      internalAttributes: 0,
-      externalAttributes: ((mode << 16) | (isDir ? 0x10 : 0)) >>> 0,
-    },
-    extra,
-    extra,
-    packed.data,
-  );
-}
-
 /** The manifest for the archive just written: read back from it, with the stats of the files it was written from. */
 function describeNewArchive(archive: string, previous: SessionRecord, captured: Captured, diff: WorkspaceDiff): Manifest {
   const source = new FileSource(archive);
@@ -328,60 +229,5 @@ function describeNewArchive(archive: string, previous: SessionRecord, captured: 
     throw new ZipfsError('SYNC_FAILED', `The archive written for the sync does not read back (${(error as Error).message}); the source zip was left unchanged. This is a zipfs bug: please report it.`);
   } finally {
     source.close();
-  }
-}
-
-/** Keeps the current archive as `<name>.bak.zip`, replacing an older backup; a hard link costs no copy. */
-function keepBackup(target: string): string {
-  const backup = backupPathFor(target);
-  const draft = `${backup}${TEMP_MARK}${process.pid}.tmp`;
-  fs.rmSync(draft, { force: true });
-  try {
-    fs.linkSync(target, draft);
-  } catch {
-    fs.copyFileSync(target, draft);
-  }
-  fs.renameSync(draft, backup);
-  return backup;
-}
-
-function writeDurably(file: string, text: string): void {
-  const fd = fs.openSync(file, 'w');
-  try {
-    fs.writeSync(fd, text);
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
-}
-
-function fsyncDirectory(dir: string): void {
-  try {
-    const fd = fs.openSync(dir, 'r');
-    try {
-      fs.fsyncSync(fd);
-    } finally {
-      fs.closeSync(fd);
-    }
-  } catch {
-    // Not every platform can fsync a folder; the rename is still atomic.
-  }
-}
-
-/** Removes temporaries of syncs whose process died (kill -9, power loss). */
-function removeDeadTemporaries(target: string): void {
-  const dir = path.dirname(target);
-  const prefix = `.${path.basename(target)}${TEMP_MARK}`;
-  const backupPrefix = `${path.basename(backupPathFor(target))}${TEMP_MARK}`;
-  for (const name of fs.readdirSync(dir)) {
-    const rest = name.startsWith(prefix) ? name.slice(prefix.length) : name.startsWith(backupPrefix) ? name.slice(backupPrefix.length) : undefined;
-    if (rest === undefined || !name.endsWith('.tmp')) continue;
-    const pid = Number.parseInt(rest, 10);
-    if (!Number.isInteger(pid) || pid === process.pid) continue;
-    try {
-      process.kill(pid, 0);
-    } catch (error) {
-      if (!isSystemError(error, 'EPERM')) fs.rmSync(path.join(dir, name), { force: true });
-    }
   }
 }

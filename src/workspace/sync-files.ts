@@ -1,0 +1,71 @@
+/**
+ * The file-system steps around a sync: the backup beside the source, durable
+ * writes, and removal of temporaries left by syncs whose process died.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { isSystemError } from '../errors.ts';
+
+/** Marks zipfs temporaries beside a source zip: `.<name>.zipfs-<pid>-<id>.tmp`. */
+export const TEMP_MARK = '.zipfs-';
+
+/** `reports.zip` -> `reports.bak.zip`; `archive` -> `archive.bak`. */
+export function backupPathFor(source: string): string {
+  const extension = path.extname(source);
+  return extension ? `${source.slice(0, -extension.length)}.bak${extension}` : `${source}.bak`;
+}
+
+/** Keeps the current archive as `<name>.bak.zip`, replacing an older backup; a hard link costs no copy. */
+export function keepBackup(target: string): string {
+  const backup = backupPathFor(target);
+  const draft = `${backup}${TEMP_MARK}${process.pid}.tmp`;
+  fs.rmSync(draft, { force: true });
+  try {
+    fs.linkSync(target, draft);
+  } catch {
+    fs.copyFileSync(target, draft);
+  }
+  fs.renameSync(draft, backup);
+  return backup;
+}
+
+export function writeDurably(file: string, text: string): void {
+  const fd = fs.openSync(file, 'w');
+  try {
+    fs.writeSync(fd, text);
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+export function fsyncDirectory(dir: string): void {
+  try {
+    const fd = fs.openSync(dir, 'r');
+    try {
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+  } catch {
+    // Not every platform can fsync a folder; the rename is still atomic.
+  }
+}
+
+/** Removes temporaries of syncs whose process died (kill -9, power loss). */
+export function removeDeadTemporaries(target: string): void {
+  const dir = path.dirname(target);
+  const prefix = `.${path.basename(target)}${TEMP_MARK}`;
+  const backupPrefix = `${path.basename(backupPathFor(target))}${TEMP_MARK}`;
+  for (const name of fs.readdirSync(dir)) {
+    const rest = name.startsWith(prefix) ? name.slice(prefix.length) : name.startsWith(backupPrefix) ? name.slice(backupPrefix.length) : undefined;
+    if (rest === undefined || !name.endsWith('.tmp')) continue;
+    const pid = Number.parseInt(rest, 10);
+    if (!Number.isInteger(pid) || pid === process.pid) continue;
+    try {
+      process.kill(pid, 0);
+    } catch (error) {
+      if (!isSystemError(error, 'EPERM')) fs.rmSync(path.join(dir, name), { force: true });
+    }
+  }
+}
