@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ZipfsError, isSystemError } from '../errors.ts';
+import { isProcessAlive } from './process-alive.ts';
 import type { Session } from './session-store.ts';
 
 interface LockOwner {
@@ -34,13 +35,7 @@ function readOwner(file: string): LockOwner | undefined {
 }
 
 function isAlive(owner: LockOwner): boolean {
-  if (owner.host !== os.hostname()) return true; // cannot tell: assume it is
-  try {
-    process.kill(owner.pid, 0);
-    return true;
-  } catch (error) {
-    return isSystemError(error, 'EPERM');
-  }
+  return owner.host !== os.hostname() || isProcessAlive(owner.pid); // another host's process: cannot tell, assume it lives
 }
 
 /** Whether another live process holds the session's lock (prune skips such sessions). */

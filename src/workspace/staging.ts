@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { STAGING_PREFIX, workspacesDir } from './data-dir.ts';
+import { isProcessAlive } from './process-alive.ts';
 
 /** Staging folders this process is filling; removed if the process is told to stop. */
 const active = new Set<string>();
@@ -31,15 +32,6 @@ export function discardAllStaging(): void {
   for (const dir of active) discardStaging(dir);
 }
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /** Removes staging folders left by opens whose process died (SIGKILL, power loss). */
 export function removeDeadStaging(home: string): void {
   let names: string[];
@@ -51,7 +43,7 @@ export function removeDeadStaging(home: string): void {
   for (const name of names) {
     if (!name.startsWith(STAGING_PREFIX)) continue;
     const pid = Number(name.slice(STAGING_PREFIX.length).split('-')[0]);
-    if (Number.isInteger(pid) && pid !== process.pid && !isAlive(pid)) {
+    if (Number.isInteger(pid) && pid !== process.pid && !isProcessAlive(pid)) {
       fs.rmSync(path.join(workspacesDir(home), name), { recursive: true, force: true });
     }
   }

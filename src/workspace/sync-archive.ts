@@ -151,6 +151,8 @@ async function writeArchive(temporary: string, target: string, sourceExists: boo
     const firstLocal = directory ? directory.entries.reduce((min, e) => Math.min(min, e.localHeaderOffset), directory.centralStart) : 0;
     if (sourceFd !== undefined && firstLocal > 0) writer.copyRange(sourceFd, 0, firstLocal); // a prefix stub stays
 
+    let names: Map<string, ZipEntry> | undefined;
+    const byName = () => (names ??= new Map(directory!.entries.map((e) => [e.name, e])));
     const total = manifest.entries.length + diff.additions.length;
     let done = 0;
     const step = async (label: string) => {
@@ -164,7 +166,7 @@ async function writeArchive(temporary: string, target: string, sourceExists: boo
         await step(record.path);
         continue;
       }
-      const original = directory ? findOriginal(directory, record) : undefined;
+      const original = directory ? findOriginal(directory, byName, record) : undefined;
       if (state === 'unchanged' && original && sourceFd !== undefined) {
         const at = writer.size;
         writer.copyRange(sourceFd, original.localHeaderOffset, ends.get(original.index)!);
@@ -196,12 +198,17 @@ function rawEnds(directory: CentralDirectory): Map<number, number> {
   return ends;
 }
 
-/** The source's entry for a manifest record, if the source still holds it unchanged. */
-function findOriginal(directory: CentralDirectory, record: EntryRecord): ZipEntry | undefined {
-  const byIndex = directory.entries[record.index];
+/**
+ * The source's entry for a manifest record, if the source still holds it
+ * unchanged: at the same index normally, found by name when a forced sync
+ * writes over a source that was rewritten meanwhile.
+ */
+function findOriginal(directory: CentralDirectory, byName: () => Map<string, ZipEntry>, record: EntryRecord): ZipEntry | undefined {
   const same = (e: ZipEntry | undefined) => e !== undefined && e.name === record.name && e.crc32 === record.crc32 && e.compressedSize === record.compressed_size && e.method === record.method;
-  if (same(byIndex) && byIndex!.localHeaderOffset === record.local_header_offset) return byIndex;
-  return directory.entries.find(same);
+  const byIndex = directory.entries[record.index];
+  if (same(byIndex)) return byIndex;
+  const named = byName().get(record.name);
+  return same(named) ? named : undefined;
 }
 
 /** The manifest for the archive just written: read back from it, with the stats of the files it was written from. */

@@ -4,7 +4,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { isSystemError } from '../errors.ts';
+import { isProcessAlive } from './process-alive.ts';
 
 /** Marks zipfs temporaries beside a source zip: `.<name>.zipfs-<pid>-<id>.tmp`. */
 export const TEMP_MARK = '.zipfs-';
@@ -61,11 +61,6 @@ export function removeDeadTemporaries(target: string): void {
     const rest = name.startsWith(prefix) ? name.slice(prefix.length) : name.startsWith(backupPrefix) ? name.slice(backupPrefix.length) : undefined;
     if (rest === undefined || !name.endsWith('.tmp')) continue;
     const pid = Number.parseInt(rest, 10);
-    if (!Number.isInteger(pid) || pid === process.pid) continue;
-    try {
-      process.kill(pid, 0);
-    } catch (error) {
-      if (!isSystemError(error, 'EPERM')) fs.rmSync(path.join(dir, name), { force: true });
-    }
+    if (Number.isInteger(pid) && pid !== process.pid && !isProcessAlive(pid)) fs.rmSync(path.join(dir, name), { force: true });
   }
 }
