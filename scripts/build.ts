@@ -17,7 +17,8 @@ const targets: (string | undefined)[] = values.all ? [...TARGETS] : values.targe
 let failed = 0;
 for (const target of targets) {
   const outfile = path.join(root, 'dist', target ? `zipfs-${target}${target.startsWith('windows') ? '.exe' : ''}` : 'zipfs');
-  const args = ['build', '--compile', '--minify', '--sourcemap', 'src/main.ts', '--outfile', outfile];
+  // The grep worker is a second entry point: a worker in a compiled binary must be built into it.
+  const args = ['build', '--compile', '--minify', '--sourcemap', 'src/main.ts', 'src/workspace/grep-worker.ts', '--outfile', outfile];
   if (target) args.push('--target', `bun-${target}`);
   const result = Bun.spawnSync([process.execPath, ...args], { cwd: root, stdout: 'inherit', stderr: 'inherit' });
   if (result.exitCode === 0) console.error(`built ${path.relative(root, outfile)}`);

@@ -22,6 +22,9 @@ export const LIMIT_SPECS = {
   maxEntryRatio: { env: 'ZIPFS_MAX_ENTRY_RATIO', default: 500, description: 'Uncompressed:compressed ratio of one entry' },
   ratioFloorBytes: { env: 'ZIPFS_RATIO_FLOOR_BYTES', default: 16 * MiB, description: 'Ratios are checked only once the archive (or entry) expands past this size' },
   readDefaultBytes: { env: 'ZIPFS_READ_DEFAULT_LIMIT', default: 256 * KiB, description: 'Bytes `read` returns when no limit is given' },
+  maxSessions: { env: 'ZIPFS_MAX_SESSIONS', default: 100, description: 'Sessions open at once' },
+  maxTotalBytes: { env: 'ZIPFS_MAX_TOTAL_BYTES', default: 16 * GiB, description: 'Bytes extracted into all workspaces together' },
+  grepBudgetMs: { env: 'ZIPFS_GREP_TIME_BUDGET_MS', default: 5000, description: 'Time one grep may take before it returns what it found' },
 } as const satisfies Record<string, LimitSpec>;
 
 export type Limits = { -readonly [K in keyof typeof LIMIT_SPECS]: number };

@@ -6,9 +6,11 @@
 import type { Command } from './command.ts';
 import { close } from './commands/close.ts';
 import { del } from './commands/delete.ts';
+import { grep } from './commands/grep.ts';
 import { ls } from './commands/ls.ts';
 import { open } from './commands/open.ts';
 import { path } from './commands/path.ts';
+import { prune } from './commands/prune.ts';
 import { read } from './commands/read.ts';
 import { sessions } from './commands/sessions.ts';
 import { status } from './commands/status.ts';
@@ -16,7 +18,7 @@ import { sync } from './commands/sync.ts';
 import { tree } from './commands/tree.ts';
 import { write } from './commands/write.ts';
 
-export const COMMANDS: readonly Command[] = [open, sessions, path, ls, tree, read, write, del, status, sync, close] as unknown as Command[];
+export const COMMANDS: readonly Command[] = [open, sessions, path, ls, tree, read, write, del, grep, status, sync, close, prune] as unknown as Command[];
 
 export const MCP_TOOL_PREFIX = 'zipfs_';
 

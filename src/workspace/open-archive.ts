@@ -9,7 +9,8 @@ import { printable } from './entry-paths.ts';
 import { planExtraction, type ExtractionPlan, type PlannedItem } from './extraction-plan.ts';
 import { MANIFEST_FORMAT, entryRecord, fingerprintSource, serializeManifest, type EntryRecord, type SessionRecord } from './manifest.ts';
 import { assertValidName, deriveName, freeName } from './session-name.ts';
-import { loadSession, type Session } from './session-store.ts';
+import { listSessions, loadSession, type Session } from './session-store.ts';
+import { humanBytes } from '../format/units.ts';
 import { createStaging, discardStaging, releaseStaging, removeDeadStaging } from './staging.ts';
 
 export type Progress = (done: number, total: number, message?: string) => void;
@@ -37,6 +38,7 @@ export async function openArchive(request: OpenRequest): Promise<Session> {
       assertValidName(request.name);
       assertNameFree(request.home, request.name);
     }
+    assertRoomForSession(request.home, request.limits, plan.totalBytes);
     removeDeadStaging(request.home);
     const staging = createStaging(request.home);
     try {
@@ -85,6 +87,18 @@ function openSource(zipPath: string): FileSource {
 function assertNameFree(home: string, name: string): void {
   if (fs.existsSync(sessionPaths(home, name).dir)) {
     throw new ZipfsError('NAME_COLLISION', `A session named "${name}" is already open; choose another name, or close that session first (zipfs close ${name}).`);
+  }
+}
+
+/** The resource limits: how many sessions, and how many bytes all workspaces may hold (as extracted). */
+function assertRoomForSession(home: string, limits: Limits, adding: number): void {
+  const sessions = listSessions(home);
+  if (sessions.length >= limits.maxSessions) {
+    throw new ZipfsError('LIMIT_EXCEEDED', `${sessions.length} sessions are open and the limit is ${limits.maxSessions}. Close some (zipfs close NAME), prune old ones (zipfs prune --stale 7d), or raise ZIPFS_MAX_SESSIONS.`);
+  }
+  const used = sessions.reduce((sum, s) => sum + s.record.extracted_size_bytes, 0);
+  if (used + adding > limits.maxTotalBytes) {
+    throw new ZipfsError('LIMIT_EXCEEDED', `Workspaces hold ${humanBytes(used)} and this archive adds ${humanBytes(adding)}, over the ${humanBytes(limits.maxTotalBytes)} limit. Close or prune sessions, or raise ZIPFS_MAX_TOTAL_BYTES.`);
   }
 }
 

@@ -39,7 +39,7 @@ export interface SyncResult {
 }
 
 /** Layout checks only: the limits guard against hostile archives, not against a user's own edits. */
-const NO_LIMITS: Limits = { maxEntries: Infinity, maxExtractedBytes: Infinity, maxRatio: Infinity, maxEntryRatio: Infinity, ratioFloorBytes: Infinity, readDefaultBytes: 0 };
+const NO_LIMITS: Limits = { maxEntries: Infinity, maxExtractedBytes: Infinity, maxRatio: Infinity, maxEntryRatio: Infinity, ratioFloorBytes: Infinity, readDefaultBytes: 0, grepBudgetMs: 0, maxSessions: Infinity, maxTotalBytes: Infinity };
 
 function nextManifestPath(session: Session): string {
   return `${session.manifest}.next`;

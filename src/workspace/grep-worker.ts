@@ -1,0 +1,87 @@
+/**
+ * grep's worker: runs the regular expression over files. It lives in its own
+ * thread because a JavaScript regex cannot be interrupted: a pathological
+ * pattern is stopped by terminating this worker, never by hanging the server.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { GrepJob, GrepMatch, GrepMessage } from './grep-types.ts';
+
+const MAX_LINE = 500;
+const BINARY_PROBE = 8000;
+
+/** Cuts a long line to a window around the match, marking what was left out. */
+function cut(line: string, at = 0): string {
+  if (line.length <= MAX_LINE) return line;
+  const start = Math.max(0, Math.min(at - 100, line.length - MAX_LINE));
+  const end = start + MAX_LINE;
+  return `${start > 0 ? `…[${start} chars] ` : ''}${line.slice(start, end)}${end < line.length ? ` …[${line.length - end} more chars]` : ''}`;
+}
+
+function post(message: GrepMessage): void {
+  postMessage(message);
+}
+
+function run(job: GrepJob): void {
+  const regex = new RegExp(job.pattern, job.flags);
+  let pending: GrepMatch[] = [];
+  let total = 0;
+  let filesSearched = 0;
+  let skippedBinary = 0;
+  let lastPost = Date.now();
+  const flush = () => {
+    post({ kind: 'matches', matches: pending, total, filesSearched, skippedBinary });
+    pending = [];
+    lastPost = Date.now();
+  };
+  /** Records a match; returns true when the search may stop. */
+  const found = (match: GrepMatch): boolean => {
+    total++;
+    if (total <= job.maxResults) pending.push(match);
+    return total > job.maxResults && !job.countAll;
+  };
+
+  for (const file of job.files) {
+    // Hand over what was found before each file: the next one may be where a pattern hangs.
+    if (pending.length > 0 || Date.now() - lastPost > 50) flush();
+    if (job.namesOnly) {
+      filesSearched++;
+      if (regex.test(file) && found({ file, line_number: 0, line_content: file })) return finish(true);
+      continue;
+    }
+    let bytes: Buffer;
+    try {
+      bytes = fs.readFileSync(path.join(job.root, file));
+    } catch {
+      continue; // removed while we searched
+    }
+    filesSearched++;
+    if (bytes.subarray(0, BINARY_PROBE).includes(0)) {
+      skippedBinary++;
+      continue;
+    }
+    const lines = bytes.toString('utf8').split('\n');
+    if (lines.at(-1) === '') lines.pop();
+    for (let i = 0; i < lines.length; i++) {
+      const line = lines[i]!.endsWith('\r') ? lines[i]!.slice(0, -1) : lines[i]!;
+      const hit = regex.exec(line);
+      if (!hit) continue;
+      const match: GrepMatch = { file, line_number: i + 1, line_content: cut(line, hit.index) };
+      if (job.contextLines > 0) {
+        const strip = (l: string) => cut(l.endsWith('\r') ? l.slice(0, -1) : l);
+        match.context_before = lines.slice(Math.max(0, i - job.contextLines), i).map(strip);
+        match.context_after = lines.slice(i + 1, i + 1 + job.contextLines).map(strip);
+      }
+      if (found(match)) return finish(true);
+    }
+  }
+  finish(false);
+
+  function finish(truncated: boolean): void {
+    flush();
+    post({ kind: 'done', truncated: truncated || total > job.maxResults });
+  }
+}
+
+// The worker global's onmessage; bun-types declares it only alongside the DOM library.
+(globalThis as unknown as { onmessage: (event: MessageEvent<GrepJob>) => void }).onmessage = (event) => run(event.data);

@@ -1,0 +1,131 @@
+/**
+ * grep over a workspace: the files are listed and filtered here, the regular
+ * expression runs in a worker thread under a time budget (see grep-worker.ts).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { ZipfsError } from '../errors.ts';
+import type { GrepJob, GrepMatch, GrepMessage } from './grep-types.ts';
+
+export interface GrepRequest {
+  root: string;
+  /** Folder (or file) to search, workspace-relative; '' for the root. */
+  start: string;
+  pattern: string;
+  glob?: string;
+  ignoreCase: boolean;
+  maxResults: number;
+  contextLines: number;
+  countAll: boolean;
+  namesOnly: boolean;
+  budgetMs: number;
+}
+
+export interface GrepResult {
+  matches: GrepMatch[];
+  total_matches: number;
+  truncated: boolean;
+  files_searched: number;
+  skipped_binary: number;
+  note?: string;
+}
+
+/** Compiles the pattern here first, so a bad one is INVALID_INPUT with the engine's reason. */
+function compile(pattern: string, flags: string): void {
+  try {
+    new RegExp(pattern, flags);
+  } catch (error) {
+    throw new ZipfsError('INVALID_INPUT', `Invalid argument pattern: ${(error as Error).message}. It is a JavaScript regular expression; escape special characters such as ( [ . * + ? with a backslash.`);
+  }
+}
+
+/**
+ * The glob rule: a pattern without "/" matches file names at any depth
+ * (`*.txt`); one with "/" matches the whole workspace-relative path, where
+ * `**` spans folders (`data/**\/*.csv`).
+ */
+export function globFilter(glob: string | undefined): (relative: string) => boolean {
+  if (!glob) return () => true;
+  const matcher = new Bun.Glob(glob);
+  return glob.includes('/') ? (relative) => matcher.match(relative) : (relative) => matcher.match(path.posix.basename(relative));
+}
+
+/** Regular files under `start`, sorted; links and what they point at are never searched. */
+function listFiles(root: string, start: string, accept: (relative: string) => boolean): string[] {
+  const files: string[] = [];
+  const visit = (relative: string) => {
+    const stats = fs.lstatSync(relative === '' ? root : path.join(root, relative));
+    if (stats.isFile()) {
+      if (accept(relative)) files.push(relative);
+      return;
+    }
+    if (!stats.isDirectory()) return;
+    for (const name of fs.readdirSync(path.join(root, relative)).sort()) visit(relative === '' ? name : `${relative}/${name}`);
+  };
+  visit(start);
+  return files;
+}
+
+/**
+ * Where the worker's code is. From source it sits beside this file. In the
+ * compiled binary every entry point lives in Bun's embedded file system under
+ * the entries' common folder (src/), and import.meta.url names the binary
+ * itself, so the path is spelled from that root (scripts/build.ts adds the entry).
+ */
+function workerUrl(): string {
+  const here = new URL(import.meta.url);
+  if (here.pathname.startsWith('/$bunfs/')) return `${path.posix.dirname(here.pathname)}/workspace/grep-worker.ts`;
+  return new URL('./grep-worker.ts', import.meta.url).href;
+}
+
+export async function grepWorkspace(request: GrepRequest): Promise<GrepResult> {
+  const flags = request.ignoreCase ? 'i' : '';
+  compile(request.pattern, flags);
+  const files = listFiles(request.root, request.start, globFilter(request.glob));
+  const job: GrepJob = {
+    root: request.root,
+    files,
+    pattern: request.pattern,
+    flags,
+    maxResults: request.maxResults,
+    contextLines: request.contextLines,
+    countAll: request.countAll,
+    namesOnly: request.namesOnly,
+  };
+  const result: GrepResult = { matches: [], total_matches: 0, truncated: false, files_searched: 0, skipped_binary: 0 };
+  if (files.length === 0) return result;
+
+  const worker = new Worker(workerUrl());
+  return new Promise<GrepResult>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      // A regex deep in backtracking may take a moment to notice termination:
+      // unref it so it cannot hold the process open meanwhile.
+      worker.terminate();
+      worker.unref();
+      resolve({
+        ...result,
+        truncated: true,
+        note: `Stopped after the ${request.budgetMs} ms time budget with ${result.files_searched} of ${files.length} files searched; the pattern may backtrack catastrophically. Simplify it, narrow path or glob, or raise ZIPFS_GREP_TIME_BUDGET_MS.`,
+      });
+    }, request.budgetMs);
+    worker.onmessage = (event: MessageEvent<GrepMessage>) => {
+      const message = event.data;
+      if (message.kind === 'matches') {
+        result.matches.push(...message.matches);
+        result.total_matches = message.total;
+        result.files_searched = message.filesSearched;
+        result.skipped_binary = message.skippedBinary;
+        return;
+      }
+      clearTimeout(timer);
+      worker.terminate();
+      resolve({ ...result, truncated: message.truncated });
+    };
+    worker.onerror = (event) => {
+      clearTimeout(timer);
+      worker.terminate();
+      reject(new ZipfsError('INTERNAL_ERROR', `The search failed: ${event.message}.`));
+    };
+    worker.postMessage(job);
+  });
+}
