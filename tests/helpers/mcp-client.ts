@@ -3,11 +3,11 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { BINARY } from './ensure-binary.ts';
 
-export async function connect(home: string): Promise<{ client: Client; close(): Promise<void>; stderr: () => string }> {
+export async function connect(home: string, env: Record<string, string> = {}): Promise<{ client: Client; close(): Promise<void>; stderr: () => string }> {
   const transport = new StdioClientTransport({
     command: BINARY,
     args: ['mcp'],
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ZIPFS_HOME: home },
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ZIPFS_HOME: home, ...env },
     stderr: 'pipe',
   });
   let stderr = '';

@@ -1,0 +1,99 @@
+import { afterEach, beforeEach, describe, expect, it } from 'bun:test';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { ERROR_CODES } from '../../src/errors.ts';
+import { sandbox, writeZip } from '../helpers/cli.ts';
+import { reportsZip } from '../helpers/fixtures.ts';
+
+let box: ReturnType<typeof sandbox>;
+let zip: string;
+beforeEach(() => {
+  box = sandbox();
+  zip = writeZip(box.dir, 'reports.zip', reportsZip());
+});
+afterEach(() => box.cleanup());
+
+const workspaces = () => fs.readdirSync(path.join(box.home, 'workspaces')).sort();
+/** Makes a session look unused since `when` (last_accessed_at is the manifest's mtime). */
+const age = (name: string, when: Date) => fs.utimesSync(path.join(box.home, 'workspaces', name, 'manifest.jsonl'), when, when);
+
+describe('zipfs prune', () => {
+  it('needs all or stale, and a valid duration', () => {
+    expect(box.run(['prune', '--json']).json.error.message).toContain('--stale 7d');
+    for (const bad of ['7', 'd', '7y', 'soon']) expect(box.run(['prune', '--stale', bad, '--json']).json.error.code).toBe('INVALID_INPUT');
+  });
+
+  it('removes sessions unused for longer than the duration, and reports freed bytes', () => {
+    for (const name of ['old', 'older', 'fresh']) box.run(['open', zip, '--name', name]);
+    age('old', new Date(Date.now() - 3 * 86_400_000 - 1000));
+    age('older', new Date(Date.now() - 20 * 86_400_000));
+    const result = box.run(['prune', '--stale', '2d', '--json']).json;
+    expect(result.pruned).toStrictEqual([
+      { id: expect.any(String), name: 'old', reason: 'stale (3d)' },
+      { id: expect.any(String), name: 'older', reason: 'stale (20d)' },
+    ]);
+    expect(result.freed_bytes).toBeGreaterThan(3000);
+    expect(workspaces()).toStrictEqual(['fresh']);
+    for (const [duration, expected] of [['30m', 'fresh'], ['24h', 'fresh'], ['2w', 'fresh']] as const) {
+      expect(box.run(['prune', '--stale', duration, '--json']).json.pruned).toStrictEqual([]);
+      expect(workspaces()).toStrictEqual([expected]);
+    }
+  });
+
+  it('changes nothing with --dry-run, and removes everything with --all', () => {
+    box.run(['open', zip, '--name', 'a']);
+    box.run(['open', zip, '--name', 'b']);
+    expect(box.run(['prune', '--all', '--dry-run', '--json']).json.pruned.map((p: { name: string }) => p.name)).toStrictEqual(['a', 'b']);
+    expect(workspaces()).toStrictEqual(['a', 'b']);
+    expect(box.run(['prune', '--all']).stdout).toContain('2 items pruned');
+    expect(workspaces()).toStrictEqual([]);
+  });
+
+  it('skips a session another process holds locked', () => {
+    box.run(['open', zip, '--name', 'busy']);
+    box.run(['open', zip, '--name', 'idle']);
+    const holder = Bun.spawn(['sleep', '30']);
+    try {
+      fs.writeFileSync(path.join(box.home, 'workspaces/busy/lock'), JSON.stringify({ pid: holder.pid, host: os.hostname(), command: 'sync', since: 'now' }));
+      const result = box.run(['prune', '--all', '--json']).json;
+      expect(result.pruned.map((p: { name: string }) => p.name)).toStrictEqual(['idle']);
+      expect(result.skipped).toStrictEqual([{ name: 'busy', reason: `locked by process ${holder.pid} (zipfs sync)` }]);
+      expect(workspaces()).toStrictEqual(['busy']);
+    } finally {
+      holder.kill();
+    }
+  });
+
+  it('cleans leftovers of interrupted opens and closes and folders without a session record', () => {
+    box.run(['open', zip]);
+    const root = path.join(box.home, 'workspaces');
+    const live = `.open-${process.pid}-live`;
+    for (const name of ['.open-999999-dead', '.closing-1234', 'broken', live]) fs.mkdirSync(path.join(root, name, 'contents'), { recursive: true });
+    const result = box.run(['prune', '--stale', '1w', '--json']).json;
+    expect(result.pruned.map((p: { name: string; reason: string }) => [p.name, p.reason]).sort()).toStrictEqual([
+      ['.closing-1234', 'leftover of an interrupted close'],
+      ['.open-999999-dead', 'leftover of an interrupted open'],
+      ['broken', 'broken workspace without a session record'],
+    ]);
+    expect(workspaces()).toStrictEqual([live, 'reports'].sort()); // a live open's staging stays
+  });
+});
+
+describe('resource limits', () => {
+  it('refuses an open past the maximum number of sessions', () => {
+    box.run(['open', zip, '--name', 'one']);
+    box.run(['open', zip, '--name', 'two']);
+    const result = box.run(['open', zip, '--json'], { env: { ZIPFS_MAX_SESSIONS: '2' } });
+    expect(result.code).toBe(ERROR_CODES.LIMIT_EXCEEDED.exit);
+    expect(result.json.error.message).toMatch(/2 sessions are open and the limit is 2.*ZIPFS_MAX_SESSIONS/);
+  });
+
+  it('refuses an open past the total workspace bytes, saying the usage and the limit', () => {
+    box.run(['open', zip, '--name', 'one']);
+    const result = box.run(['open', zip, '--json'], { env: { ZIPFS_MAX_TOTAL_BYTES: '5000' } });
+    expect(result.json.error.code).toBe('LIMIT_EXCEEDED');
+    expect(result.json.error.message).toMatch(/hold 3\.\d KiB.*adds 3\.\d KiB.*4\.9 KiB limit.*ZIPFS_MAX_TOTAL_BYTES/);
+    expect(workspaces()).toStrictEqual(['one']);
+  });
+});
