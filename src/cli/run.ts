@@ -12,6 +12,7 @@ import { COMMANDS, findCommand } from '../registry.ts';
 import { validateInput } from '../validate.ts';
 import { dataDir } from '../workspace/data-dir.ts';
 import { JSON_FLAG, commandArgs, kebab, positionalKey } from './args.ts';
+import { SHELLS, completionScript } from './completion.ts';
 import { progressLine } from './progress-line.ts';
 import { fieldInfo } from './schema-introspection.ts';
 import { styleFor } from './style.ts';
@@ -27,8 +28,11 @@ export interface CliIo {
   version: string;
 }
 
-/** Not an operation but a mode: it serves the table over MCP instead of running one entry. */
-const MCP_MODE: CommandDef = { meta: { name: 'mcp', description: 'Serve every operation as an MCP tool over stdio (for Claude Code, Cursor and other MCP clients)' } };
+/** Not operations but modes of the program: serve the table over MCP, or describe it to a shell. */
+const MODES: Record<string, CommandDef> = {
+  mcp: { meta: { name: 'mcp', description: 'Serve every operation as an MCP tool over stdio (for Claude Code, Cursor and other MCP clients)' } },
+  completion: { meta: { name: 'completion', description: `Print a shell completion script: zipfs completion ${SHELLS.join('|')}` } },
+};
 
 function citty(command: Command): CommandDef {
   return { meta: { name: command.name, description: command.description }, args: commandArgs(command) };
@@ -43,7 +47,7 @@ function summary(description: string): string {
 function mainCommand(version: string): CommandDef {
   const subCommands: Record<string, CommandDef> = {};
   for (const command of COMMANDS) subCommands[command.name] = { ...citty(command), meta: { name: command.name, description: summary(command.description) } };
-  subCommands.mcp = MCP_MODE;
+  Object.assign(subCommands, MODES);
   return {
     meta: { name: 'zipfs', version, description: 'Open a zip as a folder, change it, and sync it back' },
     args: { ...JSON_FLAG, version: { type: 'boolean', alias: 'v', description: 'Show the version' } },
@@ -162,8 +166,12 @@ export async function runCli(io: CliIo): Promise<number> {
 
   const command = findCommand(name);
   try {
+    if (name === 'completion') {
+      io.stdout.write(completionScript(rest[rest.indexOf(name) + 1], COMMANDS));
+      return 0;
+    }
     if (!command) {
-      throw new ZipfsError('INVALID_INPUT', `Unknown command "${name}". Commands: ${[...COMMANDS.map((c) => c.name), 'mcp'].join(', ')}. See zipfs --help.`);
+      throw new ZipfsError('INVALID_INPUT', `Unknown command "${name}". Commands: ${[...COMMANDS.map((c) => c.name), ...Object.keys(MODES)].join(', ')}. See zipfs --help.`);
     }
     if (help) {
       io.stdout.write(`${out.plain(await renderHelp(io.version, command))}\n`);
