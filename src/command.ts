@@ -4,6 +4,7 @@
  * and MCP adapters are generated from that list. Nothing here knows either surface.
  */
 import type * as v from 'valibot';
+import type { Paint } from './format/paint.ts';
 import type { Progress } from './workspace/open-archive.ts';
 import type { SessionHints } from './workspace/resolve-session.ts';
 
@@ -54,7 +55,7 @@ export interface Command<I extends ObjectSchema = ObjectSchema, O extends Object
   cli: CliHints;
   run(input: v.InferOutput<I>, context: CommandContext): v.InferOutput<O> | Promise<v.InferOutput<O>>;
   /** Readable output for people; `--json` and MCP use the object itself. */
-  render(output: v.InferOutput<O>): string;
+  render(output: v.InferOutput<O>, paint: Paint): string;
   /** An optional line for stderr (a hint, a warning) that must not mix with the result on stdout. */
   note?(output: v.InferOutput<O>): string | undefined;
 }

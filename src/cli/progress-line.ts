@@ -1,16 +1,26 @@
-/** A one-line progress report on stderr, redrawn in place; only used when stderr is a terminal,
- * and only once an operation has run for a second: quick ones stay quiet. */
+/**
+ * A progress bar on stderr, redrawn in place. Only on a terminal, and only
+ * once an operation has run for a while (a second unless ZIPFS_PROGRESS_DELAY_MS
+ * says otherwise): quick ones stay quiet.
+ */
 import { humanBytes } from '../format/units.ts';
 import { throttleProgress } from '../progress.ts';
 import type { Progress } from '../workspace/open-archive.ts';
 
-export function progressLine(stream: NodeJS.WriteStream, label: string): { progress: Progress; finish(): void } {
+const WIDTH = 24;
+
+export function bar(label: string, done: number, total: number): string {
+  const fraction = total > 0 ? Math.min(1, done / total) : 1;
+  const filled = Math.round(fraction * WIDTH);
+  return `${label} [${'█'.repeat(filled)}${'░'.repeat(WIDTH - filled)}] ${String(Math.floor(fraction * 100)).padStart(3)}%  ${humanBytes(done)} / ${humanBytes(total)}`;
+}
+
+export function progressLine(stream: NodeJS.WriteStream, label: string, delayMs = 1000): { progress: Progress; finish(): void } {
   let drawn = false;
   const started = Date.now();
   const progress = throttleProgress((done, total) => {
-    if (Date.now() - started < 1000) return;
-    const percent = total > 0 ? Math.floor((done / total) * 100) : 100;
-    stream.write(`\r\u001b[2K${label} ${String(percent).padStart(3)}%  ${humanBytes(done)} / ${humanBytes(total)}`);
+    if (Date.now() - started < delayMs) return;
+    stream.write(`\r\u001b[2K${bar(label, done, total)}`);
     drawn = true;
   }, 200);
   return {

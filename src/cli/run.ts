@@ -185,7 +185,8 @@ export async function runCli(io: CliIo): Promise<number> {
     const input = validateInput(command, raw);
     const flags = Object.fromEntries(Object.keys(command.cli.flags ?? {}).map((flag) => [flag, argv.includes(`--${flag}`)]));
     const context: CommandContext = { home, env: io.env, hints: { env: io.env.ZIPFS_SESSION || undefined, cwd: io.cwd } };
-    const line = io.stderr.isTTY && !json ? progressLine(io.stderr, `${command.name}`) : undefined;
+    const delay = Number(io.env.ZIPFS_PROGRESS_DELAY_MS ?? 1000);
+    const line = io.stderr.isTTY && !json ? progressLine(io.stderr, command.name, Number.isFinite(delay) ? delay : 1000) : undefined;
     if (line) context.progress = line.progress;
     let output: Record<string, unknown>;
     try {
@@ -196,7 +197,7 @@ export async function runCli(io: CliIo): Promise<number> {
     if (json) {
       io.stdout.write(`${JSON.stringify(output, null, 2)}\n`);
     } else {
-      const text = command.render(output as never);
+      const text = command.render(output as never, out);
       if (text !== '') io.stdout.write(command.cli.rawOutput || text.endsWith('\n') ? text : `${text}\n`);
       const note = command.note?.(output as never);
       if (note) io.stderr.write(`${err.dim(note)}\n`);

@@ -61,16 +61,17 @@ export const grep = defineCommand({
       budgetMs: limits.grepBudgetMs,
     });
   },
-  render(out) {
+  render(out, paint) {
     const lines: string[] = [];
+    const at = (file: string, line: number, separator: string, text: string) => `${paint.magenta(file)}${paint.dim(separator)}${paint.green(String(line))}${paint.dim(separator)}${text}`;
     for (const match of out.matches) {
       if (match.line_number === 0) {
-        lines.push(match.file);
+        lines.push(paint.magenta(match.file));
         continue;
       }
-      match.context_before?.forEach((line, i, all) => lines.push(`${match.file}-${match.line_number - all.length + i}-${line}`));
-      lines.push(`${match.file}:${match.line_number}:${match.line_content}`);
-      match.context_after?.forEach((line, i) => lines.push(`${match.file}-${match.line_number + i + 1}-${line}`));
+      match.context_before?.forEach((line, i, all) => lines.push(at(match.file, match.line_number - all.length + i, '-', line)));
+      lines.push(at(match.file, match.line_number, ':', match.line_content));
+      match.context_after?.forEach((line, i) => lines.push(at(match.file, match.line_number + i + 1, '-', line)));
     }
     return lines.join('\n');
   },

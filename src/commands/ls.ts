@@ -40,9 +40,9 @@ export const ls = defineCommand({
     });
     return { entries };
   },
-  render(out) {
+  render(out, paint) {
     if (out.entries.length === 0) return '(empty)';
-    const rows = out.entries.map((e) => [e.type, e.type === 'dir' ? '-' : humanBytes(e.size_bytes), localMinute(new Date(e.modified_at)), e.name]);
+    const rows = out.entries.map((e) => [e.type, e.type === 'dir' ? '-' : humanBytes(e.size_bytes), localMinute(new Date(e.modified_at)), e.type === 'dir' ? paint.bold(paint.cyan(e.name)) : e.type === 'symlink' ? paint.cyan(e.name) : e.name]);
     return table(rows, [1]);
   },
 });

@@ -38,9 +38,10 @@ export const sessions = defineCommand({
       })),
     };
   },
-  render(out) {
+  render(out, paint) {
     if (out.sessions.length === 0) return 'No open sessions. Open one with: zipfs open <file.zip>';
     const rows = out.sessions.map((s) => [s.name, s.id.slice(0, 8), String(s.file_count), humanBytes(s.extracted_size_bytes), relativeTime(new Date(s.last_accessed_at)), s.source_path]);
-    return table([['NAME', 'ID', 'FILES', 'SIZE', 'LAST USED', 'SOURCE'], ...rows], [2, 3]);
+    const [header, ...body] = table([['NAME', 'ID', 'FILES', 'SIZE', 'LAST USED', 'SOURCE'], ...rows], [2, 3]).split('\n');
+    return [paint.bold(header!), ...body].join('\n');
   },
 });

@@ -34,6 +34,6 @@ export const status = defineCommand({
     const diff = diffWorkspace(session.contents, readManifest(session.manifest).entries);
     return { modified: diff.modified, added: diff.added, deleted: diff.deleted, unchanged_count: diff.unchangedCount };
   },
-  render: (out) => [...out.modified.map((p) => `M ${p}`), ...out.added.map((p) => `A ${p}`), ...out.deleted.map((p) => `D ${p}`)].join('\n'),
+  render: (out, paint) => [...out.modified.map((p) => paint.yellow(`M ${p}`)), ...out.added.map((p) => paint.green(`A ${p}`)), ...out.deleted.map((p) => paint.red(`D ${p}`))].join('\n'),
   note: (out) => (out.modified.length + out.added.length + out.deleted.length === 0 ? `Nothing to sync: ${plural(out.unchanged_count, 'entry', 'entries')} unchanged.` : undefined),
 });

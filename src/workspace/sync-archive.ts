@@ -153,11 +153,14 @@ async function writeArchive(temporary: string, target: string, sourceExists: boo
 
     let names: Map<string, ZipEntry> | undefined;
     const byName = () => (names ??= new Map(directory!.entries.map((e) => [e.name, e])));
-    const total = manifest.entries.length + diff.additions.length;
-    let done = 0;
+    // Progress in bytes written: about the source's size plus what the workspace adds or changes.
+    const changed = new Set([...diff.modified, ...diff.added]);
+    const changedBytes = [...diff.observed].reduce((sum, [relative, observed]) => sum + (changed.has(relative) ? observed.size : 0), 0);
+    const total = (source?.size ?? 0) + changedBytes;
+    let steps = 0;
     const step = async (label: string) => {
-      progress?.(++done, total, label);
-      if (done % 256 === 0) await new Promise((resolve) => setImmediate(resolve));
+      progress?.(Math.min(writer.size, total), total, label);
+      if (++steps % 256 === 0) await new Promise((resolve) => setImmediate(resolve));
     };
 
     for (const record of manifest.entries) {
@@ -181,6 +184,7 @@ async function writeArchive(temporary: string, target: string, sourceExists: boo
       await step(addition.path);
     }
     writer.finish(directory?.commentBytes ?? new Uint8Array(0), directory?.zip64 ?? false);
+    progress?.(total, total, 'done');
     fs.fsyncSync(fd);
   } finally {
     fs.closeSync(fd);

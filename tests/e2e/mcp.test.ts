@@ -163,7 +163,8 @@ describe('MCP server: editing and syncing', () => {
     const progress: { progress: number; total?: number }[] = [];
     const synced = await client.callTool({ name: 'zipfs_sync', arguments: {} }, undefined, { onprogress: (p) => progress.push(p) });
     expect(synced.structuredContent).toMatchObject({ synced: true, backup_path: path.join(box.dir, 'reports.bak.zip') });
-    expect(progress.at(-1)).toMatchObject({ progress: 10, total: 10 });
+    expect(progress.length).toBeGreaterThan(0);
+    expect(progress.at(-1)!.progress).toBe(progress.at(-1)!.total!); // bytes written, ending at the total
     expect((await call(client, 'zipfs_status')).data.modified).toStrictEqual([]);
     await call(client, 'zipfs_write', { path: 'README.txt', content: 'unsynced' });
     expect((await call(client, 'zipfs_close')).data.error.code).toBe('UNSYNCED_CHANGES');
