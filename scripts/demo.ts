@@ -36,6 +36,7 @@ function zipfs(...args: string[]): void {
 zipfs('open', archive);
 zipfs('tree');
 zipfs('read', 'data/config.json');
+zipfs('grep', 'apac', 'data', '--max-results', '3');
 zipfs('write', 'data/config.json', '{ "debug": true, "region": "emea", "currency": "EUR" }');
 zipfs('write', 'docs/notes.md', 'Added by the zipfs demo.');
 zipfs('delete', 'data/output.csv');
