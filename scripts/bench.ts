@@ -1,65 +1,165 @@
 #!/usr/bin/env bun
 /**
- * Side-by-side benchmark: zipfs against Info-ZIP and friends on the same
+ * Side-by-side benchmark: zipfs against Info-ZIP, 7-Zip and bsdtar on the same
  * archives, interleaved round by round after a warm-up, reported as medians
- * and ratios against a reference row. Timings never go into tests.
- *   bun run bench                 every task at --scale 1
- *   bun run bench -- --scale 0.5 --rounds 5
- *   bun run bench -- --quick      a smoke run in well under a minute
+ * and paired ratios against a reference row. Timings never go into tests.
+ *   bun run bench                        every task at --scale 0.5, 5 rounds
+ *   bun run bench -- --scale 1 --rounds 7
+ *   bun run bench -- --quick             a smoke run in well under a minute
+ *   bun run bench -- --only open,sync    some tasks (open, sync, status, memory, mcp)
+ * Archives are generated deterministically into .cache/bench (not committed).
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { mcpReadLatency } from './bench/mcp-latency.ts';
+import { ensurePeers } from './bench/peers.ts';
+import { median, report } from './bench/report.ts';
 import { runRounds, type Contender } from './bench/rounds.ts';
-import { report } from './bench/report.ts';
 
 const root = path.resolve(import.meta.dir, '..');
 const { values } = parseArgs({
-  options: { scale: { type: 'string', default: '1' }, rounds: { type: 'string', default: '5' }, quick: { type: 'boolean', default: false } },
+  options: {
+    scale: { type: 'string', default: '0.5' },
+    rounds: { type: 'string', default: '5' },
+    quick: { type: 'boolean', default: false },
+    only: { type: 'string' },
+    'no-install': { type: 'boolean', default: false },
+  },
 });
 const scale = values.quick ? 0.02 : Number(values.scale);
-const rounds = values.quick ? 2 : Number(values.rounds);
+const rounds = values.quick ? 1 : Number(values.rounds);
+const tasks = new Set((values.only ?? 'open,sync,status,memory,mcp').split(','));
 const binary = path.join(root, 'dist', 'zipfs');
 const cache = path.join(root, '.cache', 'bench');
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'zipfs-bench-'));
+const out: string[] = [];
+const print = (text: string) => {
+  console.log(text);
+  out.push(text);
+};
 
-if (Bun.spawnSync([process.execPath, 'scripts/build.ts'], { cwd: root, stderr: 'inherit' }).exitCode !== 0) process.exit(1);
-const made = Bun.spawnSync(['python3', path.join(import.meta.dir, 'bench', 'make-archives.py'), cache, String(scale), 'media'], { stderr: 'inherit' });
-if (made.exitCode !== 0) process.exit(1);
-const media = made.stdout.toString().trim();
+function archives(kinds: string[], at = scale): Record<string, string> {
+  const made = Bun.spawnSync(['python3', path.join(import.meta.dir, 'bench', 'make-archives.py'), cache, String(at), ...kinds], { stderr: 'inherit' });
+  if (made.exitCode !== 0) throw new Error('could not build the benchmark archives');
+  const paths = made.stdout.toString().trim().split('\n');
+  return Object.fromEntries(kinds.map((kind, i) => [kind, paths[i]!]));
+}
 
-/** Sync of one small changed file: zipfs against `zip -u`, with a plain copy as the floor. */
-function syncTask(): Contender[] {
-  const home = path.join(scratch, 'home');
-  const forZipfs = path.join(scratch, 'zipfs.zip');
-  const forInfoZip = path.join(scratch, 'infozip.zip');
-  const infoZipDir = path.join(scratch, 'infozip-dir');
-  fs.copyFileSync(media, forZipfs);
-  fs.copyFileSync(media, forInfoZip);
-  fs.mkdirSync(infoZipDir, { recursive: true });
-  const env = { ...process.env, ZIPFS_HOME: home };
-  const workspace = JSON.parse(Bun.spawnSync([binary, 'open', forZipfs, '--json'], { env }).stdout.toString()).workspace_path;
+const MiB = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MiB`;
+const zipfsEnv = (home: string) => ({ ...process.env, ZIPFS_HOME: home, ZIPFS_MAX_ENTRIES: '1000000' });
+function zipfsJson(args: string[], home: string): any {
+  const result = Bun.spawnSync([binary, ...args, '--json'], { env: zipfsEnv(home) });
+  const parsed = JSON.parse(result.stdout.toString());
+  if (parsed.error) throw new Error(`zipfs ${args[0]}: ${parsed.error.message}`);
+  return parsed;
+}
+
+/** open: extracting the archive, against unzip, 7z and bsdtar into a fresh folder each round. */
+function openContenders(archive: string, peers: Set<string>): Contender[] {
+  const dir = (name: string) => path.join(scratch, `out-${name}`);
+  const fresh = (name: string) => () => {
+    fs.rmSync(dir(name), { recursive: true, force: true });
+    fs.mkdirSync(dir(name), { recursive: true });
+  };
+  const list: Contender[] = [];
+  if (peers.has('unzip')) list.push({ name: 'unzip -q -o', reference: true, prepare: fresh('unzip'), command: ['unzip', '-q', '-o', archive, '-d', dir('unzip')] });
+  if (peers.has('7z')) list.push({ name: '7z x', prepare: fresh('7z'), command: ['7z', 'x', '-y', '-bd', '-bso0', `-o${dir('7z')}`, archive] });
+  if (peers.has('bsdtar')) list.push({ name: 'bsdtar -xf', prepare: fresh('bsdtar'), command: ['bsdtar', '-xf', archive, '-C', dir('bsdtar')] });
+  list.push({ name: 'zipfs open', reference: list.length === 0, prepare: fresh('zipfs'), command: [binary, 'open', archive], env: zipfsEnv(dir('zipfs')) });
+  return list;
+}
+
+/** sync of one small changed file: zipfs against `zip -u`, with a plain copy as the floor. */
+function syncContenders(archive: string, member: string, label: string, peers: Set<string>): Contender[] {
+  const home = path.join(scratch, `home-sync-${label}`);
+  const forZipfs = path.join(scratch, `zipfs-${label}.zip`);
+  const forInfoZip = path.join(scratch, `infozip-${label}.zip`);
+  const infoZipDir = path.join(scratch, `infozip-${label}`);
+  fs.copyFileSync(archive, forZipfs);
+  fs.copyFileSync(archive, forInfoZip);
+  fs.mkdirSync(path.join(infoZipDir, path.dirname(member)), { recursive: true });
+  const workspace = zipfsJson(['open', forZipfs], home).workspace_path;
   let round = 0;
   const change = (dir: string) => {
-    const file = path.join(dir, 'notes.txt');
-    fs.writeFileSync(file, `release notes, round ${++round}\n`);
-    // zip -u only replaces entries older than the file, at DOS-time (2 s) resolution: step well ahead.
+    const file = path.join(dir, member);
+    fs.writeFileSync(file, `changed in round ${++round}\n`);
+    // zip -u replaces only entries older than the file, at DOS-time (2 s) resolution: step well ahead.
     const later = new Date(Date.now() + round * 10_000);
     fs.utimesSync(file, later, later);
   };
+  const copy = path.join(scratch, `copy-${label}.zip`);
+  const list: Contender[] = [];
+  if (peers.has('zip')) list.push({ name: 'zip -u (Info-ZIP)', reference: true, prepare: () => change(infoZipDir), command: ['zip', '-q', '-u', forInfoZip, member], cwd: infoZipDir });
+  list.push({ name: 'zipfs sync', reference: list.length === 0, prepare: () => change(workspace), command: [binary, 'sync'], env: zipfsEnv(home) });
+  list.push({ name: 'cp (copy floor)', prepare: () => fs.rmSync(copy, { force: true }), command: ['cp', archive, copy] });
+  return list;
+}
+
+/** status with nothing changed, against a stat of every file (the floor any status must pay). */
+function statusContenders(archive: string): Contender[] {
+  const home = path.join(scratch, 'home-status');
+  const workspace = zipfsJson(['open', archive], home).workspace_path;
   return [
-    { name: 'zip -u (Info-ZIP)', reference: true, prepare: () => change(infoZipDir), command: ['zip', '-q', '-u', forInfoZip, 'notes.txt'], cwd: infoZipDir },
-    { name: 'zipfs sync', prepare: () => change(workspace), command: [binary, 'sync'], env },
-    { name: 'cp (copy floor)', prepare: () => fs.rmSync(path.join(scratch, 'copy.zip'), { force: true }), command: ['cp', media, path.join(scratch, 'copy.zip')] },
+    { name: 'find -printf (stat walk)', reference: true, command: ['find', workspace, '-printf', '%s %T@\\n'] },
+    { name: 'zipfs status', command: [binary, 'status'], env: zipfsEnv(home) },
   ];
 }
 
 try {
-  const size = fs.statSync(media).size;
-  console.log(`# zipfs benchmark\n\n${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, ${os.cpus()[0]?.model ?? 'unknown CPU'}; scale ${scale}, ${rounds} rounds after a warm-up\n`);
-  const results = runRounds(syncTask(), rounds);
-  console.log(report(`Sync one small changed file into the media archive (${(size / 2 ** 20).toFixed(0)} MiB)`, results, size));
+  const peers = ensurePeers(!values['no-install'] && !values.quick);
+  if (Bun.spawnSync([process.execPath, 'scripts/build.ts'], { cwd: root, stderr: 'inherit' }).exitCode !== 0) process.exit(1);
+  const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
+  print(`## Benchmark\n\n${os.cpus().length} cores (${cpu}), ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, ${os.type()} ${os.release()}; scale ${scale}, ${rounds} rounds after a warm-up; ${new Date().toISOString().slice(0, 10)}\n`);
+  for (const note of peers.notes) print(`- ${note}`);
+  const set = archives(['source', 'media', 'tiny', 'office']);
+  const size = (kind: string) => fs.statSync(set[kind]!).size;
+
+  if (tasks.has('open')) {
+    for (const kind of ['source', 'media', 'tiny', 'office']) {
+      print(report(`open: ${kind} (${MiB(size(kind))} archive)`, runRounds(openContenders(set[kind]!, peers.available), rounds), size(kind)));
+    }
+  }
+  if (tasks.has('sync')) {
+    print(report(`sync one small changed file: media (${MiB(size('media'))})`, runRounds(syncContenders(set.media!, 'notes.txt', 'media', peers.available), rounds), size('media')));
+    print(report(`sync one small changed file: source (${MiB(size('source'))})`, runRounds(syncContenders(set.source!, 'src/module000/file00000.ts', 'source', peers.available), rounds), size('source')));
+  }
+  if (tasks.has('status')) {
+    print(report(`status, nothing changed: tiny files (${Math.round(25000 * scale)} files)`, runRounds(statusContenders(set.tiny!), rounds), size('tiny')));
+  }
+  if (tasks.has('memory')) {
+    const doubled = archives(['media'], scale * 2).media!;
+    const rows = ['| archive | open peak RSS MiB | sync peak RSS MiB |', '| --- | ---: | ---: |'];
+    for (const [label, archive] of [[`media at scale ${scale}`, set.media!], [`media at scale ${scale * 2}`, doubled]] as const) {
+      const opened = runRounds(openContenders(archive, new Set()), 1)[0]!;
+      const synced = runRounds(syncContenders(archive, 'notes.txt', `memory-${label.length}-${fs.statSync(archive).size}`, new Set()).filter((c) => c.name === 'zipfs sync'), 1)[0]!;
+      rows.push(`| ${label} (${MiB(fs.statSync(archive).size)}) | ${(median(opened.peakRssKiB) / 1024).toFixed(0)} | ${(median(synced.peakRssKiB) / 1024).toFixed(0)} |`);
+    }
+    print(['### memory: peak RSS as the archive doubles', '', ...rows, ''].join('\n'));
+  }
+  if (tasks.has('mcp')) {
+    const home = path.join(scratch, 'home-mcp');
+    const workspace = zipfsJson(['open', set.source!], home).workspace_path;
+    fs.writeFileSync(path.join(workspace, 'page.txt'), 'x'.repeat(4096));
+    const calls = values.quick ? 100 : 1000;
+    const latency = await mcpReadLatency(binary, home, 'page.txt', calls);
+    const cold = runRounds([{ name: 'zipfs sessions (cold start)', command: [binary, 'sessions'], env: zipfsEnv(home) }], Math.max(rounds, 5))[0]!;
+    print(
+      [
+        '### MCP and start-up',
+        '',
+        '| measure | value |',
+        '| --- | ---: |',
+        `| zipfs_read of a 4 KB file on a warm server, p50 (${calls} calls) | ${latency.p50.toFixed(2)} ms |`,
+        `| same, p99 | ${latency.p99.toFixed(2)} ms |`,
+        `| \`zipfs sessions\` cold start, median | ${(median(cold.seconds) * 1000).toFixed(0)} ms |`,
+        '',
+      ].join('\n'),
+    );
+  }
+  fs.mkdirSync(cache, { recursive: true });
+  fs.writeFileSync(path.join(cache, `results-${scale}.md`), `${out.join('\n')}\n`);
 } finally {
   fs.rmSync(scratch, { recursive: true, force: true });
 }

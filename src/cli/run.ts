@@ -7,7 +7,7 @@ import { parseArgs, renderUsage, type ArgsDef, type CommandDef } from 'citty';
 import type { GenericSchema } from 'valibot';
 import type { Command, CommandContext } from '../command.ts';
 import { ERROR_CODES, ZipfsError, toZipfsError } from '../errors.ts';
-import { log } from '../log.ts';
+import { logger } from '../log.ts';
 import { COMMANDS, findCommand } from '../registry.ts';
 import { validateInput } from '../validate.ts';
 import { dataDir } from '../workspace/data-dir.ts';
@@ -108,7 +108,7 @@ function toInput(command: Command, args: ArgsDef, argv: string[]): Record<string
   try {
     parsed = parseArgs(argv, args) as Record<string, unknown>;
   } catch (error) {
-    throw new ZipfsError('INVALID_INPUT', `${(error as Error).message.replace(/\u001b\[[0-9;]*m/g, '')}. See zipfs ${command.name} --help.`);
+    throw new ZipfsError('INVALID_INPUT', `${(error as Error).message.replace(/\u001b\[[0-9;]*m/g, '')}. See zipfs ${command.name} --help.`); // citty colours its messages
   }
   const positionals = command.cli.positionals ?? [];
   const extra = (parsed._ as string[]).slice(positionals.length);
@@ -145,8 +145,7 @@ async function fillFromStdin(command: Command, input: Record<string, unknown>, i
 /** Runs the CLI and returns the exit code. */
 export async function runCli(io: CliIo): Promise<number> {
   const { rest, json, help, version } = takeGlobals(io.argv);
-  const out = styleFor(io.stdout, io.env);
-  const err = styleFor(io.stderr, io.env);
+  const [out, err] = await Promise.all([styleFor(io.stdout, io.env), styleFor(io.stderr, io.env)]);
   const name = rest.find((a) => !a.startsWith('-'));
 
   if (version && !name) {
@@ -205,7 +204,7 @@ export async function runCli(io: CliIo): Promise<number> {
     return command.cli.exitCode?.(output, flags) ?? 0;
   } catch (error) {
     const failure = toZipfsError(error);
-    if (failure.code === 'INTERNAL_ERROR') log.error(error);
+    if (failure.code === 'INTERNAL_ERROR') (await logger()).error(error);
     if (json) io.stdout.write(`${JSON.stringify(failure.toJSON(), null, 2)}\n`);
     else io.stderr.write(`${err.red('zipfs:')} ${failure.message} ${err.dim(`[${failure.code}]`)}\n`);
     return failure.exitCode;

@@ -1,5 +1,8 @@
-/** Colours for people, through consola's palette; off under NO_COLOR or when the stream is not a terminal. */
-import { colors, stripAnsi } from 'consola/utils';
+/**
+ * Colours for people, through consola's palette; off under NO_COLOR or when the
+ * stream is not a terminal. The palette is imported only when colours are on,
+ * so scripts and pipes do not pay for loading it.
+ */
 import { PLAIN, type Paint } from '../format/paint.ts';
 
 export interface Style extends Paint {
@@ -8,10 +11,14 @@ export interface Style extends Paint {
   plain(text: string): string;
 }
 
-export function styleFor(stream: NodeJS.WriteStream, env: NodeJS.ProcessEnv): Style {
+const ANSI = /\u001b\[[0-9;]*m/g;
+
+export async function styleFor(stream: NodeJS.WriteStream, env: NodeJS.ProcessEnv): Promise<Style> {
   const enabled = Boolean(stream.isTTY) && !env.NO_COLOR && env.TERM !== 'dumb';
-  const paint: Paint = enabled
-    ? { red: colors.red, green: colors.green, yellow: colors.yellow, cyan: colors.cyan, magenta: colors.magenta, bold: colors.bold, dim: colors.gray }
-    : PLAIN;
-  return { ...paint, enabled, plain: (text) => (enabled ? text : stripAnsi(text)) };
+  let paint: Paint = PLAIN;
+  if (enabled) {
+    const { colors } = await import('consola/utils');
+    paint = { red: colors.red, green: colors.green, yellow: colors.yellow, cyan: colors.cyan, magenta: colors.magenta, bold: colors.bold, dim: colors.gray };
+  }
+  return { ...paint, enabled, plain: (text) => (enabled ? text : text.replace(ANSI, '')) };
 }

@@ -78,7 +78,7 @@ export const grep = defineCommand({
   note(out) {
     const notes = [];
     if (out.note) notes.push(out.note);
-    else if (out.truncated) notes.push(`zipfs: showing the first ${out.matches.length} matches; raise --max-results for more.`);
+    else if (out.truncated) notes.push(`zipfs: showing ${out.matches.length} of at least ${out.total_matches} matches; raise --max-results for more.`);
     if (out.skipped_binary > 0) notes.push(`zipfs: ${out.skipped_binary} binary file(s) skipped.`);
     return notes.length > 0 ? notes.join('\n') : undefined;
   },

@@ -7,7 +7,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { CommandContext } from '../command.ts';
 import { toZipfsError } from '../errors.ts';
-import { log } from '../log.ts';
+import { logger } from '../log.ts';
 import { throttleProgress } from '../progress.ts';
 import { COMMANDS, MCP_TOOL_PREFIX } from '../registry.ts';
 import { validateInput } from '../validate.ts';
@@ -19,6 +19,7 @@ const INSTRUCTIONS =
 
 export async function serveMcp(options: { version: string; home: string; env: NodeJS.ProcessEnv }): Promise<void> {
   // Anything printed by accident must not corrupt the protocol stream.
+  const log = await logger();
   console.log = console.info = console.debug = (...args: unknown[]) => log.info(...(args as [string]));
 
   const server = new Server({ name: 'zipfs', title: 'zipfs', version: options.version }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });

@@ -69,13 +69,12 @@ function listFiles(root: string, start: string, accept: (relative: string) => bo
 /**
  * Where the worker's code is. From source it sits beside this file. In the
  * compiled binary every entry point lives in Bun's embedded file system under
- * the entries' common folder (src/), and import.meta.url names the binary
- * itself, so the path is spelled from that root (scripts/build.ts adds the entry).
+ * the entries' common folder (src/), beside the binary's own entry (Bun.main),
+ * so the path is spelled from there (scripts/build.ts adds the entry).
  */
-function workerUrl(): string {
-  const here = new URL(import.meta.url);
-  if (here.pathname.startsWith('/$bunfs/')) return `${path.posix.dirname(here.pathname)}/workspace/grep-worker.ts`;
-  return new URL('./grep-worker.ts', import.meta.url).href;
+function workerPath(): string {
+  if (Bun.main.startsWith('/$bunfs/') || Bun.main.includes('~BUN')) return path.posix.join(path.posix.dirname(Bun.main.replaceAll('\\', '/')), 'workspace', 'grep-worker.ts');
+  return path.join(__dirname, 'grep-worker.ts');
 }
 
 export async function grepWorkspace(request: GrepRequest): Promise<GrepResult> {
@@ -95,7 +94,7 @@ export async function grepWorkspace(request: GrepRequest): Promise<GrepResult> {
   const result: GrepResult = { matches: [], total_matches: 0, truncated: false, files_searched: 0, skipped_binary: 0 };
   if (files.length === 0) return result;
 
-  const worker = new Worker(workerUrl());
+  const worker = new Worker(workerPath());
   return new Promise<GrepResult>((resolve, reject) => {
     const timer = setTimeout(() => {
       // A regex deep in backtracking may take a moment to notice termination:
