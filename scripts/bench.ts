@@ -56,11 +56,18 @@ function zipfsJson(args: string[], home: string): any {
   return parsed;
 }
 
-/** open: extracting the archive, against unzip, 7z and bsdtar into a fresh folder each round. */
+/**
+ * open: extracting the archive, against unzip, 7z and bsdtar into a fresh folder each round.
+ * The previous output is renamed away, not deleted: deleting a large tree keeps the kernel
+ * busy for a while after rm returns, which would slow whichever run came next.
+ */
+let moved = 0;
 function openContenders(archive: string, peers: Set<string>): Contender[] {
   const dir = (name: string) => path.join(scratch, `out-${name}`);
+  const trash = path.join(scratch, 'trash');
   const fresh = (name: string) => () => {
-    fs.rmSync(dir(name), { recursive: true, force: true });
+    fs.mkdirSync(trash, { recursive: true });
+    if (fs.existsSync(dir(name))) fs.renameSync(dir(name), path.join(trash, String(moved++)));
     fs.mkdirSync(dir(name), { recursive: true });
   };
   const list: Contender[] = [];

@@ -17,9 +17,11 @@ export interface Measured {
   peakRssKiB: number[];
 }
 
-/** One timed run under /usr/bin/time, for wall time and peak resident memory. */
+/** One timed run under /usr/bin/time, for wall time and peak resident memory. Dirty pages of
+ * earlier runs are flushed first (untimed), so no run pays for another's write-back. */
 function timed(contender: Contender): { seconds: number; rss: number } {
   contender.prepare?.();
+  Bun.spawnSync(['sync']);
   const started = performance.now();
   const result = Bun.spawnSync(['/usr/bin/time', '-f', '%M', ...contender.command], { cwd: contender.cwd, env: contender.env ?? process.env, stdout: 'ignore', stderr: 'pipe' });
   const seconds = (performance.now() - started) / 1000;

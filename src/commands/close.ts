@@ -30,7 +30,7 @@ export const close = defineCommand({
         synced = (await syncSession({ session, force: input.force, dryRun: false, progress: context.progress })).synced;
       } else if (!input.force) {
         recoverInterruptedSync(session);
-        const diff = diffWorkspace(session.contents, readManifest(session.manifest).entries);
+        const diff = diffWorkspace(session.contents, readManifest(session.manifest));
         const pending = diff.modified.length + diff.added.length + diff.deleted.length;
         if (pending > 0) {
           throw new ZipfsError(

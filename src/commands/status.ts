@@ -31,7 +31,7 @@ export const status = defineCommand({
   run(input, context) {
     const session = resolveSession(context.home, input.session, context.hints);
     if (!lockedByOther(session)) recoverInterruptedSync(session);
-    const diff = diffWorkspace(session.contents, readManifest(session.manifest).entries);
+    const diff = diffWorkspace(session.contents, readManifest(session.manifest));
     return { modified: diff.modified, added: diff.added, deleted: diff.deleted, unchanged_count: diff.unchangedCount };
   },
   render: (out, paint) => [...out.modified.map((p) => paint.yellow(`M ${p}`)), ...out.added.map((p) => paint.green(`A ${p}`)), ...out.deleted.map((p) => paint.red(`D ${p}`))].join('\n'),

@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ZipfsError } from '../errors.ts';
 import type { GrepJob, GrepMatch, GrepMessage } from './grep-types.ts';
+import { workerPath } from './worker-path.ts';
 
 export interface GrepRequest {
   root: string;
@@ -66,17 +67,6 @@ function listFiles(root: string, start: string, accept: (relative: string) => bo
   return files;
 }
 
-/**
- * Where the worker's code is. From source it sits beside this file. In the
- * compiled binary every entry point lives in Bun's embedded file system under
- * the entries' common folder (src/), beside the binary's own entry (Bun.main),
- * so the path is spelled from there (scripts/build.ts adds the entry).
- */
-function workerPath(): string {
-  if (Bun.main.startsWith('/$bunfs/') || Bun.main.includes('~BUN')) return path.posix.join(path.posix.dirname(Bun.main.replaceAll('\\', '/')), 'workspace', 'grep-worker.ts');
-  return path.join(__dirname, 'grep-worker.ts');
-}
-
 export async function grepWorkspace(request: GrepRequest): Promise<GrepResult> {
   const flags = request.ignoreCase ? 'i' : '';
   compile(request.pattern, flags);
@@ -94,7 +84,7 @@ export async function grepWorkspace(request: GrepRequest): Promise<GrepResult> {
   const result: GrepResult = { matches: [], total_matches: 0, truncated: false, files_searched: 0, skipped_binary: 0 };
   if (files.length === 0) return result;
 
-  const worker = new Worker(workerPath());
+  const worker = new Worker(workerPath('grep-worker.ts'));
   return new Promise<GrepResult>((resolve, reject) => {
     const timer = setTimeout(() => {
       // A regex deep in backtracking may take a moment to notice termination:

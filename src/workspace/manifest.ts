@@ -30,6 +30,9 @@ export interface SessionRecord {
   file_count: number;
   dir_count: number;
   extracted_size_bytes: number;
+  /** When open finished writing files. A file whose ctime is older, and whose size and mtime are
+   * as extracted, is untouched: open need not stat every file it writes. */
+  extracted_at_ms?: number;
   /** Workspace paths of entries that are symlinks in the archive (regular files here). */
   symlinks: string[];
 }
@@ -126,10 +129,12 @@ export interface Manifest {
   entries: EntryRecord[];
 }
 
+/** Parses all records with one JSON.parse call (the lines joined into an array): several
+ * times faster than one call per line on manifests of tens of thousands of entries. */
 export function readManifest(manifestPath: string): Manifest {
-  const lines = fs.readFileSync(manifestPath, 'utf8').split('\n').filter((line) => line !== '');
-  const [first, ...rest] = lines.map((line) => JSON.parse(line));
-  return { session: first as SessionRecord, entries: rest as EntryRecord[] };
+  const text = fs.readFileSync(manifestPath, 'utf8').trimEnd();
+  const [first, ...rest] = JSON.parse(`[${text.replaceAll('\n', ',')}]`) as [SessionRecord, ...EntryRecord[]];
+  return { session: first, entries: rest };
 }
 
 /** Replaces a manifest atomically: a reader sees the old one or the new one, whole. */

@@ -1,17 +1,19 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { ZipfsError, isSystemError } from '../errors.ts';
+import { ZipfsError, isSystemError, type ErrorCode } from '../errors.ts';
+import { humanBytes } from '../format/units.ts';
 import type { Limits } from '../limits.ts';
-import { FileSource, locateEntryData, readCentralDirectory, readEntryData, type CentralDirectory, type ZipSource } from '../zip/index.ts';
+import { FileSource, readCentralDirectory, type CentralDirectory, type ZipSource } from '../zip/index.ts';
 import { sessionPaths, workspacesDir } from './data-dir.ts';
-import { printable } from './entry-paths.ts';
-import { planExtraction, type ExtractionPlan, type PlannedItem } from './extraction-plan.ts';
+import { taskCost, writeFileTask, type FileTask } from './extract-files.ts';
+import type { ExtractJob, ExtractReport } from './extract-worker.ts';
+import { planExtraction, type ExtractionPlan } from './extraction-plan.ts';
 import { MANIFEST_FORMAT, entryRecord, fingerprintSource, serializeManifest, type EntryRecord, type SessionRecord } from './manifest.ts';
 import { assertValidName, deriveName, freeName } from './session-name.ts';
 import { listSessions, loadSession, type Session } from './session-store.ts';
-import { humanBytes } from '../format/units.ts';
 import { createStaging, discardStaging, releaseStaging, removeDeadStaging } from './staging.ts';
+import { workerPath } from './worker-path.ts';
 
 export type Progress = (done: number, total: number, message?: string) => void;
 
@@ -43,7 +45,8 @@ export async function openArchive(request: OpenRequest): Promise<Session> {
     const staging = createStaging(request.home);
     try {
       assertDiskSpace(staging, plan.totalBytes);
-      const entries = await extract(source, directory, plan, path.join(staging, 'contents'), request.progress);
+      const entries = await extract(zipPath, source, directory, plan, path.join(staging, 'contents'), request.progress);
+      const extractedAt = Date.now();
       const fingerprint = fingerprintSource(source, directory, zipPath);
       const record: SessionRecord = {
         kind: 'session',
@@ -56,6 +59,7 @@ export async function openArchive(request: OpenRequest): Promise<Session> {
         file_count: plan.fileCount,
         dir_count: plan.dirCount,
         extracted_size_bytes: plan.totalBytes,
+        extracted_at_ms: extractedAt,
         symlinks: plan.items.filter((i) => i.type === 'symlink').map((i) => i.path),
       };
       const name = publish(request.home, staging, record, entries, request.name);
@@ -117,66 +121,90 @@ function assertDiskSpace(dir: string, needed: number): void {
 
 /** Gives the event loop a turn now and then, so progress notifications go out while a large archive extracts. */
 const YIELD_EVERY_MS = 50;
+/** Below these, a second thread costs more to start than it saves. */
+const PARALLEL_MIN_BYTES = 16 * 1024 * 1024;
+const PARALLEL_MIN_FILES = 2000;
 
-/** Writes every planned item and returns the manifest entry records, in central-directory order. */
-async function extract(source: ZipSource, directory: CentralDirectory, plan: ExtractionPlan, root: string, progress?: Progress): Promise<EntryRecord[]> {
+/**
+ * Writes every planned item and returns the manifest entry records, in
+ * central-directory order. Entries are read in offset order, so the archive is
+ * read front to back; large archives are split into two contiguous shares of
+ * about equal cost, one for this thread and one for a worker, to use both cores.
+ */
+async function extract(zipPath: string, source: ZipSource, directory: CentralDirectory, plan: ExtractionPlan, root: string, progress?: Progress): Promise<EntryRecord[]> {
   fs.mkdirSync(root);
   for (const dir of plan.directories) fs.mkdirSync(path.join(root, dir), { recursive: true });
 
-  const records = new Array<EntryRecord>(plan.items.length);
-  // Read in offset order: the archive is then read front to back, once.
   const ordered = [...plan.items].sort((a, b) => a.entry.localHeaderOffset - b.entry.localHeaderOffset);
+  const tasks: FileTask[] = [];
+  ordered.forEach((item, i) => {
+    if (item.type === 'dir') return;
+    const { entry } = item;
+    tasks.push({
+      entry: { name: entry.name, flags: entry.flags, method: entry.method, compressedSize: entry.compressedSize, uncompressedSize: entry.uncompressedSize, crc32: entry.crc32, localHeaderOffset: entry.localHeaderOffset },
+      path: item.path,
+      symlink: item.type === 'symlink',
+      unixMode: entry.unixMode,
+      mtimeMs: entry.modifiedAt.getTime(),
+      limit: ordered[i + 1]?.entry.localHeaderOffset ?? directory.centralStart,
+    });
+  });
+
   let done = 0;
-  let lastYield = Date.now();
-  for (let i = 0; i < ordered.length; i++) {
-    const item = ordered[i]!;
-    const limit = i + 1 < ordered.length ? ordered[i + 1]!.entry.localHeaderOffset : directory.centralStart;
-    records[item.entry.index] = extractItem(source, item, root, limit);
-    done += item.type === 'dir' ? 0 : item.entry.uncompressedSize;
-    progress?.(done, plan.totalBytes, item.path);
-    if (Date.now() - lastYield > YIELD_EVERY_MS) {
-      await new Promise((resolve) => setImmediate(resolve));
-      lastYield = Date.now();
+  const advance = (bytes: number, label?: string) => {
+    done += bytes;
+    progress?.(done, plan.totalBytes, label);
+  };
+  const parallel = process.env.ZIPFS_THREADS !== "1" && (plan.totalBytes >= PARALLEL_MIN_BYTES || tasks.length >= PARALLEL_MIN_FILES);
+  const split = parallel ? splitPoint(tasks) : tasks.length;
+  const helper = split < tasks.length ? startWorker({ zipPath, root, tasks: tasks.slice(split) }, advance) : undefined;
+  try {
+    let lastYield = Date.now();
+    for (const task of tasks.slice(0, split)) {
+      writeFileTask(source, task, root);
+      advance(task.entry.uncompressedSize, task.path);
+      if (Date.now() - lastYield > YIELD_EVERY_MS) {
+        await new Promise((resolve) => setImmediate(resolve));
+        lastYield = Date.now();
+      }
     }
+    await helper?.finished;
+  } finally {
+    helper?.stop();
   }
+
   // Writing files touched their folders' times; restore the archive's times last, deepest first.
   for (const item of [...plan.items].reverse()) {
     if (item.type === 'dir') fs.utimesSync(path.join(root, item.path), item.entry.modifiedAt, item.entry.modifiedAt);
   }
-  return records;
+  return plan.items.map((item) => entryRecord(item.entry, item.path, item.type));
 }
 
-function extractItem(source: ZipSource, item: PlannedItem, root: string, nextOffset: number): EntryRecord {
-  const { entry } = item;
-  const record = entryRecord(entry, item.path, item.type);
-  if (item.type === 'dir') return record;
+/** The index that splits the tasks into two contiguous runs of about equal cost. */
+function splitPoint(tasks: FileTask[]): number {
+  const total = tasks.reduce((sum, task) => sum + taskCost(task), 0);
+  let running = 0;
+  for (let i = 0; i < tasks.length; i++) {
+    running += taskCost(tasks[i]!);
+    if (running >= total / 2) return i + 1;
+  }
+  return tasks.length;
+}
 
-  const span = locateEntryData(source, entry);
-  if (span.dataEnd > nextOffset) {
-    throw new ZipfsError('ZIP_BOMB_DETECTED', `Entry "${printable(entry.name)}" has data running into the next entry or the central directory (overlapping entries, a zip-bomb construction); the archive was refused.`);
-  }
-  const data = readEntryData(source, entry, span);
-  // A symlink entry becomes a regular file holding its target: never a live link.
-  const mode = item.type === 'symlink' ? 0o644 : ((entry.unixMode ?? 0o644) & 0o777) | 0o600;
-  const target = path.join(root, item.path);
-  let fd: number;
-  try {
-    fd = fs.openSync(target, 'wx', mode);
-  } catch (error) {
-    if (isSystemError(error, 'ENAMETOOLONG', 'EILSEQ', 'EINVAL')) {
-      throw new ZipfsError('ZIP_INVALID', `Entry "${printable(entry.name)}" cannot be created on this file system (${(error as Error).message}); the archive was not opened.`);
-    }
-    throw error;
-  }
-  try {
-    for (let written = 0; written < data.length; ) written += fs.writeSync(fd, data, written, data.length - written);
-    fs.futimesSync(fd, entry.modifiedAt, entry.modifiedAt);
-    const stats = fs.fstatSync(fd);
-    record.extracted = { size: stats.size, mtime_ms: stats.mtimeMs, ctime_ms: stats.ctimeMs, ino: stats.ino };
-  } finally {
-    fs.closeSync(fd);
-  }
-  return record;
+function startWorker(job: ExtractJob, advance: (bytes: number) => void): { finished: Promise<void>; stop(): void } {
+  const worker = new Worker(workerPath('extract-worker.ts'));
+  const finished = new Promise<void>((resolve, reject) => {
+    worker.onmessage = (event: MessageEvent<ExtractReport>) => {
+      const report = event.data;
+      if (report.kind === 'progress') advance(report.bytes);
+      else if (report.kind === 'done') resolve();
+      else reject(new ZipfsError(report.code as ErrorCode, report.message));
+    };
+    worker.onerror = (event) => reject(new ZipfsError('INTERNAL_ERROR', `The extraction thread failed: ${event.message}.`));
+  });
+  finished.catch(() => {}); // observed by the caller's await; never an unhandled rejection
+  worker.postMessage(job);
+  return { finished, stop: () => worker.terminate() };
 }
 
 /** Writes the manifest and renames the staging folder into place under a free name. */

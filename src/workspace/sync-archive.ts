@@ -109,7 +109,7 @@ export async function syncSession(request: SyncRequest): Promise<SyncResult> {
   const { session } = request;
   recoverInterruptedSync(session);
   const manifest = readManifest(session.manifest);
-  const diff = diffWorkspace(session.contents, manifest.entries);
+  const diff = diffWorkspace(session.contents, manifest);
   const counts = { files_modified: diff.modified.length, files_added: diff.added.length, files_deleted: diff.deleted.length };
   const source = checkSource(manifest.session, request.force);
   const changed = counts.files_modified + counts.files_added + counts.files_deleted > 0;

@@ -9,7 +9,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { crc32 } from '../zip/codec.ts';
-import type { EntryRecord } from './manifest.ts';
+import type { EntryRecord, Manifest } from './manifest.ts';
 
 /** How a path in the workspace looks now. */
 export interface Observed {
@@ -65,8 +65,19 @@ export function readWorkspaceItem(root: string, relative: string, kind: Observed
   return kind === 'symlink' ? Buffer.from(fs.readlinkSync(absolute)) : fs.readFileSync(absolute);
 }
 
-function sameStat(recorded: EntryRecord['extracted'], now: Observed): boolean {
-  return recorded !== undefined && recorded.size === now.size && recorded.mtime_ms === now.mtime_ms && recorded.ctime_ms === now.ctime_ms && recorded.ino === now.ino;
+/** File timestamps come from the kernel's coarse clock, a few ms behind: only a ctime this much older than the end of extraction proves a file untouched since. */
+const COARSE_CLOCK_MARGIN_MS = 20;
+
+/**
+ * Whether the stat alone proves a file untouched: the stat recorded when zipfs
+ * last wrote or read it (after a sync), or else, right after open, the archive's
+ * size and mtime with a ctime from before extraction ended. Any write, utimes,
+ * rename or copy moves ctime forward, and nothing can set it back.
+ */
+function untouched(entry: EntryRecord, now: Observed, extractedAtMs: number | undefined): boolean {
+  const recorded = entry.extracted;
+  if (recorded) return recorded.size === now.size && recorded.mtime_ms === now.mtime_ms && recorded.ctime_ms === now.ctime_ms && recorded.ino === now.ino;
+  return extractedAtMs !== undefined && now.size === entry.size && Math.abs(now.mtime_ms - entry.mtime_ms) < 1 && now.ctime_ms < extractedAtMs - COARSE_CLOCK_MARGIN_MS;
 }
 
 /** CRC-32 of a file, read in chunks so a large file costs no more memory than one chunk. */
@@ -90,7 +101,8 @@ function contentMatches(root: string, entry: EntryRecord, now: Observed): boolea
   return now.size === entry.size && fileCrc(path.join(root, entry.path)) === entry.crc32;
 }
 
-export function diffWorkspace(root: string, entries: EntryRecord[]): WorkspaceDiff {
+export function diffWorkspace(root: string, { session, entries }: Manifest): WorkspaceDiff {
+  const extractedAtMs = session.extracted_at_ms;
   const { items, emptyDirs } = scan(root);
   const states = new Map<number, EntryState>();
   const modified: string[] = [];
@@ -105,7 +117,7 @@ export function diffWorkspace(root: string, entries: EntryRecord[]): WorkspaceDi
     if (entry.type === 'dir') state = now?.kind === 'dir' ? 'unchanged' : 'deleted';
     else if (!now || now.kind === 'dir') state = 'deleted';
     else if (entry.type === 'file' && now.kind === 'symlink') state = 'modified';
-    else if (now.kind === 'file' && sameStat(entry.extracted, now)) state = 'unchanged';
+    else if (now.kind === 'file' && untouched(entry, now, extractedAtMs)) state = 'unchanged';
     else state = contentMatches(root, entry, now) ? 'unchanged' : 'modified';
     states.set(entry.index, state);
     const shown = entry.type === 'dir' ? `${entry.path}/` : entry.path;

@@ -13,7 +13,7 @@ import {
   SIG_LOCAL_HEADER,
 } from './constants.ts';
 import type { ZipSource } from './source.ts';
-import type { ZipEntry } from './types.ts';
+import type { EntryLocation } from './types.ts';
 
 /** Where an entry's compressed bytes sit, learnt from its local header. */
 export interface EntrySpan {
@@ -23,13 +23,13 @@ export interface EntrySpan {
   dataEnd: number;
 }
 
-function invalid(entry: ZipEntry, reason: string): ZipfsError {
+function invalid(entry: EntryLocation, reason: string): ZipfsError {
   return new ZipfsError('ZIP_INVALID', `Entry "${entry.name}": ${reason}. The archive is damaged or uses a feature zipfs cannot read; nothing was extracted.`);
 }
 
 /** Reads the local header to find the data. The central directory's sizes are
  * authoritative (local ones may be zero when a data descriptor follows). */
-export function locateEntryData(source: ZipSource, entry: ZipEntry): EntrySpan {
+export function locateEntryData(source: ZipSource, entry: EntryLocation): EntrySpan {
   const header = source.read(entry.localHeaderOffset, LOCAL_HEADER_LENGTH);
   if (header.length < LOCAL_HEADER_LENGTH) throw invalid(entry, `local header at offset ${entry.localHeaderOffset} is cut off (unexpected end of file)`);
   const reader = new ByteReader(header);
@@ -41,14 +41,14 @@ export function locateEntryData(source: ZipSource, entry: ZipEntry): EntrySpan {
 }
 
 /** The local header's extra-field block (it may differ from the central one, e.g. an atime in the timestamp field). */
-export function readLocalExtra(source: ZipSource, entry: ZipEntry): Uint8Array {
+export function readLocalExtra(source: ZipSource, entry: EntryLocation): Uint8Array {
   const header = new ByteReader(source.read(entry.localHeaderOffset, LOCAL_HEADER_LENGTH).slice());
   const at = entry.localHeaderOffset + LOCAL_HEADER_LENGTH + header.u16(26);
   return source.read(at, header.u16(28)).slice();
 }
 
 /** Refuses entries whose data zipfs cannot decode, before any byte is read. */
-export function assertReadable(entry: ZipEntry): void {
+export function assertReadable(entry: EntryLocation): void {
   if (entry.flags & (FLAG_ENCRYPTED | FLAG_STRONG_ENCRYPTION)) throw invalid(entry, 'is encrypted, and zipfs does not decrypt; decrypt the archive with its own tool first');
   if (entry.method !== METHOD_STORED && entry.method !== METHOD_DEFLATED) {
     const name = METHOD_NAMES[entry.method] ?? 'unknown';
@@ -62,7 +62,7 @@ export function assertReadable(entry: ZipEntry): void {
  * descriptor must agree with the central directory. For stored entries the
  * result may be a view of the source's read window: treat it as read-only.
  */
-export function readEntryData(source: ZipSource, entry: ZipEntry, span = locateEntryData(source, entry)): Uint8Array {
+export function readEntryData(source: ZipSource, entry: EntryLocation, span = locateEntryData(source, entry)): Uint8Array {
   assertReadable(entry);
   const raw = source.read(span.dataOffset, entry.compressedSize);
   if (raw.length < entry.compressedSize) throw invalid(entry, 'data is cut off (unexpected end of file)');
@@ -89,7 +89,7 @@ export function readEntryData(source: ZipSource, entry: ZipEntry, span = locateE
 
 /** The descriptor's signature is optional; its CRC must match the directory's.
  * Its sizes may be 32 or 64 bits wide and are not needed, so they are not read. */
-function checkDataDescriptor(source: ZipSource, entry: ZipEntry, at: number): void {
+function checkDataDescriptor(source: ZipSource, entry: EntryLocation, at: number): void {
   const bytes = source.read(at, 16).slice();
   const reader = new ByteReader(bytes);
   const crcAt = bytes.length >= 4 && reader.u32(0) === SIG_DATA_DESCRIPTOR ? 4 : 0;

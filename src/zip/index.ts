@@ -4,4 +4,4 @@ export { assertReadable, locateEntryData, readEntryData, readLocalExtra, type En
 export { ZipWriter } from './writer.ts';
 export { refreshExtraFields, type EntryFields } from './records.ts';
 export { BufferSource, FileSource, type ZipSource } from './source.ts';
-export type { CentralDirectory, ZipEntry } from './types.ts';
+export type { CentralDirectory, EntryLocation, ZipEntry } from './types.ts';

@@ -1,0 +1,44 @@
+/**
+ * open's second thread: writes its share of the entries and reports bytes
+ * done, or the first error, to the main thread.
+ */
+import { toZipfsError } from '../errors.ts';
+import { FileSource } from '../zip/index.ts';
+import { writeFileTask, type FileTask } from './extract-files.ts';
+
+export interface ExtractJob {
+  zipPath: string;
+  root: string;
+  tasks: FileTask[];
+}
+
+export type ExtractReport = { kind: 'progress'; bytes: number } | { kind: 'done' } | { kind: 'error'; code: string; message: string };
+
+function run(job: ExtractJob): void {
+  const report = (message: ExtractReport) => postMessage(message);
+  let source: FileSource | undefined;
+  try {
+    source = new FileSource(job.zipPath);
+    let bytes = 0;
+    let last = Date.now();
+    for (const task of job.tasks) {
+      writeFileTask(source, task, job.root);
+      bytes += task.entry.uncompressedSize;
+      if (Date.now() - last > 50) {
+        report({ kind: 'progress', bytes });
+        bytes = 0;
+        last = Date.now();
+      }
+    }
+    report({ kind: 'progress', bytes });
+    report({ kind: 'done' });
+  } catch (error) {
+    const failure = toZipfsError(error);
+    report({ kind: 'error', code: failure.code, message: failure.message });
+  } finally {
+    source?.close();
+  }
+}
+
+// The worker global's onmessage; bun-types declares it only alongside the DOM library.
+(globalThis as unknown as { onmessage: (event: MessageEvent<ExtractJob>) => void }).onmessage = (event) => run(event.data);
