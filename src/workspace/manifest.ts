@@ -136,16 +136,3 @@ export function readManifest(manifestPath: string): Manifest {
   const [first, ...rest] = JSON.parse(`[${text.replaceAll('\n', ',')}]`) as [SessionRecord, ...EntryRecord[]];
   return { session: first, entries: rest };
 }
-
-/** Replaces a manifest atomically: a reader sees the old one or the new one, whole. */
-export function writeManifest(manifestPath: string, manifest: Manifest): void {
-  const temporary = `${manifestPath}.${process.pid}.tmp`;
-  const fd = fs.openSync(temporary, 'w');
-  try {
-    fs.writeSync(fd, serializeManifest(manifest.session, manifest.entries));
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
-  fs.renameSync(temporary, manifestPath);
-}

@@ -170,7 +170,8 @@ async function extract(zipPath: string, source: ZipSource, directory: CentralDir
     }
     await helper?.finished;
   } finally {
-    helper?.stop();
+    // Wait until the worker is gone: a failed open removes the staging folder next.
+    await helper?.stop();
   }
 
   // Writing files touched their folders' times; restore the archive's times last, deepest first.
@@ -191,7 +192,7 @@ function splitPoint(tasks: FileTask[]): number {
   return tasks.length;
 }
 
-function startWorker(job: ExtractJob, advance: (bytes: number) => void): { finished: Promise<void>; stop(): void } {
+function startWorker(job: ExtractJob, advance: (bytes: number) => void): { finished: Promise<void>; stop(): Promise<void> } {
   const worker = new Worker(workerPath('extract-worker.ts'));
   const finished = new Promise<void>((resolve, reject) => {
     worker.onmessage = (event: MessageEvent<ExtractReport>) => {
@@ -204,7 +205,14 @@ function startWorker(job: ExtractJob, advance: (bytes: number) => void): { finis
   });
   finished.catch(() => {}); // observed by the caller's await; never an unhandled rejection
   worker.postMessage(job);
-  return { finished, stop: () => worker.terminate() };
+  const closed = new Promise<void>((resolve) => worker.addEventListener('close', () => resolve(), { once: true }));
+  return {
+    finished,
+    stop: () => {
+      worker.terminate();
+      return closed;
+    },
+  };
 }
 
 /** Writes the manifest and renames the staging folder into place under a free name. */

@@ -20,7 +20,7 @@ import { entryRecord, fingerprintSource, readManifest, serializeManifest, type E
 import type { Progress } from './open-archive.ts';
 import type { Session } from './session-store.ts';
 import { writeAddition, writeFromWorkspace, type Captured } from './sync-entries.ts';
-import { TEMP_MARK, fsyncDirectory, keepBackup, removeDeadTemporaries, writeDurably } from './sync-files.ts';
+import { TEMP_MARK, fsyncDirectory, keepBackup, removeDeadTemporaries } from './sync-files.ts';
 import { diffWorkspace, type WorkspaceDiff } from './workspace-diff.ts';
 
 export interface SyncRequest {
@@ -114,15 +114,19 @@ export async function syncSession(request: SyncRequest): Promise<SyncResult> {
   const source = checkSource(manifest.session, request.force);
   const changed = counts.files_modified + counts.files_added + counts.files_deleted > 0;
   if (request.dryRun) return { synced: false, backup_path: null, ...counts };
+  const target = source.exists ? fs.realpathSync(manifest.session.source_path) : manifest.session.source_path;
+  // Even a sync with nothing to write clears what a killed sync left beside the zip.
+  if (source.exists) removeDeadTemporaries(target);
   if (!changed && !source.modified) return { synced: true, backup_path: null, ...counts };
 
-  const target = source.exists ? fs.realpathSync(manifest.session.source_path) : manifest.session.source_path;
-  removeDeadTemporaries(target);
   const temporary = path.join(path.dirname(target), `.${path.basename(target)}${TEMP_MARK}${process.pid}-${crypto.randomUUID()}.tmp`);
   try {
     const captured = await writeArchive(temporary, target, source.exists, manifest, diff, session.contents, request.progress);
     const next = describeNewArchive(temporary, manifest.session, captured, diff);
-    writeDurably(nextManifestPath(session), serializeManifest(next.session, next.entries));
+    // Not flushed: only the archive is (one fsync). A power cut between the archive's rename and
+    // this file reaching the disk leaves the old manifest, so the next sync reports a conflict
+    // (resolved with force); the archive itself is whole either way.
+    fs.writeFileSync(nextManifestPath(session), serializeManifest(next.session, next.entries));
     const backup = source.exists ? keepBackup(target) : null;
     fs.renameSync(temporary, target);
     fsyncDirectory(path.dirname(target));

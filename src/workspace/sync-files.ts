@@ -1,6 +1,6 @@
 /**
- * The file-system steps around a sync: the backup beside the source, durable
- * writes, and removal of temporaries left by syncs whose process died.
+ * The file-system steps around a sync: the backup beside the source, flushing
+ * the folder, and removal of temporaries left by syncs whose process died.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -26,19 +26,13 @@ export function keepBackup(target: string): string {
     fs.copyFileSync(target, draft);
   }
   fs.renameSync(draft, backup);
+  // When the backup already is this very file (a sync killed after taking it), rename(2) does
+  // nothing and leaves the draft: remove it.
+  fs.rmSync(draft, { force: true });
   return backup;
 }
 
-export function writeDurably(file: string, text: string): void {
-  const fd = fs.openSync(file, 'w');
-  try {
-    fs.writeSync(fd, text);
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
-}
-
+/** Flushes a folder's entries (the rename), where the platform allows it. */
 export function fsyncDirectory(dir: string): void {
   try {
     const fd = fs.openSync(dir, 'r');

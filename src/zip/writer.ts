@@ -17,6 +17,8 @@ export class ZipWriter {
   private pending: Uint8Array[] = [];
   private pendingBytes = 0;
   private copyBuffer: Buffer | undefined;
+  /** A raw range not copied yet: adjacent ranges (unchanged entries in a row) merge into one copy. */
+  private pendingCopy: { fd: number; start: number; end: number } | undefined;
 
   constructor(
     private readonly fd: number,
@@ -25,16 +27,30 @@ export class ZipWriter {
 
   /** Bytes written so far, counting what is still buffered: where the next entry starts. */
   get size(): number {
-    return this.position + this.pendingBytes;
+    return this.position + this.pendingBytes + (this.pendingCopy ? this.pendingCopy.end - this.pendingCopy.start : 0);
   }
 
-  /** Copies `[start, end)` of the source file verbatim (a prefix stub, or unchanged entries). */
+  /** Copies `[start, end)` of the source file verbatim (a prefix stub, or unchanged entries).
+   * The copy is deferred so that the ranges of consecutive unchanged entries become one. */
   copyRange(sourceFd: number, start: number, end: number): void {
+    const pending = this.pendingCopy;
+    if (pending && pending.fd === sourceFd && pending.end === start) {
+      pending.end = end;
+      return;
+    }
+    this.flushCopy();
     this.flush();
+    this.pendingCopy = { fd: sourceFd, start, end };
+  }
+
+  private flushCopy(): void {
+    const pending = this.pendingCopy;
+    if (!pending) return;
+    this.pendingCopy = undefined;
     this.copyBuffer ??= Buffer.allocUnsafe(COPY_CHUNK_BYTES);
-    for (let at = start; at < end; ) {
-      const n = fs.readSync(sourceFd, this.copyBuffer, 0, Math.min(COPY_CHUNK_BYTES, end - at), at);
-      if (n === 0) throw new Error(`source ended at ${at}, before ${end}`);
+    for (let at = pending.start; at < pending.end; ) {
+      const n = fs.readSync(pending.fd, this.copyBuffer, 0, Math.min(COPY_CHUNK_BYTES, pending.end - at), at);
+      if (n === 0) throw new Error(`source ended at ${at}, before ${pending.end}`);
       this.writeAll(this.copyBuffer.subarray(0, n));
       at += n;
     }
@@ -63,10 +79,12 @@ export class ZipWriter {
     }
     this.push(encodeEnd(this.central.length, directoryOffset, directorySize, comment, keepZip64));
     this.flush();
+    this.flushCopy();
     return this.position;
   }
 
   private push(bytes: Uint8Array): void {
+    this.flushCopy();
     if (bytes.length >= BUFFER_BYTES) {
       this.flush();
       this.writeAll(bytes);

@@ -168,3 +168,26 @@ describe('zipfs open', () => {
     expect(workspaces()).toStrictEqual(['reports']);
   });
 });
+
+describe('zipfs open on both cores', () => {
+  it('extracts a large archive with a second thread, every file intact', () => {
+    const entries = Array.from({ length: 3000 }, (_, i) => ({ name: `d${i % 7}/f${i}.txt`, data: `file ${i}\n`.repeat(i % 5 + 1) }));
+    const opened = box.run(['open', writeZip(box.dir, 'many.zip', rawZip(entries)), '--json']).json;
+    expect(opened.file_count).toBe(3000);
+    for (const i of [0, 1499, 1500, 2999]) expect(fs.readFileSync(path.join(opened.workspace_path, `d${i % 7}/f${i}.txt`), 'utf8')).toBe(`file ${i}\n`.repeat(i % 5 + 1));
+    expect(box.run(['status', '--json']).json).toStrictEqual({ modified: [], added: [], deleted: [], unchanged_count: 3000 });
+  });
+
+  it('fails whole, leaving nothing, when the second thread meets a damaged entry', () => {
+    const entries = Array.from({ length: 3000 }, (_, i) => ({ name: `f${i}.txt`, data: `file ${i}\n` }));
+    const bytes = rawZip(entries);
+    // Corrupt the data of an entry in the second half (after its 30-byte header and name).
+    const marker = Buffer.from(bytes).indexOf('f2900.txt');
+    const at = marker + 'f2900.txt'.length;
+    bytes[at] = bytes[at]! ^ 0xff;
+    const result = box.run(['open', writeZip(box.dir, 'bad.zip', bytes), '--json']);
+    expect(result.json.error.code).toBe('ZIP_INVALID');
+    expect(result.json.error.message).toContain('f2900.txt');
+    expect(workspaces()).toStrictEqual([]);
+  });
+});
