@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { ZipfsError, isSystemError } from '../errors.ts';
-import { locateEntryData, readEntryData, type EntryLocation, type ZipSource } from '../zip/index.ts';
+import { locateEntryData, readEntryData, streamEntryData, type EntryLocation, type ZipSource } from '../zip/index.ts';
 import { printable } from './entry-paths.ts';
 
 /** One file to write; plain data, so it can be posted to a worker. */
@@ -20,13 +20,17 @@ export interface FileTask {
   limit: number;
 }
 
-export function writeFileTask(source: ZipSource, task: FileTask, root: string): void {
+/** Entries larger than this are streamed to disk in chunks; smaller ones are read whole (faster). */
+const STREAM_ABOVE_BYTES = 8 * 1024 * 1024;
+
+export async function writeFileTask(source: ZipSource, task: FileTask, root: string): Promise<void> {
   const { entry } = task;
   const span = locateEntryData(source, entry);
   if (span.dataEnd > task.limit) {
     throw new ZipfsError('ZIP_BOMB_DETECTED', `Entry "${printable(entry.name)}" has data running into the next entry or the central directory (overlapping entries, a zip-bomb construction); the archive was refused.`);
   }
-  const data = readEntryData(source, entry, span);
+  const streamed = entry.uncompressedSize > STREAM_ABOVE_BYTES;
+  const data = streamed ? undefined : readEntryData(source, entry, span);
   // A symlink entry becomes a regular file holding its target: never a live link.
   const mode = task.symlink ? 0o644 : ((task.unixMode ?? 0o644) & 0o777) | 0o600;
   let fd: number;
@@ -39,7 +43,11 @@ export function writeFileTask(source: ZipSource, task: FileTask, root: string): 
     throw error;
   }
   try {
-    for (let written = 0; written < data.length; ) written += fs.writeSync(fd, data, written, data.length - written);
+    const write = (bytes: Uint8Array) => {
+      for (let written = 0; written < bytes.length; ) written += fs.writeSync(fd, bytes, written, bytes.length - written);
+    };
+    if (data) write(data);
+    else await streamEntryData(source, entry, span, write);
     const mtime = new Date(task.mtimeMs);
     fs.futimesSync(fd, mtime, mtime);
   } finally {

@@ -14,7 +14,7 @@ export interface ExtractJob {
 
 export type ExtractReport = { kind: 'progress'; bytes: number } | { kind: 'done' } | { kind: 'error'; code: string; message: string };
 
-function run(job: ExtractJob): void {
+async function run(job: ExtractJob): Promise<void> {
   const report = (message: ExtractReport) => postMessage(message);
   let source: FileSource | undefined;
   try {
@@ -22,7 +22,7 @@ function run(job: ExtractJob): void {
     let bytes = 0;
     let last = Date.now();
     for (const task of job.tasks) {
-      writeFileTask(source, task, job.root);
+      await writeFileTask(source, task, job.root);
       bytes += task.entry.uncompressedSize;
       if (Date.now() - last > 50) {
         report({ kind: 'progress', bytes });
@@ -41,4 +41,4 @@ function run(job: ExtractJob): void {
 }
 
 // The worker global's onmessage; bun-types declares it only alongside the DOM library.
-(globalThis as unknown as { onmessage: (event: MessageEvent<ExtractJob>) => void }).onmessage = (event) => run(event.data);
+(globalThis as unknown as { onmessage: (event: MessageEvent<ExtractJob>) => void }).onmessage = (event) => void run(event.data);

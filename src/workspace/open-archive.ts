@@ -155,13 +155,14 @@ async function extract(zipPath: string, source: ZipSource, directory: CentralDir
     done += bytes;
     progress?.(done, plan.totalBytes, label);
   };
-  const parallel = process.env.ZIPFS_THREADS !== "1" && (plan.totalBytes >= PARALLEL_MIN_BYTES || tasks.length >= PARALLEL_MIN_FILES);
+  // ZIPFS_THREADS=1 keeps open on one thread (a busy machine, or measuring the difference).
+  const parallel = process.env.ZIPFS_THREADS !== '1' && (plan.totalBytes >= PARALLEL_MIN_BYTES || tasks.length >= PARALLEL_MIN_FILES);
   const split = parallel ? splitPoint(tasks) : tasks.length;
   const helper = split < tasks.length ? startWorker({ zipPath, root, tasks: tasks.slice(split) }, advance) : undefined;
   try {
     let lastYield = Date.now();
     for (const task of tasks.slice(0, split)) {
-      writeFileTask(source, task, root);
+      await writeFileTask(source, task, root);
       advance(task.entry.uncompressedSize, task.path);
       if (Date.now() - lastYield > YIELD_EVERY_MS) {
         await new Promise((resolve) => setImmediate(resolve));

@@ -37,6 +37,35 @@ export function inflateRaw(data: Uint8Array, expectedSize: number): Uint8Array {
   return out;
 }
 
+/**
+ * Inflates a raw deflate stream given in chunks, handing the output on as it
+ * comes, so memory stays near one chunk whatever the entry's size. Stops with
+ * an overflow error as soon as the output passes the declared size.
+ */
+export async function inflateRawStream(input: Iterable<Uint8Array>, expectedSize: number, onOutput: (chunk: Uint8Array) => void): Promise<void> {
+  const inflater = zlib.createInflateRaw();
+  let produced = 0;
+  const finished = new Promise<void>((resolve, reject) => {
+    inflater.on('data', (chunk: Buffer) => {
+      produced += chunk.length;
+      if (produced > expectedSize) {
+        inflater.destroy();
+        reject(new InflateError(`inflates to more than the declared ${expectedSize} bytes`, true));
+        return;
+      }
+      onOutput(chunk);
+    });
+    inflater.on('end', resolve);
+    inflater.on('error', (error) => reject(new InflateError(`corrupt deflate data (${error.message})`, false)));
+  });
+  for (const chunk of input) {
+    if (!inflater.write(chunk)) await Promise.race([new Promise((resolve) => inflater.once('drain', resolve)), finished]);
+    if (inflater.destroyed) break;
+  }
+  inflater.end();
+  await finished;
+}
+
 export function deflateRaw(data: Uint8Array, level = 6): Uint8Array {
   return zlib.deflateRawSync(data, { level });
 }

@@ -1,6 +1,6 @@
 import { ZipfsError } from '../errors.ts';
 import { ByteReader } from './bytes.ts';
-import { InflateError, crc32, inflateRaw } from './codec.ts';
+import { InflateError, crc32, inflateRaw, inflateRawStream } from './codec.ts';
 import {
   FLAG_DATA_DESCRIPTOR,
   FLAG_ENCRYPTED,
@@ -85,6 +85,49 @@ export function readEntryData(source: ZipSource, entry: EntryLocation, span = lo
   if (actual !== entry.crc32) throw invalid(entry, `CRC-32 mismatch (stored ${hex(entry.crc32)}, data gives ${hex(actual)})`);
   if (entry.flags & FLAG_DATA_DESCRIPTOR) checkDataDescriptor(source, entry, span.dataEnd);
   return data;
+}
+
+const STREAM_CHUNK_BYTES = 4 * 1024 * 1024;
+
+/**
+ * The streaming twin of readEntryData, for entries too large to hold in
+ * memory: the verified bytes go to `sink` chunk by chunk, and every check of
+ * readEntryData still applies (at the end: a caller must discard what it wrote
+ * when this rejects).
+ */
+export async function streamEntryData(source: ZipSource, entry: EntryLocation, span: EntrySpan, sink: (chunk: Uint8Array) => void): Promise<void> {
+  assertReadable(entry);
+  const chunks = function* () {
+    for (let at = span.dataOffset; at < span.dataEnd; at += STREAM_CHUNK_BYTES) {
+      const chunk = source.read(at, Math.min(STREAM_CHUNK_BYTES, span.dataEnd - at));
+      if (chunk.length === 0) throw invalid(entry, 'data is cut off (unexpected end of file)');
+      yield chunk;
+    }
+  };
+  let crc = 0;
+  let size = 0;
+  const take = (chunk: Uint8Array) => {
+    crc = crc32(chunk, crc);
+    size += chunk.length;
+    sink(chunk);
+  };
+  if (entry.method === METHOD_STORED) {
+    if (entry.compressedSize !== entry.uncompressedSize) throw invalid(entry, `is stored but its sizes differ (${entry.compressedSize} stored, ${entry.uncompressedSize} declared)`);
+    for (const chunk of chunks()) take(chunk);
+  } else {
+    try {
+      await inflateRawStream(chunks(), entry.uncompressedSize, take);
+    } catch (error) {
+      if (error instanceof InflateError && error.overflow) {
+        throw new ZipfsError('ZIP_BOMB_DETECTED', `Entry "${entry.name}" inflates to more than the ${entry.uncompressedSize} bytes its header declares; its headers lie, so the archive was refused.`);
+      }
+      if (error instanceof ZipfsError) throw error;
+      throw invalid(entry, (error as Error).message);
+    }
+  }
+  if (size !== entry.uncompressedSize) throw invalid(entry, `inflates to ${size} bytes, not the declared ${entry.uncompressedSize} (unexpected end of data)`);
+  if (crc !== entry.crc32) throw invalid(entry, `CRC-32 mismatch (stored ${hex(entry.crc32)}, data gives ${hex(crc)})`);
+  if (entry.flags & FLAG_DATA_DESCRIPTOR) checkDataDescriptor(source, entry, span.dataEnd);
 }
 
 /** The descriptor's signature is optional; its CRC must match the directory's.

@@ -1,6 +1,6 @@
 /** The container layer: bytes in, entries and verified bytes out. No workspace knowledge here. */
 export { readCentralDirectory } from './central-directory.ts';
-export { assertReadable, locateEntryData, readEntryData, readLocalExtra, type EntrySpan } from './entry-data.ts';
+export { assertReadable, locateEntryData, readEntryData, readLocalExtra, streamEntryData, type EntrySpan } from './entry-data.ts';
 export { ZipWriter } from './writer.ts';
 export { refreshExtraFields, type EntryFields } from './records.ts';
 export { BufferSource, FileSource, type ZipSource } from './source.ts';

@@ -19,16 +19,27 @@ export interface RawEntry {
   mtime?: Date;
 }
 
-function u16(n: number): number[] {
-  return [n & 0xff, (n >>> 8) & 0xff];
+function u16(n: number): Buffer {
+  const b = Buffer.alloc(2);
+  b.writeUInt16LE(n & 0xffff);
+  return b;
 }
-function u32(n: number): number[] {
-  return [n & 0xff, (n >>> 8) & 0xff, (n >>> 16) & 0xff, (n >>> 24) & 0xff];
+function u32(n: number): Buffer {
+  const b = Buffer.alloc(4);
+  b.writeUInt32LE(n >>> 0);
+  return b;
 }
 
 export function rawZip(entries: RawEntry[], options: { comment?: string; prefix?: Uint8Array } = {}): Uint8Array {
-  const out: number[] = [...(options.prefix ?? [])];
-  const central: number[] = [];
+  const out: Buffer[] = options.prefix ? [Buffer.from(options.prefix)] : [];
+  let length = options.prefix?.length ?? 0;
+  const push = (...parts: Buffer[]) => {
+    for (const part of parts) {
+      out.push(part);
+      length += part.length;
+    }
+  };
+  const central: Buffer[] = [];
   const offsets: number[] = [];
   const base = options.prefix?.length ?? 0;
   const info: { crc: number; packed: number; size: number; method: number }[] = [];
@@ -44,21 +55,22 @@ export function rawZip(entries: RawEntry[], options: { comment?: string; prefix?
       offset = offsets[entry.shareDataOf]!;
       info.push(info[entry.shareDataOf]!);
     } else {
-      offset = out.length - base;
-      out.push(...u32(0x04034b50), ...u16(20), ...u16(flags), ...u16(method), ...u16(0), ...u16(0x21));
-      out.push(...u32(crc), ...u32(packed.length), ...u32(data.length), ...u16(name.length), ...u16(0), ...name, ...packed);
+      offset = length - base;
+      push(u32(0x04034b50), u16(20), u16(flags), u16(method), u16(0), u16(0x21));
+      push(u32(crc), u32(packed.length), u32(data.length), u16(name.length), u16(0), name, Buffer.from(packed));
       info.push({ crc, packed: packed.length, size: data.length, method });
     }
     offsets.push(offset);
     const meta = info[i]!;
     const madeBy = entry.unixMode !== undefined ? (3 << 8) | 20 : 20;
-    central.push(...u32(0x02014b50), ...u16(madeBy), ...u16(20), ...u16(flags), ...u16(meta.method), ...u16(0), ...u16(0x21));
-    central.push(...u32(meta.crc), ...u32(meta.packed), ...u32(entry.declaredSize ?? meta.size), ...u16(name.length), ...u16(0), ...u16(0));
-    central.push(...u16(0), ...u16(0), ...u32(((entry.unixMode ?? 0) << 16) >>> 0), ...u32(offset), ...name);
+    central.push(u32(0x02014b50), u16(madeBy), u16(20), u16(flags), u16(meta.method), u16(0), u16(0x21));
+    central.push(u32(meta.crc), u32(meta.packed), u32(entry.declaredSize ?? meta.size), u16(name.length), u16(0), u16(0));
+    central.push(u16(0), u16(0), u32(((entry.unixMode ?? 0) << 16) >>> 0), u32(offset), name);
   });
-  const cdOffset = out.length - base;
-  out.push(...central);
+  const cdOffset = length - base;
+  const directory = Buffer.concat(central);
+  push(directory);
   const comment = Buffer.from(options.comment ?? '');
-  out.push(...u32(0x06054b50), ...u16(0), ...u16(0), ...u16(entries.length), ...u16(entries.length), ...u32(central.length), ...u32(cdOffset), ...u16(comment.length), ...comment);
-  return new Uint8Array(out);
+  push(u32(0x06054b50), u16(0), u16(0), u16(entries.length), u16(entries.length), u32(directory.length), u32(cdOffset), u16(comment.length), comment);
+  return new Uint8Array(Buffer.concat(out));
 }

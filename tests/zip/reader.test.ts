@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ZipfsError } from '../../src/errors.ts';
-import { BufferSource, FileSource, readCentralDirectory, readEntryData } from '../../src/zip/index.ts';
+import { BufferSource, FileSource, locateEntryData, readCentralDirectory, readEntryData, streamEntryData } from '../../src/zip/index.ts';
 import { rawZip } from '../helpers/raw-zip.ts';
 
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'zipfs-reader-'));
@@ -129,5 +129,35 @@ describe('zip reader on damaged input', () => {
   it('refuses a non-zip and a cut-off end record', () => {
     expect(errorOf(() => readCentralDirectory(new BufferSource(new TextEncoder().encode('hello world, not a zip file')))).code).toBe('ZIP_INVALID');
     expect(errorOf(() => readCentralDirectory(new BufferSource(good.subarray(0, good.length - 5)))).code).toBe('ZIP_INVALID');
+  });
+});
+
+describe('streaming large entries', () => {
+  const big = Buffer.alloc(12 * 1024 * 1024, 'streaming zipfs ');
+  const collect = async (bytes: Uint8Array) => {
+    const source = new BufferSource(bytes);
+    const entry = readCentralDirectory(source).entries[0]!;
+    const parts: Uint8Array[] = [];
+    await streamEntryData(source, entry, locateEntryData(source, entry), (chunk) => parts.push(Buffer.from(chunk)));
+    return Buffer.concat(parts);
+  };
+
+  it('returns the same bytes as a whole read, deflated or stored', async () => {
+    for (const method of [8, 0] as const) {
+      const out = await collect(rawZip([{ name: 'big.txt', data: big, method }]));
+      expect(out.equals(big)).toBe(true);
+    }
+  });
+
+  it('refuses a lying size, a CRC mismatch and cut-off data', async () => {
+    const liar = rawZip([{ name: 'big.txt', data: big, declaredSize: 9 * 1024 * 1024 }]);
+    await expect(collect(liar)).rejects.toMatchObject({ code: 'ZIP_BOMB_DETECTED' });
+    const source = new BufferSource(rawZip([{ name: 'big.txt', data: big }]));
+    const entry = { ...readCentralDirectory(source).entries[0]!, crc32: 1 };
+    await expect(streamEntryData(source, entry, locateEntryData(source, entry), () => {})).rejects.toMatchObject({ code: 'ZIP_INVALID', message: expect.stringContaining('CRC-32') });
+    const whole = rawZip([{ name: 'big.txt', data: big, method: 0 }]);
+    const directory = readCentralDirectory(new BufferSource(whole));
+    const cut = new BufferSource(whole.subarray(0, 5 * 1024 * 1024));
+    await expect(streamEntryData(cut, directory.entries[0]!, { dataOffset: 37, dataEnd: 37 + big.length }, () => {})).rejects.toMatchObject({ code: 'ZIP_INVALID' });
   });
 });
