@@ -2,17 +2,13 @@ import { afterEach, beforeEach, describe, expect, it } from 'bun:test';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ERROR_CODES } from '../../src/errors.ts';
-import { sandbox, writeZip } from '../helpers/cli.ts';
+import { reportsSandbox, sandbox } from '../helpers/cli.ts';
 import { REPORT_FILES, binaryBytes, reportsZip } from '../helpers/fixtures.ts';
 
 let box: ReturnType<typeof sandbox>;
 let zip: string;
 let root: string;
-beforeEach(() => {
-  box = sandbox();
-  zip = writeZip(box.dir, 'reports.zip', reportsZip());
-  root = box.run(['open', zip, '--json']).json.workspace_path;
-});
+beforeEach(() => ({ box, zip, root } = reportsSandbox(true)));
 afterEach(() => box.cleanup());
 
 const status = () => box.run(['status', '--json']).json;

@@ -2,15 +2,11 @@ import { afterEach, beforeEach, describe, expect, it } from 'bun:test';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ERROR_CODES } from '../../src/errors.ts';
-import { sandbox, writeZip } from '../helpers/cli.ts';
-import { reportsZip } from '../helpers/fixtures.ts';
+import { reportsSandbox, sandbox } from '../helpers/cli.ts';
 
 let box: ReturnType<typeof sandbox>;
 let root: string;
-beforeEach(() => {
-  box = sandbox();
-  root = box.run(['open', writeZip(box.dir, 'reports.zip', reportsZip()), '--json']).json.workspace_path;
-});
+beforeEach(() => ({ box, root } = reportsSandbox(true)));
 afterEach(() => box.cleanup());
 
 const grep = (...args: string[]) => box.run(['grep', ...args, '--json']).json;

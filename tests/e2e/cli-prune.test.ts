@@ -3,15 +3,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ERROR_CODES } from '../../src/errors.ts';
-import { sandbox, writeZip } from '../helpers/cli.ts';
-import { reportsZip } from '../helpers/fixtures.ts';
+import { reportsSandbox, sandbox } from '../helpers/cli.ts';
 
 let box: ReturnType<typeof sandbox>;
 let zip: string;
-beforeEach(() => {
-  box = sandbox();
-  zip = writeZip(box.dir, 'reports.zip', reportsZip());
-});
+beforeEach(() => ({ box, zip } = reportsSandbox(false)));
 afterEach(() => box.cleanup());
 
 const workspaces = () => fs.readdirSync(path.join(box.home, 'workspaces')).sort();

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { BINARY } from './ensure-binary.ts';
+import { reportsZip } from './fixtures.ts';
 
 export interface RunResult {
   code: number;
@@ -51,4 +52,12 @@ export function writeZip(dir: string, name: string, bytes: Uint8Array): string {
   const file = path.join(dir, name);
   fs.writeFileSync(file, bytes);
   return file;
+}
+
+/** A fresh sandbox with the reports fixture as reports.zip, opened as session "reports" when asked. */
+export function reportsSandbox(open: boolean): { box: ReturnType<typeof sandbox>; zip: string; root: string } {
+  const box = sandbox();
+  const zip = writeZip(box.dir, 'reports.zip', reportsZip());
+  const root = open ? box.run(['open', zip, '--json']).json.workspace_path : '';
+  return { box, zip, root };
 }
