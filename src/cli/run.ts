@@ -15,7 +15,7 @@ import { JSON_FLAG, commandArgs, kebab, positionalKey } from './args.ts';
 import { SHELLS, completionScript } from './completion.ts';
 import { progressLine } from './progress-line.ts';
 import { fieldInfo } from './schema-introspection.ts';
-import { styleFor } from './style.ts';
+import { stripAnsi, styleFor } from './style.ts';
 
 export interface CliIo {
   argv: string[];
@@ -108,7 +108,7 @@ function toInput(command: Command, args: ArgsDef, argv: string[]): Record<string
   try {
     parsed = parseArgs(argv, args) as Record<string, unknown>;
   } catch (error) {
-    throw new ZipfsError('INVALID_INPUT', `${(error as Error).message.replace(/\u001b\[[0-9;]*m/g, '')}. See zipfs ${command.name} --help.`); // citty colours its messages
+    throw new ZipfsError('INVALID_INPUT', `${stripAnsi((error as Error).message)}. See zipfs ${command.name} --help.`); // citty colours its messages
   }
   const positionals = command.cli.positionals ?? [];
   const extra = (parsed._ as string[]).slice(positionals.length);

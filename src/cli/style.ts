@@ -13,6 +13,9 @@ export interface Style extends Paint {
 
 const ANSI = /\u001b\[[0-9;]*m/g;
 
+/** Text without colour codes. */
+export const stripAnsi = (text: string): string => text.replace(ANSI, '');
+
 export async function styleFor(stream: NodeJS.WriteStream, env: NodeJS.ProcessEnv): Promise<Style> {
   const enabled = Boolean(stream.isTTY) && !env.NO_COLOR && env.TERM !== 'dumb';
   let paint: Paint = PLAIN;
@@ -20,5 +23,5 @@ export async function styleFor(stream: NodeJS.WriteStream, env: NodeJS.ProcessEn
     const { colors } = await import('consola/utils');
     paint = { red: colors.red, green: colors.green, yellow: colors.yellow, cyan: colors.cyan, magenta: colors.magenta, bold: colors.bold, dim: colors.gray };
   }
-  return { ...paint, enabled, plain: (text) => (enabled ? text : text.replace(ANSI, '')) };
+  return { ...paint, enabled, plain: (text) => (enabled ? text : stripAnsi(text)) };
 }

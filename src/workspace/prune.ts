@@ -8,8 +8,8 @@ import { ZipfsError } from '../errors.ts';
 import { STAGING_PREFIX, workspacesDir } from './data-dir.ts';
 import { lockedByOther, withSessionLock } from './lock.ts';
 import { readSessionRecord } from './manifest.ts';
-import { isProcessAlive } from './process-alive.ts';
 import { listSessions, removeSession, type Session } from './session-store.ts';
+import { isDeadStaging } from './staging.ts';
 
 export interface PruneRequest {
   home: string;
@@ -66,8 +66,7 @@ function leftovers(home: string, sessions: Session[]): { dir: string; reason: st
     if (!entry.isDirectory() || names.has(entry.name)) continue;
     const dir = path.join(root, entry.name);
     if (entry.name.startsWith(STAGING_PREFIX)) {
-      const pid = Number.parseInt(entry.name.slice(STAGING_PREFIX.length), 10);
-      if (!isProcessAlive(pid)) found.push({ dir, reason: 'leftover of an interrupted open' });
+      if (isDeadStaging(entry.name)) found.push({ dir, reason: 'leftover of an interrupted open' });
     } else if (entry.name.startsWith('.closing-')) {
       found.push({ dir, reason: 'leftover of an interrupted close' });
     } else if (!entry.name.startsWith('.') && !readSessionRecord(path.join(dir, 'manifest.jsonl'))) {

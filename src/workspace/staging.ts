@@ -33,6 +33,13 @@ export function discardAllStaging(): void {
 }
 
 /** Removes staging folders left by opens whose process died (SIGKILL, power loss). */
+/** Whether a folder name is a staging folder of an open whose process died. */
+export function isDeadStaging(name: string): boolean {
+  if (!name.startsWith(STAGING_PREFIX)) return false;
+  const pid = Number(name.slice(STAGING_PREFIX.length).split('-')[0]);
+  return Number.isInteger(pid) && pid !== process.pid && !isProcessAlive(pid);
+}
+
 export function removeDeadStaging(home: string): void {
   let names: string[];
   try {
@@ -41,10 +48,6 @@ export function removeDeadStaging(home: string): void {
     return;
   }
   for (const name of names) {
-    if (!name.startsWith(STAGING_PREFIX)) continue;
-    const pid = Number(name.slice(STAGING_PREFIX.length).split('-')[0]);
-    if (Number.isInteger(pid) && pid !== process.pid && !isProcessAlive(pid)) {
-      fs.rmSync(path.join(workspacesDir(home), name), { recursive: true, force: true });
-    }
+    if (isDeadStaging(name)) fs.rmSync(path.join(workspacesDir(home), name), { recursive: true, force: true });
   }
 }
