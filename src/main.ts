@@ -3,6 +3,7 @@
 import pkg from '../package.json' with { type: 'json' };
 import fs from 'node:fs';
 import { runCli } from './cli/run.ts';
+import { fdOutput, isTerminal } from './cli/terminal.ts';
 import { releaseAllLocks } from './workspace/lock.ts';
 import { discardAllStaging } from './workspace/staging.ts';
 
@@ -17,10 +18,10 @@ for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
 
 process.exitCode = await runCli({
   argv: process.argv.slice(2),
-  readStdin: async () => (process.stdin.isTTY ? undefined : new Uint8Array(fs.readFileSync(0))),
+  readStdin: async () => (isTerminal(0) ? undefined : new Uint8Array(fs.readFileSync(0))),
   env: process.env,
   cwd: process.cwd(),
-  stdout: process.stdout,
-  stderr: process.stderr,
+  stdout: fdOutput(1),
+  stderr: fdOutput(2),
   version: pkg.version,
 });

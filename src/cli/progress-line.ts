@@ -6,6 +6,7 @@
 import { humanBytes } from '../format/units.ts';
 import { throttleProgress } from '../progress.ts';
 import type { Progress } from '../workspace/open-archive.ts';
+import type { Output } from './terminal.ts';
 
 const WIDTH = 24;
 
@@ -15,7 +16,7 @@ export function bar(label: string, done: number, total: number): string {
   return `${label} [${'█'.repeat(filled)}${'░'.repeat(WIDTH - filled)}] ${String(Math.floor(fraction * 100)).padStart(3)}%  ${humanBytes(done)} / ${humanBytes(total)}`;
 }
 
-export function progressLine(stream: NodeJS.WriteStream, label: string, delayMs = 1000): { progress: Progress; finish(): void } {
+export function progressLine(stream: Output, label: string, delayMs = 1000): { progress: Progress; finish(): void } {
   let drawn = false;
   const started = Date.now();
   const progress = throttleProgress((done, total) => {

@@ -16,6 +16,7 @@ import { SHELLS, completionScript } from './completion.ts';
 import { progressLine } from './progress-line.ts';
 import { fieldInfo } from './schema-introspection.ts';
 import { stripAnsi, styleFor } from './style.ts';
+import type { Output } from './terminal.ts';
 
 export interface CliIo {
   argv: string[];
@@ -23,8 +24,8 @@ export interface CliIo {
   readStdin(): Promise<Uint8Array | undefined>;
   env: NodeJS.ProcessEnv;
   cwd: string;
-  stdout: NodeJS.WriteStream;
-  stderr: NodeJS.WriteStream;
+  stdout: Output;
+  stderr: Output;
   version: string;
 }
 

@@ -4,6 +4,7 @@
  * so scripts and pipes do not pay for loading it.
  */
 import { PLAIN, type Paint } from '../format/paint.ts';
+import type { Output } from './terminal.ts';
 
 export interface Style extends Paint {
   enabled: boolean;
@@ -16,7 +17,7 @@ const ANSI = /\u001b\[[0-9;]*m/g;
 /** Text without colour codes. */
 export const stripAnsi = (text: string): string => text.replace(ANSI, '');
 
-export async function styleFor(stream: NodeJS.WriteStream, env: NodeJS.ProcessEnv): Promise<Style> {
+export async function styleFor(stream: Output, env: NodeJS.ProcessEnv): Promise<Style> {
   const enabled = Boolean(stream.isTTY) && !env.NO_COLOR && env.TERM !== 'dumb';
   let paint: Paint = PLAIN;
   if (enabled) {

@@ -3,7 +3,6 @@
  * to the workspace after resolving symlinks, and writes are atomic: a reader
  * sees the old file or the new one, never half of it.
  */
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ZipfsError, isSystemError } from '../errors.ts';
@@ -55,7 +54,7 @@ export function writeWorkspaceFile(root: string, input: string, bytes: Uint8Arra
     throw new ZipfsError('INVALID_INPUT', `Invalid argument path: a parent of "${relative}" is a file, not a folder.`);
   }
 
-  const temporary = path.join(dir, `.${path.basename(absolute)}.zipfs-${crypto.randomUUID()}.tmp`);
+  const temporary = path.join(dir, `.${path.basename(absolute)}.zipfs-${globalThis.crypto.randomUUID()}.tmp`);
   try {
     fs.writeFileSync(temporary, bytes, { mode: target ? target.mode & 0o7777 : 0o644, flag: 'wx' });
     if (target) fs.chmodSync(temporary, target.mode & 0o7777);

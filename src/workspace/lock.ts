@@ -5,7 +5,6 @@
  * dead is taken over (renamed away first, so two processes cannot both take
  * it). Reads never take the lock.
  */
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -57,7 +56,7 @@ export async function withSessionLock<T>(session: Session, command: string, fn: 
 
 function acquire(file: string, name: string, command: string): void {
   const owner: LockOwner = { pid: process.pid, host: os.hostname(), command, since: new Date().toISOString() };
-  const draft = `${file}.${process.pid}-${crypto.randomUUID()}`;
+  const draft = `${file}.${process.pid}-${globalThis.crypto.randomUUID()}`;
   try {
     fs.writeFileSync(draft, JSON.stringify(owner));
   } catch (error) {
@@ -87,7 +86,7 @@ function takeOverIfStale(file: string, name: string): void {
   if (current && isAlive(current)) {
     throw new ZipfsError('LOCKED', `Session "${name}" is locked by process ${current.pid} (zipfs ${current.command}, since ${current.since}); wait for it to finish and retry.`);
   }
-  const aside = `${file}.stale-${crypto.randomUUID()}`;
+  const aside = `${file}.stale-${globalThis.crypto.randomUUID()}`;
   try {
     fs.renameSync(file, aside);
   } catch {

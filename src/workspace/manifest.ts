@@ -3,7 +3,6 @@
  * archive entry, in central-directory order. JSON Lines keeps each record
  * independent, so the session record can be read without parsing the rest.
  */
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import type { CentralDirectory, ZipEntry, ZipSource } from '../zip/index.ts';
 import type { ItemType } from './extraction-plan.ts';
@@ -85,7 +84,7 @@ export function entryRecord(entry: ZipEntry, path: string, type: ItemType): Entr
 
 /** Identifies an archive by its size, mtime and a hash of its central directory and end records. */
 export function fingerprintSource(source: ZipSource, directory: CentralDirectory, zipPath: string): SourceFingerprint {
-  const hash = crypto.createHash('sha256').update(source.read(directory.centralStart, source.size - directory.centralStart)).digest('hex');
+  const hash = new Bun.CryptoHasher('sha256').update(source.read(directory.centralStart, source.size - directory.centralStart)).digest('hex');
   return { size: source.size, mtime_ms: fs.statSync(zipPath).mtimeMs, directory_sha256: hash };
 }
 

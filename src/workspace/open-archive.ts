@@ -1,4 +1,3 @@
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ZipfsError, isSystemError, type ErrorCode } from '../errors.ts';
@@ -51,7 +50,7 @@ export async function openArchive(request: OpenRequest): Promise<Session> {
       const record: SessionRecord = {
         kind: 'session',
         format: MANIFEST_FORMAT,
-        id: crypto.randomUUID(),
+        id: globalThis.crypto.randomUUID(),
         name: '',
         source_path: zipPath,
         source: fingerprint,

@@ -1,4 +1,3 @@
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { sessionPaths, workspacesDir } from './data-dir.ts';
@@ -62,7 +61,7 @@ export function touchSession(session: Session): void {
  * only a hidden leftover, never a half-deleted session.
  */
 export function removeSession(session: Session): void {
-  const doomed = path.join(path.dirname(session.dir), `.closing-${crypto.randomUUID()}`);
+  const doomed = path.join(path.dirname(session.dir), `.closing-${globalThis.crypto.randomUUID()}`);
   fs.renameSync(session.dir, doomed);
   fs.rmSync(doomed, { recursive: true, force: true });
 }

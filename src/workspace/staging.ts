@@ -1,4 +1,3 @@
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { STAGING_PREFIX, workspacesDir } from './data-dir.ts';
@@ -11,7 +10,7 @@ const active = new Set<string>();
 export function createStaging(home: string): string {
   const root = workspacesDir(home);
   fs.mkdirSync(root, { recursive: true });
-  const dir = path.join(root, `${STAGING_PREFIX}${process.pid}-${crypto.randomUUID()}`);
+  const dir = path.join(root, `${STAGING_PREFIX}${process.pid}-${globalThis.crypto.randomUUID()}`);
   fs.mkdirSync(dir);
   active.add(dir);
   return dir;

@@ -9,7 +9,6 @@
  * old one is kept as `<name>.bak.zip`, so the source path always holds a
  * complete archive, old or new, whatever kills the process.
  */
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ZipfsError, isSystemError } from '../errors.ts';
@@ -119,7 +118,7 @@ export async function syncSession(request: SyncRequest): Promise<SyncResult> {
   if (source.exists) removeDeadTemporaries(target);
   if (!changed && !source.modified) return { synced: true, backup_path: null, ...counts };
 
-  const temporary = path.join(path.dirname(target), `.${path.basename(target)}${TEMP_MARK}${process.pid}-${crypto.randomUUID()}.tmp`);
+  const temporary = path.join(path.dirname(target), `.${path.basename(target)}${TEMP_MARK}${process.pid}-${globalThis.crypto.randomUUID()}.tmp`);
   try {
     const captured = await writeArchive(temporary, target, source.exists, manifest, diff, session.contents, request.progress);
     const next = describeNewArchive(temporary, manifest.session, captured, diff);

@@ -3,10 +3,19 @@
  * and checksums. Measured here (see DESIGN.md, Performance), the runtime's
  * built-in zlib inflates 3-7x faster than fflate, so the hot paths use it.
  */
-import zlib from 'node:zlib';
+import type { default as Zlib } from 'node:zlib';
 
+// node:zlib brings node:stream and node:util with it, about 10 ms of start-up:
+// loaded on first use, so a call that inflates nothing (status, sync of a small
+// edit, ls) does not pay for it.
+let zlibModule: typeof Zlib | undefined;
+function zlib(): typeof Zlib {
+  return (zlibModule ??= process.getBuiltinModule('node:zlib'));
+}
+
+/** CRC-32 (IEEE), chained through `previous`; Bun's native one needs no module load. */
 export function crc32(data: Uint8Array, previous = 0): number {
-  return zlib.crc32(data, previous) >>> 0;
+  return Bun.hash.crc32(data, previous);
 }
 
 export class InflateError extends Error {
@@ -25,7 +34,7 @@ export class InflateError extends Error {
 export function inflateRaw(data: Uint8Array, expectedSize: number): Uint8Array {
   let out: Uint8Array;
   try {
-    out = zlib.inflateRawSync(data, { maxOutputLength: expectedSize + 1 });
+    out = zlib().inflateRawSync(data, { maxOutputLength: expectedSize + 1 });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ERR_BUFFER_TOO_LARGE' || error instanceof RangeError) {
@@ -43,7 +52,7 @@ export function inflateRaw(data: Uint8Array, expectedSize: number): Uint8Array {
  * an overflow error as soon as the output passes the declared size.
  */
 export async function inflateRawStream(input: Iterable<Uint8Array>, expectedSize: number, onOutput: (chunk: Uint8Array) => void): Promise<void> {
-  const inflater = zlib.createInflateRaw();
+  const inflater = zlib().createInflateRaw();
   let produced = 0;
   const finished = new Promise<void>((resolve, reject) => {
     inflater.on('data', (chunk: Buffer) => {
@@ -67,5 +76,5 @@ export async function inflateRawStream(input: Iterable<Uint8Array>, expectedSize
 }
 
 export function deflateRaw(data: Uint8Array, level = 6): Uint8Array {
-  return zlib.deflateRawSync(data, { level });
+  return zlib().deflateRawSync(data, { level });
 }
