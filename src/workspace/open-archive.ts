@@ -8,6 +8,7 @@ import { sessionPaths, workspacesDir } from './data-dir.ts';
 import { taskCost, writeFileTask, type FileTask } from './extract-files.ts';
 import type { ExtractJob, ExtractReport } from './extract-worker.ts';
 import { planExtraction, type ExtractionPlan } from './extraction-plan.ts';
+import { ctimeFence } from './ctime-fence.ts';
 import { MANIFEST_FORMAT, entryRecord, fingerprintSource, serializeManifest, type EntryRecord, type SessionRecord } from './manifest.ts';
 import { assertValidName, deriveName, freeName } from './session-name.ts';
 import { listSessions, loadSession, type Session } from './session-store.ts';
@@ -46,6 +47,7 @@ export async function openArchive(request: OpenRequest): Promise<Session> {
       assertDiskSpace(staging, plan.totalBytes);
       const entries = await extract(zipPath, source, directory, plan, path.join(staging, 'contents'), request.progress);
       const extractedAt = Date.now();
+      const fence = ctimeFence(staging);
       const fingerprint = fingerprintSource(source, directory, zipPath);
       const record: SessionRecord = {
         kind: 'session',
@@ -59,6 +61,7 @@ export async function openArchive(request: OpenRequest): Promise<Session> {
         dir_count: plan.dirCount,
         extracted_size_bytes: plan.totalBytes,
         extracted_at_ms: extractedAt,
+        ctime_fence_ms: fence,
         symlinks: plan.items.filter((i) => i.type === 'symlink').map((i) => i.path),
       };
       const name = publish(request.home, staging, record, entries, request.name);

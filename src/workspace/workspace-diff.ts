@@ -8,7 +8,9 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { libc, type FileStat } from '../native/libc.ts';
 import { crc32 } from '../zip/codec.ts';
+import { S_IFDIR, S_IFLNK, S_IFMT } from '../zip/constants.ts';
 import type { EntryRecord, Manifest } from './manifest.ts';
 
 /** How a path in the workspace looks now. */
@@ -36,8 +38,9 @@ export interface WorkspaceDiff {
   observed: Map<string, Observed>;
 }
 
-export function observe(stats: fs.Stats): Observed {
-  const kind = stats.isSymbolicLink() ? 'symlink' : stats.isDirectory() ? 'dir' : 'file';
+export function observe(stats: fs.Stats | FileStat): Observed {
+  const type = stats.mode & S_IFMT;
+  const kind = type === S_IFLNK ? 'symlink' : type === S_IFDIR ? 'dir' : 'file';
   return { kind, size: stats.size, mtime_ms: stats.mtimeMs, ctime_ms: stats.ctimeMs, ino: stats.ino };
 }
 
@@ -45,14 +48,22 @@ export function observe(stats: fs.Stats): Observed {
 function scan(root: string): { items: Map<string, Observed>; emptyDirs: Set<string> } {
   const items = new Map<string, Observed>();
   const emptyDirs = new Set<string>();
+  const native = libc();
   const visit = (dir: string, prefix: string) => {
     const names = fs.readdirSync(dir);
     if (names.length === 0 && prefix !== '') emptyDirs.add(prefix.slice(0, -1));
-    for (const name of names) {
-      const relative = prefix + name;
-      const observed = observe(fs.lstatSync(path.join(dir, name)));
-      items.set(relative, observed);
-      if (observed.kind === 'dir') visit(path.join(dir, name), `${relative}/`);
+    // Stats relative to the open folder: the kernel does not walk the whole path again for each file.
+    const dirFd = native && names.length > 0 ? fs.openSync(dir, 'r') : undefined;
+    try {
+      for (const name of names) {
+        const relative = prefix + name;
+        const stats = (dirFd !== undefined && native!.statAt(dirFd, name)) || fs.lstatSync(path.join(dir, name));
+        const observed = observe(stats);
+        items.set(relative, observed);
+        if (observed.kind === 'dir') visit(path.join(dir, name), `${relative}/`);
+      }
+    } finally {
+      if (dirFd !== undefined) fs.closeSync(dirFd);
     }
   };
   visit(root, '');
@@ -65,25 +76,25 @@ export function readWorkspaceItem(root: string, relative: string, kind: Observed
   return kind === 'symlink' ? Buffer.from(fs.readlinkSync(absolute)) : fs.readFileSync(absolute);
 }
 
-/** File timestamps come from the kernel's coarse clock, a few ms behind: only a ctime this much older than the end of extraction proves a file untouched since. */
-const COARSE_CLOCK_MARGIN_MS = 20;
-
 /**
  * Whether the stat alone proves a file untouched: the stat recorded when zipfs
  * last wrote or read it (after a sync), or else, right after open, the archive's
- * size and mtime with a ctime from before extraction ended. Any write, utimes,
- * rename or copy moves ctime forward, and nothing can set it back.
+ * size and mtime with a ctime before the fence open set (ctime-fence.ts). Any
+ * write, utimes, rename or copy moves ctime forward, and nothing can set it back.
  */
-function untouched(entry: EntryRecord, now: Observed, extractedAtMs: number | undefined): boolean {
+function untouched(entry: EntryRecord, now: Observed, fenceMs: number | undefined): boolean {
   const recorded = entry.extracted;
   if (recorded) return recorded.size === now.size && recorded.mtime_ms === now.mtime_ms && recorded.ctime_ms === now.ctime_ms && recorded.ino === now.ino;
-  return extractedAtMs !== undefined && now.size === entry.size && Math.abs(now.mtime_ms - entry.mtime_ms) < 1 && now.ctime_ms < extractedAtMs - COARSE_CLOCK_MARGIN_MS;
+  return fenceMs !== undefined && now.size === entry.size && Math.abs(now.mtime_ms - entry.mtime_ms) < 1 && now.ctime_ms < fenceMs;
 }
 
-/** CRC-32 of a file, read in chunks so a large file costs no more memory than one chunk. */
+const CRC_CHUNK_BYTES = 1 << 20;
+let crcChunk: Buffer | undefined;
+
+/** CRC-32 of a file, read in chunks (one buffer, reused) so a large file costs no more memory than one chunk. */
 function fileCrc(file: string): number {
   const fd = fs.openSync(file, 'r');
-  const chunk = Buffer.allocUnsafe(1 << 20);
+  const chunk = (crcChunk ??= Buffer.allocUnsafe(CRC_CHUNK_BYTES));
   let crc = 0;
   try {
     for (let n; (n = fs.readSync(fd, chunk, 0, chunk.length, null)) > 0; ) crc = crc32(chunk.subarray(0, n), crc);
@@ -102,7 +113,7 @@ function contentMatches(root: string, entry: EntryRecord, now: Observed): boolea
 }
 
 export function diffWorkspace(root: string, { session, entries }: Manifest): WorkspaceDiff {
-  const extractedAtMs = session.extracted_at_ms;
+  const fenceMs = session.ctime_fence_ms;
   const { items, emptyDirs } = scan(root);
   const states = new Map<number, EntryState>();
   const modified: string[] = [];
@@ -117,7 +128,7 @@ export function diffWorkspace(root: string, { session, entries }: Manifest): Wor
     if (entry.type === 'dir') state = now?.kind === 'dir' ? 'unchanged' : 'deleted';
     else if (!now || now.kind === 'dir') state = 'deleted';
     else if (entry.type === 'file' && now.kind === 'symlink') state = 'modified';
-    else if (now.kind === 'file' && untouched(entry, now, extractedAtMs)) state = 'unchanged';
+    else if (now.kind === 'file' && untouched(entry, now, fenceMs)) state = 'unchanged';
     else state = contentMatches(root, entry, now) ? 'unchanged' : 'modified';
     states.set(entry.index, state);
     const shown = entry.type === 'dir' ? `${entry.path}/` : entry.path;
@@ -127,16 +138,23 @@ export function diffWorkspace(root: string, { session, entries }: Manifest): Wor
 
   // Folders the archive implied (parents of entries) are not new; new files
   // are, and so are new folders with nothing in them, which no file would carry.
-  const implied = new Set<string>();
-  for (const entry of entries) {
-    for (let slash = entry.path.indexOf('/'); slash >= 0; slash = entry.path.indexOf('/', slash + 1)) implied.add(entry.path.slice(0, slash));
-  }
+  let implied: Set<string> | undefined;
+  const isImplied = (dir: string) => {
+    if (!implied) {
+      implied = new Set();
+      for (const entry of entries) {
+        for (let slash = entry.path.indexOf('/'); slash >= 0; slash = entry.path.indexOf('/', slash + 1)) implied.add(entry.path.slice(0, slash));
+      }
+    }
+    return implied.has(dir);
+  };
   const additions: WorkspaceDiff['additions'] = [];
-  for (const [relative, observed] of [...items].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+  for (const [relative, observed] of items) {
     if (known.has(relative)) continue;
-    if (observed.kind === 'dir' && (!emptyDirs.has(relative) || implied.has(relative))) continue;
+    if (observed.kind === 'dir' && (!emptyDirs.has(relative) || isImplied(relative))) continue;
     additions.push({ path: relative, observed });
   }
+  additions.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   const added = additions.map((a) => (a.observed.kind === 'dir' ? `${a.path}/` : a.path));
   const sort = (list: string[]) => list.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   return { modified: sort(modified), added: sort(added), deleted: sort(deleted), unchangedCount, states, additions, observed: items };

@@ -71,12 +71,28 @@ describe('zipfs status', () => {
     fs.copyFileSync(path.join(root, 'README.txt'), path.join(root, 'data/output.csv')); // cp over
     fs.mkdirSync(path.join(root, 'fresh/empty'), { recursive: true });
     fs.rmSync(path.join(root, 'empty'), { recursive: true });
-    expect(status()).toStrictEqual({
+    const expected = {
       modified: ['data/config.json', 'data/output.csv'],
       added: ['data/input-renamed.csv', 'fresh/empty/'],
       deleted: ['data/input.csv', 'empty/'],
       unchanged_count: 5, // README.txt, data/, data/archive/, data/archive/2024.csv, logo.png
-    });
+    };
+    expect(status()).toStrictEqual(expected);
+    // The same answer where the scan uses node:fs instead of statx (macOS, Windows, no loadable libc).
+    expect(box.run(['status', '--json'], { env: { ZIPFS_NATIVE: '0' } }).json).toStrictEqual(expected);
+  });
+
+  it('proves untouched files by the ctime fence set at open, and sees every change made after it', () => {
+    const manifest = fs.readFileSync(path.join(box.home, 'workspaces', 'reports', 'manifest.jsonl'), 'utf8');
+    const session = JSON.parse(manifest.slice(0, manifest.indexOf('\n')));
+    for (const file of ['README.txt', 'data/input.csv']) expect(fs.statSync(path.join(root, file)).ctimeMs).toBeLessThan(session.ctime_fence_ms);
+    // A rewrite with the same bytes' length, its mtime set back, at once after open: the ctime is past the fence.
+    const file = path.join(root, 'README.txt');
+    const before = fs.statSync(file);
+    fs.writeFileSync(file, fs.readFileSync(file, 'utf8').toUpperCase());
+    fs.utimesSync(file, before.atime, before.mtime);
+    expect(fs.statSync(file).ctimeMs).toBeGreaterThanOrEqual(session.ctime_fence_ms);
+    expect(status().modified).toStrictEqual(['README.txt']);
   });
 
   it('finds an edit that keeps size and mtime, and ignores a touch', () => {

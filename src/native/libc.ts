@@ -1,0 +1,93 @@
+/**
+ * Three Linux system calls that node:fs does not offer or makes slow, called
+ * through bun:ffi: copy_file_range (the kernel copies unchanged byte ranges of
+ * an archive without passing them through this process), sync_file_range
+ * (starts writing a new archive to disk while it is still being written, so
+ * the final fsync has little left to wait for), and statx relative to an open
+ * folder (a workspace scan stats thousands of files; node's lstat costs about
+ * twice as much per call).
+ *
+ * Elsewhere (macOS, Windows, a libc that cannot be loaded) `libc()` is
+ * undefined and callers use node:fs. ZIPFS_NATIVE=0 forces that path.
+ */
+import type { Pointer } from 'bun:ffi';
+
+export interface FileStat {
+  /** S_IFMT bits and permissions. */
+  mode: number;
+  size: number;
+  ino: number;
+  /** Milliseconds with the nanoseconds as fraction, computed as node:fs computes them, so the two compare equal. */
+  mtimeMs: number;
+  ctimeMs: number;
+}
+
+export interface Libc {
+  /** Copies up to `length` bytes between two files inside the kernel; returns the count, or -1 when this pair of files cannot (then copy another way). */
+  copyFileRange(inFd: number, inOffset: number, outFd: number, outOffset: number, length: number): number;
+  /** Asks the kernel to start writing a range of the file to disk, without waiting. */
+  startWriteback(fd: number, offset: number, length: number): void;
+  /** lstat of `name` inside the open folder `dirFd`; undefined when it cannot be stated (gone, too long a name). */
+  statAt(dirFd: number, name: string): FileStat | undefined;
+}
+
+const AT_SYMLINK_NOFOLLOW = 0x100;
+const STATX_BASIC_STATS = 0x7ff;
+const SYNC_FILE_RANGE_WRITE = 2;
+/** struct statx offsets: the same on every Linux architecture. */
+const STATX = { size: 256, mode: 28, ino: 32, fileSize: 40, ctime: 96, mtime: 112 } as const;
+const NAME_BYTES = 4096;
+
+let loaded: Libc | null | undefined;
+
+export function libc(): Libc | undefined {
+  if (loaded === undefined) loaded = process.platform === 'linux' && process.env.ZIPFS_NATIVE !== '0' ? load() : null;
+  return loaded ?? undefined;
+}
+
+function load(): Libc | null {
+  try {
+    const { dlopen, FFIType, ptr } = require('bun:ffi') as typeof import('bun:ffi');
+    const { symbols } = dlopen('libc.so.6', {
+      copy_file_range: { args: [FFIType.i32, FFIType.ptr, FFIType.i32, FFIType.ptr, FFIType.u64, FFIType.u32], returns: FFIType.i64 },
+      sync_file_range: { args: [FFIType.i32, FFIType.i64, FFIType.i64, FFIType.u32], returns: FFIType.i32 },
+      statx: { args: [FFIType.i32, FFIType.ptr, FFIType.i32, FFIType.u32, FFIType.ptr], returns: FFIType.i32 },
+    });
+    // Buffers made from an ArrayBuffer have storage of their own that the collector never moves,
+    // so their addresses can be taken once.
+    const offsets = new BigInt64Array(new ArrayBuffer(16));
+    const offsetsPtr = ptr(offsets);
+    const stat = new DataView(new ArrayBuffer(STATX.size));
+    const statPtr = ptr(stat);
+    const name = new Uint8Array(new ArrayBuffer(NAME_BYTES));
+    const namePtr: Pointer = ptr(name);
+    const encoder = new TextEncoder();
+    const millis = (at: number) => Number(stat.getBigInt64(at, true)) * 1000 + stat.getUint32(at + 8, true) / 1e6;
+
+    return {
+      copyFileRange(inFd, inOffset, outFd, outOffset, length) {
+        offsets[0] = BigInt(inOffset);
+        offsets[1] = BigInt(outOffset);
+        return Number(symbols.copy_file_range(inFd, offsetsPtr, outFd, (offsetsPtr as number) + 8 as Pointer, length, 0));
+      },
+      startWriteback(fd, offset, length) {
+        symbols.sync_file_range(fd, offset, length, SYNC_FILE_RANGE_WRITE);
+      },
+      statAt(dirFd, entryName) {
+        const { written, read } = encoder.encodeInto(entryName, name.subarray(0, NAME_BYTES - 1));
+        if (read !== entryName.length) return undefined;
+        name[written] = 0;
+        if (symbols.statx(dirFd, namePtr, AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS, statPtr) !== 0) return undefined;
+        return {
+          mode: stat.getUint16(STATX.mode, true),
+          ino: Number(stat.getBigUint64(STATX.ino, true)),
+          size: Number(stat.getBigUint64(STATX.fileSize, true)),
+          ctimeMs: millis(STATX.ctime),
+          mtimeMs: millis(STATX.mtime),
+        };
+      },
+    };
+  } catch {
+    return null;
+  }
+}
