@@ -37,6 +37,8 @@ export interface SyncResult {
   files_deleted: number;
 }
 
+const YIELD_EVERY_MS = 50;
+
 /** Layout checks only: the limits guard against hostile archives, not against a user's own edits. */
 const NO_LIMITS: Limits = { maxEntries: Infinity, maxExtractedBytes: Infinity, maxRatio: Infinity, maxEntryRatio: Infinity, ratioFloorBytes: Infinity, readDefaultBytes: 0, grepBudgetMs: 0, maxSessions: Infinity, maxTotalBytes: Infinity };
 
@@ -160,10 +162,14 @@ async function writeArchive(temporary: string, target: string, sourceExists: boo
     const changed = new Set([...diff.modified, ...diff.added]);
     const changedBytes = [...diff.observed].reduce((sum, [relative, observed]) => sum + (changed.has(relative) ? observed.size : 0), 0);
     const total = (source?.size ?? 0) + changedBytes;
-    let steps = 0;
+    let lastYield = Date.now();
     const step = async (label: string) => {
       progress?.(Math.min(writer.size, total), total, label);
-      if (++steps % 256 === 0) await new Promise((resolve) => setImmediate(resolve));
+      // Give the event loop a turn now and then, so progress notifications go out during a long sync.
+      if (Date.now() - lastYield > YIELD_EVERY_MS) {
+        await new Promise((resolve) => setImmediate(resolve));
+        lastYield = Date.now();
+      }
     };
 
     for (const record of manifest.entries) {

@@ -75,6 +75,8 @@ export async function inflateRawStream(input: Iterable<Uint8Array>, expectedSize
   await finished;
 }
 
-export function deflateRaw(data: Uint8Array, level = 6): Uint8Array {
-  return zlib().deflateRawSync(data, { level });
+/** Raw deflate. Bun's own binding: as fast as node:zlib's or faster, and needs no module load
+ * (a sync that deflates one edited file would otherwise spend 10 ms loading node:zlib). */
+export function deflateRaw(data: Uint8Array, level: Bun.ZlibCompressionOptions['level'] = 6): Uint8Array {
+  return Bun.deflateSync(data as Uint8Array<ArrayBuffer>, { level });
 }

@@ -168,4 +168,32 @@ describe('sync keeps archives faithful', () => {
     expect(outside.entry.isSymlink).toBe(true);
     expect(outside.content.toString()).toBe('/etc/passwd'); // the link itself, never the file it points at
   });
+
+  it('writes the same bytes whether the kernel copies unchanged ranges (copy_file_range) or zipfs reads and writes them', () => {
+    // Over 8 MiB of data before and after the edited entry: several copy chunks and writeback steps, at odd offsets.
+    const zip = pythonZip(
+      'native.zip',
+      `
+      import random
+      r = random.Random(7)
+      z.writestr('a.bin', r.randbytes(9 * 1024 * 1024 + 3), zipfile.ZIP_STORED)
+      z.writestr('edit.txt', 'before ' * 100)
+      z.writestr('c.bin', r.randbytes(5 * 1024 * 1024 + 1), zipfile.ZIP_STORED)
+      z.writestr('d.txt', 'tail ' * 1000)
+    `,
+    );
+    const copy = path.join(box.dir, 'plain.zip');
+    fs.copyFileSync(zip, copy);
+    const when = new Date('2025-05-05T05:05:05Z');
+    for (const [archive, env] of [[zip, {}], [copy, { ZIPFS_NATIVE: '0' }]] as const) {
+      const opened = box.run(['open', archive, '--json']).json;
+      const file = path.join(opened.workspace_path, 'edit.txt');
+      fs.writeFileSync(file, 'after, and a little longer');
+      fs.utimesSync(file, when, when);
+      expect(box.run(['sync', opened.session_id, '--json'], { env }).json.synced).toBe(true);
+      expect(infoZip(archive).test).toBe(0);
+    }
+    expect(fs.readFileSync(zip).equals(fs.readFileSync(copy))).toBe(true);
+    expect(rawEntries(zip).entries.get('c.bin')!.local.equals(rawEntries(path.join(box.dir, 'native.bak.zip')).entries.get('c.bin')!.local)).toBe(true);
+  });
 });
