@@ -33,6 +33,16 @@ function bomb(message: string): ZipfsError {
  * unsafe, two entries claim one path, an entry cannot be decoded, or the
  * declared sizes break a limit. Data-level checks follow during extraction.
  */
+/** Every folder a set of items needs: the folders they are, and the parents of every path. */
+export function foldersOf(items: readonly { path: string; type: ItemType }[]): Set<string> {
+  const folders = new Set<string>();
+  for (const item of items) {
+    if (item.type === 'dir') folders.add(item.path);
+    for (let slash = item.path.indexOf('/'); slash >= 0; slash = item.path.indexOf('/', slash + 1)) folders.add(item.path.slice(0, slash));
+  }
+  return folders;
+}
+
 export function planExtraction(directory: CentralDirectory, limits: Limits): ExtractionPlan {
   const { entries } = directory;
   if (entries.length > limits.maxEntries) {
@@ -54,16 +64,12 @@ export function planExtraction(directory: CentralDirectory, limits: Limits): Ext
     items.push(item);
   }
 
-  const directories = new Set<string>();
-  for (const item of items) {
-    if (item.type === 'dir') directories.add(item.path);
-    for (let slash = item.path.indexOf('/'); slash >= 0; slash = item.path.indexOf('/', slash + 1)) {
-      const parent = item.path.slice(0, slash);
-      const holder = byPath.get(parent);
-      if (holder && holder.type !== 'dir') {
-        throw new ZipfsError('ZIP_INVALID', `Entry "${printable(holder.entry.name)}" is a file, but "${printable(item.entry.name)}" needs it to be a folder; the archive cannot be laid out as files, so it was not opened.`);
-      }
-      directories.add(parent);
+  const directories = foldersOf(items);
+  for (const dir of directories) {
+    const holder = byPath.get(dir);
+    if (holder && holder.type !== 'dir') {
+      const child = items.find((item) => item.path.startsWith(`${dir}/`))!;
+      throw new ZipfsError('ZIP_INVALID', `Entry "${printable(holder.entry.name)}" is a file, but "${printable(child.entry.name)}" needs it to be a folder; the archive cannot be laid out as files, so it was not opened.`);
     }
   }
 

@@ -5,16 +5,15 @@
  * data descriptor) with their central-directory record, only the offset
  * moved; modified entries keep their place, name, attributes and method and
  * get new data; added ones are appended in path order. The new archive is
- * written beside the source, flushed, checked, and renamed over it after the
+ * written beside the source, flushed, and renamed over it after the
  * old one is kept as `<name>.bak.zip`, so the source path always holds a
  * complete archive, old or new, whatever kills the process.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { ZipfsError, isSystemError } from '../errors.ts';
-import type { Limits } from '../limits.ts';
-import { FileSource, ZipWriter, readCentralDirectory, type CentralDirectory, type ZipEntry } from '../zip/index.ts';
-import { planExtraction } from './extraction-plan.ts';
+import { FileSource, ZipWriter, parseCentralRecordBytes, readCentralDirectory, type CentralDirectory, type ZipEntry } from '../zip/index.ts';
+import { foldersOf, type ItemType } from './extraction-plan.ts';
 import { entryRecord, fingerprintSource, readManifest, serializeManifest, type EntryRecord, type Manifest, type SessionRecord } from './manifest.ts';
 import type { Progress } from './open-archive.ts';
 import type { Session } from './session-store.ts';
@@ -39,8 +38,6 @@ export interface SyncResult {
 
 const YIELD_EVERY_MS = 50;
 
-/** Layout checks only: the limits guard against hostile archives, not against a user's own edits. */
-const NO_LIMITS: Limits = { maxEntries: Infinity, maxExtractedBytes: Infinity, maxRatio: Infinity, maxEntryRatio: Infinity, ratioFloorBytes: Infinity, readDefaultBytes: 0, grepBudgetMs: 0, maxSessions: Infinity, maxTotalBytes: Infinity };
 
 function nextManifestPath(session: Session): string {
   return `${session.manifest}.next`;
@@ -122,8 +119,7 @@ export async function syncSession(request: SyncRequest): Promise<SyncResult> {
 
   const temporary = path.join(path.dirname(target), `.${path.basename(target)}${TEMP_MARK}${process.pid}-${globalThis.crypto.randomUUID()}.tmp`);
   try {
-    const captured = await writeArchive(temporary, target, source.exists, manifest, diff, session.contents, request.progress);
-    const next = describeNewArchive(temporary, manifest.session, captured, diff);
+    const next = await writeArchive(temporary, target, source.exists, manifest, diff, session.contents, request.progress);
     // Not flushed: only the archive is (one fsync). A power cut between the archive's rename and
     // this file reaching the disk leaves the old manifest, so the next sync reports a conflict
     // (resolved with force); the archive itself is whole either way.
@@ -142,7 +138,14 @@ export async function syncSession(request: SyncRequest): Promise<SyncResult> {
   }
 }
 
-async function writeArchive(temporary: string, target: string, sourceExists: boolean, manifest: Manifest, diff: WorkspaceDiff, root: string, progress?: Progress): Promise<Captured> {
+/**
+ * Writes the new archive to `temporary`, flushed, and returns the manifest
+ * that describes it: built from what was written (records of copied entries
+ * as parsed from the source, fresh ones parsed from the bytes just encoded),
+ * with the stat of each workspace file it was written from, so the next
+ * status is clean without reading the archive back.
+ */
+async function writeArchive(temporary: string, target: string, sourceExists: boolean, manifest: Manifest, diff: WorkspaceDiff, root: string, progress?: Progress): Promise<Manifest> {
   const mode = sourceExists ? fs.statSync(target).mode & 0o7777 : 0o644;
   const fd = fs.openSync(temporary, 'wx', mode);
   const source = sourceExists ? new FileSource(target) : undefined;
@@ -172,6 +175,8 @@ async function writeArchive(temporary: string, target: string, sourceExists: boo
       }
     };
 
+    // What each entry of the new archive is, in its order: a copied entry (its record from the source) or a fresh one.
+    const written: { path: string; type: ItemType; copied?: ZipEntry; at?: number; central?: Uint8Array }[] = [];
     for (const record of manifest.entries) {
       const state = diff.states.get(record.index);
       if (state === 'deleted') {
@@ -183,24 +188,50 @@ async function writeArchive(temporary: string, target: string, sourceExists: boo
         const at = writer.size;
         writer.copyRange(sourceFd, original.localHeaderOffset, ends.get(original.index)!);
         writer.addCopiedRecord(source!.read(original.centralOffset, original.centralLength).slice(), at);
+        written.push({ path: record.path, type: record.type, copied: original, at });
       } else {
-        writeFromWorkspace(writer, root, record, original, source, captured, diff);
+        const central = writeFromWorkspace(writer, root, record, original, source, captured, diff);
+        written.push({ path: record.path, type: record.type, central });
       }
       await step(record.path);
     }
     for (const addition of diff.additions) {
-      writeAddition(writer, root, addition.path, addition.observed, captured);
+      const central = writeAddition(writer, root, addition.path, addition.observed, captured);
+      written.push({ path: addition.path, type: addition.observed.kind, central });
       await step(addition.path);
     }
-    writer.finish(directory?.commentBytes ?? new Uint8Array(0), directory?.zip64 ?? false);
+    const end = writer.finish(directory?.commentBytes ?? new Uint8Array(0), directory?.zip64 ?? false);
     progress?.(total, total, 'done');
     fs.fsyncSync(fd);
+
+    const entries = written.map((item, index): EntryRecord => {
+      const centralOffset = end.centralOffsets[index]!;
+      let record: EntryRecord;
+      if (item.copied) {
+        record = { ...entryRecord(item.copied, item.path, item.type), index, local_header_offset: item.at!, central_offset: centralOffset };
+      } else {
+        const entry = parseCentralRecordBytes(item.central!, index, writer.base, centralOffset);
+        record = entryRecord(entry, item.path, item.type !== 'dir' && entry.isSymlink ? 'symlink' : item.type);
+      }
+      const observed = captured.get(item.path) ?? diff.observed.get(item.path);
+      if (record.type !== 'dir' && observed) record.extracted = { size: observed.size, mtime_ms: observed.mtime_ms, ctime_ms: observed.ctime_ms, ino: observed.ino };
+      return record;
+    });
+    const files = entries.filter((e) => e.type !== 'dir');
+    const session: SessionRecord = {
+      ...manifest.session,
+      source: { size: end.size, mtime_ms: fs.fstatSync(fd).mtimeMs, directory_sha256: end.directorySha256 },
+      file_count: files.length,
+      dir_count: foldersOf(entries).size,
+      extracted_size_bytes: files.reduce((sum, e) => sum + e.size, 0),
+      symlinks: entries.filter((e) => e.type === 'symlink').map((e) => e.path),
+    };
+    return { session, entries };
   } finally {
     fs.closeSync(fd);
     if (sourceFd !== undefined) fs.closeSync(sourceFd);
     source?.close();
   }
-  return captured;
 }
 
 /** Where each entry's raw bytes end: at the next local header in file order, or the central directory. */
@@ -222,32 +253,4 @@ function findOriginal(directory: CentralDirectory, byName: () => Map<string, Zip
   if (same(byIndex)) return byIndex;
   const named = byName().get(record.name);
   return same(named) ? named : undefined;
-}
-
-/** The manifest for the archive just written: read back from it, with the stats of the files it was written from. */
-function describeNewArchive(archive: string, previous: SessionRecord, captured: Captured, diff: WorkspaceDiff): Manifest {
-  const source = new FileSource(archive);
-  try {
-    const directory = readCentralDirectory(source);
-    const plan = planExtraction(directory, NO_LIMITS);
-    const entries = plan.items.map((item) => {
-      const record = entryRecord(item.entry, item.path, item.type);
-      const observed = captured.get(item.path) ?? diff.observed.get(item.path);
-      if (item.type !== 'dir' && observed) record.extracted = { size: observed.size, mtime_ms: observed.mtime_ms, ctime_ms: observed.ctime_ms, ino: observed.ino };
-      return record;
-    });
-    const session: SessionRecord = {
-      ...previous,
-      source: { ...fingerprintSource(source, directory, archive) },
-      file_count: plan.fileCount,
-      dir_count: plan.dirCount,
-      extracted_size_bytes: plan.totalBytes,
-      symlinks: plan.items.filter((i) => i.type === 'symlink').map((i) => i.path),
-    };
-    return { session, entries };
-  } catch (error) {
-    throw new ZipfsError('SYNC_FAILED', `The archive written for the sync does not read back (${(error as Error).message}); the source zip was left unchanged. This is a zipfs bug: please report it.`);
-  } finally {
-    source.close();
-  }
 }

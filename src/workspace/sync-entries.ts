@@ -35,8 +35,9 @@ function dataFields(bytes: Uint8Array, packed: { method: number; data: Uint8Arra
   return { method: packed.method, ...dateToDosDateTime(mtime), crc32: crc32(bytes), compressedSize: packed.data.length, uncompressedSize: bytes.length };
 }
 
-/** A modified entry (or one the source no longer holds): new data, the original's name, attributes and method. */
-export function writeFromWorkspace(writer: ZipWriter, root: string, record: EntryRecord, original: ZipEntry | undefined, source: FileSource | undefined, captured: Captured, diff: WorkspaceDiff): void {
+/** A modified entry (or one the source no longer holds): new data, the original's name, attributes and method.
+ * Returns the entry's central-directory record. */
+export function writeFromWorkspace(writer: ZipWriter, root: string, record: EntryRecord, original: ZipEntry | undefined, source: FileSource | undefined, captured: Captured, diff: WorkspaceDiff): Uint8Array {
   const isDir = record.type === 'dir';
   const item = isDir ? undefined : capture(root, record.path, captured);
   const bytes = item?.bytes ?? new Uint8Array(0);
@@ -61,15 +62,16 @@ export function writeFromWorkspace(writer: ZipWriter, root: string, record: Entr
   };
   const seconds = Math.floor(mtime.getTime() / 1000);
   const localExtra = original && source ? readLocalExtra(source, original) : new Uint8Array(0);
-  writer.addEntry(fields, refreshExtraFields(localExtra, seconds), refreshExtraFields(original?.rawExtra ?? new Uint8Array(0), seconds), packed.data);
+  return writer.addEntry(fields, refreshExtraFields(localExtra, seconds), refreshExtraFields(original?.rawExtra ?? new Uint8Array(0), seconds), packed.data);
 }
 
 function utf8Flag(name: string): number {
   return /^[\x20-\x7e]*$/.test(name) ? 0 : FLAG_UTF8;
 }
 
-/** A new file, link or empty folder: Unix attributes, an extended timestamp, deflate unless it does not help. */
-export function writeAddition(writer: ZipWriter, root: string, relative: string, observed: Observed, captured: Captured): void {
+/** A new file, link or empty folder: Unix attributes, an extended timestamp, deflate unless it does not help.
+ * Returns the entry's central-directory record. */
+export function writeAddition(writer: ZipWriter, root: string, relative: string, observed: Observed, captured: Captured): Uint8Array {
   const isDir = observed.kind === 'dir';
   const item = isDir ? undefined : capture(root, relative, captured);
   const bytes = item?.bytes ?? new Uint8Array(0);
@@ -82,7 +84,7 @@ export function writeAddition(writer: ZipWriter, root: string, relative: string,
   timestamp[0] = 1;
   new DataView(timestamp.buffer).setInt32(1, Math.floor(mtime.getTime() / 1000), true);
   const extra = [{ id: EXTRA_EXTENDED_TIMESTAMP, data: timestamp }];
-  writer.addEntry(
+  return writer.addEntry(
     {
       versionMadeBy: UNIX_MADE_BY,
       flags: utf8Flag(name),

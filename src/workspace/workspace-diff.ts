@@ -11,6 +11,7 @@ import path from 'node:path';
 import { libc, type FileStat } from '../native/libc.ts';
 import { crc32 } from '../zip/codec.ts';
 import { S_IFDIR, S_IFLNK, S_IFMT } from '../zip/constants.ts';
+import { foldersOf } from './extraction-plan.ts';
 import type { EntryRecord, Manifest } from './manifest.ts';
 
 /** How a path in the workspace looks now. */
@@ -139,15 +140,7 @@ export function diffWorkspace(root: string, { session, entries }: Manifest): Wor
   // Folders the archive implied (parents of entries) are not new; new files
   // are, and so are new folders with nothing in them, which no file would carry.
   let implied: Set<string> | undefined;
-  const isImplied = (dir: string) => {
-    if (!implied) {
-      implied = new Set();
-      for (const entry of entries) {
-        for (let slash = entry.path.indexOf('/'); slash >= 0; slash = entry.path.indexOf('/', slash + 1)) implied.add(entry.path.slice(0, slash));
-      }
-    }
-    return implied.has(dir);
-  };
+  const isImplied = (dir: string) => (implied ??= foldersOf(entries)).has(dir);
   const additions: WorkspaceDiff['additions'] = [];
   for (const [relative, observed] of items) {
     if (known.has(relative)) continue;

@@ -65,6 +65,15 @@ function findDirectoryStart(source: ZipSource, endOffset: number, directoryOffse
   throw invalid(`No central directory at offset ${directoryOffset}, where the end record points`);
 }
 
+/**
+ * Parses one central-directory record held on its own (one a sync has just
+ * encoded), as if found at file offset `centralOffset` of an archive whose
+ * offsets start at `baseOffset`.
+ */
+export function parseCentralRecordBytes(record: Uint8Array, index: number, baseOffset: number, centralOffset: number): ZipEntry {
+  return parseCentralRecord(new ByteReader(record), 0, index, baseOffset, centralOffset);
+}
+
 function parseCentralRecord(reader: ByteReader, at: number, index: number, baseOffset: number, regionStart: number): ZipEntry {
   const region = reader.bytes;
   const nameLength = reader.u16(at + 28);

@@ -1,5 +1,5 @@
 /** The container layer: bytes in, entries and verified bytes out. No workspace knowledge here. */
-export { readCentralDirectory } from './central-directory.ts';
+export { parseCentralRecordBytes, readCentralDirectory } from './central-directory.ts';
 export { assertReadable, locateEntryData, readEntryData, readLocalExtra, streamEntryData, type EntrySpan } from './entry-data.ts';
 export { ZipWriter } from './writer.ts';
 export { refreshExtraFields, type EntryFields } from './records.ts';

@@ -27,7 +27,8 @@ export class ZipWriter {
 
   constructor(
     private readonly fd: number,
-    private readonly base = 0,
+    /** Length of a prefix stub: archive offsets count from here. */
+    readonly base = 0,
   ) {}
 
   /** Bytes written so far, counting what is still buffered: where the next entry starts. */
@@ -87,26 +88,39 @@ export class ZipWriter {
     this.central.push(relocateCentralRecord(record, localHeaderPosition - this.base));
   }
 
-  /** Writes a new entry whose data is already compressed as `fields.method` says. */
-  addEntry(fields: EntryFields, localExtra: ExtraField[], centralExtra: ExtraField[], data: Uint8Array): void {
+  /** Writes a new entry whose data is already compressed as `fields.method` says; returns its central-directory record. */
+  addEntry(fields: EntryFields, localExtra: ExtraField[], centralExtra: ExtraField[], data: Uint8Array): Uint8Array {
     const offset = this.size - this.base;
     this.push(encodeLocalHeader(fields, localExtra));
     this.push(data);
-    this.central.push(encodeCentralRecord(fields, centralExtra, offset));
+    const record = encodeCentralRecord(fields, centralExtra, offset);
+    this.central.push(record);
+    return record;
   }
 
-  /** Writes the central directory and end records; returns the archive's total size. */
-  finish(comment: Uint8Array, keepZip64: boolean): number {
-    const directoryOffset = this.size - this.base;
+  /**
+   * Writes the central directory and end records. Returns the archive's size,
+   * where each central record landed (file offsets, in entry order), and the
+   * SHA-256 of everything from the directory to the end of the file: what
+   * identifies the archive (manifest.ts, fingerprintSource) without reading it back.
+   */
+  finish(comment: Uint8Array, keepZip64: boolean): { size: number; centralOffsets: number[]; directorySha256: string } {
+    const directoryStart = this.size;
+    const hash = new Bun.CryptoHasher('sha256');
+    const centralOffsets: number[] = [];
     let directorySize = 0;
     for (const record of this.central) {
+      centralOffsets.push(directoryStart + directorySize);
       this.push(record);
+      hash.update(record);
       directorySize += record.length;
     }
-    this.push(encodeEnd(this.central.length, directoryOffset, directorySize, comment, keepZip64));
+    const end = encodeEnd(this.central.length, directoryStart - this.base, directorySize, comment, keepZip64);
+    this.push(end);
+    hash.update(end);
     this.flush();
     this.flushCopy();
-    return this.position;
+    return { size: this.position, centralOffsets, directorySha256: hash.digest('hex') };
   }
 
   private push(bytes: Uint8Array): void {

@@ -21,16 +21,36 @@ function pythonZip(name: string, entries: string, comment = ''): string {
   return file;
 }
 
+function manifestOf(session: string): { session: any; entries: any[] } {
+  const [first, ...rest] = fs.readFileSync(path.join(box.home, 'workspaces', session, 'manifest.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line));
+  return { session: first, entries: rest };
+}
+
+/**
+ * Sync describes the archive it wrote from what it wrote, without reading it
+ * back: that description must be the one a fresh open of the archive makes.
+ */
+function expectManifestOfFreshOpen(zip: string, synced: string) {
+  const fresh = box.run(['open', zip, '--name', 'fresh-check', '--json']).json;
+  const strip = (entries: any[]) => entries.map(({ extracted, ...rest }) => rest);
+  const after = manifestOf(synced);
+  const reference = manifestOf(fresh.name);
+  expect(strip(after.entries)).toStrictEqual(strip(reference.entries));
+  for (const key of ['source', 'file_count', 'dir_count', 'extracted_size_bytes', 'symlinks']) expect(after.session[key], key).toStrictEqual(reference.session[key]);
+  box.run(['close', 'fresh-check']);
+}
+
 /** Opens, lets `edit` change the workspace, syncs, and returns the archive before and after. */
 function roundTrip(zip: string, edit: (root: string) => void): { before: ReturnType<typeof rawEntries>; after: ReturnType<typeof rawEntries>; sync: any } {
   const before = rawEntries(zip);
-  const root = box.run(['open', zip, '--json']).json.workspace_path;
-  edit(root);
+  const opened = box.run(['open', zip, '--json']).json;
+  edit(opened.workspace_path);
   const sync = box.run(['sync', '--json']).json;
   expect(sync.synced).toBe(true);
   const after = rawEntries(zip);
   const verdict = infoZip(zip);
   expect(verdict.test).toBe(0);
+  expectManifestOfFreshOpen(zip, opened.name);
   return { before, after, sync };
 }
 
