@@ -187,7 +187,7 @@ async function writeArchive(temporary: string, target: string, sourceExists: boo
       if (state === 'unchanged' && original && sourceFd !== undefined) {
         const at = writer.size;
         writer.copyRange(sourceFd, original.localHeaderOffset, ends.get(original.index)!);
-        writer.addCopiedRecord(source!.read(original.centralOffset, original.centralLength).slice(), at);
+        writer.addCopiedRecord(source!.read(original.centralOffset, original.centralLength), at); // relocating copies it
         written.push({ path: record.path, type: record.type, copied: original, at });
       } else {
         const central = writeFromWorkspace(writer, root, record, original, source, captured, diff);

@@ -138,16 +138,17 @@ function versionNeeded(fields: EntryFields): number {
  * offset that no longer fits 32 bits gets a zip64 field added.
  */
 export function relocateCentralRecord(record: Uint8Array, offset: number): Uint8Array {
+  // The common case, run for every copied entry of a sync: a 32-bit offset field to overwrite.
+  const out = record.slice();
+  const view = new DataView(out.buffer, out.byteOffset, out.byteLength);
+  if (view.getUint32(42, true) !== UINT32_MAX && !needs64(offset)) {
+    view.setUint32(42, offset, true);
+    return out;
+  }
   const reader = new ByteReader(record);
   const nameLength = reader.u16(28);
   const extraLength = reader.u16(30);
   const extraStart = CENTRAL_HEADER_LENGTH + nameLength;
-  const out = record.slice();
-  const view = new DataView(out.buffer);
-  if (reader.u32(42) !== UINT32_MAX && !needs64(offset)) {
-    view.setUint32(42, offset, true);
-    return out;
-  }
   const fields = parseExtraFields(record.subarray(extraStart, extraStart + extraLength));
   const saturated = [reader.u32(24), reader.u32(20)].filter((v) => v === UINT32_MAX).length;
   const old = fields.find((f) => f.id === EXTRA_ZIP64);
