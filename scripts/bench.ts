@@ -75,6 +75,8 @@ function openContenders(archive: string, peers: Set<string>): Contender[] {
   if (peers.has('7z')) list.push({ name: '7z x', prepare: fresh('7z'), command: ['7z', 'x', '-y', '-bd', '-bso0', `-o${dir('7z')}`, archive] });
   if (peers.has('bsdtar')) list.push({ name: 'bsdtar -xf', prepare: fresh('bsdtar'), command: ['bsdtar', '-xf', archive, '-C', dir('bsdtar')] });
   list.push({ name: 'zipfs open', reference: list.length === 0, prepare: fresh('zipfs'), command: [binary, 'open', archive], env: zipfsEnv(dir('zipfs')) });
+  // The same on one thread: what the second core buys (or costs) on this disk.
+  list.push({ name: 'zipfs open, 1 thread', prepare: fresh('zipfs-1'), command: [binary, 'open', archive], env: { ...zipfsEnv(dir('zipfs-1')), ZIPFS_THREADS: '1' } });
   return list;
 }
 
