@@ -56,7 +56,7 @@ function load(): Libc | null {
     // Buffers made from an ArrayBuffer have storage of their own that the collector never moves,
     // so their addresses can be taken once.
     const offsets = new BigInt64Array(new ArrayBuffer(16));
-    const offsetsPtr = ptr(offsets);
+    const [inOffsetPtr, outOffsetPtr] = [ptr(offsets, 0), ptr(offsets, 8)];
     const stat = new DataView(new ArrayBuffer(STATX.size));
     const statPtr = ptr(stat);
     const name = new Uint8Array(new ArrayBuffer(NAME_BYTES));
@@ -68,7 +68,7 @@ function load(): Libc | null {
       copyFileRange(inFd, inOffset, outFd, outOffset, length) {
         offsets[0] = BigInt(inOffset);
         offsets[1] = BigInt(outOffset);
-        return Number(symbols.copy_file_range(inFd, offsetsPtr, outFd, (offsetsPtr as number) + 8 as Pointer, length, 0));
+        return Number(symbols.copy_file_range(inFd, inOffsetPtr, outFd, outOffsetPtr, length, 0));
       },
       startWriteback(fd, offset, length) {
         symbols.sync_file_range(fd, offset, length, SYNC_FILE_RANGE_WRITE);

@@ -27,12 +27,6 @@ function bomb(message: string): ZipfsError {
   return new ZipfsError('ZIP_BOMB_DETECTED', message);
 }
 
-/**
- * Decides, from the central directory alone, what an open will write, and
- * refuses the archive before a single byte is extracted when any name is
- * unsafe, two entries claim one path, an entry cannot be decoded, or the
- * declared sizes break a limit. Data-level checks follow during extraction.
- */
 /** Every folder a set of items needs: the folders they are, and the parents of every path. */
 export function foldersOf(items: readonly { path: string; type: ItemType }[]): Set<string> {
   const folders = new Set<string>();
@@ -43,6 +37,12 @@ export function foldersOf(items: readonly { path: string; type: ItemType }[]): S
   return folders;
 }
 
+/**
+ * Decides, from the central directory alone, what an open will write, and
+ * refuses the archive before a single byte is extracted when any name is
+ * unsafe, two entries claim one path, an entry cannot be decoded, or the
+ * declared sizes break a limit. Data-level checks follow during extraction.
+ */
 export function planExtraction(directory: CentralDirectory, limits: Limits): ExtractionPlan {
   const { entries } = directory;
   if (entries.length > limits.maxEntries) {

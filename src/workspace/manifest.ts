@@ -29,8 +29,6 @@ export interface SessionRecord {
   file_count: number;
   dir_count: number;
   extracted_size_bytes: number;
-  /** When open finished writing files (wall clock). */
-  extracted_at_ms?: number;
   /** A ctime after every file open wrote and not after any later change (see ctime-fence.ts). A file
    * whose ctime is older, and whose size and mtime are as extracted, is untouched: open need not
    * stat every file it writes. Absent in manifests of older versions: their files are checked by content. */

@@ -46,7 +46,6 @@ export async function openArchive(request: OpenRequest): Promise<Session> {
     try {
       assertDiskSpace(staging, plan.totalBytes);
       const entries = await extract(zipPath, source, directory, plan, path.join(staging, 'contents'), request.progress);
-      const extractedAt = Date.now();
       const fence = ctimeFence(staging);
       const fingerprint = fingerprintSource(source, directory, zipPath);
       const record: SessionRecord = {
@@ -60,7 +59,6 @@ export async function openArchive(request: OpenRequest): Promise<Session> {
         file_count: plan.fileCount,
         dir_count: plan.dirCount,
         extracted_size_bytes: plan.totalBytes,
-        extracted_at_ms: extractedAt,
         ctime_fence_ms: fence,
         symlinks: plan.items.filter((i) => i.type === 'symlink').map((i) => i.path),
       };
