@@ -5,6 +5,7 @@
  * a CLI call writes its answer once, so streams buy it nothing.
  */
 import fs from 'node:fs';
+import { sleepSync } from '../sleep.ts';
 
 export interface Output {
   /** True when the descriptor is a terminal: colours and progress bars are for people. */
@@ -31,8 +32,6 @@ export function isTerminal(fd: number): boolean {
   }
 }
 
-const WAIT = new Int32Array(new SharedArrayBuffer(4));
-
 /** Writes all of `text`; a non-blocking pipe that is full (EAGAIN) is waited on, not dropped. */
 function writeAll(fd: number, text: string): void {
   const bytes = Buffer.from(text);
@@ -41,7 +40,7 @@ function writeAll(fd: number, text: string): void {
       done += fs.writeSync(fd, bytes, done, bytes.length - done);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') throw error;
-      Atomics.wait(WAIT, 0, 0, 1);
+      sleepSync(1);
     }
   }
 }

@@ -11,10 +11,10 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { sleepSync } from '../sleep.ts';
 
 /** File systems with coarse times (whole seconds) would make open wait a second: give up sooner. */
 const MAX_WAIT_MS = 50;
-const SLEEPER = new Int32Array(new SharedArrayBuffer(4));
 
 /**
  * Returns the fence for `dir`'s file system. When the clock does not move
@@ -30,7 +30,7 @@ export function ctimeFence(dir: string): number {
     for (let at = first; ; ) {
       if (at > first) return at;
       if (Date.now() > deadline) return first;
-      Atomics.wait(SLEEPER, 0, 0, 1);
+      sleepSync(1);
       fs.futimesSync(fd, 0, 0); // a metadata change: the kernel stamps ctime with its clock's current tick
       at = fs.fstatSync(fd).ctimeMs;
     }

@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'bun:test';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ERROR_CODES } from '../../src/errors.ts';
+import { readSessionRecord } from '../../src/workspace/manifest.ts';
 import { reportsSandbox, sandbox } from '../helpers/cli.ts';
 import { REPORT_FILES, binaryBytes, reportsZip } from '../helpers/fixtures.ts';
 
@@ -83,15 +84,15 @@ describe('zipfs status', () => {
   });
 
   it('proves untouched files by the ctime fence set at open, and sees every change made after it', () => {
-    const manifest = fs.readFileSync(path.join(box.home, 'workspaces', 'reports', 'manifest.jsonl'), 'utf8');
-    const session = JSON.parse(manifest.slice(0, manifest.indexOf('\n')));
-    for (const file of ['README.txt', 'data/input.csv']) expect(fs.statSync(path.join(root, file)).ctimeMs).toBeLessThan(session.ctime_fence_ms);
+    const fence = readSessionRecord(path.join(box.home, 'workspaces', 'reports', 'manifest.jsonl'))!.ctime_fence_ms!;
+    expect(typeof fence).toBe('number');
+    for (const file of ['README.txt', 'data/input.csv']) expect(fs.statSync(path.join(root, file)).ctimeMs).toBeLessThan(fence);
     // A rewrite with the same bytes' length, its mtime set back, at once after open: the ctime is past the fence.
     const file = path.join(root, 'README.txt');
     const before = fs.statSync(file);
     fs.writeFileSync(file, fs.readFileSync(file, 'utf8').toUpperCase());
     fs.utimesSync(file, before.atime, before.mtime);
-    expect(fs.statSync(file).ctimeMs).toBeGreaterThanOrEqual(session.ctime_fence_ms);
+    expect(fs.statSync(file).ctimeMs).toBeGreaterThanOrEqual(fence);
     expect(status().modified).toStrictEqual(['README.txt']);
   });
 
