@@ -25,7 +25,7 @@ for (const target of targets) {
   // --splitting keeps what is imported lazily (the MCP server and its SDK, consola) in chunks of
   // their own, loaded only when used; --bytecode ships them precompiled, so nothing is parsed at
   // start: a CLI call starts in about 15 ms instead of 60 (a bare compiled Bun program: 6 ms).
-  const args = ['build', '--compile', '--minify', '--sourcemap', '--splitting', '--bytecode', '--format=esm', 'src/main.ts', 'src/workspace/grep-worker.ts', 'src/workspace/extract-worker.ts', '--outfile', outfile];
+  const args = ['build', '--compile', '--minify', '--sourcemap', '--splitting', '--bytecode', '--format=esm', 'src/main.ts', 'src/search/grep-worker.ts', 'src/open/extract-worker.ts', '--outfile', outfile];
   if (target) args.push('--target', `bun-${target}`);
   const result = Bun.spawnSync([process.execPath, ...args], { cwd: root, stdout: 'inherit', stderr: 'inherit' });
   if (result.exitCode === 0) console.error(`built ${path.relative(root, outfile)}`);

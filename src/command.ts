@@ -5,8 +5,8 @@
  */
 import type * as v from 'valibot';
 import type { Paint } from './format/paint.ts';
-import type { Progress } from './workspace/open-archive.ts';
-import type { SessionHints } from './workspace/resolve-session.ts';
+import type { Progress } from './open/open-archive.ts';
+import type { SessionHints } from './session/resolve-session.ts';
 
 export type ObjectSchema = v.ObjectSchema<v.ObjectEntries, undefined> | v.StrictObjectSchema<v.ObjectEntries, undefined>;
 

@@ -4,8 +4,8 @@ import pkg from '../package.json' with { type: 'json' };
 import fs from 'node:fs';
 import { runCli } from './cli/run.ts';
 import { fdOutput, isTerminal } from './cli/terminal.ts';
-import { releaseAllLocks } from './workspace/lock.ts';
-import { discardAllStaging } from './workspace/staging.ts';
+import { releaseAllLocks } from './session/lock.ts';
+import { discardAllStaging } from './open/staging.ts';
 
 // An interrupted open must not leave a half-extracted folder behind, nor a lock.
 for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {

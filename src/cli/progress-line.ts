@@ -5,7 +5,7 @@
  */
 import { humanBytes } from '../format/units.ts';
 import { throttleProgress } from '../progress.ts';
-import type { Progress } from '../workspace/open-archive.ts';
+import type { Progress } from '../open/open-archive.ts';
 import type { Output } from './terminal.ts';
 
 const WIDTH = 24;

@@ -10,7 +10,7 @@ import { ERROR_CODES, ZipfsError, toZipfsError } from '../errors.ts';
 import { logger } from '../log.ts';
 import { COMMANDS, findCommand } from '../registry.ts';
 import { validateInput } from '../validate.ts';
-import { dataDir } from '../workspace/data-dir.ts';
+import { dataDir } from '../session/data-dir.ts';
 import { JSON_FLAG, commandArgs, kebab, positionalKey } from './args.ts';
 import { SHELLS, completionScript } from './completion.ts';
 import { progressLine } from './progress-line.ts';

@@ -1,12 +1,12 @@
 import * as v from 'valibot';
 import { defineCommand } from '../command.ts';
 import { ZipfsError } from '../errors.ts';
-import { withSessionLock } from '../workspace/lock.ts';
-import { readManifest } from '../workspace/manifest.ts';
-import { resolveSession } from '../workspace/resolve-session.ts';
-import { removeSession } from '../workspace/session-store.ts';
-import { recoverInterruptedSync, syncSession } from '../workspace/sync-archive.ts';
-import { diffWorkspace } from '../workspace/workspace-diff.ts';
+import { withSessionLock } from '../session/lock.ts';
+import { readManifest } from '../session/manifest.ts';
+import { resolveSession } from '../session/resolve-session.ts';
+import { removeSession } from '../session/session-store.ts';
+import { recoverInterruptedSync, syncSession } from '../sync/sync-archive.ts';
+import { diffWorkspace } from '../sync/workspace-diff.ts';
 import { sessionParam } from './schemas.ts';
 
 export const close = defineCommand({

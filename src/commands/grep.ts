@@ -1,9 +1,9 @@
 import * as v from 'valibot';
 import { defineCommand } from '../command.ts';
 import { loadLimits } from '../limits.ts';
-import { grepWorkspace } from '../workspace/grep.ts';
-import { resolveSession } from '../workspace/resolve-session.ts';
-import { resolveExisting } from '../workspace/safe-path.ts';
+import { grepWorkspace } from '../search/grep.ts';
+import { resolveSession } from '../session/resolve-session.ts';
+import { resolveExisting } from '../files/safe-path.ts';
 import { sessionParam, workspacePathParam } from './schemas.ts';
 
 const matchSchema = v.object({

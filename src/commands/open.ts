@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import { defineCommand } from '../command.ts';
 import { humanBytes, plural } from '../format/units.ts';
 import { loadLimits } from '../limits.ts';
-import { openArchive } from '../workspace/open-archive.ts';
+import { openArchive } from '../open/open-archive.ts';
 
 export const open = defineCommand({
   name: 'open',

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { defineCommand } from '../command.ts';
-import { resolveSession } from '../workspace/resolve-session.ts';
+import { resolveSession } from '../session/resolve-session.ts';
 import { sessionParam } from './schemas.ts';
 
 export const path = defineCommand({

@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { defineCommand } from '../command.ts';
 import { humanBytes, plural, table } from '../format/units.ts';
-import { parseDuration, prune as pruneSessions } from '../workspace/prune.ts';
+import { parseDuration, prune as pruneSessions } from '../session/prune.ts';
 
 export const prune = defineCommand({
   name: 'prune',

@@ -3,8 +3,8 @@ import * as v from 'valibot';
 import { defineCommand } from '../command.ts';
 import { ZipfsError } from '../errors.ts';
 import { loadLimits } from '../limits.ts';
-import { resolveSession } from '../workspace/resolve-session.ts';
-import { resolveExisting } from '../workspace/safe-path.ts';
+import { resolveSession } from '../session/resolve-session.ts';
+import { resolveExisting } from '../files/safe-path.ts';
 import { tryDecodeUtf8 } from '../zip/names.ts';
 import { sessionParam } from './schemas.ts';
 

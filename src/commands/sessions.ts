@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { defineCommand } from '../command.ts';
 import { humanBytes, isoSeconds, relativeTime, table } from '../format/units.ts';
-import { listSessions } from '../workspace/session-store.ts';
+import { listSessions } from '../session/session-store.ts';
 
 export const sessions = defineCommand({
   name: 'sessions',

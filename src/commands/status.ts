@@ -1,11 +1,11 @@
 import * as v from 'valibot';
 import { defineCommand } from '../command.ts';
 import { plural } from '../format/units.ts';
-import { lockedByOther } from '../workspace/lock.ts';
-import { readManifest } from '../workspace/manifest.ts';
-import { resolveSession } from '../workspace/resolve-session.ts';
-import { recoverInterruptedSync } from '../workspace/sync-archive.ts';
-import { diffWorkspace } from '../workspace/workspace-diff.ts';
+import { lockedByOther } from '../session/lock.ts';
+import { readManifest } from '../session/manifest.ts';
+import { resolveSession } from '../session/resolve-session.ts';
+import { recoverInterruptedSync } from '../sync/sync-archive.ts';
+import { diffWorkspace } from '../sync/workspace-diff.ts';
 import { sessionParam } from './schemas.ts';
 
 export const status = defineCommand({

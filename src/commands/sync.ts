@@ -1,8 +1,8 @@
 import * as v from 'valibot';
 import { defineCommand } from '../command.ts';
-import { withSessionLock } from '../workspace/lock.ts';
-import { resolveSession } from '../workspace/resolve-session.ts';
-import { syncSession } from '../workspace/sync-archive.ts';
+import { withSessionLock } from '../session/lock.ts';
+import { resolveSession } from '../session/resolve-session.ts';
+import { syncSession } from '../sync/sync-archive.ts';
 import { sessionParam } from './schemas.ts';
 
 export const sync = defineCommand({

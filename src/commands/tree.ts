@@ -1,9 +1,9 @@
 import * as v from 'valibot';
 import { defineCommand } from '../command.ts';
 import { plural } from '../format/units.ts';
-import { walk } from '../workspace/listing.ts';
-import { resolveSession } from '../workspace/resolve-session.ts';
-import { resolveExisting } from '../workspace/safe-path.ts';
+import { walk } from '../files/listing.ts';
+import { resolveSession } from '../session/resolve-session.ts';
+import { resolveExisting } from '../files/safe-path.ts';
 import { ZipfsError } from '../errors.ts';
 import { sessionParam, workspacePathParam } from './schemas.ts';
 

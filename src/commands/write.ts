@@ -2,9 +2,9 @@ import * as v from 'valibot';
 import { defineCommand } from '../command.ts';
 import { ZipfsError } from '../errors.ts';
 import { humanBytes } from '../format/units.ts';
-import { writeWorkspaceFile } from '../workspace/edit.ts';
-import { withSessionLock } from '../workspace/lock.ts';
-import { resolveSession } from '../workspace/resolve-session.ts';
+import { writeWorkspaceFile } from '../files/edit.ts';
+import { withSessionLock } from '../session/lock.ts';
+import { resolveSession } from '../session/resolve-session.ts';
 import { sessionParam } from './schemas.ts';
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ZipfsError } from '../errors.ts';
 import type { GrepJob, GrepMatch, GrepMessage } from './grep-types.ts';
-import { workerPath } from './worker-path.ts';
+import { workerPath } from '../worker-path.ts';
 
 export interface GrepRequest {
   root: string;
@@ -84,7 +84,7 @@ export async function grepWorkspace(request: GrepRequest): Promise<GrepResult> {
   const result: GrepResult = { matches: [], total_matches: 0, truncated: false, files_searched: 0, skipped_binary: 0 };
   if (files.length === 0) return result;
 
-  const worker = new Worker(workerPath('grep-worker.ts'));
+  const worker = new Worker(workerPath('search/grep-worker.ts'));
   return new Promise<GrepResult>((resolve, reject) => {
     const timer = setTimeout(() => {
       // A regex deep in backtracking may take a moment to notice termination:

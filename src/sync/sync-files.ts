@@ -4,7 +4,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { isProcessAlive } from './process-alive.ts';
+import { isProcessAlive } from '../session/process-alive.ts';
 
 /** Marks zipfs temporaries beside a source zip: `.<name>.zipfs-<pid>-<id>.tmp`. */
 export const TEMP_MARK = '.zipfs-';

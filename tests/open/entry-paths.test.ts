@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'bun:test';
 import { ZipfsError } from '../../src/errors.ts';
-import { entryPath } from '../../src/workspace/entry-paths.ts';
-import { normaliseToolPath } from '../../src/workspace/safe-path.ts';
+import { entryPath } from '../../src/open/entry-paths.ts';
+import { normaliseToolPath } from '../../src/files/safe-path.ts';
 
 function codeOf(fn: () => unknown): string | undefined {
   try {

@@ -4,16 +4,16 @@ import { ZipfsError, isSystemError, type ErrorCode } from '../errors.ts';
 import { humanBytes } from '../format/units.ts';
 import type { Limits } from '../limits.ts';
 import { FileSource, readCentralDirectory, type CentralDirectory, type ZipSource } from '../zip/index.ts';
-import { sessionPaths, workspacesDir } from './data-dir.ts';
+import { sessionPaths, workspacesDir } from '../session/data-dir.ts';
 import { taskCost, writeFileTask, type FileTask } from './extract-files.ts';
 import type { ExtractJob, ExtractReport } from './extract-worker.ts';
 import { planExtraction, type ExtractionPlan } from './extraction-plan.ts';
 import { ctimeFence } from './ctime-fence.ts';
-import { MANIFEST_FORMAT, entryRecord, fingerprintSource, serializeManifest, type EntryRecord, type SessionRecord } from './manifest.ts';
-import { assertValidName, deriveName, freeName } from './session-name.ts';
-import { listSessions, loadSession, type Session } from './session-store.ts';
+import { MANIFEST_FORMAT, entryRecord, fingerprintSource, serializeManifest, type EntryRecord, type SessionRecord } from '../session/manifest.ts';
+import { assertValidName, deriveName, freeName } from '../session/session-name.ts';
+import { listSessions, loadSession, type Session } from '../session/session-store.ts';
 import { createStaging, discardStaging, releaseStaging, removeDeadStaging } from './staging.ts';
-import { workerPath } from './worker-path.ts';
+import { workerPath } from '../worker-path.ts';
 
 export type Progress = (done: number, total: number, message?: string) => void;
 
@@ -194,7 +194,7 @@ function splitPoint(tasks: FileTask[]): number {
 }
 
 function startWorker(job: ExtractJob, advance: (bytes: number) => void): { finished: Promise<void>; stop(): Promise<void> } {
-  const worker = new Worker(workerPath('extract-worker.ts'));
+  const worker = new Worker(workerPath('open/extract-worker.ts'));
   const finished = new Promise<void>((resolve, reject) => {
     worker.onmessage = (event: MessageEvent<ExtractReport>) => {
       const report = event.data;

@@ -11,8 +11,8 @@ import path from 'node:path';
 import { libc, type FileStat } from '../native/libc.ts';
 import { crc32 } from '../zip/codec.ts';
 import { S_IFDIR, S_IFLNK, S_IFMT } from '../zip/constants.ts';
-import { foldersOf } from './extraction-plan.ts';
-import type { EntryRecord, Manifest } from './manifest.ts';
+import { foldersOf } from '../open/extraction-plan.ts';
+import type { EntryRecord, Manifest } from '../session/manifest.ts';
 
 /** How a path in the workspace looks now. */
 export interface Observed {

@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs';
 import type { CentralDirectory, ZipEntry, ZipSource } from '../zip/index.ts';
-import type { ItemType } from './extraction-plan.ts';
+import type { ItemType } from '../open/extraction-plan.ts';
 
 export const MANIFEST_FORMAT = 1;
 

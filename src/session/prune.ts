@@ -9,7 +9,7 @@ import { STAGING_PREFIX, workspacesDir } from './data-dir.ts';
 import { lockedByOther, withSessionLock } from './lock.ts';
 import { readSessionRecord } from './manifest.ts';
 import { listSessions, removeSession, type Session } from './session-store.ts';
-import { isDeadStaging } from './staging.ts';
+import { isDeadStaging } from '../open/staging.ts';
 
 export interface PruneRequest {
   home: string;

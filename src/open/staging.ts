@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { STAGING_PREFIX, workspacesDir } from './data-dir.ts';
-import { isProcessAlive } from './process-alive.ts';
+import { STAGING_PREFIX, workspacesDir } from '../session/data-dir.ts';
+import { isProcessAlive } from '../session/process-alive.ts';
 
 /** Staging folders this process is filling; removed if the process is told to stop. */
 const active = new Set<string>();

@@ -9,7 +9,7 @@ import { crc32, deflateRaw } from '../zip/codec.ts';
 import { EXTRA_EXTENDED_TIMESTAMP, FLAG_DATA_DESCRIPTOR, FLAG_UTF8, HOST_UNIX, METHOD_DEFLATED, METHOD_STORED, S_IFDIR, S_IFLNK } from '../zip/constants.ts';
 import { dateToDosDateTime } from '../zip/dos-time.ts';
 import { readLocalExtra, refreshExtraFields, type EntryFields, type FileSource, type ZipEntry, type ZipWriter } from '../zip/index.ts';
-import type { EntryRecord } from './manifest.ts';
+import type { EntryRecord } from '../session/manifest.ts';
 import { observe, readWorkspaceItem, type Observed, type WorkspaceDiff } from './workspace-diff.ts';
 
 /** What was read from the workspace for each written entry, so the new manifest records the stat that matches the bytes. */

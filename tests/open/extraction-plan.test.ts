@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'bun:test';
 import { ZipfsError } from '../../src/errors.ts';
 import { loadLimits } from '../../src/limits.ts';
-import { planExtraction } from '../../src/workspace/extraction-plan.ts';
+import { planExtraction } from '../../src/open/extraction-plan.ts';
 import { BufferSource, readCentralDirectory } from '../../src/zip/index.ts';
 import { rawZip, type RawEntry } from '../helpers/raw-zip.ts';
 
