@@ -22,6 +22,8 @@ export const ERROR_CODES = {
   LIMIT_EXCEEDED: { exit: 14, summary: 'Max sessions, max disk usage, etc.' },
   NAME_COLLISION: { exit: 15, summary: 'Session name already in use' },
   UNSYNCED_CHANGES: { exit: 16, summary: 'The workspace has changes that were not synced (zipfs extension)' },
+  PERMISSION_DENIED: { exit: 17, summary: 'A file or folder zipfs needs cannot be read or written by this user (zipfs extension)' },
+  SESSION_DAMAGED: { exit: 18, summary: "A session's manifest or workspace folder is damaged (zipfs extension)" },
   INTERNAL_ERROR: { exit: 70, summary: 'A bug or an unexpected system failure (zipfs extension)' },
 } as const;
 
@@ -55,9 +57,25 @@ export function isSystemError(error: unknown, ...codes: string[]): error is Node
 /** Turns anything thrown into a ZipfsError, so no surface ever shows a raw stack. */
 export function toZipfsError(error: unknown): ZipfsError {
   if (error instanceof ZipfsError) return error;
-  if (isSystemError(error, 'ENOSPC')) {
-    return new ZipfsError('LIMIT_EXCEEDED', `The disk is full (${error.message}). Free some space or prune sessions with \`zipfs prune\`, then retry.`);
-  }
+  if (isSystemError(error, 'ENOSPC')) return diskFull(error);
+  if (isSystemError(error, 'EACCES', 'EPERM', 'EROFS')) return permissionDenied(error);
   const detail = error instanceof Error ? error.message : String(error);
   return new ZipfsError('INTERNAL_ERROR', `Unexpected failure: ${detail}. This is a zipfs bug or a system fault; retry, and report it if it persists.`, { cause: error });
+}
+
+/** ENOSPC (or EDQUOT) as the caller should read it: which disk, and what to do. */
+export function diskFull(error: NodeJS.ErrnoException): ZipfsError {
+  const where = error.path ? ` writing ${error.path}` : '';
+  return new ZipfsError('LIMIT_EXCEEDED', `The disk is full${where}. Free some space there or prune sessions (zipfs prune --stale 7d), or set ZIPFS_HOME to a larger disk, then retry.`);
+}
+
+/** EACCES, EPERM or EROFS: name the path and the way out, instead of a stack trace. */
+export function permissionDenied(error: NodeJS.ErrnoException): ZipfsError {
+  const what = error.path ? `${error.path}` : 'a file zipfs needs';
+  const action = error.syscall ? ` (${error.syscall})` : '';
+  const readOnly = error.code === 'EROFS' ? ' is on a read-only file system' : ' is not accessible to this user';
+  return new ZipfsError(
+    'PERMISSION_DENIED',
+    `${what}${readOnly}${action}. Give your user read and write access to it (chmod u+rwX, or chown), or set ZIPFS_HOME to a folder you own, then retry.`,
+  );
 }

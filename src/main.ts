@@ -5,12 +5,12 @@ import fs from 'node:fs';
 import { runCli } from './cli/run.ts';
 import { fdOutput, isTerminal } from './cli/terminal.ts';
 import { releaseAllLocks } from './session/lock.ts';
-import { discardAllStaging } from './open/staging.ts';
+import { removeAllOnExit } from './exit-cleanup.ts';
 
-// An interrupted open must not leave a half-extracted folder behind, nor a lock.
+// An interrupted open or sync must not leave a half-extracted folder or a half-written archive behind, nor a lock.
 for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
   process.on(signal, () => {
-    discardAllStaging();
+    removeAllOnExit();
     releaseAllLocks();
     process.exit(code);
   });

@@ -4,10 +4,11 @@ import { ZipfsError } from '../errors.ts';
 import { withSessionLock } from '../session/lock.ts';
 import { readManifest } from '../session/manifest.ts';
 import { resolveSession } from '../session/resolve-session.ts';
-import { removeSession } from '../session/session-store.ts';
+import { removeSession, removeSessionFolder, scanWorkspaces } from '../session/session-store.ts';
 import { recoverInterruptedSync, syncSession } from '../sync/sync-archive.ts';
+import { removeDeadSyncTemporaries } from '../sync/sync-files.ts';
 import { diffWorkspace } from '../sync/workspace-diff.ts';
-import { sessionParam } from './schemas.ts';
+import { backupParam, sessionParam } from './schemas.ts';
 
 export const close = defineCommand({
   name: 'close',
@@ -17,17 +18,27 @@ export const close = defineCommand({
   input: v.strictObject({
     session: sessionParam,
     sync: v.optional(v.pipe(v.boolean(), v.description('Sync changes back to the zip before closing')), false),
-    force: v.optional(v.pipe(v.boolean(), v.description('Without sync: discard unsynced changes. With sync: sync even if the zip changed meanwhile')), false),
+    force: v.optional(v.pipe(v.boolean(), v.description('Without sync: discard unsynced changes (and remove a damaged session). With sync: sync even if the zip changed meanwhile')), false),
+    backup: backupParam,
   }),
-  output: v.object({ closed: v.boolean(), synced: v.boolean() }),
+  output: v.object({ closed: v.boolean(), synced: v.boolean(), name: v.string() }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
   cli: { positionals: ['session'], short: { session: 's' }, example: 'zipfs close q4-report --sync' },
   async run(input, context) {
-    const session = resolveSession(context.home, input.session, context.hints);
+    const discard = input.force && !input.sync;
+    // A damaged session cannot be resolved, but it can still be removed when named with force.
+    if (discard && input.session !== undefined) {
+      const broken = scanWorkspaces(context.home).damaged.find((d) => d.name === input.session);
+      if (broken) {
+        removeSessionFolder(broken.dir);
+        return { closed: true, synced: false, name: broken.name };
+      }
+    }
+    const session = resolveSession(context.home, input.session, context.hints, { intact: !discard });
     return withSessionLock(session, 'close', async () => {
       let synced = false;
       if (input.sync) {
-        synced = (await syncSession({ session, force: input.force, dryRun: false, progress: context.progress })).synced;
+        synced = (await syncSession({ session, force: input.force, dryRun: false, backup: input.backup, progress: context.progress })).synced;
       } else if (!input.force) {
         recoverInterruptedSync(session);
         const diff = diffWorkspace(session.contents, readManifest(session.manifest));
@@ -40,8 +51,9 @@ export const close = defineCommand({
         }
       }
       removeSession(session);
-      return { closed: true, synced };
+      removeDeadSyncTemporaries(session.record.source_path);
+      return { closed: true, synced, name: session.record.name };
     });
   },
-  render: (out) => (out.synced ? 'Synced and closed.' : 'Closed.'),
+  render: (out) => (out.synced ? `Synced and closed session "${out.name}".` : `Closed session "${out.name}".`),
 });

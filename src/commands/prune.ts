@@ -7,7 +7,7 @@ export const prune = defineCommand({
   name: 'prune',
   title: 'Remove stale or all sessions',
   description:
-    'Remove sessions not used for a while (stale) or all of them, with their workspaces, and clean leftovers of interrupted operations. Unsynced changes in a removed session are lost: preview with dry_run. Sessions locked by another process are skipped.',
+    'Remove sessions not used for a while (stale) or all of them, with their workspaces, and clean leftovers of interrupted operations. Unsynced changes in a removed session are lost: preview with dry_run. Sessions locked by another process are skipped, and so are damaged ones (unreadable manifest, another zipfs version) unless all.',
   input: v.strictObject({
     all: v.optional(v.pipe(v.boolean(), v.description('Remove every session')), false),
     stale: v.optional(v.pipe(v.string(), v.description('Remove sessions not used for this long: 30m, 24h, 7d, 2w'))),

@@ -5,6 +5,7 @@ import { ZipfsError } from '../errors.ts';
 import { loadLimits } from '../limits.ts';
 import { resolveSession } from '../session/resolve-session.ts';
 import { resolveExisting } from '../files/safe-path.ts';
+import { specialKind } from '../sync/workspace-file.ts';
 import { tryDecodeUtf8 } from '../zip/names.ts';
 import { sessionParam } from './schemas.ts';
 
@@ -47,6 +48,8 @@ export const read = defineCommand({
     const session = resolveSession(context.home, input.session, context.hints);
     const file = resolveExisting(session.contents, input.path);
     if (file.stats.isDirectory()) throw new ZipfsError('INVALID_INPUT', `Invalid argument path: "${file.relative}" is a folder; list it with ls, or read a file inside it.`);
+    // A FIFO would block the read forever and a device never ends: only regular files are read.
+    if (!file.stats.isFile()) throw new ZipfsError('INVALID_INPUT', `Invalid argument path: "${file.relative}" is ${specialKind(file.stats.mode) ?? 'not a regular file'}; zipfs reads regular files only.`);
     const size = file.stats.size;
     if (input.offset > size) throw new ZipfsError('INVALID_INPUT', `Invalid argument offset: ${input.offset} is past the end of "${file.relative}" (${size} bytes).`);
     const limit = input.limit ?? Math.min(loadLimits(context.env).readDefaultBytes, MAX_LIMIT);

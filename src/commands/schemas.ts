@@ -7,3 +7,8 @@ export const sessionParam = v.optional(
 
 export const workspacePathParam = (description: string) =>
   v.optional(v.pipe(v.string(), v.description(description)), '/');
+
+export const backupParam = v.optional(
+  v.pipe(v.boolean(), v.description('Keep the previous archive as <zip>.bak beside it (default true; CLI: --no-backup)')),
+  true,
+);

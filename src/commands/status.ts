@@ -19,6 +19,12 @@ export const status = defineCommand({
     added: v.array(v.string()),
     deleted: v.array(v.string()),
     unchanged_count: v.number(),
+    unsupported: v.optional(
+      v.pipe(
+        v.array(v.object({ path: v.string(), reason: v.string() })),
+        v.description('Present when changed paths cannot go into a zip as they are (special files, hard links to files outside the workspace, names that are not UTF-8); sync refuses until they are fixed'),
+      ),
+    ),
   }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   cli: {
@@ -32,8 +38,12 @@ export const status = defineCommand({
     const session = resolveSession(context.home, input.session, context.hints);
     if (!lockedByOther(session)) recoverInterruptedSync(session);
     const diff = diffWorkspace(session.contents, readManifest(session.manifest));
-    return { modified: diff.modified, added: diff.added, deleted: diff.deleted, unchanged_count: diff.unchangedCount };
+    const result = { modified: diff.modified, added: diff.added, deleted: diff.deleted, unchanged_count: diff.unchangedCount };
+    return diff.unsupported.length > 0 ? { ...result, unsupported: diff.unsupported } : result;
   },
   render: (out, paint) => [...out.modified.map((p) => paint.yellow(`M ${p}`)), ...out.added.map((p) => paint.green(`A ${p}`)), ...out.deleted.map((p) => paint.red(`D ${p}`))].join('\n'),
-  note: (out) => (out.modified.length + out.added.length + out.deleted.length === 0 ? `Nothing to sync: ${plural(out.unchanged_count, 'entry', 'entries')} unchanged.` : undefined),
+  note(out) {
+    if (out.unsupported) return out.unsupported.map((u) => `zipfs: sync will refuse "${u.path}": ${u.reason}.`).join('\n');
+    return out.modified.length + out.added.length + out.deleted.length === 0 ? `Nothing to sync: ${plural(out.unchanged_count, 'entry', 'entries')} unchanged.` : undefined;
+  },
 });

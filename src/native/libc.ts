@@ -17,6 +17,7 @@ export interface FileStat {
   mode: number;
   size: number;
   ino: number;
+  nlink: number;
   /** Milliseconds with the nanoseconds as fraction, computed as node:fs computes them, so the two compare equal. */
   mtimeMs: number;
   ctimeMs: number;
@@ -35,7 +36,7 @@ const AT_SYMLINK_NOFOLLOW = 0x100;
 const STATX_BASIC_STATS = 0x7ff;
 const SYNC_FILE_RANGE_WRITE = 2;
 /** struct statx offsets: the same on every Linux architecture. */
-const STATX = { size: 256, mode: 28, ino: 32, fileSize: 40, ctime: 96, mtime: 112 } as const;
+const STATX = { size: 256, nlink: 16, mode: 28, ino: 32, fileSize: 40, ctime: 96, mtime: 112 } as const;
 const NAME_BYTES = 4096;
 
 let loaded: Libc | null | undefined;
@@ -81,6 +82,7 @@ function load(): Libc | null {
         return {
           mode: stat.getUint16(STATX.mode, true),
           ino: Number(stat.getBigUint64(STATX.ino, true)),
+          nlink: stat.getUint32(STATX.nlink, true),
           size: Number(stat.getBigUint64(STATX.fileSize, true)),
           ctimeMs: millis(STATX.ctime),
           mtimeMs: millis(STATX.mtime),

@@ -1,4 +1,5 @@
 import { ZipfsError } from '../errors.ts';
+import { printable } from '../zip/names.ts';
 
 /** An archive entry's place in the workspace. */
 export interface EntryPath {
@@ -6,6 +7,8 @@ export interface EntryPath {
   path: string;
   isDirectory: boolean;
 }
+
+const MAX_SEGMENT_BYTES = 255;
 
 /**
  * Maps an entry name to a workspace path, or refuses it. `\` is treated as a
@@ -29,15 +32,17 @@ export function entryPath(name: string): EntryPath {
       segments.pop();
       continue;
     }
+    // File systems take at most 255 bytes per name: refuse here, before anything is written.
+    const bytes = Buffer.byteLength(segment);
+    if (bytes > MAX_SEGMENT_BYTES) {
+      throw new ZipfsError('ZIP_INVALID', `Entry "${printable(name)}" has a name part of ${bytes} bytes ("${printable(segment.slice(0, 40))}..."); file systems allow at most ${MAX_SEGMENT_BYTES}, so the archive cannot be opened as files.`);
+    }
     segments.push(segment);
   }
+  // "./" (bsdtar -cf out.zip . writes it first) is the archive's root folder: the workspace itself.
+  if (segments.length === 0 && slashed.endsWith('/')) return { path: '', isDirectory: true };
   if (segments.length === 0) {
     throw new ZipfsError('ZIP_INVALID', `Entry "${printable(name)}" has no usable name (empty or only separators and dots); the archive was not opened.`);
   }
   return { path: segments.join('/'), isDirectory: slashed.endsWith('/') };
-}
-
-/** Shows control characters in a name as escapes, so messages stay one readable line. */
-export function printable(name: string): string {
-  return name.replace(/[\u0000-\u001f\u007f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
 }

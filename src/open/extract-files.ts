@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ZipfsError, isSystemError } from '../errors.ts';
 import { locateEntryData, readEntryData, streamEntryData, type EntryLocation, type ZipSource } from '../zip/index.ts';
-import { printable } from './entry-paths.ts';
+import { printable } from '../zip/names.ts';
 
 /** One file to write; plain data, so it can be posted to a worker. */
 export interface FileTask {

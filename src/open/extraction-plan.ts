@@ -2,7 +2,8 @@ import { ZipfsError } from '../errors.ts';
 import type { Limits } from '../limits.ts';
 import { assertReadable, type CentralDirectory, type ZipEntry } from '../zip/index.ts';
 import { LOCAL_HEADER_LENGTH } from '../zip/constants.ts';
-import { entryPath, printable } from './entry-paths.ts';
+import { printable } from '../zip/names.ts';
+import { entryPath } from './entry-paths.ts';
 
 export type ItemType = 'file' | 'dir' | 'symlink';
 
@@ -31,7 +32,7 @@ function bomb(message: string): ZipfsError {
 export function foldersOf(items: readonly { path: string; type: ItemType }[]): Set<string> {
   const folders = new Set<string>();
   for (const item of items) {
-    if (item.type === 'dir') folders.add(item.path);
+    if (item.type === 'dir' && item.path !== '') folders.add(item.path); // '': a root entry ("./"), the workspace itself
     for (let slash = item.path.indexOf('/'); slash >= 0; slash = item.path.indexOf('/', slash + 1)) folders.add(item.path.slice(0, slash));
   }
   return folders;

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { ZipfsError, isSystemError, type ErrorCode } from '../errors.ts';
 import { humanBytes } from '../format/units.ts';
 import type { Limits } from '../limits.ts';
-import { FileSource, readCentralDirectory, type CentralDirectory, type ZipSource } from '../zip/index.ts';
+import { FileSource, assertOpenableLayout, readCentralDirectory, type CentralDirectory, type ZipSource } from '../zip/index.ts';
 import { sessionPaths, workspacesDir } from '../session/data-dir.ts';
 import { taskCost, writeFileTask, type FileTask } from './extract-files.ts';
 import type { ExtractJob, ExtractReport } from './extract-worker.ts';
@@ -14,6 +14,9 @@ import { assertValidName, deriveName, freeName } from '../session/session-name.t
 import { listSessions, loadSession, type Session } from '../session/session-store.ts';
 import { createStaging, discardStaging, releaseStaging, removeDeadStaging } from './staging.ts';
 import { workerPath } from '../worker-path.ts';
+
+/** Read-ahead for the pass over local headers. */
+const LAYOUT_WINDOW_BYTES = 64 * 1024;
 
 export type Progress = (done: number, total: number, message?: string) => void;
 
@@ -36,6 +39,7 @@ export async function openArchive(request: OpenRequest): Promise<Session> {
   try {
     const directory = readCentralDirectory(source);
     const plan = planExtraction(directory, request.limits);
+    assertLayout(zipPath, directory);
     if (request.name !== undefined) {
       assertValidName(request.name);
       assertNameFree(request.home, request.name);
@@ -85,6 +89,16 @@ function openSource(zipPath: string): FileSource {
     return new FileSource(zipPath);
   } catch (error) {
     throw new ZipfsError('ZIP_NOT_FOUND', `${zipPath} cannot be read (${(error as Error).message}); check its permissions.`);
+  }
+}
+
+/** Every entry's byte range, folders included (layout.ts), through a small read window: only headers are read. */
+function assertLayout(zipPath: string, directory: CentralDirectory): void {
+  const headers = new FileSource(zipPath, LAYOUT_WINDOW_BYTES);
+  try {
+    assertOpenableLayout(headers, directory);
+  } finally {
+    headers.close();
   }
 }
 

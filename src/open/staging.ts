@@ -2,9 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { STAGING_PREFIX, workspacesDir } from '../session/data-dir.ts';
 import { isProcessAlive } from '../session/process-alive.ts';
-
-/** Staging folders this process is filling; removed if the process is told to stop. */
-const active = new Set<string>();
+import { keepOnExit, removeOnExit } from '../exit-cleanup.ts';
 
 /** A hidden folder to extract into; it becomes a session only by one rename at the end. */
 export function createStaging(home: string): string {
@@ -12,26 +10,20 @@ export function createStaging(home: string): string {
   fs.mkdirSync(root, { recursive: true });
   const dir = path.join(root, `${STAGING_PREFIX}${process.pid}-${globalThis.crypto.randomUUID()}`);
   fs.mkdirSync(dir);
-  active.add(dir);
+  removeOnExit(dir);
   return dir;
 }
 
 export function discardStaging(dir: string): void {
-  active.delete(dir);
+  keepOnExit(dir);
   fs.rmSync(dir, { recursive: true, force: true });
 }
 
 /** Forgets a staging folder that has been renamed into place. */
 export function releaseStaging(dir: string): void {
-  active.delete(dir);
+  keepOnExit(dir);
 }
 
-/** Removes what this process was staging; called on SIGINT/SIGTERM before exit. */
-export function discardAllStaging(): void {
-  for (const dir of active) discardStaging(dir);
-}
-
-/** Removes staging folders left by opens whose process died (SIGKILL, power loss). */
 /** Whether a folder name is a staging folder of an open whose process died. */
 export function isDeadStaging(name: string): boolean {
   if (!name.startsWith(STAGING_PREFIX)) return false;
@@ -39,6 +31,7 @@ export function isDeadStaging(name: string): boolean {
   return Number.isInteger(pid) && pid !== process.pid && !isProcessAlive(pid);
 }
 
+/** Removes staging folders left by opens whose process died (SIGKILL, power loss). */
 export function removeDeadStaging(home: string): void {
   let names: string[];
   try {

@@ -61,6 +61,9 @@ function acquire(file: string, name: string, command: string): void {
     fs.writeFileSync(draft, JSON.stringify(owner));
   } catch (error) {
     if (isSystemError(error, 'ENOENT')) throw new ZipfsError('SESSION_NOT_FOUND', `Session "${name}" was closed by another process.`);
+    if (isSystemError(error, 'EACCES', 'EPERM', 'EROFS')) {
+      throw new ZipfsError('PERMISSION_DENIED', `Session "${name}" cannot be locked: its folder ${path.dirname(file)} is not writable by this user. Give your user write access to it (chmod u+rwx), then retry.`);
+    }
     throw error;
   }
   try {
@@ -82,6 +85,11 @@ function acquire(file: string, name: string, command: string): void {
 
 /** LOCKED when the holder lives; otherwise moves its lock aside so the caller can retry. */
 function takeOverIfStale(file: string, name: string): void {
+  // Only a file is a zipfs lock; anything else at its path was put there by hand and is not ours to remove.
+  const stats = fs.lstatSync(file, { throwIfNoEntry: false });
+  if (stats && !stats.isFile()) {
+    throw new ZipfsError('SESSION_DAMAGED', `Session "${name}" cannot be locked: ${file} is ${stats.isDirectory() ? 'a folder' : 'not a file'}, not a zipfs lock. Remove it (rm -r '${file}'), then retry.`);
+  }
   const current = readOwner(file);
   if (current && isAlive(current)) {
     throw new ZipfsError('LOCKED', `Session "${name}" is locked by process ${current.pid} (zipfs ${current.command}, since ${current.since}); wait for it to finish and retry.`);

@@ -4,6 +4,9 @@
  * independent, so the session record can be read without parsing the rest.
  */
 import fs from 'node:fs';
+import path from 'node:path';
+import { ZipfsError, isSystemError } from '../errors.ts';
+import { entryRecordProblem, sessionRecordProblem } from './manifest-check.ts';
 import type { CentralDirectory, ZipEntry, ZipSource } from '../zip/index.ts';
 import type { ItemType } from '../open/extraction-plan.ts';
 
@@ -95,13 +98,17 @@ export function serializeManifest(session: SessionRecord, entries: EntryRecord[]
   return `${lines.join('\n')}\n`;
 }
 
+/** A session record, or why the manifest holds none that this zipfs can use. */
+export type SessionHead = { record: SessionRecord; problem?: undefined } | { record?: undefined; problem: string };
+
 /** Reads only the first line, so listing sessions costs one small read per session. */
-export function readSessionRecord(manifestPath: string): SessionRecord | undefined {
+export function readSessionHead(manifestPath: string): SessionHead {
   let fd: number;
   try {
     fd = fs.openSync(manifestPath, 'r');
-  } catch {
-    return undefined;
+  } catch (error) {
+    if (isSystemError(error, 'ENOENT', 'ENOTDIR')) return { problem: 'it has no manifest.jsonl' };
+    throw error;
   }
   try {
     const chunks: Buffer[] = [];
@@ -115,13 +122,27 @@ export function readSessionRecord(manifestPath: string): SessionRecord | undefin
       if (newline >= 0) break;
       position += n;
     }
-    const record = JSON.parse(Buffer.concat(chunks).toString('utf8')) as SessionRecord;
-    return record.kind === 'session' && record.format === MANIFEST_FORMAT ? record : undefined;
-  } catch {
-    return undefined;
+    const line = Buffer.concat(chunks).toString('utf8');
+    if (line.trim() === '') return { problem: 'its manifest.jsonl is empty' };
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      return { problem: 'line 1 of its manifest.jsonl is not valid JSON' };
+    }
+    const problem = sessionRecordProblem(value, MANIFEST_FORMAT);
+    return problem ? { problem: `line 1 of its manifest.jsonl: ${problem}` } : { record: value as SessionRecord };
+  } catch (error) {
+    if (isSystemError(error, 'EISDIR')) return { problem: 'its manifest.jsonl is a folder' };
+    throw error;
   } finally {
     fs.closeSync(fd);
   }
+}
+
+/** The session record, or undefined when the manifest holds none that this zipfs can use. */
+export function readSessionRecord(manifestPath: string): SessionRecord | undefined {
+  return readSessionHead(manifestPath).record;
 }
 
 export interface Manifest {
@@ -129,10 +150,59 @@ export interface Manifest {
   entries: EntryRecord[];
 }
 
-/** Parses all records with one JSON.parse call (the lines joined into an array): several
- * times faster than one call per line on manifests of tens of thousands of entries. */
+/** SESSION_DAMAGED for the session in `dir`, with the way out: its files stay until the caller removes it. */
+export function sessionDamaged(dir: string, problem: string): ZipfsError {
+  const name = path.basename(dir);
+  return new ZipfsError(
+    'SESSION_DAMAGED',
+    `Session "${name}" is damaged: ${problem}. Its files are still in ${path.join(dir, 'contents')}; copy out what you need, then remove the session with zipfs close ${name} --force (MCP: force=true).`,
+  );
+}
+
+/**
+ * Parses all records with one JSON.parse call (the lines joined into an array):
+ * several times faster than one call per line on manifests of tens of thousands
+ * of entries. Only when that fails are lines parsed one by one, to say which is
+ * damaged. Blank lines are skipped, as JSON Lines readers do.
+ */
 export function readManifest(manifestPath: string): Manifest {
-  const text = fs.readFileSync(manifestPath, 'utf8').trimEnd();
-  const [first, ...rest] = JSON.parse(`[${text.replaceAll('\n', ',')}]`) as [SessionRecord, ...EntryRecord[]];
-  return { session: first, entries: rest };
+  let text: string;
+  try {
+    text = fs.readFileSync(manifestPath, 'utf8');
+  } catch (error) {
+    if (isSystemError(error, 'ENOENT')) throw sessionDamaged(path.dirname(manifestPath), 'its manifest.jsonl is missing');
+    if (isSystemError(error, 'EISDIR')) throw sessionDamaged(path.dirname(manifestPath), 'its manifest.jsonl is a folder');
+    throw error;
+  }
+  let records: unknown[];
+  try {
+    records = JSON.parse(`[${text.trimEnd().replaceAll('\n', ',')}]`) as unknown[];
+  } catch {
+    records = parseLineByLine(manifestPath, text);
+  }
+  if (records.length === 0) throw sessionDamaged(path.dirname(manifestPath), 'its manifest.jsonl is empty');
+  const [first, ...rest] = records;
+  const sessionProblem = sessionRecordProblem(first, MANIFEST_FORMAT);
+  if (sessionProblem) throw sessionDamaged(path.dirname(manifestPath), `line 1 of its manifest.jsonl: ${sessionProblem}`);
+  for (let i = 0; i < rest.length; i++) {
+    const problem = entryRecordProblem(rest[i]);
+    // Line numbers count blank lines only on the slow path; on the fast one there are none.
+    if (problem) throw sessionDamaged(path.dirname(manifestPath), `entry record ${i + 1} (line ${i + 2}) of its manifest.jsonl: ${problem}`);
+  }
+  return { session: first as SessionRecord, entries: rest as EntryRecord[] };
+}
+
+function parseLineByLine(manifestPath: string, text: string): unknown[] {
+  const records: unknown[] = [];
+  const lines = text.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    if (lines[i]!.trim() === '') continue;
+    try {
+      records.push(JSON.parse(lines[i]!));
+    } catch {
+      const cut = i === lines.length - 1 && !text.endsWith('\n') ? ' (cut off: the file ends inside it)' : '';
+      throw sessionDamaged(path.dirname(manifestPath), `line ${i + 1} of its manifest.jsonl is not valid JSON${cut}`);
+    }
+  }
+  return records;
 }

@@ -1,14 +1,16 @@
 /**
  * prune: removes stale (or all) sessions and the leftovers of interrupted
- * operations. A session another process holds locked is skipped, not removed.
+ * operations. A session another process holds locked is skipped, not removed,
+ * and so is one whose manifest cannot be read, unless all are asked for.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { ZipfsError } from '../errors.ts';
-import { STAGING_PREFIX, workspacesDir } from './data-dir.ts';
+import { workspacesDir } from './data-dir.ts';
 import { lockedByOther, withSessionLock } from './lock.ts';
-import { readSessionRecord } from './manifest.ts';
-import { listSessions, removeSession, type Session } from './session-store.ts';
+import { removeTree } from './remove-tree.ts';
+import { removeSession, removeSessionFolder, scanWorkspaces } from './session-store.ts';
+import { removeDeadSyncTemporaries } from '../sync/sync-files.ts';
 import { isDeadStaging } from '../open/staging.ts';
 
 export interface PruneRequest {
@@ -41,20 +43,29 @@ function age(ms: number): string {
   return `${Math.floor(ms / UNITS.m!)}m`;
 }
 
-/** Bytes a folder takes (file sizes; links count as themselves). */
+/** Bytes a folder takes (file sizes; links count as themselves). What cannot be read counts as nothing. */
 function folderBytes(dir: string): number {
   let total = 0;
-  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+  let entries: fs.Dirent[];
+  try {
+    entries = fs.readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return 0;
+  }
+  for (const entry of entries) {
     const full = path.join(dir, entry.name);
-    total += entry.isDirectory() ? folderBytes(full) : fs.lstatSync(full).size;
+    try {
+      total += entry.isDirectory() ? folderBytes(full) : fs.lstatSync(full).size;
+    } catch {
+      // Gone or unreadable meanwhile.
+    }
   }
   return total;
 }
 
-/** Folders in workspaces/ that are no session: interrupted opens and closes, and folders without a session record. */
-function leftovers(home: string, sessions: Session[]): { dir: string; reason: string }[] {
+/** Hidden folders in workspaces/ left by interrupted operations: opens whose process died, and closes. */
+function leftovers(home: string): { dir: string; reason: string }[] {
   const root = workspacesDir(home);
-  const names = new Set(sessions.map((s) => s.record.name));
   const found: { dir: string; reason: string }[] = [];
   let entries: fs.Dirent[];
   try {
@@ -63,15 +74,10 @@ function leftovers(home: string, sessions: Session[]): { dir: string; reason: st
     return [];
   }
   for (const entry of entries) {
-    if (!entry.isDirectory() || names.has(entry.name)) continue;
+    if (!entry.isDirectory()) continue;
     const dir = path.join(root, entry.name);
-    if (entry.name.startsWith(STAGING_PREFIX)) {
-      if (isDeadStaging(entry.name)) found.push({ dir, reason: 'leftover of an interrupted open' });
-    } else if (entry.name.startsWith('.closing-')) {
-      found.push({ dir, reason: 'leftover of an interrupted close' });
-    } else if (!entry.name.startsWith('.') && !readSessionRecord(path.join(dir, 'manifest.jsonl'))) {
-      found.push({ dir, reason: 'broken workspace without a session record' });
-    }
+    if (isDeadStaging(entry.name)) found.push({ dir, reason: 'leftover of an interrupted open' });
+    else if (entry.name.startsWith('.closing-')) found.push({ dir, reason: 'leftover of an interrupted close' });
   }
   return found;
 }
@@ -82,7 +88,7 @@ export async function prune(request: PruneRequest): Promise<PruneResult> {
   }
   const result: PruneResult = { pruned: [], skipped: [], freed_bytes: 0 };
   const now = Date.now();
-  const sessions = listSessions(request.home);
+  const { sessions, damaged } = scanWorkspaces(request.home);
   for (const session of sessions) {
     const idle = now - session.lastAccessedAt.getTime();
     const reason = request.all ? 'all' : idle > request.staleMs! ? `stale (${age(idle)})` : undefined;
@@ -103,13 +109,25 @@ export async function prune(request: PruneRequest): Promise<PruneResult> {
         }
         throw error;
       }
+      removeDeadSyncTemporaries(session.record.source_path);
     }
     result.pruned.push({ id: session.record.id, name: session.record.name, reason });
     result.freed_bytes += bytes;
   }
-  for (const leftover of leftovers(request.home, sessions)) {
+  // A session whose manifest cannot be read (damaged, or another zipfs version's) may hold
+  // unsynced work, and how long it went unused is unknown: only `all` removes it.
+  for (const broken of damaged) {
+    if (!request.all) {
+      result.skipped.push({ name: broken.name, reason: `damaged: ${broken.reason}; remove it with prune --all or zipfs close ${broken.name} --force` });
+      continue;
+    }
+    result.freed_bytes += folderBytes(broken.dir);
+    if (!request.dryRun) removeSessionFolder(broken.dir);
+    result.pruned.push({ id: '', name: broken.name, reason: `all (damaged: ${broken.reason})` });
+  }
+  for (const leftover of leftovers(request.home)) {
     result.freed_bytes += folderBytes(leftover.dir);
-    if (!request.dryRun) fs.rmSync(leftover.dir, { recursive: true, force: true });
+    if (!request.dryRun) removeTree(leftover.dir);
     result.pruned.push({ id: '', name: path.basename(leftover.dir), reason: leftover.reason });
   }
   return result;

@@ -1,8 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { ZipfsError } from '../errors.ts';
+import { ZipfsError, isSystemError } from '../errors.ts';
 import { workspacesDir } from './data-dir.ts';
-import { listSessions, touchSession, type Session } from './session-store.ts';
+import { sessionDamaged } from './manifest.ts';
+import { scanWorkspaces, touchSession, type DamagedSession, type Session } from './session-store.ts';
 
 /** Where a session may be named when the caller does not name one (CLI only). */
 export interface SessionHints {
@@ -19,9 +20,11 @@ function names(sessions: Session[]): string {
 }
 
 /** Finds a session by name, id, or unique id prefix of 8+ characters. */
-function select(sessions: Session[], selector: string, origin: string): Session {
+function select(sessions: Session[], damaged: DamagedSession[], selector: string, origin: string): Session {
   const exact = sessions.find((s) => s.record.name === selector || s.record.id === selector);
   if (exact) return exact;
+  const broken = damaged.find((d) => d.name === selector);
+  if (broken) throw sessionDamaged(broken.dir, broken.reason);
   if (selector.length >= MIN_ID_PREFIX) {
     const matches = sessions.filter((s) => s.record.id.startsWith(selector));
     if (matches.length === 1) return matches[0]!;
@@ -33,7 +36,7 @@ function select(sessions: Session[], selector: string, origin: string): Session 
   throw new ZipfsError('SESSION_NOT_FOUND', `${origin} "${selector}" matches no session. ${open}`);
 }
 
-function sessionAt(home: string, cwd: string, sessions: Session[]): Session | undefined {
+function sessionAt(home: string, cwd: string, sessions: Session[], damaged: DamagedSession[]): Session | undefined {
   let real: string;
   let root: string;
   try {
@@ -45,6 +48,8 @@ function sessionAt(home: string, cwd: string, sessions: Session[]): Session | un
   const relative = path.relative(root, real);
   if (relative === '' || relative.startsWith('..') || path.isAbsolute(relative)) return undefined;
   const name = relative.split(path.sep)[0];
+  const broken = damaged.find((d) => d.name === name);
+  if (broken) throw sessionDamaged(broken.dir, broken.reason);
   return sessions.find((s) => s.record.name === name);
 }
 
@@ -54,19 +59,45 @@ function sessionAt(home: string, cwd: string, sessions: Session[]): Session | un
  * only open session. Several open and none chosen is AMBIGUOUS_SESSION, whose
  * message lists them so the caller can choose.
  */
-export function resolveSession(home: string, selector: string | undefined, hints: SessionHints = {}): Session {
-  const sessions = listSessions(home);
+export function resolveSession(home: string, selector: string | undefined, hints: SessionHints = {}, options: { intact?: boolean } = {}): Session {
+  const { sessions, damaged } = scanWorkspaces(home);
   let session: Session | undefined;
-  if (selector !== undefined) session = select(sessions, selector, 'Session');
-  else if (hints.env) session = select(sessions, hints.env, 'ZIPFS_SESSION');
-  else if (hints.cwd) session = sessionAt(home, hints.cwd, sessions);
+  if (selector !== undefined) session = select(sessions, damaged, selector, 'Session');
+  else if (hints.env) session = select(sessions, damaged, hints.env, 'ZIPFS_SESSION');
+  else if (hints.cwd) session = sessionAt(home, hints.cwd, sessions, damaged);
   if (!session) {
-    if (sessions.length === 0) throw new ZipfsError('NO_SESSIONS', 'No sessions are open. Open an archive first: zipfs open <file.zip> (MCP: zipfs_open).');
+    if (sessions.length === 0) {
+      const broken = damaged.length > 0 ? ` (damaged, not usable: ${damaged.map((d) => d.name).join(', ')}; name one to see why)` : '';
+      throw new ZipfsError('NO_SESSIONS', `No sessions are open${broken}. Open an archive first: zipfs open <file.zip> (MCP: zipfs_open).`);
+    }
     if (sessions.length > 1) {
       throw new ZipfsError('AMBIGUOUS_SESSION', `${sessions.length} sessions are open (${names(sessions)}); say which one with the session argument (CLI: --session NAME).`);
     }
     session = sessions[0]!;
   }
+  if (options.intact !== false) assertWorkspaceIntact(session);
   touchSession(session);
   return session;
+}
+
+/**
+ * The workspace folder must be a real folder inside the session: missing or a
+ * file is damage; a symbolic link (to another folder) would make status and
+ * sync read, and pack into the zip, whatever it points at.
+ */
+export function assertWorkspaceIntact(session: Session): void {
+  let stats: fs.Stats;
+  try {
+    stats = fs.lstatSync(session.contents);
+  } catch (error) {
+    if (isSystemError(error, 'ENOENT')) throw sessionDamaged(session.dir, 'its workspace folder contents/ is missing');
+    throw error;
+  }
+  if (stats.isSymbolicLink()) {
+    throw new ZipfsError(
+      'PATH_TRAVERSAL',
+      `The workspace folder ${session.contents} is a symbolic link (to ${fs.readlinkSync(session.contents)}); zipfs reads and syncs only files inside the workspace. Move the folder itself back in place of the link, or remove the session with zipfs close ${session.record.name} --force.`,
+    );
+  }
+  if (!stats.isDirectory()) throw sessionDamaged(session.dir, 'its workspace folder contents/ is not a folder');
 }

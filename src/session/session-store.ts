@@ -1,7 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { sessionPaths, workspacesDir } from './data-dir.ts';
-import { readSessionRecord, type SessionRecord } from './manifest.ts';
+import { isSystemError } from '../errors.ts';
+import { readSessionHead, readSessionRecord, type SessionRecord } from './manifest.ts';
+import { removeTree } from './remove-tree.ts';
 
 /** A session found on disk: its record plus where its files are. */
 export interface Session {
@@ -13,35 +15,65 @@ export interface Session {
   lastAccessedAt: Date;
 }
 
-/** Every session with a readable manifest, by name. Folders without one (an
- * interrupted open, a removal in progress) are not sessions. */
-export function listSessions(home: string): Session[] {
-  let names: string[];
+/** A folder in workspaces/ that should be a session but cannot be used as one. */
+export interface DamagedSession {
+  name: string;
+  dir: string;
+  /** Why, as a clause: "line 1 of its manifest.jsonl is not valid JSON". */
+  reason: string;
+}
+
+/**
+ * Every folder in workspaces/: the sessions, and the folders that look like
+ * sessions but whose manifest this zipfs cannot use (damaged, or written by
+ * another version). Hidden folders (open and close in progress) are neither.
+ */
+export function scanWorkspaces(home: string): { sessions: Session[]; damaged: DamagedSession[] } {
+  let names: fs.Dirent[];
   try {
-    names = fs.readdirSync(workspacesDir(home));
-  } catch {
-    return [];
+    names = fs.readdirSync(workspacesDir(home), { withFileTypes: true });
+  } catch (error) {
+    if (isSystemError(error, 'ENOENT', 'ENOTDIR')) return { sessions: [], damaged: [] };
+    throw error;
   }
   const sessions: Session[] = [];
-  for (const name of names.sort()) {
-    if (name.startsWith('.')) continue;
-    const session = loadSession(home, name);
+  const damaged: DamagedSession[] = [];
+  for (const entry of names.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+    if (entry.name.startsWith('.') || !entry.isDirectory()) continue;
+    const paths = sessionPaths(home, entry.name);
+    const head = readSessionHead(paths.manifest);
+    if (head.problem !== undefined) {
+      damaged.push({ name: entry.name, dir: paths.dir, reason: head.problem });
+      continue;
+    }
+    if (head.record.name !== entry.name) {
+      damaged.push({ name: entry.name, dir: paths.dir, reason: `its manifest names it "${head.record.name}" (the folder was renamed)` });
+      continue;
+    }
+    const session = withAccessTime(head.record, paths);
     if (session) sessions.push(session);
   }
-  return sessions;
+  return { sessions, damaged };
+}
+
+/** Every usable session, by name. */
+export function listSessions(home: string): Session[] {
+  return scanWorkspaces(home).sessions;
 }
 
 export function loadSession(home: string, name: string): Session | undefined {
   const paths = sessionPaths(home, name);
   const record = readSessionRecord(paths.manifest);
   if (!record || record.name !== name) return undefined;
-  let lastAccessedAt: Date;
+  return withAccessTime(record, paths);
+}
+
+function withAccessTime(record: SessionRecord, paths: ReturnType<typeof sessionPaths>): Session | undefined {
   try {
-    lastAccessedAt = fs.statSync(paths.manifest).mtime;
+    return { record, ...paths, lastAccessedAt: fs.statSync(paths.manifest).mtime };
   } catch {
-    return undefined;
+    return undefined; // closed meanwhile
   }
-  return { record, ...paths, lastAccessedAt };
 }
 
 /** Marks a session as used now. Best effort: a failed touch must not fail the operation. */
@@ -56,12 +88,16 @@ export function touchSession(session: Session): void {
 }
 
 /**
- * Removes a session. The folder is first renamed to a hidden name, which is
+ * Removes a session's folder. It is first renamed to a hidden name, which is
  * atomic, so the session disappears at once and a crash mid-removal leaves
- * only a hidden leftover, never a half-deleted session.
+ * only a hidden leftover (removed by prune), never a half-deleted session.
  */
+export function removeSessionFolder(dir: string): void {
+  const doomed = path.join(path.dirname(dir), `.closing-${globalThis.crypto.randomUUID()}`);
+  fs.renameSync(dir, doomed);
+  removeTree(doomed);
+}
+
 export function removeSession(session: Session): void {
-  const doomed = path.join(path.dirname(session.dir), `.closing-${globalThis.crypto.randomUUID()}`);
-  fs.renameSync(session.dir, doomed);
-  fs.rmSync(doomed, { recursive: true, force: true });
+  removeSessionFolder(session.dir);
 }

@@ -5,13 +5,15 @@
  * data descriptor) with their central-directory record, only the offset
  * moved; modified entries keep their place, name, attributes and method and
  * get new data; added ones are appended in path order. The new archive is
- * written beside the source, flushed, and renamed over it after the
- * old one is kept as `<name>.bak.zip`, so the source path always holds a
- * complete archive, old or new, whatever kills the process.
+ * written beside the source, flushed, read back (verify-written.ts), and
+ * renamed over it after the old one is kept as `<name>.bak` (unless the
+ * caller asked for no backup), so the source path always holds a complete
+ * archive, old or new, whatever kills the process.
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { ZipfsError, isSystemError } from '../errors.ts';
+import { ZipfsError, isSystemError, permissionDenied } from '../errors.ts';
+import { keepOnExit, removeOnExit } from '../exit-cleanup.ts';
 import { FileSource, ZipWriter, parseCentralRecordBytes, readCentralDirectory, type CentralDirectory, type ZipEntry } from '../zip/index.ts';
 import { foldersOf, type ItemType } from '../open/extraction-plan.ts';
 import { entryRecord, fingerprintSource, readManifest, serializeManifest, type EntryRecord, type Manifest, type SessionRecord } from '../session/manifest.ts';
@@ -19,12 +21,16 @@ import type { Progress } from '../open/open-archive.ts';
 import type { Session } from '../session/session-store.ts';
 import { writeAddition, writeFromWorkspace, type Captured } from './sync-entries.ts';
 import { TEMP_MARK, fsyncDirectory, keepBackup, removeDeadTemporaries } from './sync-files.ts';
+import { verifyWritten } from './verify-written.ts';
+import { unsupportedFile } from './workspace-file.ts';
 import { diffWorkspace, type WorkspaceDiff } from './workspace-diff.ts';
 
 export interface SyncRequest {
   session: Session;
   force: boolean;
   dryRun: boolean;
+  /** Keep the previous archive as `<zip>.bak`. */
+  backup: boolean;
   progress?: Progress;
 }
 
@@ -108,6 +114,7 @@ export async function syncSession(request: SyncRequest): Promise<SyncResult> {
   recoverInterruptedSync(session);
   const manifest = readManifest(session.manifest);
   const diff = diffWorkspace(session.contents, manifest);
+  refuseUnsupported(diff);
   const counts = { files_modified: diff.modified.length, files_added: diff.added.length, files_deleted: diff.deleted.length };
   const source = checkSource(manifest.session, request.force);
   const changed = counts.files_modified + counts.files_added + counts.files_deleted > 0;
@@ -118,24 +125,37 @@ export async function syncSession(request: SyncRequest): Promise<SyncResult> {
   if (!changed && !source.modified) return { synced: true, backup_path: null, ...counts };
 
   const temporary = path.join(path.dirname(target), `.${path.basename(target)}${TEMP_MARK}${process.pid}-${globalThis.crypto.randomUUID()}.tmp`);
+  removeOnExit(temporary);
   try {
     const next = await writeArchive(temporary, target, source.exists, manifest, diff, session.contents, request.progress);
+    verifyWritten(temporary, next.entries.length);
     // Not flushed: only the archive is (one fsync). A power cut between the archive's rename and
     // this file reaching the disk leaves the old manifest, so the next sync reports a conflict
     // (resolved with force); the archive itself is whole either way.
     fs.writeFileSync(nextManifestPath(session), serializeManifest(next.session, next.entries));
-    const backup = source.exists ? keepBackup(target) : null;
+    const backup = source.exists && request.backup ? keepBackup(target) : null;
     fs.renameSync(temporary, target);
+    keepOnExit(temporary);
     fsyncDirectory(path.dirname(target));
     fs.renameSync(nextManifestPath(session), session.manifest);
     return { synced: true, backup_path: backup, ...counts };
   } catch (error) {
     fs.rmSync(temporary, { force: true });
+    keepOnExit(temporary);
     fs.rmSync(nextManifestPath(session), { force: true });
     if (error instanceof ZipfsError) throw error;
-    if (isSystemError(error, 'ENOSPC')) throw new ZipfsError('SYNC_FAILED', `The disk is full; the source zip was left unchanged. Free some space and sync again.`);
+    if (isSystemError(error, 'ENOSPC', 'EDQUOT')) throw new ZipfsError('SYNC_FAILED', `The disk holding ${path.dirname(target)} is full; the source zip was left unchanged. Free some space there and sync again.`);
+    if (isSystemError(error, 'EACCES', 'EPERM', 'EROFS')) throw permissionDenied(error as NodeJS.ErrnoException);
     throw new ZipfsError('SYNC_FAILED', `Sync failed (${(error as Error).message}); the source zip was left unchanged.`, { cause: error });
   }
+}
+
+/** What the scan found that no zip can hold faithfully, or that would bring outside content in: named, with the way out. */
+function refuseUnsupported(diff: WorkspaceDiff): void {
+  if (diff.unsupported.length === 0) return;
+  const shown = diff.unsupported.slice(0, 5).map((u) => `"${u.path}": ${u.reason}`);
+  const more = diff.unsupported.length > 5 ? `; and ${diff.unsupported.length - 5} more (zipfs status lists them)` : '';
+  throw new ZipfsError('SYNC_FAILED', `The workspace holds what sync will not put in a zip: ${shown.join('; ')}${more}. Nothing was written; fix these and sync again.`);
 }
 
 /**
@@ -190,14 +210,16 @@ async function writeArchive(temporary: string, target: string, sourceExists: boo
         writer.addCopiedRecord(source!.read(original.centralOffset, original.centralLength), at); // relocating copies it
         written.push({ path: record.path, type: record.type, copied: original, at });
       } else {
-        const central = writeFromWorkspace(writer, root, record, original, source, captured, diff);
+        const central = await writeFromWorkspace(writer, root, record, original, source, captured, diff);
         written.push({ path: record.path, type: record.type, central });
       }
       await step(record.path);
     }
     for (const addition of diff.additions) {
-      const central = writeAddition(writer, root, addition.path, addition.observed, captured);
-      written.push({ path: addition.path, type: addition.observed.kind, central });
+      const { kind } = addition.observed;
+      if (kind === 'special') throw unsupportedFile(addition.path, addition.observed.what!); // refused before writing began; never packed
+      const central = await writeAddition(writer, root, addition.path, addition.observed, captured);
+      written.push({ path: addition.path, type: kind, central });
       await step(addition.path);
     }
     const end = writer.finish(directory?.commentBytes ?? new Uint8Array(0), directory?.zip64 ?? false);

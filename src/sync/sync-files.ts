@@ -9,13 +9,17 @@ import { isProcessAlive } from '../session/process-alive.ts';
 /** Marks zipfs temporaries beside a source zip: `.<name>.zipfs-<pid>-<id>.tmp`. */
 export const TEMP_MARK = '.zipfs-';
 
-/** `reports.zip` -> `reports.bak.zip`; `archive` -> `archive.bak`. */
+/**
+ * `reports.zip` -> `reports.zip.bak`. The backup keeps the whole name and adds
+ * an extension no archive tool looks for: `six.bak.whl` was installed by
+ * `pip --find-links` instead of the edited wheel, and `lib/app.bak.jar` was
+ * loaded by `java -cp 'lib/*'` beside the new jar.
+ */
 export function backupPathFor(source: string): string {
-  const extension = path.extname(source);
-  return extension ? `${source.slice(0, -extension.length)}.bak${extension}` : `${source}.bak`;
+  return `${source}.bak`;
 }
 
-/** Keeps the current archive as `<name>.bak.zip`, replacing an older backup; a hard link costs no copy. */
+/** Keeps the current archive as `<name>.bak`, replacing an older backup; a hard link costs no copy. */
 export function keepBackup(target: string): string {
   const backup = backupPathFor(target);
   const draft = `${backup}${TEMP_MARK}${process.pid}.tmp`;
@@ -56,5 +60,14 @@ export function removeDeadTemporaries(target: string): void {
     if (rest === undefined || !name.endsWith('.tmp')) continue;
     const pid = Number.parseInt(rest, 10);
     if (Number.isInteger(pid) && pid !== process.pid && !isProcessAlive(pid)) fs.rmSync(path.join(dir, name), { force: true });
+  }
+}
+
+/** removeDeadTemporaries for a session's source, when it is still there: close and prune clean up after syncs killed before them. */
+export function removeDeadSyncTemporaries(sourcePath: string): void {
+  try {
+    removeDeadTemporaries(fs.realpathSync(sourcePath));
+  } catch {
+    // The zip or its folder is gone or unreadable: nothing of ours to find there.
   }
 }

@@ -5,25 +5,41 @@
  * ctime cannot be set back by utimes, so an edit that keeps size and mtime is
  * still seen; when the stat differs, the content's CRC-32 decides (a `touch`
  * or a copy of the same bytes is not a change).
+ *
+ * The scan never opens what is not a regular file, and it notes what a zip
+ * cannot take faithfully (special files, names that are not UTF-8, hard links
+ * to files outside the workspace): status lists them, sync refuses them.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { libc, type FileStat } from '../native/libc.ts';
 import { crc32 } from '../zip/codec.ts';
-import { S_IFDIR, S_IFLNK, S_IFMT } from '../zip/constants.ts';
+import { S_IFDIR, S_IFLNK, S_IFMT, S_IFREG } from '../zip/constants.ts';
+import { tryDecodeUtf8 } from '../zip/names.ts';
 import { foldersOf } from '../open/extraction-plan.ts';
 import type { EntryRecord, Manifest } from '../session/manifest.ts';
+import { openRegularFile, specialKind } from './workspace-file.ts';
 
 /** How a path in the workspace looks now. */
 export interface Observed {
-  kind: 'file' | 'symlink' | 'dir';
+  /** `special`: a FIFO, socket or device, never opened. */
+  kind: 'file' | 'symlink' | 'dir' | 'special';
   size: number;
   mtime_ms: number;
   ctime_ms: number;
   ino: number;
+  nlink: number;
+  /** For `special`: what it is ("a FIFO (named pipe)"). */
+  what?: string;
 }
 
 export type EntryState = 'unchanged' | 'modified' | 'deleted';
+
+/** A path sync cannot write into a zip as it is, and why. */
+export interface Unsupported {
+  path: string;
+  reason: string;
+}
 
 export interface WorkspaceDiff {
   /** Sorted workspace paths; folders end with `/`. */
@@ -31,6 +47,8 @@ export interface WorkspaceDiff {
   added: string[];
   deleted: string[];
   unchangedCount: number;
+  /** Changed or added paths that sync refuses, sorted by path. */
+  unsupported: Unsupported[];
   /** The state of each manifest entry, by its index. */
   states: Map<number, EntryState>;
   /** New things on disk, in path order. */
@@ -41,18 +59,47 @@ export interface WorkspaceDiff {
 
 export function observe(stats: fs.Stats | FileStat): Observed {
   const type = stats.mode & S_IFMT;
-  const kind = type === S_IFLNK ? 'symlink' : type === S_IFDIR ? 'dir' : 'file';
-  return { kind, size: stats.size, mtime_ms: stats.mtimeMs, ctime_ms: stats.ctimeMs, ino: stats.ino };
+  const kind = type === S_IFLNK ? 'symlink' : type === S_IFDIR ? 'dir' : type === S_IFREG ? 'file' : 'special';
+  const observed: Observed = { kind, size: stats.size, mtime_ms: stats.mtimeMs, ctime_ms: stats.ctimeMs, ino: stats.ino, nlink: stats.nlink };
+  if (kind === 'special') observed.what = specialKind(stats.mode) ?? 'not a regular file';
+  return observed;
+}
+
+/** A name that is not UTF-8, shown with its odd bytes as \xNN escapes. */
+function escapedName(bytes: Buffer): string {
+  let out = '';
+  for (const byte of bytes) out += byte >= 0x20 && byte < 0x7f ? String.fromCharCode(byte) : `\\x${byte.toString(16).padStart(2, '0')}`;
+  return out;
+}
+
+/**
+ * A folder's names. readdir decodes names as UTF-8 and turns bytes that are
+ * not into U+FFFD, so such a name could be neither stated nor stored: when
+ * one shows up, the folder is read again as bytes to tell them apart.
+ */
+function readNames(dir: string): { names: string[]; badNames: string[] } {
+  const names = fs.readdirSync(dir);
+  if (!names.some((name) => name.includes('\uFFFD'))) return { names, badNames: [] };
+  const good: string[] = [];
+  const badNames: string[] = [];
+  for (const raw of fs.readdirSync(dir, { encoding: 'buffer' })) {
+    const decoded = tryDecodeUtf8(raw);
+    if (decoded === undefined) badNames.push(escapedName(raw));
+    else good.push(decoded);
+  }
+  return { names: good, badNames };
 }
 
 /** Everything under the workspace root, links reported as links and never followed. */
-function scan(root: string): { items: Map<string, Observed>; emptyDirs: Set<string> } {
+function scan(root: string): { items: Map<string, Observed>; emptyDirs: Set<string>; badNames: string[] } {
   const items = new Map<string, Observed>();
   const emptyDirs = new Set<string>();
+  const badNames: string[] = [];
   const native = libc();
   const visit = (dir: string, prefix: string) => {
-    const names = fs.readdirSync(dir);
-    if (names.length === 0 && prefix !== '') emptyDirs.add(prefix.slice(0, -1));
+    const { names, badNames: bad } = readNames(dir);
+    for (const name of bad) badNames.push(prefix + name);
+    if (names.length === 0 && bad.length === 0 && prefix !== '') emptyDirs.add(prefix.slice(0, -1));
     // Stats relative to the open folder: the kernel does not walk the whole path again for each file.
     const dirFd = native && names.length > 0 ? fs.openSync(dir, 'r') : undefined;
     try {
@@ -68,13 +115,12 @@ function scan(root: string): { items: Map<string, Observed>; emptyDirs: Set<stri
     }
   };
   visit(root, '');
-  return { items, emptyDirs };
+  return { items, emptyDirs, badNames };
 }
 
-/** The bytes an entry would be written from: a file's content, or a link's target text. */
-export function readWorkspaceItem(root: string, relative: string, kind: Observed['kind']): Buffer {
-  const absolute = path.join(root, relative);
-  return kind === 'symlink' ? Buffer.from(fs.readlinkSync(absolute)) : fs.readFileSync(absolute);
+/** The bytes of a symbolic link entry: its target text. */
+export function readLinkTarget(root: string, relative: string): Buffer {
+  return Buffer.from(fs.readlinkSync(path.join(root, relative)));
 }
 
 /**
@@ -93,8 +139,8 @@ const CRC_CHUNK_BYTES = 1 << 20;
 let crcChunk: Buffer | undefined;
 
 /** CRC-32 of a file, read in chunks (one buffer, reused) so a large file costs no more memory than one chunk. */
-function fileCrc(file: string): number {
-  const fd = fs.openSync(file, 'r');
+function fileCrc(root: string, relative: string): number {
+  const { fd } = openRegularFile(path.join(root, relative), relative);
   const chunk = (crcChunk ??= Buffer.allocUnsafe(CRC_CHUNK_BYTES));
   let crc = 0;
   try {
@@ -107,15 +153,44 @@ function fileCrc(file: string): number {
 
 function contentMatches(root: string, entry: EntryRecord, now: Observed): boolean {
   if (now.kind === 'symlink') {
-    const target = readWorkspaceItem(root, entry.path, 'symlink');
+    const target = readLinkTarget(root, entry.path);
     return target.length === entry.size && crc32(target) === entry.crc32;
   }
-  return now.size === entry.size && fileCrc(path.join(root, entry.path)) === entry.crc32;
+  return now.size === entry.size && fileCrc(root, entry.path) === entry.crc32;
+}
+
+/**
+ * Changed or added paths whose content would come from outside the workspace
+ * or cannot be stored: special files, and regular files with more links than
+ * the workspace holds (a hard link to a file elsewhere: packing it would copy
+ * outside content into the zip, and a later write through the other link
+ * would change the workspace behind zipfs's back).
+ */
+function findUnsupported(changed: string[], items: Map<string, Observed>, badNames: string[]): Unsupported[] {
+  const found: Unsupported[] = badNames.map((name) => ({ path: name, reason: 'its name is not valid UTF-8; rename it' }));
+  let linksInside: Map<number, number> | undefined;
+  for (const relative of changed) {
+    const observed = items.get(relative);
+    if (!observed) continue;
+    if (observed.kind === 'special') {
+      found.push({ path: relative, reason: `it is ${observed.what}, which a zip cannot hold; delete it` });
+    } else if (observed.kind === 'file' && observed.nlink > 1) {
+      if (!linksInside) {
+        linksInside = new Map();
+        for (const item of items.values()) if (item.kind === 'file' && item.nlink > 1) linksInside.set(item.ino, (linksInside.get(item.ino) ?? 0) + 1);
+      }
+      const inside = linksInside.get(observed.ino) ?? 0;
+      if (inside < observed.nlink) {
+        found.push({ path: relative, reason: `it is a hard link to a file outside the workspace (${observed.nlink} links, ${inside} inside); make it a file of its own (cp it to a new name and mv that back)` });
+      }
+    }
+  }
+  return found.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
 
 export function diffWorkspace(root: string, { session, entries }: Manifest): WorkspaceDiff {
   const fenceMs = session.ctime_fence_ms;
-  const { items, emptyDirs } = scan(root);
+  const { items, emptyDirs, badNames } = scan(root);
   const states = new Map<number, EntryState>();
   const modified: string[] = [];
   const deleted: string[] = [];
@@ -126,9 +201,9 @@ export function diffWorkspace(root: string, { session, entries }: Manifest): Wor
     known.add(entry.path);
     const now = items.get(entry.path);
     let state: EntryState;
-    if (entry.type === 'dir') state = now?.kind === 'dir' ? 'unchanged' : 'deleted';
+    if (entry.type === 'dir') state = entry.path === '' || now?.kind === 'dir' ? 'unchanged' : 'deleted'; // '': a root entry ("./"), the workspace itself
     else if (!now || now.kind === 'dir') state = 'deleted';
-    else if (entry.type === 'file' && now.kind === 'symlink') state = 'modified';
+    else if (now.kind === 'special' || (entry.type === 'file' && now.kind === 'symlink')) state = 'modified';
     else if (now.kind === 'file' && untouched(entry, now, fenceMs)) state = 'unchanged';
     else state = contentMatches(root, entry, now) ? 'unchanged' : 'modified';
     states.set(entry.index, state);
@@ -148,7 +223,8 @@ export function diffWorkspace(root: string, { session, entries }: Manifest): Wor
     additions.push({ path: relative, observed });
   }
   additions.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  const added = additions.map((a) => (a.observed.kind === 'dir' ? `${a.path}/` : a.path));
+  const added = [...additions.map((a) => (a.observed.kind === 'dir' ? `${a.path}/` : a.path)), ...badNames];
+  const unsupported = findUnsupported([...modified, ...additions.map((a) => a.path)], items, badNames);
   const sort = (list: string[]) => list.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-  return { modified: sort(modified), added: sort(added), deleted: sort(deleted), unchangedCount, states, additions, observed: items };
+  return { modified: sort(modified), added: sort(added), deleted: sort(deleted), unchangedCount, unsupported, states, additions, observed: items };
 }

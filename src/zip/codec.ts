@@ -66,7 +66,14 @@ export async function inflateRawStream(input: Iterable<Uint8Array>, expectedSize
         reject(new InflateError(`inflates to more than the declared ${expectedSize} bytes`, true));
         return;
       }
-      onOutput(chunk);
+      try {
+        onOutput(chunk);
+      } catch (error) {
+        // The sink failed (a full disk): thrown from an event handler it would escape this
+        // promise, which would then never settle, and the process would idle forever.
+        inflater.destroy();
+        reject(error);
+      }
     });
     inflater.on('end', resolve);
     inflater.on('error', (error) => reject(new InflateError(`corrupt deflate data (${error.message})`, false)));
@@ -83,4 +90,17 @@ export async function inflateRawStream(input: Iterable<Uint8Array>, expectedSize
  * (a sync that deflates one edited file would otherwise spend 10 ms loading node:zlib). */
 export function deflateRaw(data: Uint8Array, level: Bun.ZlibCompressionOptions['level'] = 6): Uint8Array {
   return Bun.deflateSync(data as Uint8Array<ArrayBuffer>, { level });
+}
+
+/**
+ * One piece of a raw deflate stream compressed piece by piece, so a file of
+ * any size is compressed with one piece in memory. Each piece is compressed on
+ * its own and ends with a full flush (byte-aligned, no block marked final), so
+ * the pieces concatenate into one valid stream, as pigz does; `final` closes
+ * the stream (pass an empty piece to close after the last one). Starting each
+ * piece afresh costs a little ratio at the seams: nothing, for 4 MiB pieces.
+ */
+export function deflateRawPiece(data: Uint8Array, final: boolean, level = 6): Uint8Array {
+  const module = zlib();
+  return module.deflateRawSync(data, { level, finishFlush: final ? module.constants.Z_FINISH : module.constants.Z_FULL_FLUSH });
 }

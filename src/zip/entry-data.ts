@@ -121,8 +121,8 @@ export async function streamEntryData(source: ZipSource, entry: EntryLocation, s
       if (error instanceof InflateError && error.overflow) {
         throw new ZipfsError('ZIP_BOMB_DETECTED', `Entry "${entry.name}" inflates to more than the ${entry.uncompressedSize} bytes its header declares; its headers lie, so the archive was refused.`);
       }
-      if (error instanceof ZipfsError) throw error;
-      throw invalid(entry, (error as Error).message);
+      if (!(error instanceof InflateError)) throw error; // the sink's own failure (a full disk), as it is
+      throw invalid(entry, error.message);
     }
   }
   if (size !== entry.uncompressedSize) throw invalid(entry, `inflates to ${size} bytes, not the declared ${entry.uncompressedSize} (unexpected end of data)`);

@@ -37,6 +37,9 @@ export interface EntryFields {
   comment: Uint8Array;
   internalAttributes: number;
   externalAttributes: number;
+  /** Write both sizes in zip64 fields even when they fit: a streamed entry's header is written
+   * before its sizes are known, and must keep its length when it is filled in. */
+  zip64?: boolean;
 }
 
 const ZIP64_VERSION = 45;
@@ -82,7 +85,7 @@ function zip64Field(values: number[]): ExtraField {
 const needs64 = (value: number) => value >= UINT32_MAX;
 
 export function encodeLocalHeader(fields: EntryFields, extra: ExtraField[]): Uint8Array {
-  const zip64 = needs64(fields.uncompressedSize) || needs64(fields.compressedSize);
+  const zip64 = fields.zip64 === true || needs64(fields.uncompressedSize) || needs64(fields.compressedSize);
   const block = serializeExtraFields(zip64 ? [zip64Field([fields.uncompressedSize, fields.compressedSize]), ...extra] : extra);
   return new ByteWriter(LOCAL_HEADER_LENGTH + fields.rawName.length + block.length)
     .u32(SIG_LOCAL_HEADER)
@@ -102,7 +105,9 @@ export function encodeLocalHeader(fields: EntryFields, extra: ExtraField[]): Uin
 }
 
 export function encodeCentralRecord(fields: EntryFields, extra: ExtraField[], localHeaderOffset: number): Uint8Array {
-  const wide = [fields.uncompressedSize, fields.compressedSize, localHeaderOffset].filter(needs64);
+  // The zip64 field holds, in this order, exactly the values whose 32-bit field says 0xFFFFFFFF.
+  const wideSizes = fields.zip64 === true || needs64(fields.uncompressedSize) || needs64(fields.compressedSize);
+  const wide = [...(wideSizes ? [fields.uncompressedSize, fields.compressedSize] : []), ...(needs64(localHeaderOffset) ? [localHeaderOffset] : [])];
   const block = serializeExtraFields(wide.length > 0 ? [zip64Field(wide), ...extra] : extra);
   return new ByteWriter(CENTRAL_HEADER_LENGTH + fields.rawName.length + block.length + fields.comment.length)
     .u32(SIG_CENTRAL_HEADER)
@@ -113,8 +118,8 @@ export function encodeCentralRecord(fields: EntryFields, extra: ExtraField[], lo
     .u16(fields.dosTime)
     .u16(fields.dosDate)
     .u32(fields.crc32)
-    .u32(needs64(fields.compressedSize) ? UINT32_MAX : fields.compressedSize)
-    .u32(needs64(fields.uncompressedSize) ? UINT32_MAX : fields.uncompressedSize)
+    .u32(wideSizes ? UINT32_MAX : fields.compressedSize)
+    .u32(wideSizes ? UINT32_MAX : fields.uncompressedSize)
     .u16(fields.rawName.length)
     .u16(block.length)
     .u16(fields.comment.length)

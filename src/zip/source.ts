@@ -22,7 +22,10 @@ export class FileSource implements ZipSource {
   private window: Uint8Array = new Uint8Array(0);
   private windowStart = 0;
 
-  constructor(path: string) {
+  /** `windowBytes`: how much each read fetches ahead. 4 MiB suits extraction, which reads
+   * everything; a pass over local headers alone wants a small one (64 KiB), or it would
+   * read megabytes of data it skips for every large entry. */
+  constructor(path: string, private readonly windowBytes = WINDOW_BYTES) {
     this.fd = fs.openSync(path, 'r');
     try {
       this.size = fs.fstatSync(this.fd).size;
@@ -39,8 +42,8 @@ export class FileSource implements ZipSource {
     if (offset >= this.windowStart && end <= this.windowStart + this.window.length) {
       return this.window.subarray(offset - this.windowStart, end - this.windowStart);
     }
-    if (want >= WINDOW_BYTES / 2) return this.readExact(offset, want);
-    this.window = this.readExact(offset, Math.min(WINDOW_BYTES, this.size - offset));
+    if (want >= this.windowBytes / 2) return this.readExact(offset, want);
+    this.window = this.readExact(offset, Math.min(this.windowBytes, this.size - offset));
     this.windowStart = offset;
     return this.window.subarray(0, want);
   }

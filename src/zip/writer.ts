@@ -99,6 +99,36 @@ export class ZipWriter {
   }
 
   /**
+   * Writes an entry whose data comes in pieces (a large workspace file): the
+   * local header goes out first with the CRC and sizes still unknown, the data
+   * follows as `produce` hands it over, and the header is written again in
+   * place once they are known, so memory holds one piece, never the file.
+   * `fields.zip64` must be set when the sizes may need 64 bits: the header
+   * cannot grow afterwards. Returns the entry's central-directory record.
+   */
+  async addStreamedEntry(
+    fields: EntryFields,
+    localExtra: ExtraField[],
+    centralExtra: ExtraField[],
+    produce: (write: (chunk: Uint8Array) => void) => Promise<Pick<EntryFields, 'crc32' | 'uncompressedSize' | 'compressedSize'>>,
+  ): Promise<Uint8Array> {
+    const offset = this.size - this.base;
+    const headerAt = this.size;
+    const placeholder = encodeLocalHeader(fields, localExtra);
+    this.push(placeholder);
+    const sizes = await produce((chunk) => this.push(chunk));
+    const final = { ...fields, ...sizes };
+    const header = encodeLocalHeader(final, localExtra);
+    if (header.length !== placeholder.length) throw new Error(`the file grew past 4 GiB while it was read (${final.uncompressedSize} bytes); sync again`);
+    this.flush();
+    this.flushCopy();
+    for (let done = 0; done < header.length; ) done += fs.writeSync(this.fd, header, done, header.length - done, headerAt + done);
+    const record = encodeCentralRecord(final, centralExtra, offset);
+    this.central.push(record);
+    return record;
+  }
+
+  /**
    * Writes the central directory and end records. Returns the archive's size,
    * where each central record landed (file offsets, in entry order), and the
    * SHA-256 of everything from the directory to the end of the file: what

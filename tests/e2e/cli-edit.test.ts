@@ -126,7 +126,7 @@ describe('zipfs sync', () => {
     box.run(['write', 'notes/new.txt', 'new file\n']);
     box.run(['delete', 'README.txt']);
     const result = box.run(['sync', '--json']).json;
-    expect(result).toStrictEqual({ synced: true, backup_path: path.join(box.dir, 'reports.bak.zip'), files_modified: 1, files_added: 1, files_deleted: 1 });
+    expect(result).toStrictEqual({ synced: true, backup_path: path.join(box.dir, 'reports.zip.bak'), files_modified: 1, files_added: 1, files_deleted: 1 });
     expect(fs.readFileSync(result.backup_path).equals(original)).toBe(true);
     expect(status()).toStrictEqual({ modified: [], added: [], deleted: [], unchanged_count: 9 });
     const listing = Bun.spawnSync(['unzip', '-Z1', zip]).stdout.toString().trim().split('\n');
@@ -152,7 +152,7 @@ describe('zipfs sync', () => {
     box.run(['write', 'b.txt', 'x']);
     expect(box.run(['sync', '--dry-run', '--json']).json).toStrictEqual({ synced: false, backup_path: null, files_modified: 1, files_added: 1, files_deleted: 0 });
     expect(fs.readFileSync(zip).equals(original)).toBe(true);
-    expect(fs.existsSync(path.join(box.dir, 'reports.bak.zip'))).toBe(false);
+    expect(fs.existsSync(path.join(box.dir, 'reports.zip.bak'))).toBe(false);
     expect(box.run(['sync', '--dry-run']).stdout).toContain('dry run');
   });
 
@@ -214,7 +214,7 @@ describe('zipfs close with changes', () => {
     expect(refused.code).toBe(ERROR_CODES.UNSYNCED_CHANGES.exit);
     expect(refused.json.error.message).toMatch(/sync.*force/);
     expect(fs.existsSync(root)).toBe(true);
-    expect(box.run(['close', '--force', '--json']).json).toStrictEqual({ closed: true, synced: false });
+    expect(box.run(['close', '--force', '--json']).json).toStrictEqual({ closed: true, synced: false, name: 'reports' });
     expect(fs.existsSync(root)).toBe(false);
   });
 
@@ -224,7 +224,7 @@ describe('zipfs close with changes', () => {
     fs.appendFileSync(zip, Buffer.from('x')); // the zip changed meanwhile: the sync must refuse
     expect(box.run(['close', '--sync', '--json']).json.error.code).toBe('CONFLICT_DETECTED');
     expect(fs.existsSync(root)).toBe(true);
-    expect(box.run(['close', '--sync', '--force', '--json']).json).toStrictEqual({ closed: true, synced: true });
+    expect(box.run(['close', '--sync', '--force', '--json']).json).toStrictEqual({ closed: true, synced: true, name: 'reports' });
     expect(Bun.spawnSync(['unzip', '-p', zip, 'README.txt']).stdout.toString()).toBe('synced on close');
   });
 });

@@ -61,7 +61,7 @@ describe('zipfs prune', () => {
     }
   });
 
-  it('cleans leftovers of interrupted opens and closes and folders without a session record', () => {
+  it('cleans leftovers of interrupted opens and closes; a folder without a session record waits for --all', () => {
     box.run(['open', zip]);
     const root = path.join(box.home, 'workspaces');
     const live = `.open-${process.pid}-live`;
@@ -70,9 +70,38 @@ describe('zipfs prune', () => {
     expect(result.pruned.map((p: { name: string; reason: string }) => [p.name, p.reason]).sort()).toStrictEqual([
       ['.closing-1234', 'leftover of an interrupted close'],
       ['.open-999999-dead', 'leftover of an interrupted open'],
-      ['broken', 'broken workspace without a session record'],
     ]);
-    expect(workspaces()).toStrictEqual([live, 'reports'].sort()); // a live open's staging stays
+    expect(result.skipped).toStrictEqual([{ name: 'broken', reason: 'damaged: it has no manifest.jsonl; remove it with prune --all or zipfs close broken --force' }]);
+    expect(workspaces()).toStrictEqual([live, 'broken', 'reports'].sort()); // a live open's staging stays
+    expect(box.run(['prune', '--all', '--json']).json.pruned.map((p: { name: string }) => p.name).sort()).toStrictEqual(['broken', 'reports']);
+  });
+
+  // Each of these once made prune --stale delete the session, unsynced edits and all.
+  it.each([
+    ['another version\'s manifest', (line: string) => line.replace('"format":1', '"format":2'), 'written by another zipfs version (manifest format 2'],
+    ['a first line cut off', (line: string) => line.slice(0, 40), 'line 1 of its manifest.jsonl is not valid JSON'],
+    ['garbage on the first line', () => 'not json at all', 'line 1 of its manifest.jsonl is not valid JSON'],
+    ['an empty manifest', () => '', 'its manifest.jsonl is empty'],
+  ])('skips a session with %s under --stale, saying why, and keeps its edits', (_what, damage, reason) => {
+    const root = box.run(['open', zip, '--json']).json.workspace_path;
+    fs.writeFileSync(path.join(root, 'edit.txt'), 'unsynced work');
+    const manifest = path.join(box.home, 'workspaces', 'reports', 'manifest.jsonl');
+    const [first, ...rest] = fs.readFileSync(manifest, 'utf8').split('\n');
+    fs.writeFileSync(manifest, [damage(first!), ...rest].join('\n'));
+    const old = new Date(Date.now() - 30 * 86_400_000);
+    fs.utimesSync(manifest, old, old);
+    const result = box.run(['prune', '--stale', '1d', '--json']).json;
+    expect(result.pruned).toStrictEqual([]);
+    expect(result.skipped).toHaveLength(1);
+    expect(result.skipped[0].reason).toContain(reason);
+    expect(fs.readFileSync(path.join(root, 'edit.txt'), 'utf8')).toBe('unsynced work');
+    // Named, it is a clear SESSION_DAMAGED that says how to get the files out and remove it.
+    const status = box.run(['status', '-s', 'reports', '--json']);
+    expect(status.code).toBe(ERROR_CODES.SESSION_DAMAGED.exit);
+    expect(status.json.error.message).toContain(reason);
+    expect(status.json.error.message).toContain('close reports --force');
+    expect(box.run(['close', 'reports', '--force', '--json']).json).toStrictEqual({ closed: true, synced: false, name: 'reports' });
+    expect(workspaces()).toStrictEqual([]);
   });
 });
 

@@ -104,7 +104,7 @@ describe('zipfs sessions', () => {
 describe('zipfs close', () => {
   it('removes the workspace and the session', () => {
     box.run(['open', zip]);
-    expect(box.run(['close', 'reports', '--json']).json).toStrictEqual({ closed: true, synced: false });
+    expect(box.run(['close', 'reports', '--json']).json).toStrictEqual({ closed: true, synced: false, name: 'reports' });
     expect(fs.readdirSync(path.join(box.home, 'workspaces'))).toStrictEqual([]);
     expect(box.run(['close', '--json']).json.error.code).toBe('NO_SESSIONS');
   });

@@ -10,15 +10,15 @@ import { call, connect } from '../helpers/mcp-client.ts';
 import { initialize, initialized, rawSession } from '../helpers/raw-mcp.ts';
 import { rawZip } from '../helpers/raw-zip.ts';
 
-/** The ADR's thirteen tools and their parameters, exactly; extensions: `force` on close (DESIGN.md),
+/** The ADR's thirteen tools and their parameters, exactly; extensions: `force` on close (DESIGN.md), `backup` on sync and close (field-reliability issue),
  * and grep's `context_lines`, `names_only`, `count_all` (asked for by the search issue). */
 const ADR_PARAMETERS: Record<string, string[]> = {
   zipfs_open: ['path', 'name'],
-  zipfs_close: ['session', 'sync', 'force'],
+  zipfs_close: ['session', 'sync', 'force', 'backup'],
   zipfs_write: ['session', 'path', 'content', 'encoding', 'create_dirs'],
   zipfs_delete: ['session', 'path', 'recursive'],
   zipfs_status: ['session'],
-  zipfs_sync: ['session', 'force', 'dry_run'],
+  zipfs_sync: ['session', 'force', 'dry_run', 'backup'],
   zipfs_grep: ['session', 'pattern', 'path', 'glob', 'ignore_case', 'max_results', 'context_lines', 'names_only', 'count_all'],
   zipfs_prune: ['all', 'stale', 'dry_run'],
   zipfs_ls: ['session', 'path', 'recursive'],
@@ -96,7 +96,7 @@ describe('MCP server: operations', () => {
     expect(where.data.path).toBe(opened.data.workspace_path);
     expect(fs.existsSync(path.join(where.data.path, 'README.txt'))).toBe(true);
 
-    expect((await call(client, 'zipfs_close', {})).data).toStrictEqual({ closed: true, synced: false });
+    expect((await call(client, 'zipfs_close', {})).data).toStrictEqual({ closed: true, synced: false, name: 'reports' });
     expect(fs.existsSync(where.data.path)).toBe(false);
   });
 
@@ -162,13 +162,13 @@ describe('MCP server: editing and syncing', () => {
     expect((await call(client, 'zipfs_sync', { dry_run: true })).data).toMatchObject({ synced: false, files_modified: 1, files_added: 1, files_deleted: 2 });
     const progress: { progress: number; total?: number }[] = [];
     const synced = await client.callTool({ name: 'zipfs_sync', arguments: {} }, undefined, { onprogress: (p) => progress.push(p) });
-    expect(synced.structuredContent).toMatchObject({ synced: true, backup_path: path.join(box.dir, 'reports.bak.zip') });
+    expect(synced.structuredContent).toMatchObject({ synced: true, backup_path: path.join(box.dir, 'reports.zip.bak') });
     expect(progress.length).toBeGreaterThan(0);
     expect(progress.at(-1)!.progress).toBe(progress.at(-1)!.total!); // bytes written, ending at the total
     expect((await call(client, 'zipfs_status')).data.modified).toStrictEqual([]);
     await call(client, 'zipfs_write', { path: 'README.txt', content: 'unsynced' });
     expect((await call(client, 'zipfs_close')).data.error.code).toBe('UNSYNCED_CHANGES');
-    expect((await call(client, 'zipfs_close', { sync: true })).data).toStrictEqual({ closed: true, synced: true });
+    expect((await call(client, 'zipfs_close', { sync: true })).data).toStrictEqual({ closed: true, synced: true, name: 'reports' });
   });
 
   it('returns CONFLICT_DETECTED, LOCKED and write errors as isError results', async () => {

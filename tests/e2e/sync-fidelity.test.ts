@@ -214,6 +214,6 @@ describe('sync keeps archives faithful', () => {
       expect(infoZip(archive).test).toBe(0);
     }
     expect(fs.readFileSync(zip).equals(fs.readFileSync(copy))).toBe(true);
-    expect(rawEntries(zip).entries.get('c.bin')!.local.equals(rawEntries(path.join(box.dir, 'native.bak.zip')).entries.get('c.bin')!.local)).toBe(true);
+    expect(rawEntries(zip).entries.get('c.bin')!.local.equals(rawEntries(path.join(box.dir, 'native.zip.bak')).entries.get('c.bin')!.local)).toBe(true);
   });
 });

@@ -29,8 +29,18 @@ describe('entry names to workspace paths', () => {
     expect(codeOf(() => entryPath(name))).toBe('PATH_TRAVERSAL');
   });
 
-  it.each(['', '.', './', 'a/..'])('refuses the empty name %p as ZIP_INVALID', (name) => {
+  it.each(['', '.', 'a/..'])('refuses the empty name %p as ZIP_INVALID', (name) => {
     expect(codeOf(() => entryPath(name))).toBe('ZIP_INVALID');
+  });
+
+  it.each(['./', './/', 'a/../'])('takes %p, a folder naming the archive root (bsdtar writes "./"), as the workspace itself', (name) => {
+    expect(entryPath(name)).toStrictEqual({ path: '', isDirectory: true });
+  });
+
+  it('refuses a name part longer than file systems allow (255 bytes), in a folder as in a file name', () => {
+    expect(codeOf(() => entryPath(`${'d'.repeat(256)}/file.txt`))).toBe('ZIP_INVALID');
+    expect(codeOf(() => entryPath(`dir/${'é'.repeat(128)}`))).toBe('ZIP_INVALID'); // 256 bytes in 128 characters
+    expect(entryPath(`${'d'.repeat(255)}/f`).path).toBe(`${'d'.repeat(255)}/f`);
   });
 });
 

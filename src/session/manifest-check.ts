@@ -1,0 +1,81 @@
+/**
+ * Shape checks for manifest records. A manifest is written only by zipfs, but
+ * it lives on disk where editors, full disks and other zipfs versions reach
+ * it: a record of the wrong shape must become a clear SESSION_DAMAGED, never
+ * a TypeError deep inside status or sync.
+ */
+type Kind = 'string' | 'number' | 'number|null' | 'string[]' | 'object';
+
+const SESSION_FIELDS: Record<string, Kind> = {
+  id: 'string',
+  name: 'string',
+  source_path: 'string',
+  source: 'object',
+  created_at: 'string',
+  file_count: 'number',
+  dir_count: 'number',
+  extracted_size_bytes: 'number',
+  symlinks: 'string[]',
+};
+
+const SOURCE_FIELDS: Record<string, Kind> = { size: 'number', mtime_ms: 'number', directory_sha256: 'string' };
+
+const ENTRY_FIELDS: Record<string, Kind> = {
+  index: 'number',
+  name: 'string',
+  path: 'string',
+  size: 'number',
+  compressed_size: 'number',
+  crc32: 'number',
+  method: 'number',
+  flags: 'number',
+  dos_time: 'number',
+  dos_date: 'number',
+  mtime_ms: 'number',
+  mode: 'number|null',
+  external_attributes: 'number',
+  local_header_offset: 'number',
+  central_offset: 'number',
+};
+
+const ENTRY_TYPES = new Set(['file', 'dir', 'symlink']);
+
+function fits(value: unknown, kind: Kind): boolean {
+  switch (kind) {
+    case 'string':
+      return typeof value === 'string';
+    case 'number':
+      return typeof value === 'number' && Number.isFinite(value);
+    case 'number|null':
+      return value === null || (typeof value === 'number' && Number.isFinite(value));
+    case 'string[]':
+      return Array.isArray(value) && value.every((item) => typeof item === 'string');
+    case 'object':
+      return typeof value === 'object' && value !== null && !Array.isArray(value);
+  }
+}
+
+function fieldProblem(record: Record<string, unknown>, fields: Record<string, Kind>, prefix = ''): string | undefined {
+  for (const [key, kind] of Object.entries(fields)) {
+    if (!fits(record[key], kind)) return `field "${prefix}${key}" is ${record[key] === undefined ? 'missing' : `not a ${kind}`}`;
+  }
+  return undefined;
+}
+
+/** What is wrong with a session record (line 1), or undefined when it is usable. */
+export function sessionRecordProblem(value: unknown, format: number): string | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'it is not a JSON object';
+  const record = value as Record<string, unknown>;
+  if (record.kind !== 'session') return 'it is not a session record';
+  if (record.format !== format) return `it was written by another zipfs version (manifest format ${JSON.stringify(record.format)}; this zipfs reads format ${format})`;
+  return fieldProblem(record, SESSION_FIELDS) ?? fieldProblem(record.source as Record<string, unknown>, SOURCE_FIELDS, 'source.');
+}
+
+/** What is wrong with an entry record, or undefined when it is usable. */
+export function entryRecordProblem(value: unknown): string | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'it is not a JSON object';
+  const record = value as Record<string, unknown>;
+  if (record.kind !== 'entry') return 'it is not an entry record';
+  if (!ENTRY_TYPES.has(record.type as string)) return 'field "type" is not file, dir or symlink';
+  return fieldProblem(record, ENTRY_FIELDS);
+}

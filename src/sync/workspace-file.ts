@@ -1,0 +1,50 @@
+/**
+ * Opening a workspace file to read its content, safely. A FIFO opened for
+ * reading blocks until a writer appears (forever, and deaf to SIGTERM while
+ * the call waits), and a device such as /dev/zero never ends: so files are
+ * opened without following links and without blocking, and anything that is
+ * not a regular file is refused before a byte is read. The scan already
+ * skips such files; this closes the gap when one appears after the scan.
+ */
+import fs from 'node:fs';
+import { ZipfsError } from '../errors.ts';
+import { S_IFBLK, S_IFCHR, S_IFIFO, S_IFMT, S_IFSOCK } from '../zip/constants.ts';
+
+const { O_RDONLY, O_NOFOLLOW = 0, O_NONBLOCK = 0 } = fs.constants;
+
+/** What a non-regular, non-folder, non-link file is, for messages: "a FIFO (named pipe)". */
+export function specialKind(mode: number): string | undefined {
+  switch (mode & S_IFMT) {
+    case S_IFIFO:
+      return 'a FIFO (named pipe)';
+    case S_IFSOCK:
+      return 'a socket';
+    case S_IFCHR:
+      return 'a character device';
+    case S_IFBLK:
+      return 'a block device';
+    default:
+      return undefined;
+  }
+}
+
+/** Opens a regular file for reading; `relative` names it in the error. The caller closes the descriptor. */
+export function openRegularFile(absolute: string, relative: string): { fd: number; stats: fs.Stats } {
+  const fd = fs.openSync(absolute, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+  let stats: fs.Stats;
+  try {
+    stats = fs.fstatSync(fd);
+  } catch (error) {
+    fs.closeSync(fd);
+    throw error;
+  }
+  if (!stats.isFile()) {
+    fs.closeSync(fd);
+    throw unsupportedFile(relative, specialKind(stats.mode) ?? 'not a regular file');
+  }
+  return { fd, stats };
+}
+
+export function unsupportedFile(relative: string, what: string): ZipfsError {
+  return new ZipfsError('SYNC_FAILED', `"${relative}" is ${what}, which a zip cannot hold; remove it from the workspace (zipfs delete "${relative}") and sync again. The zip was left as it was.`);
+}
