@@ -67,6 +67,7 @@ export function resolveSession(home: string, selector: string | undefined, hints
   else if (hints.cwd) session = sessionAt(home, hints.cwd, sessions, damaged);
   if (!session) {
     if (sessions.length === 0) {
+      if (damaged.length === 1) throw sessionDamaged(damaged[0]!.dir, damaged[0]!.reason); // the only one there is: say what is wrong with it
       const broken = damaged.length > 0 ? ` (damaged, not usable: ${damaged.map((d) => d.name).join(', ')}; name one to see why)` : '';
       throw new ZipfsError('NO_SESSIONS', `No sessions are open${broken}. Open an archive first: zipfs open <file.zip> (MCP: zipfs_open).`);
     }

@@ -29,6 +29,10 @@ export interface RunOptions {
   env?: Record<string, string | undefined>;
   cwd?: string;
   stdin?: string;
+  /** Kill the run after this long (a hang guard: a hung zipfs fails the test instead of stalling the suite). */
+  timeoutMs?: number;
+  /** Run as this command prefix (setpriv to drop root; see tools.ts). */
+  prefix?: string[];
 }
 
 export function runZipfs(args: string[], options: RunOptions = {}): RunResult {
@@ -36,7 +40,13 @@ export function runZipfs(args: string[], options: RunOptions = {}): RunResult {
   for (const [key, value] of Object.entries({ ...process.env, NO_COLOR: '1', ZIPFS_SESSION: undefined, ...options.env })) {
     if (value !== undefined) env[key] = value;
   }
-  const result = Bun.spawnSync([BINARY, ...args], { env, cwd: options.cwd, stdin: options.stdin !== undefined ? Buffer.from(options.stdin) : 'ignore' });
+  const result = Bun.spawnSync([...(options.prefix ?? []), BINARY, ...args], {
+    env,
+    cwd: options.cwd,
+    stdin: options.stdin !== undefined ? Buffer.from(options.stdin) : 'ignore',
+    timeout: options.timeoutMs ?? 60_000,
+  });
+  if (result.exitedDueToTimeout) throw new Error(`zipfs ${args.join(' ')} did not finish within ${options.timeoutMs ?? 60_000} ms (hung)`);
   const stdout = result.stdout.toString();
   let json: unknown;
   try {

@@ -4,6 +4,7 @@
  * defences can be tested against archives no honest tool would produce.
  */
 import zlib from 'node:zlib';
+import { BufferSource, readCentralDirectory } from '../../src/zip/index.ts';
 
 export interface RawEntry {
   name: string;
@@ -73,4 +74,16 @@ export function rawZip(entries: RawEntry[], options: { comment?: string; prefix?
   const comment = Buffer.from(options.comment ?? '');
   push(u32(0x06054b50), u16(0), u16(0), u16(entries.length), u16(entries.length), u32(directory.length), u32(cdOffset), u16(comment.length), comment);
   return new Uint8Array(Buffer.concat(out));
+}
+
+/** Central-directory field offsets, for patchCentral. */
+export const CENTRAL_FIELD = { compressedSize: 20, uncompressedSize: 24, localHeaderOffset: 42 } as const;
+
+/** A copy of `bytes` with one 32-bit field of `name`'s central-directory record overwritten: a damaged archive to order. */
+export function patchCentral(bytes: Uint8Array, name: string, field: keyof typeof CENTRAL_FIELD, value: number): Uint8Array {
+  const entry = readCentralDirectory(new BufferSource(bytes)).entries.find((e) => e.name === name);
+  if (!entry) throw new Error(`no entry ${name}`);
+  const out = Buffer.from(bytes);
+  out.writeUInt32LE(value >>> 0, entry.centralOffset + CENTRAL_FIELD[field]);
+  return new Uint8Array(out);
 }

@@ -1,0 +1,45 @@
+/**
+ * Programs the tests borrow (Info-ZIP, Python, bsdtar, setpriv) and what the
+ * machine allows (root for mknod and tmpfs mounts). A test that needs one and
+ * cannot have it is skipped, and its name says why; .ci/run installs them all.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+
+export function has(command: string): boolean {
+  return Bun.which(command) !== null;
+}
+
+export const isRoot = process.getuid?.() === 0;
+
+/** An unprivileged user for permission tests: nobody, when we are root and can drop to it. */
+export const NOBODY = { uid: 65534, gid: 65534 };
+
+/**
+ * How to run zipfs as a normal user: as root, through setpriv as nobody (root
+ * ignores permission bits, so chmod tests would prove nothing); as a normal
+ * user, directly. Undefined when root cannot drop privileges here.
+ */
+export function unprivilegedPrefix(): string[] | undefined {
+  if (!isRoot) return [];
+  if (!has('setpriv')) return undefined;
+  return ['setpriv', `--reuid=${NOBODY.uid}`, `--regid=${NOBODY.gid}`, '--clear-groups', '--'];
+}
+
+/** Hands a folder tree to the unprivileged user (a no-op when we are not root). */
+export function giveToUnprivileged(dir: string): void {
+  if (!isRoot) return;
+  const visit = (target: string) => {
+    fs.lchownSync(target, NOBODY.uid, NOBODY.gid);
+    if (fs.lstatSync(target).isDirectory()) for (const name of fs.readdirSync(target)) visit(path.join(target, name));
+  };
+  visit(dir);
+}
+
+/** The dist/zipfs binary and every folder above it must be reachable by that user. */
+export function binaryReachable(binary: string): boolean {
+  for (let dir = path.dirname(binary); dir !== path.dirname(dir); dir = path.dirname(dir)) {
+    if ((fs.statSync(dir).mode & 0o001) === 0) return false;
+  }
+  return (fs.statSync(binary).mode & 0o001) !== 0;
+}
