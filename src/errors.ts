@@ -57,16 +57,17 @@ export function isSystemError(error: unknown, ...codes: string[]): error is Node
 /** Turns anything thrown into a ZipfsError, so no surface ever shows a raw stack. */
 export function toZipfsError(error: unknown): ZipfsError {
   if (error instanceof ZipfsError) return error;
-  if (isSystemError(error, 'ENOSPC')) return diskFull(error);
+  if (isSystemError(error, 'ENOSPC', 'EDQUOT')) return diskFull(error);
   if (isSystemError(error, 'EACCES', 'EPERM', 'EROFS')) return permissionDenied(error);
   const detail = error instanceof Error ? error.message : String(error);
   return new ZipfsError('INTERNAL_ERROR', `Unexpected failure: ${detail}. This is a zipfs bug or a system fault; retry, and report it if it persists.`, { cause: error });
 }
 
-/** ENOSPC (or EDQUOT) as the caller should read it: which disk, and what to do. */
-export function diskFull(error: NodeJS.ErrnoException): ZipfsError {
-  const where = error.path ? ` writing ${error.path}` : '';
-  return new ZipfsError('LIMIT_EXCEEDED', `The disk is full${where}. Free some space there or prune sessions (zipfs prune --stale 7d), or set ZIPFS_HOME to a larger disk, then retry.`);
+/** ENOSPC (or EDQUOT) as the caller should read it: which disk (`location`, else the path the
+ * call named), and what to do. */
+export function diskFull(error: NodeJS.ErrnoException, location = error.path): ZipfsError {
+  const which = location ? `The disk holding ${location} is full` : 'The disk is full';
+  return new ZipfsError('LIMIT_EXCEEDED', `${which}. Free some space there or prune sessions (zipfs prune --stale 7d), or set ZIPFS_HOME to a larger disk, then retry.`);
 }
 
 /** EACCES, EPERM or EROFS: name the path and the way out, instead of a stack trace. */

@@ -2,7 +2,7 @@
  * open's second thread: writes its share of the entries and reports bytes
  * done, or the first error, to the main thread.
  */
-import { toZipfsError } from '../errors.ts';
+import { isSystemError, toZipfsError } from '../errors.ts';
 import { FileSource } from '../zip/index.ts';
 import { writeFileTask, type FileTask } from './extract-files.ts';
 
@@ -12,7 +12,8 @@ export interface ExtractJob {
   tasks: FileTask[];
 }
 
-export type ExtractReport = { kind: 'progress'; bytes: number } | { kind: 'done' } | { kind: 'error'; code: string; message: string };
+/** `errno`: the system error behind a failure (ENOSPC), so the main thread can say which disk is full. */
+export type ExtractReport = { kind: 'progress'; bytes: number } | { kind: 'done' } | { kind: 'error'; code: string; message: string; errno?: string };
 
 async function run(job: ExtractJob): Promise<void> {
   const report = (message: ExtractReport) => postMessage(message);
@@ -34,7 +35,7 @@ async function run(job: ExtractJob): Promise<void> {
     report({ kind: 'done' });
   } catch (error) {
     const failure = toZipfsError(error);
-    report({ kind: 'error', code: failure.code, message: failure.message });
+    report({ kind: 'error', code: failure.code, message: failure.message, errno: isSystemError(error) ? error.code : undefined });
   } finally {
     source?.close();
   }

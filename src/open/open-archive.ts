@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { ZipfsError, isSystemError, type ErrorCode } from '../errors.ts';
+import { ZipfsError, diskFull, isSystemError, type ErrorCode } from '../errors.ts';
 import { humanBytes } from '../format/units.ts';
 import type { Limits } from '../limits.ts';
 import { FileSource, assertOpenableLayout, readCentralDirectory, type CentralDirectory, type ZipSource } from '../zip/index.ts';
@@ -70,6 +70,8 @@ export async function openArchive(request: OpenRequest): Promise<Session> {
       return loadSession(request.home, name)!;
     } catch (error) {
       discardStaging(staging);
+      // A write to a descriptor says ENOSPC without a path: name the disk the workspaces are on.
+      if (isSystemError(error, 'ENOSPC', 'EDQUOT')) throw diskFull(error as NodeJS.ErrnoException, workspacesDir(request.home));
       throw error;
     }
   } finally {
@@ -214,6 +216,7 @@ function startWorker(job: ExtractJob, advance: (bytes: number) => void): { finis
       const report = event.data;
       if (report.kind === 'progress') advance(report.bytes);
       else if (report.kind === 'done') resolve();
+      else if (report.errno) reject(Object.assign(new Error(report.message), { code: report.errno }));
       else reject(new ZipfsError(report.code as ErrorCode, report.message));
     };
     worker.onerror = (event) => reject(new ZipfsError('INTERNAL_ERROR', `The extraction thread failed: ${event.message}.`));
