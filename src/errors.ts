@@ -50,7 +50,7 @@ export class ZipfsError extends Error {
 
 /** Node-style system error with an errno code such as ENOENT. */
 export function isSystemError(error: unknown, ...codes: string[]): error is NodeJS.ErrnoException {
-  return error instanceof Error && typeof (error as NodeJS.ErrnoException).code === 'string'
+  return error instanceof Error && !(error instanceof ZipfsError) && typeof (error as NodeJS.ErrnoException).code === 'string'
     && (codes.length === 0 || codes.includes((error as NodeJS.ErrnoException).code as string));
 }
 

@@ -77,8 +77,14 @@ export function planExtraction(directory: CentralDirectory, limits: Limits): Ext
   let totalBytes = 0;
   let totalCompressed = 0;
   for (const item of items) {
-    if (item.type === 'dir') continue;
-    assertReadable(item.entry);
+    assertReadable(item.entry); // folders too: sync copies them as they are, and other readers refuse these flags on any entry
+    if (item.type === 'dir') {
+      // A folder holds no data: one that claims some is damaged, and would slip past the size limits below.
+      if (item.entry.uncompressedSize > 0) {
+        throw new ZipfsError('ZIP_INVALID', `Folder entry "${printable(item.entry.name)}" claims ${item.entry.uncompressedSize} bytes of data; the archive is damaged, so it was not opened.`);
+      }
+      continue;
+    }
     const { uncompressedSize: size, compressedSize: packed } = item.entry;
     totalBytes += size;
     totalCompressed += packed;

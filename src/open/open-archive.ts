@@ -3,7 +3,7 @@ import path from 'node:path';
 import { ZipfsError, diskFull, isSystemError, type ErrorCode } from '../errors.ts';
 import { humanBytes } from '../format/units.ts';
 import type { Limits } from '../limits.ts';
-import { FileSource, assertOpenableLayout, readCentralDirectory, type CentralDirectory, type ZipSource } from '../zip/index.ts';
+import { FileSource, assertOpenableLayout, readCentralDirectory, readEntryData, type CentralDirectory, type ZipSource } from '../zip/index.ts';
 import { sessionPaths, workspacesDir } from '../session/data-dir.ts';
 import { taskCost, writeFileTask, type FileTask } from './extract-files.ts';
 import type { ExtractJob, ExtractReport } from './extract-worker.ts';
@@ -39,7 +39,7 @@ export async function openArchive(request: OpenRequest): Promise<Session> {
   try {
     const directory = readCentralDirectory(source);
     const plan = planExtraction(directory, request.limits);
-    assertLayout(zipPath, directory);
+    assertLayout(zipPath, directory, plan);
     if (request.name !== undefined) {
       assertValidName(request.name);
       assertNameFree(request.home, request.name);
@@ -94,11 +94,16 @@ function openSource(zipPath: string): FileSource {
   }
 }
 
-/** Every entry's byte range, folders included (layout.ts), through a small read window: only headers are read. */
-function assertLayout(zipPath: string, directory: CentralDirectory): void {
+/**
+ * Every entry's byte range and headers, folders included (layout.ts), through a
+ * small read window; and the (empty) data of folder entries, checked like a
+ * file's, since sync copies it and other readers verify it.
+ */
+function assertLayout(zipPath: string, directory: CentralDirectory, plan: ExtractionPlan): void {
   const headers = new FileSource(zipPath, LAYOUT_WINDOW_BYTES);
   try {
     assertOpenableLayout(headers, directory);
+    for (const item of plan.items) if (item.type === 'dir') readEntryData(headers, item.entry);
   } finally {
     headers.close();
   }

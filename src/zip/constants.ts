@@ -15,8 +15,14 @@ export const ZIP64_LOCATOR_LENGTH = 20;
 
 export const FLAG_ENCRYPTED = 0x0001;
 export const FLAG_DATA_DESCRIPTOR = 0x0008;
+/** "Compressed patched data": a PKWARE extension no common reader supports. */
+export const FLAG_PATCHED = 0x0020;
 export const FLAG_STRONG_ENCRYPTION = 0x0040;
 export const FLAG_UTF8 = 0x0800;
+/** Flags that change how an entry is read: local and central headers must agree on them. */
+export const FLAGS_THAT_MATTER = 0x0001 | 0x0008 | 0x0020 | 0x0040 | 0x0800;
+/** The newest "version needed to extract" APPNOTE defines (6.3); readers refuse higher ones. */
+export const MAX_VERSION_NEEDED = 63;
 
 export const METHOD_STORED = 0;
 export const METHOD_DEFLATED = 8;

@@ -4,6 +4,7 @@ import { InflateError, crc32, inflateRaw, inflateRawStream } from './codec.ts';
 import {
   FLAG_DATA_DESCRIPTOR,
   FLAG_ENCRYPTED,
+  FLAG_PATCHED,
   FLAG_STRONG_ENCRYPTION,
   LOCAL_HEADER_LENGTH,
   METHOD_DEFLATED,
@@ -50,6 +51,7 @@ export function readLocalExtra(source: ZipSource, entry: EntryLocation): Uint8Ar
 /** Refuses entries whose data zipfs cannot decode, before any byte is read. */
 export function assertReadable(entry: EntryLocation): void {
   if (entry.flags & (FLAG_ENCRYPTED | FLAG_STRONG_ENCRYPTION)) throw invalid(entry, 'is encrypted, and zipfs does not decrypt; decrypt the archive with its own tool first');
+  if (entry.flags & FLAG_PATCHED) throw invalid(entry, 'holds "compressed patched data" (flag bit 5), which zipfs and most readers do not support');
   if (entry.method !== METHOD_STORED && entry.method !== METHOD_DEFLATED) {
     const name = METHOD_NAMES[entry.method] ?? 'unknown';
     throw invalid(entry, `uses compression method ${entry.method} (${name}); zipfs reads stored and deflate entries, so re-create the archive with deflate`);

@@ -2,7 +2,7 @@
  * Where every entry's bytes lie, checked against each other: each entry's
  * local header must sit inside the archive, and its data must end before the
  * next entry (in file order) begins, the last one before the central
- * directory. Directory entries too: they have no data to extract, but sync
+ * directory, and the local header must agree with the central record. Directory entries too: they have no data to extract, but sync
  * copies every unchanged entry as the byte range these fields describe, so a
  * damaged folder entry would become a damaged archive written over the user's
  * zip. Open runs this before extracting anything; sync runs it on the archive
@@ -10,7 +10,8 @@
  */
 import { ZipfsError } from '../errors.ts';
 import { ByteReader } from './bytes.ts';
-import { LOCAL_HEADER_LENGTH, SIG_LOCAL_HEADER } from './constants.ts';
+import { FLAGS_THAT_MATTER, FLAG_DATA_DESCRIPTOR, LOCAL_HEADER_LENGTH, MAX_VERSION_NEEDED, SIG_LOCAL_HEADER, UINT32_MAX } from './constants.ts';
+import { applyZip64, parseExtraFields } from './extra-fields.ts';
 import { printable } from './names.ts';
 import type { ZipSource } from './source.ts';
 import type { CentralDirectory, ZipEntry } from './types.ts';
@@ -25,7 +26,7 @@ export class LayoutError extends Error {
   }
 }
 
-/** Throws a LayoutError naming the first entry whose range is not sound. */
+/** Throws a LayoutError naming the first entry whose range or headers are not sound. */
 export function checkLayout(source: ZipSource, directory: CentralDirectory): void {
   const ordered = [...directory.entries].sort((a, b) => a.localHeaderOffset - b.localHeaderOffset);
   for (let i = 0; i < ordered.length; i++) {
@@ -46,7 +47,59 @@ export function checkLayout(source: ZipSource, directory: CentralDirectory): voi
       const into = next ? `into ${describe(next)}` : 'into the central directory';
       throw new LayoutError(`${describe(entry)} has data running ${dataEnd - limit} bytes ${into}`, next !== undefined);
     }
+    const problem = centralProblem(entry);
+    if (problem) throw new LayoutError(`${describe(entry)} ${problem}`, false);
+    const disagreement = localDisagreement(source, entry, reader);
+    if (disagreement) throw new LayoutError(`${describe(entry)}: its local header ${disagreement}`, false);
   }
+}
+
+/**
+ * What the local header says otherwise than the central record, if anything.
+ * Readers differ in which one they trust (Python checks the local name,
+ * Info-ZIP takes CRC and sizes from the local header unless a data descriptor
+ * follows), so an entry whose two headers disagree would read differently in
+ * each, and sync, which copies local headers verbatim, would pass that on.
+ */
+function localDisagreement(source: ZipSource, entry: ZipEntry, local: ByteReader): string | undefined {
+  const nameLength = local.u16(26);
+  if (nameLength !== entry.rawName.length) return 'gives another name than the central directory';
+  const name = source.read(entry.localHeaderOffset + LOCAL_HEADER_LENGTH, nameLength);
+  for (let i = 0; i < nameLength; i++) if (name[i] !== entry.rawName[i]) return 'gives another name than the central directory';
+  if (local.u16(8) !== entry.method) return 'gives another compression method than the central directory';
+  const flags = local.u16(6);
+  if ((flags & FLAGS_THAT_MATTER) !== (entry.flags & FLAGS_THAT_MATTER)) return 'gives other flags (encryption, data descriptor or UTF-8) than the central directory';
+  const extra = source.read(entry.localHeaderOffset + LOCAL_HEADER_LENGTH + nameLength, local.u16(28)).slice();
+  if (!wellFormedExtra(extra)) return 'has a malformed extra-field block';
+  if (flags & FLAG_DATA_DESCRIPTOR) return undefined; // CRC and sizes follow the data
+  if (local.u32(14) !== entry.crc32) return 'gives another CRC-32 than the central directory';
+  let compressed = local.u32(18);
+  let uncompressed = local.u32(22);
+  if (compressed === UINT32_MAX || uncompressed === UINT32_MAX) {
+    const zip64 = applyZip64(parseExtraFields(extra), { uncompressedSize: uncompressed, compressedSize: compressed, localHeaderOffset: 0 });
+    if (!zip64) return 'has sizes of 0xFFFFFFFF but no zip64 field';
+    ({ compressedSize: compressed, uncompressedSize: uncompressed } = zip64);
+  }
+  if (compressed !== entry.compressedSize || uncompressed !== entry.uncompressedSize) return 'gives other sizes than the central directory';
+  return undefined;
+}
+
+/** Whether every field of an extra-field block fits in it. Up to 3 bytes left over at the end are
+ * tolerated, as Python and Info-ZIP do; a field whose size runs past the block is not. */
+function wellFormedExtra(block: Uint8Array): boolean {
+  let at = 0;
+  while (block.length - at >= 4) {
+    at += 4 + (block[at + 2]! | (block[at + 3]! << 8));
+    if (at > block.length) return false;
+  }
+  return true;
+}
+
+/** What no reader should be handed, in the central record itself. */
+function centralProblem(entry: ZipEntry): string | undefined {
+  if ((entry.versionNeeded & 0xff) > MAX_VERSION_NEEDED) return `needs zip version ${(entry.versionNeeded & 0xff) / 10}, newer than any specification (6.3)`;
+  if (!wellFormedExtra(entry.rawExtra)) return 'has a malformed extra-field block in the central directory';
+  return undefined;
 }
 
 function describe(entry: ZipEntry): string {

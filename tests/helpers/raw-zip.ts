@@ -12,7 +12,7 @@ export interface RawEntry {
   method?: 0 | 8;
   /** Unix mode bits (e.g. 0o100644, 0o120777 for a symlink); sets "made by Unix". */
   unixMode?: number;
-  /** Overrides for the central directory's sizes, to make the header lie. */
+  /** Overrides the uncompressed size in both headers, to make the archive lie consistently. */
   declaredSize?: number;
   flags?: number;
   /** Reuse the local header and data of an earlier entry (an overlapping-entry bomb). */
@@ -58,7 +58,7 @@ export function rawZip(entries: RawEntry[], options: { comment?: string; prefix?
     } else {
       offset = length - base;
       push(u32(0x04034b50), u16(20), u16(flags), u16(method), u16(0), u16(0x21));
-      push(u32(crc), u32(packed.length), u32(data.length), u16(name.length), u16(0), name, Buffer.from(packed));
+      push(u32(crc), u32(packed.length), u32(entry.declaredSize ?? data.length), u16(name.length), u16(0), name, Buffer.from(packed));
       info.push({ crc, packed: packed.length, size: data.length, method });
     }
     offsets.push(offset);
