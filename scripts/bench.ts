@@ -6,7 +6,7 @@
  *   bun run bench                        every task at --scale 0.5, 5 rounds
  *   bun run bench -- --scale 1 --rounds 7
  *   bun run bench -- --quick             a smoke run in well under a minute
- *   bun run bench -- --only open,sync    some tasks (open, sync, status, memory, mcp)
+ *   bun run bench -- --only open,sync    some tasks (open, sync, status, memory, verify, large, mcp)
  * Archives are generated deterministically into .cache/bench (not committed).
  */
 import fs from 'node:fs';
@@ -17,6 +17,8 @@ import { mcpReadLatency } from './bench/mcp-latency.ts';
 import { ensurePeers } from './bench/peers.ts';
 import { median, report } from './bench/report.ts';
 import { runRounds, type Contender } from './bench/rounds.ts';
+import { largeFileSync } from './bench/large-file.ts';
+import { verifyCost } from './bench/verify-cost.ts';
 
 const root = path.resolve(import.meta.dir, '..');
 const { values } = parseArgs({
@@ -30,7 +32,7 @@ const { values } = parseArgs({
 });
 const scale = values.quick ? 0.02 : Number(values.scale);
 const rounds = values.quick ? 1 : Number(values.rounds);
-const tasks = new Set((values.only ?? 'open,sync,status,memory,mcp').split(','));
+const tasks = new Set((values.only ?? 'open,sync,status,memory,verify,large,mcp').split(','));
 const binary = path.join(root, 'dist', 'zipfs');
 const cache = path.join(root, '.cache', 'bench');
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'zipfs-bench-'));
@@ -146,6 +148,22 @@ try {
       rows.push(`| ${label} (${MiB(fs.statSync(archive).size)}) | ${(median(opened.peakRssKiB) / 1024).toFixed(0)} | ${(median(synced.peakRssKiB) / 1024).toFixed(0)} |`);
     }
     print(['### memory: peak RSS as the archive doubles', '', ...rows, ''].join('\n'));
+  }
+  if (tasks.has('verify')) {
+    const rows = ['| archive | entries | read-back check, median | per entry |', '| --- | ---: | ---: | ---: |'];
+    for (const kind of ['media', 'source', 'tiny']) {
+      const cost = verifyCost(set[kind]!, values.quick ? 3 : 15);
+      rows.push(`| ${kind} (${MiB(size(kind))}) | ${cost.entries} | ${cost.medianMs.toFixed(2)} ms | ${((cost.medianMs * 1000) / cost.entries).toFixed(1)} µs |`);
+    }
+    print(['### sync: the read-back check before the rename (verify-written.ts, nothing inflated)', '', ...rows, ''].join('\n'));
+  }
+  if (tasks.has('large')) {
+    const rows = ['| added file | zipfs sync | peak RSS | archive written |', '| --- | ---: | ---: | ---: |'];
+    for (const bytes of values.quick ? [64 * 2 ** 20] : [2 ** 30, 5 * 2 ** 30]) {
+      const run = largeFileSync(binary, scratch, bytes);
+      rows.push(`| ${MiB(bytes)} (sparse: zeros) | ${run.seconds.toFixed(1)} s | ${MiB(run.peakRssKiB * 1024)} | ${MiB(run.archiveBytes)} |`);
+    }
+    print(['### sync of one large added file: streamed through the deflater in pieces', '', ...rows, ''].join('\n'));
   }
   if (tasks.has('mcp')) {
     const home = path.join(scratch, 'home-mcp');

@@ -5,7 +5,7 @@ import { ZipfsError } from '../errors.ts';
 import { loadLimits } from '../limits.ts';
 import { resolveSession } from '../session/resolve-session.ts';
 import { resolveExisting } from '../files/safe-path.ts';
-import { specialKind } from '../sync/workspace-file.ts';
+import { specialKind } from '../files/regular-file.ts';
 import { tryDecodeUtf8 } from '../zip/names.ts';
 import { sessionParam } from './schemas.ts';
 

@@ -22,7 +22,7 @@ import type { Session } from '../session/session-store.ts';
 import { writeAddition, writeFromWorkspace, type Captured } from './sync-entries.ts';
 import { TEMP_MARK, fsyncDirectory, keepBackup, removeDeadTemporaries } from './sync-files.ts';
 import { verifyWritten } from './verify-written.ts';
-import { unsupportedFile } from './workspace-file.ts';
+import { unsupportedFile } from '../files/regular-file.ts';
 import { diffWorkspace, type WorkspaceDiff } from './workspace-diff.ts';
 
 export interface SyncRequest {
@@ -145,7 +145,10 @@ export async function syncSession(request: SyncRequest): Promise<SyncResult> {
     fs.rmSync(nextManifestPath(session), { force: true });
     if (error instanceof ZipfsError) throw error;
     if (isSystemError(error, 'ENOSPC', 'EDQUOT')) throw new ZipfsError('SYNC_FAILED', `The disk holding ${path.dirname(target)} is full; the source zip was left unchanged. Free some space there and sync again.`);
-    if (isSystemError(error, 'EACCES', 'EPERM', 'EROFS')) throw permissionDenied(error as NodeJS.ErrnoException);
+    if (isSystemError(error, 'EACCES', 'EPERM', 'EROFS')) {
+      if (error.path !== temporary) throw permissionDenied(error);
+      throw new ZipfsError('PERMISSION_DENIED', `Sync writes the new archive beside the zip, but ${path.dirname(target)} is not writable by this user; the zip was left unchanged. Give your user write access to that folder, then sync again.`);
+    }
     throw new ZipfsError('SYNC_FAILED', `Sync failed (${(error as Error).message}); the source zip was left unchanged.`, { cause: error });
   }
 }

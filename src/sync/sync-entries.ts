@@ -14,7 +14,7 @@ import { dateToDosDateTime } from '../zip/dos-time.ts';
 import { readLocalExtra, refreshExtraFields, type EntryFields, type ExtraField, type FileSource, type ZipEntry, type ZipWriter } from '../zip/index.ts';
 import type { EntryRecord } from '../session/manifest.ts';
 import { observe, readLinkTarget, type Observed, type WorkspaceDiff } from './workspace-diff.ts';
-import { openRegularFile } from './workspace-file.ts';
+import { openRegularFile } from '../files/regular-file.ts';
 
 /** What was read from the workspace for each written entry, so the new manifest records the stat that matches the bytes. */
 export type Captured = Map<string, Observed>;

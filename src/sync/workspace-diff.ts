@@ -18,7 +18,7 @@ import { S_IFDIR, S_IFLNK, S_IFMT, S_IFREG } from '../zip/constants.ts';
 import { tryDecodeUtf8 } from '../zip/names.ts';
 import { foldersOf } from '../open/extraction-plan.ts';
 import type { EntryRecord, Manifest } from '../session/manifest.ts';
-import { openRegularFile, specialKind } from './workspace-file.ts';
+import { openRegularFile, specialKind } from '../files/regular-file.ts';
 
 /** How a path in the workspace looks now. */
 export interface Observed {
