@@ -7,6 +7,8 @@ import type * as v from 'valibot';
 import type { Paint } from './format/paint.ts';
 import type { Progress } from './open/open-archive.ts';
 import type { SessionHints } from './session/resolve-session.ts';
+import type { LockWait } from './session/lock.ts';
+import { loadLimits } from './limits.ts';
 
 export type ObjectSchema = v.ObjectSchema<v.ObjectEntries, undefined> | v.StrictObjectSchema<v.ObjectEntries, undefined>;
 
@@ -18,6 +20,13 @@ export interface CommandContext {
   hints: SessionHints;
   /** Set when the caller wants progress (an MCP progress token, a TTY). */
   progress?: Progress;
+  /** Aborted when the caller gives up (MCP notifications/cancelled): the work stops and leaves nothing behind. */
+  signal?: AbortSignal;
+}
+
+/** How long a mutation waits for another process's lock on its session (ZIPFS_LOCK_WAIT_MS), and what stops the wait. */
+export function lockWait(context: CommandContext): LockWait {
+  return { waitMs: loadLimits(context.env).lockWaitMs, signal: context.signal };
 }
 
 export interface Annotations {

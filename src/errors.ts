@@ -80,3 +80,13 @@ export function permissionDenied(error: NodeJS.ErrnoException): ZipfsError {
     `${what}${readOnly}${action}. Give your user read and write access to it (chmod u+rwX, or chown), or set ZIPFS_HOME to a folder you own, then retry.`,
   );
 }
+
+const QUOTE_MAX = 120;
+
+/** A caller's value, quoted for a message: at most a short prefix, so an error never echoes a huge argument back. */
+export function quote(value: unknown): string {
+  const text = typeof value === 'string' ? value : String(value);
+  const shown = text.length > QUOTE_MAX ? `${text.slice(0, QUOTE_MAX)}…` : text;
+  const escaped = JSON.stringify(shown);
+  return text.length > QUOTE_MAX ? `${escaped} (${text.length} characters)` : escaped;
+}

@@ -12,6 +12,8 @@ const GiB = 1024 * MiB;
 interface LimitSpec {
   env: string;
   default: number;
+  /** The smallest value allowed: 1 unless said (a limit of 0 would forbid everything). */
+  min?: number;
   description: string;
 }
 
@@ -25,6 +27,7 @@ export const LIMIT_SPECS = {
   maxSessions: { env: 'ZIPFS_MAX_SESSIONS', default: 100, description: 'Sessions open at once' },
   maxTotalBytes: { env: 'ZIPFS_MAX_TOTAL_BYTES', default: 16 * GiB, description: 'Bytes extracted into all workspaces together' },
   grepBudgetMs: { env: 'ZIPFS_GREP_TIME_BUDGET_MS', default: 5000, description: 'Time one grep may take before it returns what it found' },
+  lockWaitMs: { env: 'ZIPFS_LOCK_WAIT_MS', default: 5000, min: 0, description: 'Time a mutation waits for another process holding the session before LOCKED (0: do not wait)' },
 } as const satisfies Record<string, LimitSpec>;
 
 export type Limits = { -readonly [K in keyof typeof LIMIT_SPECS]: number };
@@ -40,8 +43,9 @@ export function loadLimits(env: NodeJS.ProcessEnv = process.env): Limits {
       continue;
     }
     const parsed = Number(raw);
-    if (!Number.isFinite(parsed) || parsed <= 0) {
-      throw new ZipfsError('INVALID_INPUT', `Environment variable ${spec.env}=${JSON.stringify(raw)} is not a positive number; unset it to use the default (${spec.default}).`);
+    const min = spec.min ?? 1;
+    if (!Number.isFinite(parsed) || parsed < min) {
+      throw new ZipfsError('INVALID_INPUT', `Environment variable ${spec.env}=${JSON.stringify(raw)} is not a number of at least ${min}; unset it to use the default (${spec.default}).`);
     }
     limits[key] = parsed;
   }

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { defineCommand } from '../command.ts';
+import { defineCommand, lockWait } from '../command.ts';
 import { ZipfsError } from '../errors.ts';
 import { withSessionLock } from '../session/lock.ts';
 import { readManifest } from '../session/manifest.ts';
@@ -8,20 +8,20 @@ import { removeSession, removeSessionFolder, scanWorkspaces } from '../session/s
 import { recoverInterruptedSync, syncSession } from '../sync/sync-archive.ts';
 import { removeDeadSyncTemporaries } from '../sync/sync-files.ts';
 import { diffWorkspace } from '../sync/workspace-diff.ts';
-import { backupParam, sessionParam } from './schemas.ts';
+import { backupParam, flag, sessionParam, text } from './schemas.ts';
 
 export const close = defineCommand({
   name: 'close',
   title: 'Close a session',
   description:
-    'Close a session and remove its workspace folder. With sync, the changes are synced first and the session closes only if that succeeds; without it, a workspace with unsynced changes is kept unless force.',
+    'Remove a session and its workspace; unsynced changes need sync or force.',
   input: v.strictObject({
     session: sessionParam,
-    sync: v.optional(v.pipe(v.boolean(), v.description('Sync changes back to the zip before closing')), false),
-    force: v.optional(v.pipe(v.boolean(), v.description('Without sync: discard unsynced changes (and remove a damaged session). With sync: sync even if the zip changed meanwhile')), false),
+    sync: v.optional(v.pipe(v.boolean(), v.description('Sync first')), false),
+    force: v.optional(v.pipe(v.boolean(), v.description('Discard changes (or a damaged session); with sync, overwrite a changed zip')), false),
     backup: backupParam,
   }),
-  output: v.object({ closed: v.boolean(), synced: v.boolean(), name: v.string() }),
+  output: v.object({ closed: flag('True'), synced: flag('Synced first'), name: text('Session') }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
   cli: { positionals: ['session'], short: { session: 's' }, example: 'zipfs close q4-report --sync' },
   async run(input, context) {
@@ -38,7 +38,7 @@ export const close = defineCommand({
     return withSessionLock(session, 'close', async () => {
       let synced = false;
       if (input.sync) {
-        synced = (await syncSession({ session, force: input.force, dryRun: false, backup: input.backup, progress: context.progress })).synced;
+        synced = (await syncSession({ session, force: input.force, dryRun: false, backup: input.backup, progress: context.progress, signal: context.signal })).synced;
       } else if (!input.force) {
         recoverInterruptedSync(session);
         const diff = diffWorkspace(session.contents, readManifest(session.manifest));
@@ -53,7 +53,7 @@ export const close = defineCommand({
       removeSession(session);
       removeDeadSyncTemporaries(session.record.source_path);
       return { closed: true, synced, name: session.record.name };
-    });
+    }, lockWait(context));
   },
   render: (out) => (out.synced ? `Synced and closed session "${out.name}".` : `Closed session "${out.name}".`),
 });

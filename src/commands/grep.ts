@@ -4,39 +4,39 @@ import { loadLimits } from '../limits.ts';
 import { grepWorkspace } from '../search/grep.ts';
 import { resolveSession } from '../session/resolve-session.ts';
 import { resolveExisting } from '../files/safe-path.ts';
-import { sessionParam, workspacePathParam } from './schemas.ts';
+import { count, flag, paths, sessionParam, text, workspacePathParam } from './schemas.ts';
 
 const matchSchema = v.object({
-  file: v.string(),
-  line_number: v.number(),
-  line_content: v.string(),
-  context_before: v.optional(v.array(v.string())),
-  context_after: v.optional(v.array(v.string())),
+  file: text('Path'),
+  line_number: count('0 if names_only'),
+  line_content: text('Line'),
+  context_before: v.optional(paths('Before')),
+  context_after: v.optional(paths('After')),
 });
 
 export const grep = defineCommand({
   name: 'grep',
-  title: 'Search file contents',
+  title: 'Search files',
   description:
-    'Search the files of a session\'s workspace with a JavaScript regular expression, line by line. Binary files are skipped (counted in skipped_binary); long lines are cut around the match. total_matches is exact unless the search stopped early (truncated with count_all false: it stops at the first match past max_results).',
+    'Regex search of workspace text files, by line.',
   input: v.strictObject({
     session: sessionParam,
-    pattern: v.pipe(v.string(), v.minLength(1), v.description('JavaScript regular expression, matched against each line')),
-    path: workspacePathParam('Folder or file to search, relative to the workspace root'),
-    glob: v.optional(v.pipe(v.string(), v.minLength(1), v.description('File filter: without "/" it matches file names at any depth ("*.txt"); with "/" the whole path ("data/**/*.csv")'))),
-    ignore_case: v.optional(v.pipe(v.boolean(), v.description('Case-insensitive matching')), false),
-    max_results: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(100_000), v.description('Maximum matches to return')), 100),
-    context_lines: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(50), v.description('Lines of context before and after each match')), 0),
-    names_only: v.optional(v.pipe(v.boolean(), v.description('Match the pattern against file paths instead of contents')), false),
-    count_all: v.optional(v.pipe(v.boolean(), v.description('Keep counting past max_results so total_matches is exact')), false),
+    pattern: v.pipe(v.string(), v.minLength(1), v.description('JavaScript regex')),
+    path: workspacePathParam('Where to search'),
+    glob: v.optional(v.pipe(v.string(), v.minLength(1), v.description('*.txt, or a path glob: a/**/*.csv'))),
+    ignore_case: v.optional(v.pipe(v.boolean(), v.description('Ignore case')), false),
+    max_results: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(100_000), v.description('Matches to return')), 100),
+    context_lines: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(50), v.description('Context lines')), 0),
+    names_only: v.optional(v.pipe(v.boolean(), v.description('Match paths instead')), false),
+    count_all: v.optional(v.pipe(v.boolean(), v.description('Exact total_matches')), false),
   }),
   output: v.object({
     matches: v.array(matchSchema),
-    total_matches: v.number(),
-    truncated: v.boolean(),
-    files_searched: v.number(),
-    skipped_binary: v.number(),
-    note: v.optional(v.string()),
+    total_matches: count('Lower bound if truncated'),
+    truncated: flag('Stopped early'),
+    files_searched: count('Files'),
+    skipped_binary: count('Binary skipped'),
+    note: v.optional(text('Why stopped')),
   }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   cli: {
@@ -59,6 +59,7 @@ export const grep = defineCommand({
       countAll: input.count_all,
       namesOnly: input.names_only,
       budgetMs: limits.grepBudgetMs,
+      signal: context.signal,
     });
   },
   render(out, paint) {

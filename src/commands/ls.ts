@@ -4,25 +4,25 @@ import { humanBytes, isoSeconds, localMinute, table } from '../format/units.ts';
 import { walk } from '../files/listing.ts';
 import { resolveSession } from '../session/resolve-session.ts';
 import { resolveExisting } from '../files/safe-path.ts';
-import { sessionParam, workspacePathParam } from './schemas.ts';
+import { count, sessionParam, text, workspacePathParam } from './schemas.ts';
 
 const entrySchema = v.object({
-  name: v.string(),
-  type: v.picklist(['file', 'dir', 'symlink']),
-  size_bytes: v.number(),
-  modified_at: v.string(),
+  name: text('Folders end in /'),
+  type: v.pipe(v.picklist(['file', 'dir', 'symlink']), v.description('Kind')),
+  size_bytes: count('Size'),
+  modified_at: text('ISO time'),
 });
 
 export const ls = defineCommand({
   name: 'ls',
   title: 'List files',
-  description: 'List files and folders in a session\'s workspace. Folders end with "/"; entries that are symlinks in the archive have type "symlink".',
+  description: 'List a workspace folder.',
   input: v.strictObject({
     session: sessionParam,
-    path: workspacePathParam('Folder (or file) to list, relative to the workspace root'),
-    recursive: v.optional(v.pipe(v.boolean(), v.description('Include everything below the folder, with paths relative to it')), false),
+    path: workspacePathParam('Folder or file'),
+    recursive: v.optional(v.pipe(v.boolean(), v.description('All levels')), false),
   }),
-  output: v.object({ entries: v.array(entrySchema) }),
+  output: v.object({ entries: v.pipe(v.array(entrySchema), v.description('Folders first')) }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   cli: { positionals: ['path'], short: { session: 's', recursive: 'r' }, example: 'zipfs ls data -r' },
   run(input, context) {

@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { count, text } from './schemas.ts';
 import { defineCommand } from '../command.ts';
 import { humanBytes, plural } from '../format/units.ts';
 import { loadLimits } from '../limits.ts';
@@ -6,23 +7,23 @@ import { openArchive } from '../open/open-archive.ts';
 
 export const open = defineCommand({
   name: 'open',
-  title: 'Open a zip archive',
-  description: 'Extract a zip archive into a new workspace session and return where its files are.',
+  title: 'Open a zip',
+  description: 'Extract a zip into a new session\'s workspace.',
   input: v.strictObject({
-    path: v.pipe(v.string(), v.minLength(1), v.description('Path to the zip file (absolute, or relative to the working directory)')),
-    name: v.optional(v.pipe(v.string(), v.description('Session name (default: the zip file name without extension)'))),
+    path: v.pipe(v.string(), v.minLength(1), v.description('Zip path (absolute, or from the working directory)')),
+    name: v.optional(v.pipe(v.string(), v.description('Default: the zip\'s base name'))),
   }),
   output: v.object({
-    session_id: v.string(),
-    name: v.string(),
-    workspace_path: v.string(),
-    file_count: v.number(),
-    extracted_size_bytes: v.number(),
+    session_id: text('Id'),
+    name: text('Name'),
+    workspace_path: text('Its files'),
+    file_count: count('Files'),
+    extracted_size_bytes: count('Bytes'),
   }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   cli: { positionals: ['path'], example: 'zipfs open reports.zip --name q4-report' },
   async run(input, context) {
-    const session = await openArchive({ zipPath: input.path, name: input.name, home: context.home, limits: loadLimits(context.env), progress: context.progress });
+    const session = await openArchive({ zipPath: input.path, name: input.name, home: context.home, limits: loadLimits(context.env), progress: context.progress, signal: context.signal });
     return {
       session_id: session.record.id,
       name: session.record.name,

@@ -1,14 +1,14 @@
 import * as v from 'valibot';
 import { defineCommand } from '../command.ts';
 import { resolveSession } from '../session/resolve-session.ts';
-import { sessionParam } from './schemas.ts';
+import { sessionParam, text } from './schemas.ts';
 
 export const path = defineCommand({
   name: 'path',
-  title: 'Workspace folder of a session',
-  description: 'Return the folder holding a session\'s files, for any tool that works on plain files (for example xlq --basepath).',
+  title: 'Workspace folder',
+  description: 'The folder holding a session\'s files, for other tools.',
   input: v.strictObject({ session: sessionParam }),
-  output: v.object({ path: v.string() }),
+  output: v.object({ path: text('Absolute') }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   cli: { positionals: ['session'], short: { session: 's' }, example: 'cd "$(zipfs path q4-report)"' },
   run(input, context) {

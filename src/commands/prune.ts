@@ -1,22 +1,23 @@
 import * as v from 'valibot';
+import { count, text } from './schemas.ts';
 import { defineCommand } from '../command.ts';
 import { humanBytes, plural, table } from '../format/units.ts';
 import { parseDuration, prune as pruneSessions } from '../session/prune.ts';
 
 export const prune = defineCommand({
   name: 'prune',
-  title: 'Remove stale or all sessions',
+  title: 'Remove sessions',
   description:
-    'Remove sessions not used for a while (stale) or all of them, with their workspaces, and clean leftovers of interrupted operations. Unsynced changes in a removed session are lost: preview with dry_run. Sessions locked by another process are skipped, and so are damaged ones (unreadable manifest, another zipfs version) unless all.',
+    'Remove stale or all sessions, unsynced changes too, and leftovers.',
   input: v.strictObject({
-    all: v.optional(v.pipe(v.boolean(), v.description('Remove every session')), false),
-    stale: v.optional(v.pipe(v.string(), v.description('Remove sessions not used for this long: 30m, 24h, 7d, 2w'))),
-    dry_run: v.optional(v.pipe(v.boolean(), v.description('Report what would be removed, remove nothing')), false),
+    all: v.optional(v.pipe(v.boolean(), v.description('Every session')), false),
+    stale: v.optional(v.pipe(v.string(), v.description('Unused for: 30m, 24h, 7d'))),
+    dry_run: v.optional(v.pipe(v.boolean(), v.description('Remove nothing')), false),
   }),
   output: v.object({
-    pruned: v.array(v.object({ id: v.string(), name: v.string(), reason: v.string() })),
-    skipped: v.array(v.object({ name: v.string(), reason: v.string() })),
-    freed_bytes: v.number(),
+    pruned: v.pipe(v.array(v.object({ id: text('Empty: leftover'), name: text('Name'), reason: text('Why') })), v.description('Removed')),
+    skipped: v.pipe(v.array(v.object({ name: text('Name'), reason: text('Why') })), v.description('Kept')),
+    freed_bytes: count('Bytes'),
   }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   cli: { example: 'zipfs prune --stale 7d --dry-run' },

@@ -7,7 +7,7 @@ import { resolveSession } from '../session/resolve-session.ts';
 import { resolveExisting } from '../files/safe-path.ts';
 import { specialKind } from '../files/regular-file.ts';
 import { tryDecodeUtf8 } from '../zip/names.ts';
-import { sessionParam } from './schemas.ts';
+import { count, sessionParam, text } from './schemas.ts';
 
 const MAX_LIMIT = 64 * 1024 * 1024;
 
@@ -26,21 +26,21 @@ export const read = defineCommand({
   name: 'read',
   title: 'Read a file',
   description:
-    'Read a file from a session\'s workspace, in pages of at most `limit` bytes. Text comes back as UTF-8; a file that is not valid UTF-8 comes back as base64 (the result\'s `encoding` says which). `remaining_bytes` tells how much is left after this page.',
+    'Read a file, a page at a time: text, or base64 if binary.',
   input: v.strictObject({
     session: sessionParam,
-    path: v.pipe(v.string(), v.minLength(1), v.description('File to read, relative to the workspace root')),
-    encoding: v.optional(v.pipe(v.picklist(['utf-8', 'base64']), v.description('"utf-8" for text (default) or "base64" for binary')), 'utf-8'),
-    offset: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.description('Byte offset to start reading at')), 0),
-    limit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(MAX_LIMIT), v.description('Maximum bytes to return (default 262144, ZIPFS_READ_DEFAULT_LIMIT)'))),
+    path: v.pipe(v.string(), v.minLength(1), v.description('From the workspace root')),
+    encoding: v.optional(v.pipe(v.picklist(['utf-8', 'base64']), v.description('base64 forces binary')), 'utf-8'),
+    offset: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.description('Start byte')), 0),
+    limit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(MAX_LIMIT), v.description('Default 262144'))),
   }),
   output: v.object({
-    content: v.string(),
-    size_bytes: v.number(),
-    encoding: v.picklist(['utf-8', 'base64']),
-    offset: v.number(),
-    bytes_read: v.number(),
-    remaining_bytes: v.number(),
+    content: text('Page'),
+    size_bytes: count('File size'),
+    encoding: v.pipe(v.picklist(['utf-8', 'base64']), v.description('Of content')),
+    offset: count('Page start'),
+    bytes_read: count('Page bytes'),
+    remaining_bytes: count('After the page'),
   }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   cli: { positionals: ['path'], short: { session: 's' }, example: 'zipfs read logo.png --encoding base64 --offset 0 --limit 1024', rawOutput: true },

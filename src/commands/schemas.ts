@@ -2,13 +2,19 @@
 import * as v from 'valibot';
 
 export const sessionParam = v.optional(
-  v.pipe(v.string(), v.minLength(1), v.description('Session name or ID (a unique ID prefix of 8+ characters works too). Optional when exactly one session is open.')),
+  v.pipe(v.string(), v.minLength(1), v.description('Name or id; optional if only one')),
 );
 
 export const workspacePathParam = (description: string) =>
   v.optional(v.pipe(v.string(), v.description(description)), '/');
 
 export const backupParam = v.optional(
-  v.pipe(v.boolean(), v.description('Keep the previous archive as <zip>.bak beside it (default true; CLI: --no-backup)')),
+  v.pipe(v.boolean(), v.description('Keep <zip>.bak')),
   true,
 );
+
+/** Output fields: every one described, counts and sizes as integers, so generated clients get honest types. */
+export const count = (description: string) => v.pipe(v.number(), v.integer(), v.description(description));
+export const text = (description: string) => v.pipe(v.string(), v.description(description));
+export const flag = (description: string) => v.pipe(v.boolean(), v.description(description));
+export const paths = (description: string) => v.pipe(v.array(v.string()), v.description(description));

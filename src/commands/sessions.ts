@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { count, text } from './schemas.ts';
 import { defineCommand } from '../command.ts';
 import { humanBytes, isoSeconds, relativeTime, table } from '../format/units.ts';
 import { listSessions } from '../session/session-store.ts';
@@ -6,19 +7,19 @@ import { listSessions } from '../session/session-store.ts';
 export const sessions = defineCommand({
   name: 'sessions',
   title: 'List open sessions',
-  description: 'List all open sessions with their source archives, sizes and when they were last used.',
+  description: 'List open sessions.',
   input: v.strictObject({}),
   output: v.object({
     sessions: v.array(
       v.object({
-        id: v.string(),
-        name: v.string(),
-        source_path: v.string(),
-        state: v.literal('open'),
-        created_at: v.string(),
-        last_accessed_at: v.string(),
-        file_count: v.number(),
-        extracted_size_bytes: v.number(),
+        id: text('Id'),
+        name: text('Name'),
+        source_path: text('Zip'),
+        state: v.pipe(v.literal('open'), v.description('Open')),
+        created_at: text('ISO time'),
+        last_accessed_at: text('ISO time'),
+        file_count: count('Files'),
+        extracted_size_bytes: count('Bytes'),
       }),
     ),
   }),

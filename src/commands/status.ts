@@ -6,25 +6,20 @@ import { readManifest } from '../session/manifest.ts';
 import { resolveSession } from '../session/resolve-session.ts';
 import { recoverInterruptedSync } from '../sync/sync-archive.ts';
 import { diffWorkspace } from '../sync/workspace-diff.ts';
-import { sessionParam } from './schemas.ts';
+import { count, paths, sessionParam, text } from './schemas.ts';
 
 export const status = defineCommand({
   name: 'status',
   title: 'Show changes',
   description:
-    'Show what changed in a session\'s workspace since the archive was opened or last synced, by any program: modified, added and deleted paths (folders end with "/"), and how many archive entries are unchanged.',
+    'What changed in a workspace since open or the last sync.',
   input: v.strictObject({ session: sessionParam }),
   output: v.object({
-    modified: v.array(v.string()),
-    added: v.array(v.string()),
-    deleted: v.array(v.string()),
-    unchanged_count: v.number(),
-    unsupported: v.optional(
-      v.pipe(
-        v.array(v.object({ path: v.string(), reason: v.string() })),
-        v.description('Present when changed paths cannot go into a zip as they are (special files, hard links to files outside the workspace, names that are not UTF-8); sync refuses until they are fixed'),
-      ),
-    ),
+    modified: paths('Folders end in /'),
+    added: paths('New'),
+    deleted: paths('Removed'),
+    unchanged_count: count('Entries'),
+    unsupported: v.optional(v.pipe(v.array(v.object({ path: text('Path'), reason: text('And the fix') })), v.description('Sync refuses these'))),
   }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   cli: {

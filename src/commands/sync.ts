@@ -1,33 +1,33 @@
 import * as v from 'valibot';
-import { defineCommand } from '../command.ts';
+import { defineCommand, lockWait } from '../command.ts';
 import { withSessionLock } from '../session/lock.ts';
 import { resolveSession } from '../session/resolve-session.ts';
 import { syncSession } from '../sync/sync-archive.ts';
-import { backupParam, sessionParam } from './schemas.ts';
+import { backupParam, count, flag, sessionParam } from './schemas.ts';
 
 export const sync = defineCommand({
   name: 'sync',
-  title: 'Write changes back to the zip',
+  title: 'Sync to the zip',
   description:
-    'Write the workspace\'s changes back into the source zip, atomically, keeping the previous archive as <zip>.bak (unless backup is false). Unchanged entries are copied byte for byte. Refuses with CONFLICT_DETECTED if the zip changed since it was opened, unless force.',
+    'Write a session\'s changes into its zip, atomically.',
   input: v.strictObject({
     session: sessionParam,
-    force: v.optional(v.pipe(v.boolean(), v.description('Overwrite the zip even if it changed since it was opened, or re-create it if it is gone')), false),
-    dry_run: v.optional(v.pipe(v.boolean(), v.description('Report what would be written, write nothing')), false),
+    force: v.optional(v.pipe(v.boolean(), v.description('Overwrite a changed zip')), false),
+    dry_run: v.optional(v.pipe(v.boolean(), v.description('Write nothing')), false),
     backup: backupParam,
   }),
   output: v.object({
-    synced: v.boolean(),
-    backup_path: v.nullable(v.string()),
-    files_modified: v.number(),
-    files_added: v.number(),
-    files_deleted: v.number(),
+    synced: flag('False if dry run'),
+    backup_path: v.pipe(v.nullable(v.string()), v.description('Old zip')),
+    files_modified: count('Paths'),
+    files_added: count('Paths'),
+    files_deleted: count('Paths'),
   }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   cli: { positionals: ['session'], short: { session: 's' }, example: 'zipfs sync --dry-run' },
   async run(input, context) {
     const session = resolveSession(context.home, input.session, context.hints);
-    return withSessionLock(session, 'sync', () => syncSession({ session, force: input.force, dryRun: input.dry_run, backup: input.backup, progress: context.progress }));
+    return withSessionLock(session, 'sync', () => syncSession({ session, force: input.force, dryRun: input.dry_run, backup: input.backup, progress: context.progress, signal: context.signal }), lockWait(context));
   },
   render(out) {
     const counts = `${out.files_modified} modified, ${out.files_added} added, ${out.files_deleted} deleted`;

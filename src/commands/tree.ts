@@ -5,18 +5,18 @@ import { walk } from '../files/listing.ts';
 import { resolveSession } from '../session/resolve-session.ts';
 import { resolveExisting } from '../files/safe-path.ts';
 import { ZipfsError } from '../errors.ts';
-import { sessionParam, workspacePathParam } from './schemas.ts';
+import { count, sessionParam, text, workspacePathParam } from './schemas.ts';
 
 export const tree = defineCommand({
   name: 'tree',
-  title: 'Show the file tree',
-  description: 'Show a session\'s files as a tree, with file and folder counts (of what the tree shows, when max_depth cuts it).',
+  title: 'File tree',
+  description: 'A workspace folder as a tree.',
   input: v.strictObject({
     session: sessionParam,
-    path: workspacePathParam('Folder to start from, relative to the workspace root'),
-    max_depth: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.description('How many levels to show (1 = only the folder\'s own entries); unlimited when absent'))),
+    path: workspacePathParam('Start folder'),
+    max_depth: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.description('Levels; default all'))),
   }),
-  output: v.object({ tree: v.string(), file_count: v.number(), dir_count: v.number() }),
+  output: v.object({ tree: text('Drawn'), file_count: count('Shown'), dir_count: count('Shown') }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   cli: { positionals: ['path'], short: { session: 's' }, example: 'zipfs tree --max-depth 2' },
   run(input, context) {

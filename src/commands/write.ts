@@ -1,11 +1,11 @@
 import * as v from 'valibot';
-import { defineCommand } from '../command.ts';
+import { defineCommand, lockWait } from '../command.ts';
 import { ZipfsError } from '../errors.ts';
 import { humanBytes } from '../format/units.ts';
 import { writeWorkspaceFile } from '../files/edit.ts';
 import { withSessionLock } from '../session/lock.ts';
 import { resolveSession } from '../session/resolve-session.ts';
-import { sessionParam } from './schemas.ts';
+import { count, flag, sessionParam } from './schemas.ts';
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
@@ -19,21 +19,21 @@ function decode(content: string, encoding: 'utf-8' | 'base64'): Uint8Array {
 export const write = defineCommand({
   name: 'write',
   title: 'Write a file',
-  description: 'Create or replace a file in a session\'s workspace, atomically. Parent folders are created unless create_dirs is false.',
+  description: 'Create or replace a workspace file, atomically.',
   input: v.strictObject({
     session: sessionParam,
-    path: v.pipe(v.string(), v.minLength(1), v.description('File to write, relative to the workspace root')),
-    content: v.pipe(v.string(), v.description('File content (CLI: read from stdin when omitted)')),
-    encoding: v.optional(v.pipe(v.picklist(['utf-8', 'base64']), v.description('"utf-8" (default) or "base64" for binary content')), 'utf-8'),
-    create_dirs: v.optional(v.pipe(v.boolean(), v.description('Create missing parent folders')), true),
+    path: v.pipe(v.string(), v.minLength(1), v.description('From the workspace root')),
+    content: v.pipe(v.string(), v.description('New content')),
+    encoding: v.optional(v.pipe(v.picklist(['utf-8', 'base64']), v.description('Of content')), 'utf-8'),
+    create_dirs: v.optional(v.pipe(v.boolean(), v.description('Make parents')), true),
   }),
-  output: v.object({ written: v.boolean(), size_bytes: v.number() }),
+  output: v.object({ written: flag('True'), size_bytes: count('Size') }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   cli: { positionals: ['path', 'content'], short: { session: 's' }, stdin: 'content', example: 'zipfs write data/config.json \'{"debug": true}\'' },
   async run(input, context) {
     const session = resolveSession(context.home, input.session, context.hints);
     const bytes = decode(input.content, input.encoding);
-    const { size } = await withSessionLock(session, 'write', () => writeWorkspaceFile(session.contents, input.path, bytes, input.create_dirs));
+    const { size } = await withSessionLock(session, 'write', () => writeWorkspaceFile(session.contents, input.path, bytes, input.create_dirs), lockWait(context));
     return { written: true, size_bytes: size };
   },
   render: (out) => `Wrote ${humanBytes(out.size_bytes)}.`,

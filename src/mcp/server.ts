@@ -4,9 +4,9 @@
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { CommandContext } from '../command.ts';
-import { toZipfsError } from '../errors.ts';
+import { quote, toZipfsError } from '../errors.ts';
 import { logger } from '../log.ts';
 import { throttleProgress } from '../progress.ts';
 import { COMMANDS, MCP_TOOL_PREFIX } from '../registry.ts';
@@ -31,10 +31,11 @@ export async function serveMcp(options: { version: string; home: string; env: No
     const tool = tools.find((t) => t.definition.name === request.params.name);
     if (!tool) {
       const names = tools.map((t) => t.definition.name).join(', ');
-      throw new McpError(ErrorCode.InvalidParams, `Unknown tool ${request.params.name}; zipfs tools are ${names}.`);
+      // A plain error with a JSON-RPC code: McpError would put "MCP error -32602:" in the text, which clients add again.
+      throw Object.assign(new Error(`Unknown tool ${quote(request.params.name)}; zipfs tools are ${names}.`), { code: ErrorCode.InvalidParams });
     }
     const progressToken = request.params._meta?.progressToken;
-    const context: CommandContext = { home: options.home, env: options.env, hints: {} };
+    const context: CommandContext = { home: options.home, env: options.env, hints: {}, signal: extra.signal };
     if (progressToken !== undefined) {
       context.progress = throttleProgress((progress, total, message) => {
         void extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress, total, message } });
@@ -47,7 +48,7 @@ export async function serveMcp(options: { version: string; home: string; env: No
     } catch (error) {
       const failure = toZipfsError(error);
       if (failure.code === 'INTERNAL_ERROR') log.error(error);
-      return { isError: true, content: [{ type: 'text', text: JSON.stringify(failure.toJSON()) }], structuredContent: failure.toJSON() };
+      return { isError: true, content: [{ type: 'text', text: JSON.stringify(failure.toJSON()) }] };
     }
   });
 

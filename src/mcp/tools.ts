@@ -7,21 +7,24 @@ import { toJsonSchema } from '@valibot/to-json-schema';
 import type { Command } from '../command.ts';
 import { MCP_TOOL_PREFIX } from '../registry.ts';
 
-const ERROR_ENVELOPE = {
-  type: 'object',
-  properties: {
-    error: {
-      type: 'object',
-      properties: { code: { type: 'string' }, message: { type: 'string' } },
-      required: ['code', 'message'],
-    },
-  },
-  required: ['error'],
-} as const;
-
+/**
+ * valibot's JSON Schema without what says nothing: the $schema URI, an empty
+ * `required`, and `"type": "string"` beside an enum of strings. Every
+ * tools/list costs an agent context, so every byte is paid again and again.
+ */
 function jsonSchema(schema: Command['input']): Record<string, unknown> {
   const { $schema: _, ...rest } = toJsonSchema(schema) as Record<string, unknown>;
-  return rest;
+  return lean(rest) as Record<string, unknown>;
+}
+
+function lean(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(lean);
+  if (typeof node !== 'object' || node === null) return node;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(node)) out[key] = lean(value);
+  if (Array.isArray(out.required) && out.required.length === 0) delete out.required;
+  if (Array.isArray(out.enum) && out.enum.every((v) => typeof v === 'string') && out.type === 'string') delete out.type;
+  return out;
 }
 
 export interface ToolDefinition {
@@ -30,14 +33,29 @@ export interface ToolDefinition {
   description: string;
   inputSchema: Record<string, unknown>;
   outputSchema: Record<string, unknown>;
-  annotations: Command['annotations'] & { title: string };
+  annotations: Partial<Command['annotations']>;
+}
+
+/** What MCP assumes of a tool that says nothing (the spec's defaults). */
+const DEFAULT_HINTS: Record<keyof Command['annotations'], boolean> = { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true };
+
+/**
+ * The hints that differ from MCP's defaults: the same meaning in fewer bytes,
+ * since every tools/list costs an agent context. The title is a top-level field.
+ */
+function hints(annotations: Command['annotations']): Partial<Command['annotations']> {
+  const differing: Record<string, boolean> = {};
+  for (const [key, value] of Object.entries(annotations) as [keyof Command['annotations'], boolean][]) {
+    // A read-only tool's destructive and idempotent hints mean nothing (the spec says so); leave them out.
+    if (value !== DEFAULT_HINTS[key] && !(key !== 'readOnlyHint' && key !== 'openWorldHint' && annotations.readOnlyHint)) differing[key] = value;
+  }
+  return differing;
 }
 
 /**
- * The output schema admits the error envelope as well as the result: error
- * results carry `structuredContent: { error }`, and SDK clients up to at least
- * 1.32 validate structuredContent even when `isError` is set
- * (typescript-sdk issue #1943), which would otherwise hide every error.
+ * The output schema describes the result only: errors are `isError` results
+ * whose text block carries `{"error": {"code", "message"}}` and that have no
+ * structuredContent, which SDK clients do not validate against the schema.
  */
 export function toolDefinition(command: Command): ToolDefinition {
   return {
@@ -45,7 +63,7 @@ export function toolDefinition(command: Command): ToolDefinition {
     title: command.title,
     description: command.description,
     inputSchema: jsonSchema(command.input),
-    outputSchema: { type: 'object', anyOf: [jsonSchema(command.output), ERROR_ENVELOPE] },
-    annotations: { title: command.title, ...command.annotations },
+    outputSchema: jsonSchema(command.output),
+    annotations: hints(command.annotations),
   };
 }

@@ -26,6 +26,8 @@ export interface OpenRequest {
   home: string;
   limits: Limits;
   progress?: Progress;
+  /** Cancellation: extraction stops, the staging folder is removed, no session is made. */
+  signal?: AbortSignal;
 }
 
 /**
@@ -49,7 +51,8 @@ export async function openArchive(request: OpenRequest): Promise<Session> {
     const staging = createStaging(request.home);
     try {
       assertDiskSpace(staging, plan.totalBytes);
-      const entries = await extract(zipPath, source, directory, plan, path.join(staging, 'contents'), request.progress);
+      const entries = await extract(zipPath, source, directory, plan, path.join(staging, 'contents'), request.progress, request.signal);
+      request.signal?.throwIfAborted();
       const fence = ctimeFence(staging);
       const fingerprint = fingerprintSource(source, directory, zipPath);
       const record: SessionRecord = {
@@ -152,7 +155,7 @@ const PARALLEL_MIN_FILES = 2000;
  * read front to back; large archives are split into two contiguous shares of
  * about equal cost, one for this thread and one for a worker, to use both cores.
  */
-async function extract(zipPath: string, source: ZipSource, directory: CentralDirectory, plan: ExtractionPlan, root: string, progress?: Progress): Promise<EntryRecord[]> {
+async function extract(zipPath: string, source: ZipSource, directory: CentralDirectory, plan: ExtractionPlan, root: string, progress?: Progress, signal?: AbortSignal): Promise<EntryRecord[]> {
   fs.mkdirSync(root);
   for (const dir of plan.directories) fs.mkdirSync(path.join(root, dir), { recursive: true });
 
@@ -188,9 +191,10 @@ async function extract(zipPath: string, source: ZipSource, directory: CentralDir
       if (Date.now() - lastYield > YIELD_EVERY_MS) {
         await new Promise((resolve) => setImmediate(resolve));
         lastYield = Date.now();
+        signal?.throwIfAborted();
       }
     }
-    await helper?.finished;
+    if (helper) await (signal ? Promise.race([helper.finished, whenAborted(signal)]) : helper.finished);
   } finally {
     // Wait until the worker is gone: a failed open removes the staging folder next.
     await helper?.stop();
@@ -201,6 +205,14 @@ async function extract(zipPath: string, source: ZipSource, directory: CentralDir
     if (item.type === 'dir') fs.utimesSync(path.join(root, item.path), item.entry.modifiedAt, item.entry.modifiedAt);
   }
   return plan.items.map((item) => entryRecord(item.entry, item.path, item.type));
+}
+
+/** Rejects with the signal's reason once it is aborted (never settles otherwise). */
+function whenAborted(signal: AbortSignal): Promise<never> {
+  return new Promise((_, reject) => {
+    if (signal.aborted) reject(signal.reason);
+    else signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+  });
 }
 
 /** The index that splits the tasks into two contiguous runs of about equal cost. */

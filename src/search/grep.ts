@@ -20,6 +20,8 @@ export interface GrepRequest {
   countAll: boolean;
   namesOnly: boolean;
   budgetMs: number;
+  /** Cancellation: the worker is terminated at once, as at the time budget. */
+  signal?: AbortSignal;
 }
 
 export interface GrepResult {
@@ -84,13 +86,24 @@ export async function grepWorkspace(request: GrepRequest): Promise<GrepResult> {
   const result: GrepResult = { matches: [], total_matches: 0, truncated: false, files_searched: 0, skipped_binary: 0 };
   if (files.length === 0) return result;
 
+  request.signal?.throwIfAborted();
   const worker = new Worker(workerPath('search/grep-worker.ts'));
   return new Promise<GrepResult>((resolve, reject) => {
-    const timer = setTimeout(() => {
-      // A regex deep in backtracking may take a moment to notice termination:
-      // unref it so it cannot hold the process open meanwhile.
+    // A regex deep in backtracking may take a moment to notice termination:
+    // unref it so it cannot hold the process open meanwhile.
+    const stop = () => {
+      clearTimeout(timer);
+      request.signal?.removeEventListener('abort', cancel);
       worker.terminate();
       worker.unref();
+    };
+    const cancel = () => {
+      stop();
+      reject(request.signal!.reason);
+    };
+    request.signal?.addEventListener('abort', cancel, { once: true });
+    const timer = setTimeout(() => {
+      stop();
       resolve({
         ...result,
         truncated: true,
@@ -106,13 +119,11 @@ export async function grepWorkspace(request: GrepRequest): Promise<GrepResult> {
         result.skipped_binary = message.skippedBinary;
         return;
       }
-      clearTimeout(timer);
-      worker.terminate();
+      stop();
       resolve({ ...result, truncated: message.truncated });
     };
     worker.onerror = (event) => {
-      clearTimeout(timer);
-      worker.terminate();
+      stop();
       reject(new ZipfsError('INTERNAL_ERROR', `The search failed: ${event.message}.`));
     };
     worker.postMessage(job);

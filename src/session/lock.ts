@@ -4,6 +4,11 @@
  * if it exists, so no one ever sees a half-written lock. A lock whose owner is
  * dead is taken over (renamed away first, so two processes cannot both take
  * it). Reads never take the lock.
+ *
+ * Agents call tools in parallel: mutations of one session inside one process
+ * queue behind each other in arrival order and never see LOCKED; a mutation
+ * that finds another process holding the lock waits for it, up to a busy
+ * timeout (ZIPFS_LOCK_WAIT_MS, like SQLite's), before LOCKED.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -43,18 +48,59 @@ export function lockedByOther(session: Session): LockOwner | undefined {
   return owner && owner.pid !== process.pid && isAlive(owner) ? owner : undefined;
 }
 
-/** Runs `fn` holding the session's lock; LOCKED if a live process holds it. */
-export async function withSessionLock<T>(session: Session, command: string, fn: () => T | Promise<T>): Promise<T> {
+/** How long to wait for another process's lock, and what may stop the wait. */
+export interface LockWait {
+  waitMs: number;
+  signal?: AbortSignal;
+}
+
+/** This process's queue per lock file: the tail every new mutation waits behind. */
+const queues = new Map<string, Promise<void>>();
+
+/**
+ * Runs `fn` holding the session's lock. Inside this process, calls take turns
+ * in arrival order; a lock held by another live process is waited for up to
+ * `wait.waitMs`, then it is LOCKED naming the holder.
+ */
+export async function withSessionLock<T>(session: Session, command: string, fn: () => T | Promise<T>, wait: LockWait): Promise<T> {
   const file = lockPath(session);
-  acquire(file, session.record.name, command);
+  const before = queues.get(file) ?? Promise.resolve();
+  let done!: () => void;
+  const mine = new Promise<void>((resolve) => (done = resolve));
+  const tail = before.then(() => mine);
+  queues.set(file, tail);
   try {
-    return await fn();
+    await before;
+    await acquireWaiting(file, session.record.name, command, wait);
+    try {
+      return await fn();
+    } finally {
+      release(file);
+    }
   } finally {
-    release(file);
+    done();
+    if (queues.get(file) === tail) queues.delete(file);
   }
 }
 
-function acquire(file: string, name: string, command: string): void {
+/** Polls for the lock, 5 ms at first and then less often, until it is free or the wait is over. */
+async function acquireWaiting(file: string, name: string, command: string, wait: LockWait): Promise<void> {
+  const deadline = Date.now() + wait.waitMs;
+  for (let pause = 5; ; pause = Math.min(pause * 2, 100)) {
+    wait.signal?.throwIfAborted();
+    const holder = tryAcquire(file, name, command);
+    if (holder === undefined) return;
+    if (Date.now() >= deadline) {
+      const who = holder === 'busy' ? 'is being locked and unlocked by other processes' : `is locked by process ${holder.pid} (zipfs ${holder.command}, since ${holder.since})`;
+      const waited = wait.waitMs > 0 ? ` zipfs waited ${wait.waitMs} ms for it (ZIPFS_LOCK_WAIT_MS);` : '';
+      throw new ZipfsError('LOCKED', `Session "${name}" ${who};${waited} retry when it has finished.`);
+    }
+    await Bun.sleep(Math.min(pause, Math.max(1, deadline - Date.now())));
+  }
+}
+
+/** Takes the lock and returns undefined, or returns who holds it ('busy': it changed hands while we tried). */
+function tryAcquire(file: string, name: string, command: string): LockOwner | 'busy' | undefined {
   const owner: LockOwner = { pid: process.pid, host: os.hostname(), command, since: new Date().toISOString() };
   const draft = `${file}.${process.pid}-${globalThis.crypto.randomUUID()}`;
   try {
@@ -71,34 +117,33 @@ function acquire(file: string, name: string, command: string): void {
       try {
         fs.linkSync(draft, file);
         held.add(file);
-        return;
+        return undefined;
       } catch (error) {
         if (!isSystemError(error, 'EEXIST')) throw error;
       }
-      takeOverIfStale(file, name);
+      const holder = takeOverIfStale(file, name);
+      if (holder) return holder;
     }
   } finally {
     fs.rmSync(draft, { force: true });
   }
-  throw new ZipfsError('LOCKED', `Session "${name}" is being locked and unlocked by other processes; retry.`);
+  return 'busy';
 }
 
-/** LOCKED when the holder lives; otherwise moves its lock aside so the caller can retry. */
-function takeOverIfStale(file: string, name: string): void {
+/** Returns the live holder; otherwise moves the dead holder's lock aside so the caller can retry. */
+function takeOverIfStale(file: string, name: string): LockOwner | undefined {
   // Only a file is a zipfs lock; anything else at its path was put there by hand and is not ours to remove.
   const stats = fs.lstatSync(file, { throwIfNoEntry: false });
   if (stats && !stats.isFile()) {
     throw new ZipfsError('SESSION_DAMAGED', `Session "${name}" cannot be locked: ${file} is ${stats.isDirectory() ? 'a folder' : 'not a file'}, not a zipfs lock. Remove it (rm -r '${file}'), then retry.`);
   }
   const current = readOwner(file);
-  if (current && isAlive(current)) {
-    throw new ZipfsError('LOCKED', `Session "${name}" is locked by process ${current.pid} (zipfs ${current.command}, since ${current.since}); wait for it to finish and retry.`);
-  }
+  if (current && isAlive(current)) return current;
   const aside = `${file}.stale-${globalThis.crypto.randomUUID()}`;
   try {
     fs.renameSync(file, aside);
   } catch {
-    return; // Another process moved it first; the next attempt decides.
+    return undefined; // Another process moved it first; the next attempt decides.
   }
   // Between our read and the rename, another process may have taken over and
   // locked: if what we moved is live, put it back and yield to it.
@@ -110,11 +155,12 @@ function takeOverIfStale(file: string, name: string): void {
       // Someone else holds it now anyway.
     }
     fs.rmSync(aside, { force: true });
-    throw new ZipfsError('LOCKED', `Session "${name}" is locked by process ${moved.pid} (zipfs ${moved.command}); wait for it to finish and retry.`);
+    return moved;
   }
   for (const leftover of fs.readdirSync(path.dirname(file)).filter((n) => n.startsWith('lock.stale-'))) {
     fs.rmSync(path.join(path.dirname(file), leftover), { force: true });
   }
+  return undefined;
 }
 
 function release(file: string): void {

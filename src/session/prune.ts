@@ -101,7 +101,7 @@ export async function prune(request: PruneRequest): Promise<PruneResult> {
     const bytes = folderBytes(session.dir);
     if (!request.dryRun) {
       try {
-        await withSessionLock(session, 'prune', () => removeSession(session));
+        await withSessionLock(session, 'prune', () => removeSession(session), { waitMs: 0 }); // a session in use is skipped, not waited for
       } catch (error) {
         if (error instanceof ZipfsError && error.code === 'LOCKED') {
           result.skipped.push({ name: session.record.name, reason: error.message });

@@ -32,6 +32,8 @@ export interface SyncRequest {
   /** Keep the previous archive as `<zip>.bak`. */
   backup: boolean;
   progress?: Progress;
+  /** Cancellation: checked between entries and before the rename; the temporary is removed. */
+  signal?: AbortSignal;
 }
 
 export interface SyncResult {
@@ -127,8 +129,9 @@ export async function syncSession(request: SyncRequest): Promise<SyncResult> {
   const temporary = path.join(path.dirname(target), `.${path.basename(target)}${TEMP_MARK}${process.pid}-${globalThis.crypto.randomUUID()}.tmp`);
   removeOnExit(temporary);
   try {
-    const next = await writeArchive(temporary, target, source.exists, manifest, diff, session.contents, request.progress);
+    const next = await writeArchive(temporary, target, source.exists, manifest, diff, session.contents, request.progress, request.signal);
     verifyWritten(temporary, next.entries.length);
+    request.signal?.throwIfAborted(); // the last moment a cancel can take effect: nothing has replaced the zip yet
     // Not flushed: only the archive is (one fsync). A power cut between the archive's rename and
     // this file reaching the disk leaves the old manifest, so the next sync reports a conflict
     // (resolved with force); the archive itself is whole either way.
@@ -168,7 +171,7 @@ function refuseUnsupported(diff: WorkspaceDiff): void {
  * with the stat of each workspace file it was written from, so the next
  * status is clean without reading the archive back.
  */
-async function writeArchive(temporary: string, target: string, sourceExists: boolean, manifest: Manifest, diff: WorkspaceDiff, root: string, progress?: Progress): Promise<Manifest> {
+async function writeArchive(temporary: string, target: string, sourceExists: boolean, manifest: Manifest, diff: WorkspaceDiff, root: string, progress?: Progress, signal?: AbortSignal): Promise<Manifest> {
   const mode = sourceExists ? fs.statSync(target).mode & 0o7777 : 0o644;
   const fd = fs.openSync(temporary, 'wx', mode);
   const source = sourceExists ? new FileSource(target) : undefined;
@@ -188,14 +191,17 @@ async function writeArchive(temporary: string, target: string, sourceExists: boo
     const changed = new Set([...diff.modified, ...diff.added]);
     const changedBytes = [...diff.observed].reduce((sum, [relative, observed]) => sum + (changed.has(relative) ? observed.size : 0), 0);
     const total = (source?.size ?? 0) + changedBytes;
+    // Give the event loop a turn now and then, so progress notifications and a cancel get through during a long sync.
     let lastYield = Date.now();
+    const pause = async () => {
+      if (Date.now() - lastYield <= YIELD_EVERY_MS) return;
+      await new Promise((resolve) => setImmediate(resolve));
+      lastYield = Date.now();
+      signal?.throwIfAborted();
+    };
     const step = async (label: string) => {
       progress?.(Math.min(writer.size, total), total, label);
-      // Give the event loop a turn now and then, so progress notifications go out during a long sync.
-      if (Date.now() - lastYield > YIELD_EVERY_MS) {
-        await new Promise((resolve) => setImmediate(resolve));
-        lastYield = Date.now();
-      }
+      await pause();
     };
 
     // What each entry of the new archive is, in its order: a copied entry (its record from the source) or a fresh one.
@@ -213,7 +219,7 @@ async function writeArchive(temporary: string, target: string, sourceExists: boo
         writer.addCopiedRecord(source!.read(original.centralOffset, original.centralLength), at); // relocating copies it
         written.push({ path: record.path, type: record.type, copied: original, at });
       } else {
-        const central = await writeFromWorkspace(writer, root, record, original, source, captured, diff);
+        const central = await writeFromWorkspace(writer, root, record, original, source, captured, diff, pause);
         written.push({ path: record.path, type: record.type, central });
       }
       await step(record.path);
@@ -221,7 +227,7 @@ async function writeArchive(temporary: string, target: string, sourceExists: boo
     for (const addition of diff.additions) {
       const { kind } = addition.observed;
       if (kind === 'special') throw unsupportedFile(addition.path, addition.observed.what!); // refused before writing began; never packed
-      const central = await writeAddition(writer, root, addition.path, addition.observed, captured);
+      const central = await writeAddition(writer, root, addition.path, addition.observed, captured, pause);
       written.push({ path: addition.path, type: kind, central });
       await step(addition.path);
     }

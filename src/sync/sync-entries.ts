@@ -27,7 +27,9 @@ const STREAM_PIECE_BYTES = 4 << 20;
 const ZIP64_FROM_BYTES = 0xf000_0000;
 /** A streamed addition is stored when deflate does not bring its first piece below this share. */
 const WORTH_DEFLATING = 0.97;
-const YIELD_EVERY_MS = 50;
+
+/** Gives the event loop a turn now and then during a long entry; throws when the sync was cancelled. */
+export type Pause = () => Promise<void>;
 
 /** A workspace item's content: its bytes, or for a large file the open descriptor to stream from. */
 interface Content {
@@ -64,7 +66,7 @@ type Frame = Omit<EntryFields, 'method' | 'crc32' | 'compressedSize' | 'uncompre
  * Writes one entry's data as `method` says ('auto': deflate unless it does not
  * help) and returns its central-directory record.
  */
-async function writeContent(writer: ZipWriter, frame: Frame, content: Content, method: 'stored' | 'deflate' | 'auto', localExtra: ExtraField[], centralExtra: ExtraField[]): Promise<Uint8Array> {
+async function writeContent(writer: ZipWriter, frame: Frame, content: Content, method: 'stored' | 'deflate' | 'auto', localExtra: ExtraField[], centralExtra: ExtraField[], pause: Pause): Promise<Uint8Array> {
   const time = dateToDosDateTime(new Date(content.observed.mtime_ms));
   if (content.fd === undefined) {
     const bytes = content.bytes ?? new Uint8Array(0);
@@ -93,17 +95,13 @@ async function writeContent(writer: ZipWriter, frame: Frame, content: Content, m
         packed += chunk.length;
       };
       emit(deflate ? firstOut! : Buffer.from(piece.subarray(0, first)));
-      let lastYield = Date.now();
       for (let n; (n = fs.readSync(fd, piece, 0, piece.length, null)) > 0; ) {
         const chunk = piece.subarray(0, n);
         crc = crc32(chunk, crc);
         size += n;
         // The writer may keep a small piece buffered: hand it a copy, the read buffer is reused.
         emit(deflate ? deflateRawPiece(chunk, false) : Buffer.from(chunk));
-        if (Date.now() - lastYield > YIELD_EVERY_MS) {
-          await new Promise((resolve) => setImmediate(resolve));
-          lastYield = Date.now();
-        }
+        await pause();
       }
       if (deflate) emit(deflateRawPiece(new Uint8Array(0), true));
       return { crc32: crc, uncompressedSize: size, compressedSize: packed };
@@ -115,7 +113,7 @@ async function writeContent(writer: ZipWriter, frame: Frame, content: Content, m
 
 /** A modified entry (or one the source no longer holds): new data, the original's name, attributes and method.
  * Returns the entry's central-directory record. */
-export async function writeFromWorkspace(writer: ZipWriter, root: string, record: EntryRecord, original: ZipEntry | undefined, source: FileSource | undefined, captured: Captured, diff: WorkspaceDiff): Promise<Uint8Array> {
+export async function writeFromWorkspace(writer: ZipWriter, root: string, record: EntryRecord, original: ZipEntry | undefined, source: FileSource | undefined, captured: Captured, diff: WorkspaceDiff, pause: Pause): Promise<Uint8Array> {
   // A folder entry is written afresh only when a forced sync finds the source rewritten: it keeps the folder's time.
   const folder = record.type === 'dir' ? (diff.observed.get(record.path) ?? { kind: 'dir', size: 0, mtime_ms: record.mtime_ms, ctime_ms: 0, ino: 0, nlink: 1 }) : undefined;
   const content: Content = folder ? { observed: folder, mode: 0 } : capture(root, record.path, captured);
@@ -137,7 +135,7 @@ export async function writeFromWorkspace(writer: ZipWriter, root: string, record
   const seconds = Math.floor(content.observed.mtime_ms / 1000);
   const localExtra = original && source ? readLocalExtra(source, original) : new Uint8Array(0);
   const method = record.method === METHOD_STORED ? 'stored' : 'deflate';
-  return writeContent(writer, frame, content, method, refreshExtraFields(localExtra, seconds), refreshExtraFields(original?.rawExtra ?? new Uint8Array(0), seconds));
+  return writeContent(writer, frame, content, method, refreshExtraFields(localExtra, seconds), refreshExtraFields(original?.rawExtra ?? new Uint8Array(0), seconds), pause);
 }
 
 function utf8Flag(name: string): number {
@@ -146,7 +144,7 @@ function utf8Flag(name: string): number {
 
 /** A new file, link or empty folder: Unix attributes, an extended timestamp, deflate unless it does not help.
  * Returns the entry's central-directory record. */
-export async function writeAddition(writer: ZipWriter, root: string, relative: string, observed: Observed, captured: Captured): Promise<Uint8Array> {
+export async function writeAddition(writer: ZipWriter, root: string, relative: string, observed: Observed, captured: Captured, pause: Pause): Promise<Uint8Array> {
   const isDir = observed.kind === 'dir';
   const content: Content = isDir ? { observed, mode: S_IFDIR | 0o755 } : capture(root, relative, captured);
   const name = isDir ? `${relative}/` : relative;
@@ -163,5 +161,5 @@ export async function writeAddition(writer: ZipWriter, root: string, relative: s
     internalAttributes: 0,
     externalAttributes: ((mode << 16) | (isDir ? 0x10 : 0)) >>> 0,
   };
-  return writeContent(writer, frame, content, 'auto', extra, extra);
+  return writeContent(writer, frame, content, 'auto', extra, extra, pause);
 }
