@@ -22,6 +22,8 @@ export interface CommandContext {
   progress?: Progress;
   /** Aborted when the caller gives up (MCP notifications/cancelled): the work stops and leaves nothing behind. */
   signal?: AbortSignal;
+  /** The most one answer may carry on this surface (MCP: well under what clients accept); read cuts its page to fit. */
+  maxAnswerBytes?: number;
 }
 
 /** How long a mutation waits for another process's lock on its session (ZIPFS_LOCK_WAIT_MS), and what stops the wait. */

@@ -3,6 +3,7 @@
  * ZipfsError whose code comes from ADR-005's table (plus our documented
  * extensions), so the CLI and MCP adapters can map it without guessing.
  */
+import { invocation } from './message-marks.ts';
 
 /** Error codes with the CLI exit code each maps to. Exit code 1 is kept for
  * "ran fine, but there are changes" (`status --exit-code`), like `git diff`. */
@@ -67,7 +68,7 @@ export function toZipfsError(error: unknown): ZipfsError {
  * call named), and what to do. */
 export function diskFull(error: NodeJS.ErrnoException, location = error.path): ZipfsError {
   const which = location ? `The disk holding ${location} is full` : 'The disk is full';
-  return new ZipfsError('LIMIT_EXCEEDED', `${which}. Free some space there or prune sessions (zipfs prune --stale 7d), or set ZIPFS_HOME to a larger disk, then retry.`);
+  return new ZipfsError('LIMIT_EXCEEDED', `${which}. Free some space there or prune sessions (${invocation('prune', { stale: '7d' })}), or set ZIPFS_HOME to a larger disk, then retry.`);
 }
 
 /** EACCES, EPERM or EROFS: name the path and the way out, instead of a stack trace. */

@@ -1,6 +1,17 @@
 import * as v from 'valibot';
 import type { Command } from './command.ts';
-import { ZipfsError } from './errors.ts';
+import { ZipfsError, quote } from './errors.ts';
+
+/** What is wrong with one argument, in a few words, never echoing more than a short prefix of it. */
+function problem(issue: v.BaseIssue<unknown>): string {
+  const key = v.getDotPath(issue);
+  // A strict object reports a missing key and an unknown one alike; only the unknown one has a value.
+  if (key && issue.input === undefined) return `argument "${key}" is missing`;
+  if (issue.kind === 'schema' && issue.type === 'strict_object' && key) return `unknown argument ${quote(key)}`;
+  const received = issue.received.length > 60 ? `${issue.received.slice(0, 60)}…` : issue.received;
+  const what = issue.kind === 'schema' ? `expected ${issue.expected}, got ${received}` : issue.message.length > 160 ? `${issue.message.slice(0, 160)}…` : issue.message;
+  return key ? `argument "${key}": ${what}` : what;
+}
 
 /**
  * Validates raw arguments with the command's own schema, the same on both
@@ -9,12 +20,7 @@ import { ZipfsError } from './errors.ts';
 export function validateInput(command: Command, raw: unknown): Record<string, unknown> {
   const result = v.safeParse(command.input, raw ?? {});
   if (result.success) return result.output as Record<string, unknown>;
-  const problems = result.issues.map((issue) => {
-    const key = v.getDotPath(issue);
-    if (issue.kind === 'schema' && issue.type === 'strict_object' && key) return `unknown argument "${key}"`;
-    if (issue.input === undefined && key) return `argument "${key}" is required`;
-    return key ? `argument "${key}": ${issue.message}` : issue.message;
-  });
+  const problems = result.issues.map(problem);
   const known = Object.keys(command.input.entries).join(', ') || 'none';
   throw new ZipfsError('INVALID_INPUT', `Invalid input for ${command.name}: ${problems.join('; ')}. Arguments it takes: ${known}.`);
 }

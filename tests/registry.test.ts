@@ -18,7 +18,7 @@ describe('the dispatch table', () => {
   it.each(COMMANDS.map((c) => [c.name, c] as const))('%s converts to JSON Schema and has complete metadata', (_name, command) => {
     expect(() => toJsonSchema(command.input)).not.toThrow();
     expect(() => toJsonSchema(command.output)).not.toThrow();
-    expect(command.description.length).toBeGreaterThan(20);
+    expect(command.description.length).toBeGreaterThan(15);
     expect(command.annotations.openWorldHint).toBe(false);
     expect(command.cli.example.startsWith('zipfs ') || command.cli.example.includes('zipfs ')).toBe(true);
     for (const key of command.cli.positionals ?? []) expect(Object.keys(command.input.entries)).toContain(key);
@@ -35,6 +35,27 @@ describe('the dispatch table', () => {
       .sort();
     expect(cliParams).toStrictEqual(mcpParams);
     expect(args.json?.type).toBe('boolean');
+  });
+
+  it('keeps tools/list within 960 bytes per tool, with every parameter and output field described', () => {
+    const definitions = COMMANDS.map(toolDefinition);
+    const bytes = JSON.stringify(definitions).length;
+    expect(bytes / definitions.length).toBeLessThanOrEqual(960);
+    const undescribed: string[] = [];
+    const visit = (schema: any, at: string) => {
+      for (const [key, property] of Object.entries<any>(schema.properties ?? {})) {
+        if (!property.description) undescribed.push(`${at}.${key}`);
+        visit(property, `${at}.${key}`);
+        if (property.items) visit(property.items, `${at}.${key}[]`);
+      }
+    };
+    for (const tool of definitions) {
+      visit(tool.inputSchema, `${tool.name} input`);
+      visit(tool.outputSchema, `${tool.name} output`);
+      expect(JSON.stringify(tool.outputSchema)).not.toContain('"number"'); // counts and sizes are integers
+      expect(JSON.stringify(tool.outputSchema)).not.toContain('"error"'); // results only: errors are isError text blocks
+    }
+    expect(undescribed).toStrictEqual([]);
   });
 
   it('every command has end-to-end tests on both surfaces', () => {

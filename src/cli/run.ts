@@ -6,7 +6,7 @@
 import { parseArgs, renderUsage, type ArgsDef, type CommandDef } from 'citty';
 import type { GenericSchema } from 'valibot';
 import type { Command, CommandContext } from '../command.ts';
-import { ERROR_CODES, ZipfsError, toZipfsError } from '../errors.ts';
+import { ERROR_CODES, ZipfsError, quote, toZipfsError } from '../errors.ts';
 import { logger } from '../log.ts';
 import { COMMANDS, findCommand } from '../registry.ts';
 import { validateInput } from '../validate.ts';
@@ -16,6 +16,7 @@ import { SHELLS, completionScript } from './completion.ts';
 import { progressLine } from './progress-line.ts';
 import { fieldInfo } from './schema-introspection.ts';
 import { stripAnsi, styleFor } from './style.ts';
+import { cliMessage, cliResult } from './render-message.ts';
 import type { Output } from './terminal.ts';
 
 export interface CliIo {
@@ -171,7 +172,7 @@ export async function runCli(io: CliIo): Promise<number> {
       return 0;
     }
     if (!command) {
-      throw new ZipfsError('INVALID_INPUT', `Unknown command "${name}". Commands: ${[...COMMANDS.map((c) => c.name), ...Object.keys(MODES)].join(', ')}. See zipfs --help.`);
+      throw new ZipfsError('INVALID_INPUT', `Unknown command ${quote(name)}. Commands: ${[...COMMANDS.map((c) => c.name), ...Object.keys(MODES)].join(', ')}. See zipfs --help.`);
     }
     if (help) {
       io.stdout.write(`${out.plain(await renderHelp(io.version, command))}\n`);
@@ -190,7 +191,7 @@ export async function runCli(io: CliIo): Promise<number> {
     if (line) context.progress = line.progress;
     let output: Record<string, unknown>;
     try {
-      output = (await command.run(input as never, context)) as Record<string, unknown>;
+      output = cliResult((await command.run(input as never, context)) as Record<string, unknown>);
     } finally {
       line?.finish();
     }
@@ -206,6 +207,7 @@ export async function runCli(io: CliIo): Promise<number> {
   } catch (error) {
     const failure = toZipfsError(error);
     if (failure.code === 'INTERNAL_ERROR') (await logger()).error(error);
+    failure.message = cliMessage(failure.message);
     if (json) io.stdout.write(`${JSON.stringify(failure.toJSON(), null, 2)}\n`);
     else io.stderr.write(`${err.red('zipfs:')} ${failure.message} ${err.dim(`[${failure.code}]`)}\n`);
     return failure.exitCode;

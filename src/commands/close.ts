@@ -9,16 +9,17 @@ import { recoverInterruptedSync, syncSession } from '../sync/sync-archive.ts';
 import { removeDeadSyncTemporaries } from '../sync/sync-files.ts';
 import { diffWorkspace } from '../sync/workspace-diff.ts';
 import { backupParam, flag, sessionParam, text } from './schemas.ts';
+import { param } from '../message-marks.ts';
 
 export const close = defineCommand({
   name: 'close',
   title: 'Close a session',
   description:
-    'Remove a session and its workspace; unsynced changes need sync or force.',
+    'Remove a session; unsynced changes need sync or force.',
   input: v.strictObject({
     session: sessionParam,
     sync: v.optional(v.pipe(v.boolean(), v.description('Sync first')), false),
-    force: v.optional(v.pipe(v.boolean(), v.description('Discard changes (or a damaged session); with sync, overwrite a changed zip')), false),
+    force: v.optional(v.pipe(v.boolean(), v.description('Discard changes; with sync, overwrite a changed zip')), false),
     backup: backupParam,
   }),
   output: v.object({ closed: flag('True'), synced: flag('Synced first'), name: text('Session') }),
@@ -46,7 +47,7 @@ export const close = defineCommand({
         if (pending > 0) {
           throw new ZipfsError(
             'UNSYNCED_CHANGES',
-            `Session "${session.record.name}" has unsynced changes (${diff.modified.length} modified, ${diff.added.length} added, ${diff.deleted.length} deleted). Pass sync=true to save them into the zip first, or force=true to discard them (CLI: --sync or --force).`,
+            `Session "${session.record.name}" has unsynced changes (${diff.modified.length} modified, ${diff.added.length} added, ${diff.deleted.length} deleted). Pass ${param('sync')} to save them into the zip first, or ${param('force')} to discard them.`,
           );
         }
       }

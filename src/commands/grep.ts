@@ -18,7 +18,7 @@ export const grep = defineCommand({
   name: 'grep',
   title: 'Search files',
   description:
-    'Regex search of workspace text files, by line.',
+    'Regex search of workspace text, by line.',
   input: v.strictObject({
     session: sessionParam,
     pattern: v.pipe(v.string(), v.minLength(1), v.description('JavaScript regex')),
@@ -31,7 +31,7 @@ export const grep = defineCommand({
     count_all: v.optional(v.pipe(v.boolean(), v.description('Exact total_matches')), false),
   }),
   output: v.object({
-    matches: v.array(matchSchema),
+    matches: v.pipe(v.array(matchSchema), v.description('In path order')),
     total_matches: count('Lower bound if truncated'),
     truncated: flag('Stopped early'),
     files_searched: count('Files'),

@@ -10,7 +10,7 @@ export const open = defineCommand({
   title: 'Open a zip',
   description: 'Extract a zip into a new session\'s workspace.',
   input: v.strictObject({
-    path: v.pipe(v.string(), v.minLength(1), v.description('Zip path (absolute, or from the working directory)')),
+    path: v.pipe(v.string(), v.minLength(1), v.description('Absolute, or from the working directory')),
     name: v.optional(v.pipe(v.string(), v.description('Default: the zip\'s base name'))),
   }),
   output: v.object({

@@ -6,7 +6,7 @@ import { sessionParam, text } from './schemas.ts';
 export const path = defineCommand({
   name: 'path',
   title: 'Workspace folder',
-  description: 'The folder holding a session\'s files, for other tools.',
+  description: 'A session\'s files folder, for other tools.',
   input: v.strictObject({ session: sessionParam }),
   output: v.object({ path: text('Absolute') }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },

@@ -10,8 +10,8 @@ export const sessions = defineCommand({
   description: 'List open sessions.',
   input: v.strictObject({}),
   output: v.object({
-    sessions: v.array(
-      v.object({
+    sessions: v.pipe(
+      v.array(v.object({
         id: text('Id'),
         name: text('Name'),
         source_path: text('Zip'),
@@ -20,7 +20,8 @@ export const sessions = defineCommand({
         last_accessed_at: text('ISO time'),
         file_count: count('Files'),
         extracted_size_bytes: count('Bytes'),
-      }),
+      })),
+      v.description('By name'),
     ),
   }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },

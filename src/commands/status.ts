@@ -12,7 +12,7 @@ export const status = defineCommand({
   name: 'status',
   title: 'Show changes',
   description:
-    'What changed in a workspace since open or the last sync.',
+    'Changes since open or the last sync.',
   input: v.strictObject({ session: sessionParam }),
   output: v.object({
     modified: paths('Folders end in /'),

@@ -9,7 +9,7 @@ export const sync = defineCommand({
   name: 'sync',
   title: 'Sync to the zip',
   description:
-    'Write a session\'s changes into its zip, atomically.',
+    'Write changes into the zip, atomically.',
   input: v.strictObject({
     session: sessionParam,
     force: v.optional(v.pipe(v.boolean(), v.description('Overwrite a changed zip')), false),

@@ -19,13 +19,14 @@ function decode(content: string, encoding: 'utf-8' | 'base64'): Uint8Array {
 export const write = defineCommand({
   name: 'write',
   title: 'Write a file',
-  description: 'Create or replace a workspace file, atomically.',
+  description: 'Create or replace a file, atomically.',
   input: v.strictObject({
     session: sessionParam,
     path: v.pipe(v.string(), v.minLength(1), v.description('From the workspace root')),
     content: v.pipe(v.string(), v.description('New content')),
     encoding: v.optional(v.pipe(v.picklist(['utf-8', 'base64']), v.description('Of content')), 'utf-8'),
     create_dirs: v.optional(v.pipe(v.boolean(), v.description('Make parents')), true),
+    append: v.optional(v.pipe(v.boolean(), v.description('Add to the end')), false),
   }),
   output: v.object({ written: flag('True'), size_bytes: count('Size') }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
@@ -33,7 +34,7 @@ export const write = defineCommand({
   async run(input, context) {
     const session = resolveSession(context.home, input.session, context.hints);
     const bytes = decode(input.content, input.encoding);
-    const { size } = await withSessionLock(session, 'write', () => writeWorkspaceFile(session.contents, input.path, bytes, input.create_dirs), lockWait(context));
+    const { size } = await withSessionLock(session, 'write', () => writeWorkspaceFile(session.contents, input.path, bytes, input.create_dirs, input.append), lockWait(context));
     return { written: true, size_bytes: size };
   },
   render: (out) => `Wrote ${humanBytes(out.size_bytes)}.`,

@@ -5,8 +5,9 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { ZipfsError, isSystemError } from '../errors.ts';
+import { ZipfsError, isSystemError, quote } from '../errors.ts';
 import { isInside, normaliseToolPath } from './safe-path.ts';
+import { param } from '../message-marks.ts';
 
 function lstatOrUndefined(file: string): fs.Stats | undefined {
   try {
@@ -21,11 +22,17 @@ function assertParentInside(root: string, absolute: string, relative: string): v
   let existing = path.dirname(absolute);
   while (!fs.existsSync(existing)) existing = path.dirname(existing);
   if (!isInside(fs.realpathSync(root), fs.realpathSync(existing))) {
-    throw new ZipfsError('PATH_TRAVERSAL', `Path "${relative}" leads outside the workspace through a symbolic link; zipfs does not write or delete outside a workspace.`);
+    throw new ZipfsError('PATH_TRAVERSAL', `Path ${quote(relative)} leads outside the workspace through a symbolic link; zipfs does not write or delete outside a workspace.`);
   }
 }
 
-export function writeWorkspaceFile(root: string, input: string, bytes: Uint8Array, createDirs: boolean): { relative: string; size: number } {
+/**
+ * Writes a file in the workspace: whole (a temporary renamed into place, so
+ * readers see the old file or the new one), or, with `append`, the bytes added
+ * at its end (a large file sent in pieces; a file that is not there yet is
+ * created). Returns the file's size afterwards.
+ */
+export function writeWorkspaceFile(root: string, input: string, bytes: Uint8Array, createDirs: boolean, append = false): { relative: string; size: number } {
   const relative = normaliseToolPath(input);
   if (relative === '') throw new ZipfsError('INVALID_INPUT', 'Invalid argument path: it names the workspace root; give a file path such as "notes/todo.txt".');
   let absolute = path.join(root, relative);
@@ -38,22 +45,33 @@ export function writeWorkspaceFile(root: string, input: string, bytes: Uint8Arra
     try {
       real = fs.realpathSync(absolute);
     } catch {
-      throw new ZipfsError('PATH_TRAVERSAL', `Path "${relative}" is a symbolic link whose target does not exist; zipfs will not create files through links.`);
+      throw new ZipfsError('PATH_TRAVERSAL', `Path ${quote(relative)} is a symbolic link whose target does not exist; zipfs will not create files through links.`);
     }
-    if (!isInside(fs.realpathSync(root), real)) throw new ZipfsError('PATH_TRAVERSAL', `Path "${relative}" is a symbolic link pointing outside the workspace; zipfs does not write through it.`);
+    if (!isInside(fs.realpathSync(root), real)) throw new ZipfsError('PATH_TRAVERSAL', `Path ${quote(relative)} is a symbolic link pointing outside the workspace; zipfs does not write through it.`);
     absolute = real;
   }
   const target = existing?.isSymbolicLink() ? lstatOrUndefined(absolute) : existing;
-  if (target?.isDirectory()) throw new ZipfsError('INVALID_INPUT', `Invalid argument path: "${relative}" is a folder; give a file path inside it.`);
+  if (target?.isDirectory()) throw new ZipfsError('INVALID_INPUT', `Invalid argument path: ${quote(relative)} is a folder; give a file path inside it.`);
 
   const dir = path.dirname(absolute);
   if (!fs.existsSync(dir)) {
-    if (!createDirs) throw new ZipfsError('PATH_NOT_FOUND', `The folder for "${relative}" does not exist; create it, or write with create_dirs=true (the default).`);
+    if (!createDirs) throw new ZipfsError('PATH_NOT_FOUND', `The folder for ${quote(relative)} does not exist; create it, or write with ${param('create_dirs')} (the default).`);
     fs.mkdirSync(dir, { recursive: true });
   } else if (!fs.statSync(dir).isDirectory()) {
-    throw new ZipfsError('INVALID_INPUT', `Invalid argument path: a parent of "${relative}" is a file, not a folder.`);
+    throw new ZipfsError('INVALID_INPUT', `Invalid argument path: a parent of ${quote(relative)} is a file, not a folder.`);
   }
 
+  if (append && target) {
+    if (!target.isFile()) throw new ZipfsError('INVALID_INPUT', `Invalid argument path: ${quote(relative)} is not a regular file; zipfs appends to regular files only.`);
+    // O_NOFOLLOW: the path was resolved above; a link swapped in since must not redirect the write.
+    const fd = fs.openSync(absolute, fs.constants.O_WRONLY | fs.constants.O_APPEND | (fs.constants.O_NOFOLLOW ?? 0));
+    try {
+      for (let done = 0; done < bytes.length; ) done += fs.writeSync(fd, bytes, done, bytes.length - done);
+      return { relative, size: fs.fstatSync(fd).size };
+    } finally {
+      fs.closeSync(fd);
+    }
+  }
   const temporary = path.join(dir, `.${path.basename(absolute)}.zipfs-${globalThis.crypto.randomUUID()}.tmp`);
   try {
     fs.writeFileSync(temporary, bytes, { mode: target ? target.mode & 0o7777 : 0o644, flag: 'wx' });
@@ -61,7 +79,7 @@ export function writeWorkspaceFile(root: string, input: string, bytes: Uint8Arra
     fs.renameSync(temporary, absolute);
   } catch (error) {
     fs.rmSync(temporary, { force: true });
-    if (isSystemError(error, 'ENAMETOOLONG', 'EINVAL')) throw new ZipfsError('INVALID_INPUT', `Invalid argument path: "${relative}" cannot be created here (${(error as Error).message}).`);
+    if (isSystemError(error, 'ENAMETOOLONG', 'EINVAL')) throw new ZipfsError('INVALID_INPUT', `Invalid argument path: ${quote(relative)} cannot be created here (${(error as Error).message}).`);
     throw error;
   }
   return { relative, size: bytes.length };
@@ -73,10 +91,10 @@ export function deleteWorkspacePath(root: string, input: string, recursive: bool
   const absolute = path.join(root, relative);
   assertParentInside(root, absolute, relative);
   const stats = lstatOrUndefined(absolute);
-  if (!stats) throw new ZipfsError('PATH_NOT_FOUND', `Path "${relative}" does not exist in the workspace; list what is there with ls or tree.`);
+  if (!stats) throw new ZipfsError('PATH_NOT_FOUND', `Path ${quote(relative)} does not exist in the workspace; list what is there with ls or tree.`);
   if (stats.isDirectory()) {
     if (!recursive && fs.readdirSync(absolute).length > 0) {
-      throw new ZipfsError('INVALID_INPUT', `"${relative}" is a folder that is not empty; pass recursive=true (CLI: -r) to delete it and everything in it.`);
+      throw new ZipfsError('INVALID_INPUT', `${quote(relative)} is a folder that is not empty; pass ${param('recursive')} to delete it and everything in it.`);
     }
     // rm never follows links inside the folder: it removes the links themselves.
     fs.rmSync(absolute, { recursive: true });

@@ -7,8 +7,9 @@
  * skips such files; this closes the gap when one appears after the scan.
  */
 import fs from 'node:fs';
-import { ZipfsError } from '../errors.ts';
+import { ZipfsError, quote } from '../errors.ts';
 import { S_IFBLK, S_IFCHR, S_IFIFO, S_IFMT, S_IFSOCK } from '../zip/constants.ts';
+import { invocation } from '../message-marks.ts';
 
 const { O_RDONLY, O_NOFOLLOW = 0, O_NONBLOCK = 0 } = fs.constants;
 
@@ -46,5 +47,5 @@ export function openRegularFile(absolute: string, relative: string): { fd: numbe
 }
 
 export function unsupportedFile(relative: string, what: string): ZipfsError {
-  return new ZipfsError('SYNC_FAILED', `"${relative}" is ${what}, which a zip cannot hold; remove it from the workspace (zipfs delete "${relative}") and sync again. The zip was left as it was.`);
+  return new ZipfsError('SYNC_FAILED', `${quote(relative)} is ${what}, which a zip cannot hold; remove it from the workspace (${invocation('delete', { path: relative })}) and sync again. The zip was left as it was.`);
 }

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { ZipfsError } from '../errors.ts';
+import { ZipfsError, quote } from '../errors.ts';
 
 /**
  * Normalises a path given to a tool: relative to the workspace root (a leading
@@ -13,7 +13,7 @@ export function normaliseToolPath(input: string): string {
   for (const segment of input.replaceAll('\\', '/').split('/')) {
     if (segment === '' || segment === '.') continue;
     if (segment === '..') {
-      if (segments.length === 0) throw new ZipfsError('PATH_TRAVERSAL', `Path "${input}" climbs out of the workspace; paths are relative to the workspace root.`);
+      if (segments.length === 0) throw new ZipfsError('PATH_TRAVERSAL', `Path ${quote(input)} climbs out of the workspace; paths are relative to the workspace root.`);
       segments.pop();
       continue;
     }
@@ -53,11 +53,11 @@ export function resolveExisting(root: string, input: string): WorkspacePath {
     } catch {
       // Not there at all: fall through to PATH_NOT_FOUND.
     }
-    if (stats?.isSymbolicLink()) throw new ZipfsError('PATH_TRAVERSAL', `Path "${relative}" is a symbolic link whose target cannot be resolved inside the workspace.`);
-    throw new ZipfsError('PATH_NOT_FOUND', `Path "${relative}" does not exist in the workspace; list what is there with ls or tree.`);
+    if (stats?.isSymbolicLink()) throw new ZipfsError('PATH_TRAVERSAL', `Path ${quote(relative)} is a symbolic link whose target cannot be resolved inside the workspace.`);
+    throw new ZipfsError('PATH_NOT_FOUND', `Path ${quote(relative)} does not exist in the workspace; list what is there with ls or tree.`);
   }
   if (!isInside(realRoot, real)) {
-    throw new ZipfsError('PATH_TRAVERSAL', `Path "${relative}" resolves outside the workspace through a symbolic link; zipfs does not follow links out of a workspace.`);
+    throw new ZipfsError('PATH_TRAVERSAL', `Path ${quote(relative)} resolves outside the workspace through a symbolic link; zipfs does not follow links out of a workspace.`);
   }
   return { relative, absolute: real, stats: fs.statSync(real) };
 }

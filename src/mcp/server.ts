@@ -1,9 +1,8 @@
 /**
  * `zipfs mcp`: the dispatch table served over stdio with the SDK's low-level
- * Server. The only file besides mcp/tools.ts that imports the SDK.
+ * Server. Only files in src/mcp/ import the SDK.
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { CommandContext } from '../command.ts';
 import { quote, toZipfsError } from '../errors.ts';
@@ -11,11 +10,22 @@ import { logger } from '../log.ts';
 import { throttleProgress } from '../progress.ts';
 import { COMMANDS, MCP_TOOL_PREFIX } from '../registry.ts';
 import { validateInput } from '../validate.ts';
+import { mcpMessage, mcpResult } from './render-message.ts';
+import { LineTransport } from './stdio-transport.ts';
 import { toolDefinition } from './tools.ts';
 
 const INSTRUCTIONS =
   'zipfs opens a zip archive as a folder: zipfs_open extracts it into a workspace session whose files you read and change with these tools, or with any tool in the folder zipfs_path returns. ' +
   'zipfs_status shows what changed and zipfs_sync writes it back into the original zip atomically with a backup; the session argument may be left out whenever exactly one session is open.';
+
+/**
+ * What one answer may carry. The TypeScript SDK's clients (the Inspector among
+ * them) drop the connection on a message over 10 MiB; a read's content travels
+ * twice (text block and structuredContent), so pages are cut to keep it at 4 MiB.
+ */
+const MAX_ANSWER_BYTES = 4 * 1024 * 1024;
+/** The largest message zipfs takes in; a larger one is answered with an error saying to write in pieces. */
+const MAX_MESSAGE_BYTES = 8 * 1024 * 1024;
 
 export async function serveMcp(options: { version: string; home: string; env: NodeJS.ProcessEnv }): Promise<void> {
   // Anything printed by accident must not corrupt the protocol stream.
@@ -35,7 +45,7 @@ export async function serveMcp(options: { version: string; home: string; env: No
       throw Object.assign(new Error(`Unknown tool ${quote(request.params.name)}; zipfs tools are ${names}.`), { code: ErrorCode.InvalidParams });
     }
     const progressToken = request.params._meta?.progressToken;
-    const context: CommandContext = { home: options.home, env: options.env, hints: {}, signal: extra.signal };
+    const context: CommandContext = { home: options.home, env: options.env, hints: {}, signal: extra.signal, maxAnswerBytes: MAX_ANSWER_BYTES };
     if (progressToken !== undefined) {
       context.progress = throttleProgress((progress, total, message) => {
         void extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress, total, message } });
@@ -43,19 +53,19 @@ export async function serveMcp(options: { version: string; home: string; env: No
     }
     try {
       const input = validateInput(tool.command, request.params.arguments);
-      const output = (await tool.command.run(input as never, context)) as Record<string, unknown>;
+      const output = mcpResult((await tool.command.run(input as never, context)) as Record<string, unknown>);
       return { content: [{ type: 'text', text: JSON.stringify(output) }], structuredContent: output };
     } catch (error) {
       const failure = toZipfsError(error);
       if (failure.code === 'INTERNAL_ERROR') log.error(error);
+      failure.message = mcpMessage(failure.message);
       return { isError: true, content: [{ type: 'text', text: JSON.stringify(failure.toJSON()) }] };
     }
   });
 
-  const transport = new StdioServerTransport();
+  const transport = new LineTransport(MAX_MESSAGE_BYTES);
   const closed = new Promise<void>((resolve) => {
     transport.onclose = () => resolve();
-    process.stdin.on('end', () => resolve());
   });
   await server.connect(transport);
   log.info(`zipfs ${options.version} MCP server on stdio (${MCP_TOOL_PREFIX}* tools: ${tools.length})`);

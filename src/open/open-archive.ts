@@ -14,6 +14,7 @@ import { assertValidName, deriveName, freeName } from '../session/session-name.t
 import { listSessions, loadSession, type Session } from '../session/session-store.ts';
 import { createStaging, discardStaging, releaseStaging, removeDeadStaging } from './staging.ts';
 import { workerPath } from '../worker-path.ts';
+import { invocation } from '../message-marks.ts';
 
 /** Read-ahead for the pass over local headers. */
 const LAYOUT_WINDOW_BYTES = 64 * 1024;
@@ -114,7 +115,7 @@ function assertLayout(zipPath: string, directory: CentralDirectory, plan: Extrac
 
 function assertNameFree(home: string, name: string): void {
   if (fs.existsSync(sessionPaths(home, name).dir)) {
-    throw new ZipfsError('NAME_COLLISION', `A session named "${name}" is already open; choose another name, or close that session first (zipfs close ${name}).`);
+    throw new ZipfsError('NAME_COLLISION', `A session named "${name}" is already open; choose another name, or close that session first (${invocation('close', { session: name })}).`);
   }
 }
 
@@ -122,7 +123,7 @@ function assertNameFree(home: string, name: string): void {
 function assertRoomForSession(home: string, limits: Limits, adding: number): void {
   const sessions = listSessions(home);
   if (sessions.length >= limits.maxSessions) {
-    throw new ZipfsError('LIMIT_EXCEEDED', `${sessions.length} sessions are open and the limit is ${limits.maxSessions}. Close some (zipfs close NAME), prune old ones (zipfs prune --stale 7d), or raise ZIPFS_MAX_SESSIONS.`);
+    throw new ZipfsError('LIMIT_EXCEEDED', `${sessions.length} sessions are open and the limit is ${limits.maxSessions}. Close some (${invocation('close', { session: 'NAME' })}), prune old ones (${invocation('prune', { stale: '7d' })}), or raise ZIPFS_MAX_SESSIONS.`);
   }
   const used = sessions.reduce((sum, s) => sum + s.record.extracted_size_bytes, 0);
   if (used + adding > limits.maxTotalBytes) {

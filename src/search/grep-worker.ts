@@ -5,10 +5,10 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { looksBinary } from '../files/text-or-binary.ts';
 import type { GrepJob, GrepMatch, GrepMessage } from './grep-types.ts';
 
 const MAX_LINE = 500;
-const BINARY_PROBE = 8000;
 
 /** Cuts a long line to a window around the match, marking what was left out. */
 function cut(line: string, at = 0): string {
@@ -56,7 +56,7 @@ function run(job: GrepJob): void {
       continue; // removed while we searched
     }
     filesSearched++;
-    if (bytes.subarray(0, BINARY_PROBE).includes(0)) {
+    if (looksBinary(bytes)) {
       skippedBinary++;
       continue;
     }

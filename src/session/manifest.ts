@@ -9,6 +9,7 @@ import { ZipfsError, isSystemError } from '../errors.ts';
 import { entryRecordProblem, sessionRecordProblem } from './manifest-check.ts';
 import type { CentralDirectory, ZipEntry, ZipSource } from '../zip/index.ts';
 import type { ItemType } from '../open/extraction-plan.ts';
+import { invocation } from '../message-marks.ts';
 
 export const MANIFEST_FORMAT = 1;
 
@@ -155,7 +156,7 @@ export function sessionDamaged(dir: string, problem: string): ZipfsError {
   const name = path.basename(dir);
   return new ZipfsError(
     'SESSION_DAMAGED',
-    `Session "${name}" is damaged: ${problem}. Its files are still in ${path.join(dir, 'contents')}; copy out what you need, then remove the session with zipfs close ${name} --force (MCP: force=true).`,
+    `Session "${name}" is damaged: ${problem}. Its files are still in ${path.join(dir, 'contents')}; copy out what you need, then remove the session with ${invocation('close', { session: name, force: true })}.`,
   );
 }
 

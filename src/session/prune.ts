@@ -12,6 +12,7 @@ import { removeTree } from './remove-tree.ts';
 import { removeSession, removeSessionFolder, scanWorkspaces } from './session-store.ts';
 import { removeDeadSyncTemporaries } from '../sync/sync-files.ts';
 import { isDeadStaging } from '../open/staging.ts';
+import { invocation, param } from '../message-marks.ts';
 
 export interface PruneRequest {
   home: string;
@@ -84,7 +85,7 @@ function leftovers(home: string): { dir: string; reason: string }[] {
 
 export async function prune(request: PruneRequest): Promise<PruneResult> {
   if (!request.all && request.staleMs === undefined) {
-    throw new ZipfsError('INVALID_INPUT', 'Nothing to prune: pass all=true to remove every session, or stale with a duration (e.g. stale="7d") to remove sessions unused for that long (CLI: --all or --stale 7d).');
+    throw new ZipfsError('INVALID_INPUT', `Nothing to prune: pass ${param('all')} to remove every session, or ${param('stale', '7d')} (any duration: 30m, 24h, 2w) to remove sessions unused for that long.`);
   }
   const result: PruneResult = { pruned: [], skipped: [], freed_bytes: 0 };
   const now = Date.now();
@@ -118,7 +119,7 @@ export async function prune(request: PruneRequest): Promise<PruneResult> {
   // unsynced work, and how long it went unused is unknown: only `all` removes it.
   for (const broken of damaged) {
     if (!request.all) {
-      result.skipped.push({ name: broken.name, reason: `damaged: ${broken.reason}; remove it with prune --all or zipfs close ${broken.name} --force` });
+      result.skipped.push({ name: broken.name, reason: `damaged: ${broken.reason}; remove it with ${invocation('prune', { all: true })} or ${invocation('close', { session: broken.name, force: true })}` });
       continue;
     }
     result.freed_bytes += folderBytes(broken.dir);

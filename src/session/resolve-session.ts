@@ -1,9 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { ZipfsError, isSystemError } from '../errors.ts';
+import { ZipfsError, isSystemError, quote } from '../errors.ts';
 import { workspacesDir } from './data-dir.ts';
 import { sessionDamaged } from './manifest.ts';
 import { scanWorkspaces, touchSession, type DamagedSession, type Session } from './session-store.ts';
+import { invocation, param } from '../message-marks.ts';
 
 /** Where a session may be named when the caller does not name one (CLI only). */
 export interface SessionHints {
@@ -29,11 +30,11 @@ function select(sessions: Session[], damaged: DamagedSession[], selector: string
     const matches = sessions.filter((s) => s.record.id.startsWith(selector));
     if (matches.length === 1) return matches[0]!;
     if (matches.length > 1) {
-      throw new ZipfsError('AMBIGUOUS_SESSION', `${origin} "${selector}" is a prefix of several session ids (${names(matches)}); give more of the id or the session name.`);
+      throw new ZipfsError('AMBIGUOUS_SESSION', `${origin} ${quote(selector)} is a prefix of several session ids (${names(matches)}); give more of the id or the session name.`);
     }
   }
-  const open = sessions.length > 0 ? `Open sessions: ${names(sessions)}.` : 'No sessions are open; open an archive first (zipfs open <file.zip>).';
-  throw new ZipfsError('SESSION_NOT_FOUND', `${origin} "${selector}" matches no session. ${open}`);
+  const open = sessions.length > 0 ? `Open sessions: ${names(sessions)}.` : `No sessions are open; open an archive first (${invocation('open', { path: '<file.zip>' })}).`;
+  throw new ZipfsError('SESSION_NOT_FOUND', `${origin} ${quote(selector)} matches no session. ${open}`);
 }
 
 function sessionAt(home: string, cwd: string, sessions: Session[], damaged: DamagedSession[]): Session | undefined {
@@ -69,10 +70,10 @@ export function resolveSession(home: string, selector: string | undefined, hints
     if (sessions.length === 0) {
       if (damaged.length === 1) throw sessionDamaged(damaged[0]!.dir, damaged[0]!.reason); // the only one there is: say what is wrong with it
       const broken = damaged.length > 0 ? ` (damaged, not usable: ${damaged.map((d) => d.name).join(', ')}; name one to see why)` : '';
-      throw new ZipfsError('NO_SESSIONS', `No sessions are open${broken}. Open an archive first: zipfs open <file.zip> (MCP: zipfs_open).`);
+      throw new ZipfsError('NO_SESSIONS', `No sessions are open${broken}. Open an archive first: ${invocation('open', { path: '<file.zip>' })}.`);
     }
     if (sessions.length > 1) {
-      throw new ZipfsError('AMBIGUOUS_SESSION', `${sessions.length} sessions are open (${names(sessions)}); say which one with the session argument (CLI: --session NAME).`);
+      throw new ZipfsError('AMBIGUOUS_SESSION', `${sessions.length} sessions are open (${names(sessions)}); say which one with ${param('session', 'NAME')}.`);
     }
     session = sessions[0]!;
   }
@@ -97,7 +98,7 @@ export function assertWorkspaceIntact(session: Session): void {
   if (stats.isSymbolicLink()) {
     throw new ZipfsError(
       'PATH_TRAVERSAL',
-      `The workspace folder ${session.contents} is a symbolic link (to ${fs.readlinkSync(session.contents)}); zipfs reads and syncs only files inside the workspace. Move the folder itself back in place of the link, or remove the session with zipfs close ${session.record.name} --force.`,
+      `The workspace folder ${session.contents} is a symbolic link (to ${fs.readlinkSync(session.contents)}); zipfs reads and syncs only files inside the workspace. Move the folder itself back in place of the link, or remove the session with ${invocation('close', { session: session.record.name, force: true })}.`,
     );
   }
   if (!stats.isDirectory()) throw sessionDamaged(session.dir, 'its workspace folder contents/ is not a folder');

@@ -1,12 +1,12 @@
 import path from 'node:path';
-import { ZipfsError } from '../errors.ts';
+import { ZipfsError, quote } from '../errors.ts';
 
 /** Session names become folder names and CLI arguments: a safe, portable set. */
 export const SESSION_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
 export function assertValidName(name: string): void {
   if (!SESSION_NAME_PATTERN.test(name)) {
-    throw new ZipfsError('INVALID_INPUT', `Invalid argument name: "${name}" is not a usable session name; use 1-64 letters, digits, ".", "_" or "-", starting with a letter or digit.`);
+    throw new ZipfsError('INVALID_INPUT', `Invalid argument name: ${quote(name)} is not a usable session name; use 1-64 letters, digits, ".", "_" or "-", starting with a letter or digit.`);
   }
 }
 

@@ -24,6 +24,7 @@ import { TEMP_MARK, fsyncDirectory, keepBackup, removeDeadTemporaries } from './
 import { verifyWritten } from './verify-written.ts';
 import { unsupportedFile } from '../files/regular-file.ts';
 import { diffWorkspace, type WorkspaceDiff } from './workspace-diff.ts';
+import { invocation, param } from '../message-marks.ts';
 
 export interface SyncRequest {
   session: Session;
@@ -106,7 +107,7 @@ function checkSource(record: SessionRecord, force: boolean): { exists: boolean; 
   const current = currentFingerprint(record.source_path);
   const modified = current === undefined || current.size !== record.source.size || current.directory_sha256 !== record.source.directory_sha256;
   if (modified && !force) {
-    throw new ZipfsError('CONFLICT_DETECTED', `Source zip ${record.source_path} has been modified since it was opened. Use force=true to overwrite it with the workspace (CLI: --force), or close the session and open the zip again.`);
+    throw new ZipfsError('CONFLICT_DETECTED', `Source zip ${record.source_path} has been modified since it was opened. Pass ${param('force')} to overwrite it with the workspace, or close the session and open the zip again.`);
   }
   return { exists: true, modified };
 }
@@ -160,7 +161,7 @@ export async function syncSession(request: SyncRequest): Promise<SyncResult> {
 function refuseUnsupported(diff: WorkspaceDiff): void {
   if (diff.unsupported.length === 0) return;
   const shown = diff.unsupported.slice(0, 5).map((u) => `"${u.path}": ${u.reason}`);
-  const more = diff.unsupported.length > 5 ? `; and ${diff.unsupported.length - 5} more (zipfs status lists them)` : '';
+  const more = diff.unsupported.length > 5 ? `; and ${diff.unsupported.length - 5} more (${invocation('status')} lists them)` : '';
   throw new ZipfsError('SYNC_FAILED', `The workspace holds what sync will not put in a zip: ${shown.join('; ')}${more}. Nothing was written; fix these and sync again.`);
 }
 

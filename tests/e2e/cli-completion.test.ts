@@ -29,7 +29,7 @@ describe('zipfs completion', () => {
   });
 
   it('completes in fish and loads in zsh', () => {
-    expect(shell('fish', 'zipfs completion fish | source; complete -C "zipfs grep --ignore"')).toStrictEqual(['--ignore-case\tCase-insensitive matching']);
+    expect(shell('fish', 'zipfs completion fish | source; complete -C "zipfs grep --ignore"')).toStrictEqual(['--ignore-case\tIgnore case']);
     expect(shell('fish', 'zipfs completion fish | source; complete -C "zipfs close --session "')).toStrictEqual([expect.stringMatching(/^q4-report\t/)]);
     const zsh = path.join(box.dir, '_zipfs');
     fs.writeFileSync(zsh, Bun.spawnSync([BINARY, 'completion', 'zsh']).stdout);

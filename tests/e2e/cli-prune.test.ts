@@ -71,7 +71,7 @@ describe('zipfs prune', () => {
       ['.closing-1234', 'leftover of an interrupted close'],
       ['.open-999999-dead', 'leftover of an interrupted open'],
     ]);
-    expect(result.skipped).toStrictEqual([{ name: 'broken', reason: 'damaged: it has no manifest.jsonl; remove it with prune --all or zipfs close broken --force' }]);
+    expect(result.skipped).toStrictEqual([{ name: 'broken', reason: 'damaged: it has no manifest.jsonl; remove it with zipfs prune --all or zipfs close broken --force' }]);
     expect(workspaces()).toStrictEqual([live, 'broken', 'reports'].sort()); // a live open's staging stays
     expect(box.run(['prune', '--all', '--json']).json.pruned.map((p: { name: string }) => p.name).sort()).toStrictEqual(['broken', 'reports']);
   });

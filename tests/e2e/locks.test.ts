@@ -24,12 +24,30 @@ describe('session locks', () => {
     try {
       lockBy(holder.pid);
       for (const args of [['write', 'a.txt', 'x'], ['delete', 'README.txt'], ['sync'], ['close', '--force']]) {
-        const result = box.run([...args, '--json']);
+        const result = box.run([...args, '--json'], { env: { ZIPFS_LOCK_WAIT_MS: '0' } });
         expect(result.code).toBe(ERROR_CODES.LOCKED.exit);
         expect(result.json.error.message).toContain(`process ${holder.pid}`);
       }
       expect(box.run(['read', 'README.txt']).code).toBe(0);
       expect(box.run(['status', '--json']).code).toBe(0);
+    } finally {
+      holder.kill();
+    }
+  });
+
+  it('waits for another process holding the lock (ZIPFS_LOCK_WAIT_MS), then goes ahead, or says how long it waited', async () => {
+    const holder = Bun.spawn(['sleep', '30']);
+    try {
+      lockBy(holder.pid);
+      const refused = box.run(['write', 'a.txt', 'x', '--json'], { env: { ZIPFS_LOCK_WAIT_MS: '200' } });
+      expect(refused.json.error.code).toBe('LOCKED');
+      expect(refused.json.error.message).toContain('waited 200 ms for it (ZIPFS_LOCK_WAIT_MS)');
+      // Released while a writer waits: the writer gets through.
+      const env = { ...process.env, ZIPFS_HOME: box.home, ZIPFS_LOCK_WAIT_MS: '10000' };
+      const waiting = Bun.spawn([BINARY, 'write', 'b.txt', 'y', '--json'], { env, stdout: 'pipe' });
+      await Bun.sleep(300);
+      fs.rmSync(lock);
+      expect(JSON.parse(await new Response(waiting.stdout).text())).toStrictEqual({ written: true, size_bytes: 1 });
     } finally {
       holder.kill();
     }
@@ -42,8 +60,8 @@ describe('session locks', () => {
     expect(fs.existsSync(lock)).toBe(false);
   });
 
-  it('lets concurrent mutations through one at a time: each succeeds or gets LOCKED, nothing is corrupted', async () => {
-    const env = { ...process.env, ZIPFS_HOME: box.home };
+  it('lets concurrent processes through one at a time: with no wait each succeeds or gets LOCKED, nothing is corrupted', async () => {
+    const env = { ...process.env, ZIPFS_HOME: box.home, ZIPFS_LOCK_WAIT_MS: '0' };
     const writers = Array.from({ length: 8 }, (_, i) => Bun.spawn([BINARY, 'write', `f${i}.txt`, `content ${i}`, '--json'], { env, stdout: 'pipe' }));
     const syncer = Bun.spawn([BINARY, 'sync', '--json'], { env, stdout: 'pipe' });
     const results = await Promise.all([...writers, syncer].map(async (p) => JSON.parse(await new Response(p.stdout).text())));
@@ -57,5 +75,16 @@ describe('session locks', () => {
     expect(box.run(['sync', '--json']).json.synced).toBe(true);
     expect(box.run(['status', '--json']).json.added).toStrictEqual([]);
     expect(Bun.spawnSync(['unzip', '-tq', path.join(box.dir, 'reports.zip')]).exitCode).toBe(0);
+  });
+});
+
+describe('parallel mutations', () => {
+  it('queue: 9 processes started at once all succeed with the default wait', async () => {
+    const env = { ...process.env, ZIPFS_HOME: box.home };
+    const writers = Array.from({ length: 8 }, (_, i) => Bun.spawn([BINARY, 'write', `p${i}.txt`, `content ${i}`, '--json'], { env, stdout: 'pipe' }));
+    const syncer = Bun.spawn([BINARY, 'sync', '--json'], { env, stdout: 'pipe' });
+    const results = await Promise.all([...writers, syncer].map(async (p) => JSON.parse(await new Response(p.stdout).text())));
+    expect(results.filter((r) => r.error)).toStrictEqual([]);
+    expect(fs.existsSync(lock)).toBe(false);
   });
 });

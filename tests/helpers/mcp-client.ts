@@ -1,4 +1,5 @@
 /** Connects the MCP SDK's own Client to `zipfs mcp` over stdio. */
+import { expect } from 'bun:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { BINARY } from './ensure-binary.ts';
@@ -17,9 +18,13 @@ export async function connect(home: string, env: Record<string, string> = {}): P
   return { client, close: () => client.close(), stderr: () => stderr };
 }
 
-/** Calls a tool and returns its structured result, whether success or error. */
+/** Calls a tool and returns its result: structuredContent on success, the `{ error }` object of the text block on failure. */
 export async function call(client: Client, name: string, args: Record<string, unknown> = {}): Promise<{ isError: boolean; data: any; text: string }> {
   const result = await client.callTool({ name, arguments: args });
   const text = (result.content as { type: string; text: string }[])[0]?.text ?? '';
-  return { isError: Boolean(result.isError), data: result.structuredContent, text };
+  if (result.isError) {
+    expect(result.structuredContent).toBeUndefined(); // errors are not results: the output schema describes results only
+    return { isError: true, data: JSON.parse(text), text };
+  }
+  return { isError: false, data: result.structuredContent, text };
 }

@@ -1,0 +1,24 @@
+/** Messages in the CLI's words: `--force`, `--stale 7d`, `zipfs close q4 --force`. */
+import { renderMarks, renderMarksDeep, type MarkRenderer, type ParamValue } from '../message-marks.ts';
+import { findCommand } from '../registry.ts';
+import { kebab } from './args.ts';
+
+function flag(name: string, value: ParamValue): string {
+  if (value === true) return `--${kebab(name)}`;
+  if (value === false) return `--no-${kebab(name)}`;
+  return `--${kebab(name)} ${value}`;
+}
+
+const CLI_WORDS: MarkRenderer = {
+  param: flag,
+  invocation(operation, args) {
+    const positionals = findCommand(operation)?.cli.positionals ?? [];
+    const words = ['zipfs', operation];
+    for (const key of positionals) if (args[key] !== undefined) words.push(String(args[key]));
+    for (const [key, value] of Object.entries(args)) if (!positionals.includes(key)) words.push(flag(key, value));
+    return words.join(' ');
+  },
+};
+
+export const cliMessage = (message: string) => renderMarks(message, CLI_WORDS);
+export const cliResult = <T>(result: T) => renderMarksDeep(result, CLI_WORDS);
