@@ -1,12 +1,13 @@
 /** Talks JSON-RPC to `zipfs mcp` by hand, to see every byte it writes to stdout. */
 import { BINARY } from './ensure-binary.ts';
 
-export async function rawSession(home: string, messages: object[], waitForIds: number[]): Promise<{ lines: string[]; byId: Map<number, any>; stderr: string }> {
+/** Sends each message as one line (a string is sent as it is: malformed input), then reads until the ids are answered. */
+export async function rawSession(home: string, messages: (object | string)[], waitForIds: (number | null)[]): Promise<{ lines: string[]; byId: Map<number | null, any>; stderr: string; exitCode: number }> {
   const child = Bun.spawn([BINARY, 'mcp'], { stdin: 'pipe', stdout: 'pipe', stderr: 'pipe', env: { ...process.env, ZIPFS_HOME: home } });
-  for (const message of messages) child.stdin.write(`${JSON.stringify(message)}\n`);
+  for (const message of messages) child.stdin.write(`${typeof message === 'string' ? message : JSON.stringify(message)}\n`);
   await child.stdin.flush();
   const lines: string[] = [];
-  const byId = new Map<number, any>();
+  const byId = new Map<number | null, any>();
   const decoder = new TextDecoder();
   let buffered = '';
   const reader = child.stdout.getReader();
@@ -25,10 +26,10 @@ export async function rawSession(home: string, messages: object[], waitForIds: n
     }
   }
   child.stdin.end();
-  await child.exited;
+  const exitCode = await child.exited;
   const stderr = await new Response(child.stderr).text();
   if (buffered.trim() !== '') lines.push(buffered);
-  return { lines, byId, stderr };
+  return { lines, byId, stderr, exitCode };
 }
 
 export function initialize(id: number, protocolVersion: string): object {
