@@ -5,6 +5,7 @@
  * (and through the SDK's Client where the queueing is the point).
  */
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { sandbox, writeZip } from '../helpers/cli.ts';
@@ -87,6 +88,31 @@ describe('parallel calls on one session in one server', () => {
       await mcp.close();
     }
   });
+});
+
+describe('cancellation', () => {
+  it('stops a sync before the rename: no temporary, the zip as it was, the changes still there to sync', async () => {
+    fs.writeFileSync(path.join(root, 'big.bin'), crypto.randomBytes(96 << 20)); // streams through the deflater for a second or more
+    const zip = path.join(box.dir, 'reports.zip');
+    const before = fs.readFileSync(zip);
+    const mcp = await connect(box.home);
+    try {
+      const controller = new AbortController();
+      const pending = mcp.client.callTool({ name: 'zipfs_sync', arguments: {} }, undefined, { signal: controller.signal }).catch((error: Error) => error);
+      const beside = () => fs.readdirSync(box.dir).filter((n) => n.endsWith('.tmp'));
+      for (const deadline = Date.now() + 20_000; beside().length === 0 && Date.now() < deadline; ) await Bun.sleep(5);
+      expect(beside()).toHaveLength(1);
+      controller.abort();
+      expect(await pending).toBeInstanceOf(Error);
+      for (const deadline = Date.now() + 10_000; beside().length > 0 && Date.now() < deadline; ) await Bun.sleep(20);
+      expect(beside()).toStrictEqual([]);
+      expect(fs.readFileSync(zip).equals(before)).toBe(true);
+      expect((await call(mcp.client, 'zipfs_status')).data.added).toStrictEqual(['big.bin']);
+      expect((await call(mcp.client, 'zipfs_sync')).data).toMatchObject({ synced: true, files_added: 1 });
+    } finally {
+      await mcp.close();
+    }
+  }, 60_000);
 });
 
 describe('argument errors', () => {
