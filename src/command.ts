@@ -51,6 +51,14 @@ export interface CliHints {
   stdin?: string;
   /** CLI-only boolean flags (kebab-case name -> description), for exit-code conventions that mean nothing over MCP. */
   flags?: Record<string, string>;
+  /** CLI-only string options (kebab-case name -> description), for what a shell cannot spell as a parameter (a list of edits). */
+  options?: Record<string, string>;
+  /** Input keys the CLI gives through `options` instead of a flag of their own. */
+  viaOptions?: string[];
+  /** Completes the input from the CLI-only flags and options, before validation. */
+  fromCli?(input: Record<string, unknown>, extras: Record<string, string | boolean | undefined>): void;
+  /** Other names for the subcommand (`mv` for move). */
+  aliases?: string[];
   /** The exit code for a successful run, given its output and the CLI-only flags. */
   exitCode?(output: any, flags: Record<string, boolean>): number;
 }
@@ -66,7 +74,7 @@ export interface Command<I extends ObjectSchema = ObjectSchema, O extends Object
   cli: CliHints;
   run(input: v.InferOutput<I>, context: CommandContext): v.InferOutput<O> | Promise<v.InferOutput<O>>;
   /** Readable output for people; `--json` and MCP use the object itself. */
-  render(output: v.InferOutput<O>, paint: Paint): string;
+  render(output: v.InferOutput<O>, paint: Paint, flags: Record<string, boolean>): string;
   /** An optional line for stderr (a hint, a warning) that must not mix with the result on stdout. */
   note?(output: v.InferOutput<O>): string | undefined;
 }

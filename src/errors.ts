@@ -25,6 +25,7 @@ export const ERROR_CODES = {
   UNSYNCED_CHANGES: { exit: 16, summary: 'The workspace has changes that were not synced (zipfs extension)' },
   PERMISSION_DENIED: { exit: 17, summary: 'A file or folder zipfs needs cannot be read or written by this user (zipfs extension)' },
   SESSION_DAMAGED: { exit: 18, summary: "A session's manifest or workspace folder is damaged (zipfs extension)" },
+  EDIT_MISMATCH: { exit: 19, summary: 'An edit\'s old_text matches the file no times or several times; nothing was written (zipfs extension)' },
   INTERNAL_ERROR: { exit: 70, summary: 'A bug or an unexpected system failure (zipfs extension)' },
 } as const;
 

@@ -6,8 +6,12 @@
 import type { Command } from './command.ts';
 import { close } from './commands/close.ts';
 import { del } from './commands/delete.ts';
+import { diff } from './commands/diff.ts';
+import { edit } from './commands/edit.ts';
 import { grep } from './commands/grep.ts';
+import { inspect } from './commands/inspect.ts';
 import { ls } from './commands/ls.ts';
+import { move } from './commands/move.ts';
 import { open } from './commands/open.ts';
 import { path } from './commands/path.ts';
 import { prune } from './commands/prune.ts';
@@ -18,10 +22,11 @@ import { sync } from './commands/sync.ts';
 import { tree } from './commands/tree.ts';
 import { write } from './commands/write.ts';
 
-export const COMMANDS: readonly Command[] = [open, sessions, path, ls, tree, read, write, del, grep, status, sync, close, prune] as unknown as Command[];
+export const COMMANDS: readonly Command[] = [open, inspect, sessions, path, ls, tree, read, write, edit, move, del, grep, status, diff, sync, close, prune] as unknown as Command[];
 
 export const MCP_TOOL_PREFIX = 'zipfs_';
 
+/** The command a CLI word names: its name, or one of its aliases (`mv`). */
 export function findCommand(name: string): Command | undefined {
-  return COMMANDS.find((c) => c.name === name);
+  return COMMANDS.find((c) => c.name === name || c.cli.aliases?.includes(name));
 }

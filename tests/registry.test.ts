@@ -31,7 +31,7 @@ describe('the dispatch table', () => {
     const mcpParams = Object.keys((tool.inputSchema as { properties: object }).properties).sort();
     const args = commandArgs(command);
     const cliParams = Object.keys(command.input.entries)
-      .filter((key) => kebab(key) in args || key.toUpperCase() in args)
+      .filter((key) => kebab(key) in args || key.toUpperCase() in args || command.cli.viaOptions?.includes(key))
       .sort();
     expect(cliParams).toStrictEqual(mcpParams);
     expect(args.json?.type).toBe('boolean');

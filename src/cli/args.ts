@@ -28,6 +28,7 @@ export function commandArgs(command: Command): ArgsDef {
     // A positional is not also a flag (`open <path>`, not `open --path`), except the
     // session, which every session operation takes as --session/-s.
     if (positionals.includes(key) && key !== 'session') continue;
+    if (command.cli.viaOptions?.includes(key)) continue; // spelled through CLI-only options
     const info = fieldInfo(schema as GenericSchema);
     const alias = command.cli.short?.[key];
     const shared = { description: info.description, ...(alias ? { alias } : {}) };
@@ -36,5 +37,6 @@ export function commandArgs(command: Command): ArgsDef {
     else args[kebab(key)] = { type: 'string', ...shared, ...(info.default !== undefined ? { default: String(info.default) } : {}), ...(info.type === 'number' ? { valueHint: 'n' } : {}) };
   }
   for (const [flag, description] of Object.entries(command.cli.flags ?? {})) args[flag] = { type: 'boolean', description };
+  for (const [option, description] of Object.entries(command.cli.options ?? {})) args[option] = { type: 'string', description };
   return { ...args, ...JSON_FLAG };
 }

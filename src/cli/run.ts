@@ -182,9 +182,14 @@ export async function runCli(io: CliIo): Promise<number> {
     const args = commandArgs(command);
     assertKnownFlags(command, args, argv);
     const raw = toInput(command, args, argv);
+    const flags = Object.fromEntries(Object.keys(command.cli.flags ?? {}).map((flag) => [flag, argv.includes(`--${flag}`)]));
+    if (command.cli.fromCli) {
+      const parsed = parseArgs(argv, args) as Record<string, unknown>;
+      const options = Object.fromEntries(Object.keys(command.cli.options ?? {}).map((option) => [option, parsed[option] as string | undefined]));
+      command.cli.fromCli(raw, { ...flags, ...options });
+    }
     await fillFromStdin(command, raw, io);
     const input = validateInput(command, raw);
-    const flags = Object.fromEntries(Object.keys(command.cli.flags ?? {}).map((flag) => [flag, argv.includes(`--${flag}`)]));
     const context: CommandContext = { home, env: io.env, hints: { env: io.env.ZIPFS_SESSION || undefined, cwd: io.cwd } };
     const delay = Number(io.env.ZIPFS_PROGRESS_DELAY_MS ?? 1000);
     const line = io.stderr.isTTY && !json ? progressLine(io.stderr, command.name, Number.isFinite(delay) ? delay : 1000) : undefined;
@@ -198,7 +203,7 @@ export async function runCli(io: CliIo): Promise<number> {
     if (json) {
       io.stdout.write(`${JSON.stringify(output, null, 2)}\n`);
     } else {
-      const text = command.render(output as never, out);
+      const text = command.render(output as never, out, flags);
       if (text !== '') io.stdout.write(command.cli.rawOutput || text.endsWith('\n') ? text : `${text}\n`);
       const note = command.note?.(output as never);
       if (note) io.stderr.write(`${err.dim(note)}\n`);

@@ -13,7 +13,7 @@ import { param } from '../message-marks.ts';
 
 export const close = defineCommand({
   name: 'close',
-  title: 'Close a session',
+  title: 'Close',
   description:
     'Remove a session; unsynced changes need sync or force.',
   input: v.strictObject({

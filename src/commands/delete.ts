@@ -7,11 +7,11 @@ import { flag, sessionParam, text } from './schemas.ts';
 
 export const del = defineCommand({
   name: 'delete',
-  title: 'Delete a path',
+  title: 'Delete',
   description: 'Delete a file or folder; links are removed, never followed.',
   input: v.strictObject({
     session: sessionParam,
-    path: v.pipe(v.string(), v.minLength(1), v.description('From the workspace root')),
+    path: v.pipe(v.string(), v.description('From the workspace root')),
     recursive: v.optional(v.pipe(v.boolean(), v.description('For a non-empty folder')), false),
   }),
   output: v.object({ deleted: flag('True'), path: text('Normalised') }),

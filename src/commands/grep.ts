@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { defineCommand } from '../command.ts';
+import { ZipfsError } from '../errors.ts';
 import { loadLimits } from '../limits.ts';
 import { grepWorkspace } from '../search/grep.ts';
 import { resolveSession } from '../session/resolve-session.ts';
@@ -16,14 +17,14 @@ const matchSchema = v.object({
 
 export const grep = defineCommand({
   name: 'grep',
-  title: 'Search files',
+  title: 'Search',
   description:
-    'Regex search of workspace text, by line.',
+    'Regex search, line by line.',
   input: v.strictObject({
     session: sessionParam,
-    pattern: v.pipe(v.string(), v.minLength(1), v.description('JavaScript regex')),
+    pattern: v.pipe(v.string(), v.description('JavaScript regex')),
     path: workspacePathParam('Where to search'),
-    glob: v.optional(v.pipe(v.string(), v.minLength(1), v.description('*.txt, or a path glob: a/**/*.csv'))),
+    glob: v.optional(v.pipe(v.string(), v.description('*.txt, or a path glob: a/**/*.csv'))),
     ignore_case: v.optional(v.pipe(v.boolean(), v.description('Ignore case')), false),
     max_results: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(100_000), v.description('Matches to return')), 100),
     context_lines: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(50), v.description('Context lines')), 0),
@@ -45,6 +46,7 @@ export const grep = defineCommand({
     example: 'zipfs grep "debug" data --glob "*.json" -i -C 1',
   },
   async run(input, context) {
+    if (input.pattern === '') throw new ZipfsError('INVALID_INPUT', 'Invalid argument pattern: it is empty; give a JavaScript regular expression (names_only matches it against paths).');
     const session = resolveSession(context.home, input.session, context.hints);
     const start = resolveExisting(session.contents, input.path);
     const limits = loadLimits(context.env);

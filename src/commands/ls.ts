@@ -15,7 +15,7 @@ const entrySchema = v.object({
 
 export const ls = defineCommand({
   name: 'ls',
-  title: 'List files',
+  title: 'List',
   description: 'List a workspace folder.',
   input: v.strictObject({
     session: sessionParam,

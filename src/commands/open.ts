@@ -10,8 +10,9 @@ export const open = defineCommand({
   title: 'Open a zip',
   description: 'Extract a zip into a new session\'s workspace.',
   input: v.strictObject({
-    path: v.pipe(v.string(), v.minLength(1), v.description('Absolute, or from the working directory')),
-    name: v.optional(v.pipe(v.string(), v.description('Default: the zip\'s base name'))),
+    path: v.pipe(v.string(), v.description('Absolute, or from the working directory')),
+    name: v.optional(v.pipe(v.string(), v.description('Default: zip base name'))),
+    create: v.optional(v.pipe(v.boolean(), v.description('Start empty if none')), false),
   }),
   output: v.object({
     session_id: text('Id'),
@@ -23,7 +24,7 @@ export const open = defineCommand({
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   cli: { positionals: ['path'], example: 'zipfs open reports.zip --name q4-report' },
   async run(input, context) {
-    const session = await openArchive({ zipPath: input.path, name: input.name, home: context.home, limits: loadLimits(context.env), progress: context.progress, signal: context.signal });
+    const session = await openArchive({ zipPath: input.path, name: input.name, create: input.create, home: context.home, limits: loadLimits(context.env), progress: context.progress, signal: context.signal });
     return {
       session_id: session.record.id,
       name: session.record.name,

@@ -6,7 +6,7 @@ import { parseDuration, prune as pruneSessions } from '../session/prune.ts';
 
 export const prune = defineCommand({
   name: 'prune',
-  title: 'Remove sessions',
+  title: 'Prune',
   description:
     'Remove stale or all sessions, unsynced changes too, and leftovers.',
   input: v.strictObject({

@@ -12,15 +12,17 @@ const MAX_PAGE_BYTES = 64 * 1024 * 1024;
 
 export const read = defineCommand({
   name: 'read',
-  title: 'Read a file',
+  title: 'Read',
   description:
     'Read a file, a page at a time: text, or base64 if binary.',
   input: v.strictObject({
     session: sessionParam,
-    path: v.pipe(v.string(), v.minLength(1), v.description('From the workspace root')),
+    path: v.pipe(v.string(), v.description('From the workspace root')),
     encoding: v.optional(v.pipe(v.picklist(['utf-8', 'base64']), v.description('base64 forces binary')), 'utf-8'),
-    offset: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.description('Start byte')), 0),
+    offset: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.description('Start byte'))),
     limit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.description('Default 262144'))),
+    start_line: v.optional(v.pipe(v.number(), v.integer(), v.description('1-based; -20: last 20'))),
+    end_line: v.optional(v.pipe(v.number(), v.integer(), v.description('Inclusive'))),
   }),
   output: v.object({
     content: text('Page'),
@@ -29,6 +31,10 @@ export const read = defineCommand({
     offset: count('Page start'),
     bytes_read: count('Page bytes'),
     remaining_bytes: count('After the page'),
+    sha256: text('Whole file, for edit'),
+    total_lines: v.optional(count('In file')),
+    start_line: v.optional(count('First line')),
+    end_line: v.optional(count('Last line')),
   }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   cli: { positionals: ['path'], short: { session: 's' }, example: 'zipfs read logo.png --encoding base64 --offset 0 --limit 1024', rawOutput: true },
@@ -36,10 +42,21 @@ export const read = defineCommand({
     const session = resolveSession(context.home, input.session, context.hints);
     const file = resolveExisting(session.contents, input.path);
     if (file.stats.isDirectory()) throw new ZipfsError('INVALID_INPUT', `Invalid argument path: ${quote(file.relative)} is a folder; list it with ls, or read a file inside it.`);
-    const limit = Math.min(input.limit ?? loadLimits(context.env).readDefaultBytes, MAX_PAGE_BYTES);
-    const page = readPage({ absolute: file.absolute, relative: file.relative, offset: input.offset, limit, base64: input.encoding === 'base64', maxAnswerBytes: context.maxAnswerBytes });
-    return { content: page.content, size_bytes: page.size, encoding: page.encoding, offset: page.offset, bytes_read: page.bytesRead, remaining_bytes: page.size - page.offset - page.bytesRead };
+    const byLines = input.start_line !== undefined || input.end_line !== undefined;
+    if (byLines && (input.offset !== undefined || input.limit !== undefined)) {
+      throw new ZipfsError('INVALID_INPUT', 'Invalid input for read: give lines (start_line, end_line) or bytes (offset, limit), not both.');
+    }
+    if (input.start_line === 0 || input.end_line === 0) throw new ZipfsError('INVALID_INPUT', 'Invalid input for read: lines count from 1 (or from -1, the last line); 0 is no line.');
+    // Line reads are bounded by whole lines, up to the largest page; byte reads by limit.
+    const limit = byLines ? MAX_PAGE_BYTES : Math.min(input.limit ?? loadLimits(context.env).readDefaultBytes, MAX_PAGE_BYTES);
+    const lines = byLines ? { start: input.start_line, end: input.end_line } : undefined;
+    const page = readPage({ absolute: file.absolute, relative: file.relative, offset: input.offset ?? 0, limit, lines, base64: input.encoding === 'base64', maxAnswerBytes: context.maxAnswerBytes });
+    const result = { content: page.content, size_bytes: page.size, encoding: page.encoding, offset: page.offset, bytes_read: page.bytesRead, remaining_bytes: page.size - page.offset - page.bytesRead, sha256: page.sha256 };
+    return page.lines ? { ...result, total_lines: page.lines.total, start_line: page.lines.start, end_line: page.lines.end } : result;
   },
   render: (out) => out.content,
-  note: (out) => (out.remaining_bytes > 0 ? `zipfs: ${out.remaining_bytes} more bytes; continue with --offset ${out.offset + out.bytes_read}` : undefined),
+  note(out) {
+    if (out.total_lines !== undefined) return out.end_line! < out.total_lines ? `zipfs: lines ${out.start_line}-${out.end_line} of ${out.total_lines}; continue with --start-line ${out.end_line! + 1}` : undefined;
+    return out.remaining_bytes > 0 ? `zipfs: ${out.remaining_bytes} more bytes; continue with --offset ${out.offset + out.bytes_read}` : undefined;
+  },
 });

@@ -6,7 +6,7 @@ import { listSessions } from '../session/session-store.ts';
 
 export const sessions = defineCommand({
   name: 'sessions',
-  title: 'List open sessions',
+  title: 'Sessions',
   description: 'List open sessions.',
   input: v.strictObject({}),
   output: v.object({

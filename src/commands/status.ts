@@ -10,9 +10,9 @@ import { count, paths, sessionParam, text } from './schemas.ts';
 
 export const status = defineCommand({
   name: 'status',
-  title: 'Show changes',
+  title: 'Status',
   description:
-    'Changes since open or the last sync.',
+    'Changes since open or last sync.',
   input: v.strictObject({ session: sessionParam }),
   output: v.object({
     modified: paths('Folders end in /'),

@@ -7,7 +7,7 @@ import { backupParam, count, flag, sessionParam } from './schemas.ts';
 
 export const sync = defineCommand({
   name: 'sync',
-  title: 'Sync to the zip',
+  title: 'Sync',
   description:
     'Write changes into the zip, atomically.',
   input: v.strictObject({

@@ -9,7 +9,7 @@ import { count, sessionParam, text, workspacePathParam } from './schemas.ts';
 
 export const tree = defineCommand({
   name: 'tree',
-  title: 'File tree',
+  title: 'Tree',
   description: 'A workspace folder as a tree.',
   input: v.strictObject({
     session: sessionParam,

@@ -18,11 +18,11 @@ function decode(content: string, encoding: 'utf-8' | 'base64'): Uint8Array {
 
 export const write = defineCommand({
   name: 'write',
-  title: 'Write a file',
+  title: 'Write',
   description: 'Create or replace a file, atomically.',
   input: v.strictObject({
     session: sessionParam,
-    path: v.pipe(v.string(), v.minLength(1), v.description('From the workspace root')),
+    path: v.pipe(v.string(), v.description('From the workspace root')),
     content: v.pipe(v.string(), v.description('New content')),
     encoding: v.optional(v.pipe(v.picklist(['utf-8', 'base64']), v.description('Of content')), 'utf-8'),
     create_dirs: v.optional(v.pipe(v.boolean(), v.description('Make parents')), true),

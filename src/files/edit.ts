@@ -18,7 +18,7 @@ function lstatOrUndefined(file: string): fs.Stats | undefined {
 }
 
 /** Fails unless the deepest existing folder on the way to `absolute` is, for real, inside the workspace. */
-function assertParentInside(root: string, absolute: string, relative: string): void {
+export function assertParentInside(root: string, absolute: string, relative: string): void {
   let existing = path.dirname(absolute);
   while (!fs.existsSync(existing)) existing = path.dirname(existing);
   if (!isInside(fs.realpathSync(root), fs.realpathSync(existing))) {

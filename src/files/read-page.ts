@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import { ZipfsError, quote } from '../errors.ts';
 import { tryDecodeUtf8 } from '../zip/names.ts';
 import { specialKind } from './regular-file.ts';
-import { classifyFile } from './text-or-binary.ts';
+import { scanFile, type FileText } from './text-or-binary.ts';
 
 export interface PageRequest {
   /** Real path (links resolved inside the workspace) and the path the caller gave. */
@@ -18,6 +18,8 @@ export interface PageRequest {
   offset: number;
   limit: number;
   base64: boolean;
+  /** Read whole lines instead of bytes: 1-based and inclusive, negative counting from the end. */
+  lines?: { start?: number; end?: number };
   /** The most the page's content may take once serialised twice (MCP's text block and structuredContent). */
   maxAnswerBytes?: number;
 }
@@ -28,6 +30,10 @@ export interface Page {
   offset: number;
   bytesRead: number;
   size: number;
+  /** Of the whole file: edit's expected_sha256. */
+  sha256: string;
+  /** For line reads: the file's line count and the lines returned. */
+  lines?: { total: number; start: number; end: number };
 }
 
 const { O_RDONLY, O_NONBLOCK = 0 } = fs.constants;
@@ -40,18 +46,44 @@ export function readPage(request: PageRequest): Page {
     if (!stats.isFile()) throw new ZipfsError('INVALID_INPUT', `Invalid argument path: ${quote(request.relative)} is ${specialKind(stats.mode) ?? 'not a regular file'}; zipfs reads regular files only.`);
     const size = stats.size;
     if (request.offset > size) throw new ZipfsError('INVALID_INPUT', `Invalid argument offset: ${request.offset} is past the end of ${quote(request.relative)} (${size} bytes).`);
-    const kind = request.base64 ? 'binary' : classifyFile(fd, size);
-    const text = kind === 'utf-8' || kind === 'large-text';
+    const { kind, sha256 } = scanFile(fd, size);
+    if (request.lines) return { ...linesAt(fd, size, kind, request), sha256 };
+    const text = !request.base64 && (kind === 'utf-8' || kind === 'large-text');
     let want = Math.min(request.limit, size - request.offset);
     for (;;) {
       const page = pageAt(fd, size, request.offset, want, text);
       const budget = request.maxAnswerBytes;
       const cost = budget === undefined ? 0 : answerCost(page.content);
-      if (budget === undefined || cost <= budget || page.bytesRead <= 1) return page;
+      if (budget === undefined || cost <= budget || page.bytesRead <= 1) return { ...page, sha256 };
       want = Math.max(1, Math.floor(page.bytesRead * (budget / cost) * 0.95));
     }
   } finally {
     fs.closeSync(fd);
+  }
+}
+
+/** Whole lines `start..end` of a UTF-8 text file, cut (by whole lines) to the answer budget and `limit`. */
+function linesAt(fd: number, size: number, kind: FileText, request: PageRequest): Omit<Page, 'sha256'> {
+  if (kind !== 'utf-8') {
+    const what = kind === 'large-text' ? 'over 64 MiB' : kind === 'binary' ? 'binary' : 'not UTF-8 text';
+    throw new ZipfsError('INVALID_INPUT', `${quote(request.relative)} is ${what}; read it by bytes (offset and limit) instead of lines.`);
+  }
+  const bytes = Buffer.allocUnsafe(size);
+  for (let got = 0, n; got < size && (n = fs.readSync(fd, bytes, got, size - got, got)) > 0; ) got += n;
+  const starts = [0];
+  for (let at = bytes.indexOf(0x0a); at >= 0 && at + 1 < size; at = bytes.indexOf(0x0a, at + 1)) starts.push(at + 1);
+  const total = size === 0 ? 0 : starts.length;
+  const resolve = (line: number | undefined, fallback: number) => (line === undefined ? fallback : line < 0 ? total + line + 1 : line);
+  const start = Math.max(1, resolve(request.lines!.start, 1));
+  let end = Math.min(total, resolve(request.lines!.end, total));
+  const byteAt = (line: number) => (line > total ? size : starts[line - 1]!); // where 1-based `line` starts
+  for (;;) {
+    const from = byteAt(start);
+    const to = end >= start ? byteAt(end + 1) : from;
+    const content = bytes.subarray(from, to).toString('utf8');
+    const over = to - from > request.limit || (request.maxAnswerBytes !== undefined && answerCost(content) > request.maxAnswerBytes);
+    if (!over || end <= start) return { content, encoding: 'utf-8', offset: from, bytesRead: to - from, size, lines: { total, start, end: Math.max(end, start - 1) } };
+    end = start + Math.floor((end - start) / 2); // halve the range until the page fits
   }
 }
 
@@ -61,7 +93,7 @@ function answerCost(content: string): number {
   return once.length + JSON.stringify(once).length;
 }
 
-function pageAt(fd: number, size: number, offset: number, want: number, text: boolean): Page {
+function pageAt(fd: number, size: number, offset: number, want: number, text: boolean): Omit<Page, 'sha256'> {
   // Up to 3 bytes past the page, to see whether its end cuts a character.
   const raw = Buffer.allocUnsafe(Math.min(size - offset, want + 3));
   let got = 0;

@@ -1,15 +1,15 @@
 /**
- * Whether a file is text, decided once per file, the same way for grep and
- * read: a NUL byte in the first 8,000 bytes makes it binary (as git and grep
- * decide). read also needs the text to be valid UTF-8, or a page would come
- * back mangled: files up to 64 MiB are checked whole, in pieces; in larger
- * ones only the page read can be checked.
+ * What a file holds, decided once per file and the same way for grep, read
+ * and edit: a NUL byte in the first 8,000 bytes makes it binary (as git and
+ * grep decide). read and edit also need text to be valid UTF-8, or a page
+ * would come back mangled: files up to 64 MiB are checked whole. The same
+ * pass takes the file's SHA-256, which read returns for edit's precondition.
  */
 import fs from 'node:fs';
 
 export const BINARY_PROBE_BYTES = 8000;
 const CHECK_WHOLE_UP_TO_BYTES = 64 << 20;
-const CHECK_PIECE_BYTES = 1 << 20;
+const PIECE_BYTES = 1 << 20;
 
 export function looksBinary(head: Uint8Array): boolean {
   return head.subarray(0, BINARY_PROBE_BYTES).includes(0);
@@ -17,19 +17,30 @@ export function looksBinary(head: Uint8Array): boolean {
 
 export type FileText = 'utf-8' | 'binary' | 'not-utf-8' | 'large-text';
 
-/** What the open file `fd` of `size` bytes holds: UTF-8 text, binary, text in another encoding, or text too large to check whole. */
-export function classifyFile(fd: number, size: number): FileText {
-  const head = Buffer.allocUnsafe(Math.min(size, BINARY_PROBE_BYTES));
-  const got = fs.readSync(fd, head, 0, head.length, 0);
-  if (looksBinary(head.subarray(0, got))) return 'binary';
-  if (size > CHECK_WHOLE_UP_TO_BYTES) return 'large-text';
+/** The open file `fd` of `size` bytes: UTF-8 text, binary, text in another encoding, or text too large to check whole; and its SHA-256. */
+export function scanFile(fd: number, size: number): { kind: FileText; sha256: string } {
+  const hash = new Bun.CryptoHasher('sha256');
+  const piece = Buffer.allocUnsafe(Math.max(1, Math.min(size, PIECE_BYTES)));
   const decoder = new TextDecoder('utf-8', { fatal: true });
-  const piece = Buffer.allocUnsafe(Math.min(size, CHECK_PIECE_BYTES));
-  try {
-    for (let at = 0, n; at < size && (n = fs.readSync(fd, piece, 0, piece.length, at)) > 0; at += n) decoder.decode(piece.subarray(0, n), { stream: true });
-    decoder.decode();
-  } catch {
-    return 'not-utf-8';
+  let kind: FileText | undefined = size > CHECK_WHOLE_UP_TO_BYTES ? 'large-text' : undefined;
+  for (let at = 0, n; at < size && (n = fs.readSync(fd, piece, 0, piece.length, at)) > 0; at += n) {
+    const bytes = piece.subarray(0, n);
+    hash.update(bytes);
+    if (at === 0 && looksBinary(bytes)) kind = 'binary';
+    if (kind !== undefined) continue;
+    try {
+      decoder.decode(bytes, { stream: true });
+    } catch {
+      kind = 'not-utf-8';
+    }
   }
-  return 'utf-8';
+  if (kind === undefined) {
+    try {
+      decoder.decode();
+      kind = 'utf-8';
+    } catch {
+      kind = 'not-utf-8';
+    }
+  }
+  return { kind, sha256: hash.digest('hex') };
 }

@@ -9,11 +9,14 @@ import { MCP_TOOL_PREFIX } from '../registry.ts';
 
 /**
  * valibot's JSON Schema without what says nothing: the $schema URI, an empty
- * `required`, and `"type": "string"` beside an enum of strings. Every
+ * `required`, `"type": "string"` beside an enum of strings, and a boolean's
+ * `"default": false`. Every
  * tools/list costs an agent context, so every byte is paid again and again.
  */
 function jsonSchema(schema: Command['input']): Record<string, unknown> {
-  const { $schema: _, ...rest } = toJsonSchema(schema) as Record<string, unknown>;
+  // additionalProperties: false is left out too (500 bytes over the list): an unknown argument
+  // is still refused, with INVALID_INPUT naming it and the arguments the tool takes.
+  const { $schema: _, additionalProperties: __, ...rest } = toJsonSchema(schema) as Record<string, unknown>;
   return lean(rest) as Record<string, unknown>;
 }
 
@@ -24,6 +27,7 @@ function lean(node: unknown): unknown {
   for (const [key, value] of Object.entries(node)) out[key] = lean(value);
   if (Array.isArray(out.required) && out.required.length === 0) delete out.required;
   if (Array.isArray(out.enum) && out.enum.every((v) => typeof v === 'string') && out.type === 'string') delete out.type;
+  if (out.type === 'boolean' && out.default === false) delete out.default; // an absent boolean is false everywhere
   return out;
 }
 

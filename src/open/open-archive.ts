@@ -14,7 +14,7 @@ import { assertValidName, deriveName, freeName } from '../session/session-name.t
 import { listSessions, loadSession, type Session } from '../session/session-store.ts';
 import { createStaging, discardStaging, releaseStaging, removeDeadStaging } from './staging.ts';
 import { workerPath } from '../worker-path.ts';
-import { invocation } from '../message-marks.ts';
+import { invocation, param } from '../message-marks.ts';
 
 /** Read-ahead for the pass over local headers. */
 const LAYOUT_WINDOW_BYTES = 64 * 1024;
@@ -29,47 +29,32 @@ export interface OpenRequest {
   progress?: Progress;
   /** Cancellation: extraction stops, the staging folder is removed, no session is made. */
   signal?: AbortSignal;
+  /** Where no file is yet, open an empty session instead of ZIP_NOT_FOUND. */
+  create?: boolean;
 }
 
 /**
  * `open`: extracts an archive into a new session. Everything is written into
  * a hidden staging folder that becomes the session by one rename at the end,
- * so a failed or interrupted open leaves no session and no folder.
+ * so a failed or interrupted open leaves no session and no folder. With
+ * `create`, a path where no file is yet opens an empty session whose first
+ * sync writes the archive.
  */
 export async function openArchive(request: OpenRequest): Promise<Session> {
   const zipPath = path.resolve(request.zipPath);
+  if (request.create && !fs.existsSync(zipPath)) return createArchiveSession(request, zipPath);
   const source = openSource(zipPath);
   try {
     const directory = readCentralDirectory(source);
     const plan = planExtraction(directory, request.limits);
     assertLayout(zipPath, directory, plan);
-    if (request.name !== undefined) {
-      assertValidName(request.name);
-      assertNameFree(request.home, request.name);
-    }
-    assertRoomForSession(request.home, request.limits, plan.totalBytes);
-    removeDeadStaging(request.home);
-    const staging = createStaging(request.home);
+    const staging = prepareStaging(request, plan.totalBytes);
     try {
       assertDiskSpace(staging, plan.totalBytes);
       const entries = await extract(zipPath, source, directory, plan, path.join(staging, 'contents'), request.progress, request.signal);
       request.signal?.throwIfAborted();
-      const fence = ctimeFence(staging);
-      const fingerprint = fingerprintSource(source, directory, zipPath);
-      const record: SessionRecord = {
-        kind: 'session',
-        format: MANIFEST_FORMAT,
-        id: globalThis.crypto.randomUUID(),
-        name: '',
-        source_path: zipPath,
-        source: fingerprint,
-        created_at: new Date().toISOString(),
-        file_count: plan.fileCount,
-        dir_count: plan.dirCount,
-        extracted_size_bytes: plan.totalBytes,
-        ctime_fence_ms: fence,
-        symlinks: plan.items.filter((i) => i.type === 'symlink').map((i) => i.path),
-      };
+      const symlinks = plan.items.filter((i) => i.type === 'symlink').map((i) => i.path);
+      const record = sessionRecord(zipPath, fingerprintSource(source, directory, zipPath), staging, { files: plan.fileCount, dirs: plan.dirCount, bytes: plan.totalBytes, symlinks });
       const name = publish(request.home, staging, record, entries, request.name);
       return loadSession(request.home, name)!;
     } catch (error) {
@@ -83,12 +68,57 @@ export async function openArchive(request: OpenRequest): Promise<Session> {
   }
 }
 
+/** An empty session for an archive still to be written (its fingerprint's size -1 says so: sync-archive.ts, isNewArchive). */
+function createArchiveSession(request: OpenRequest, zipPath: string): Session {
+  const folder = path.dirname(zipPath);
+  if (!fs.statSync(folder, { throwIfNoEntry: false })?.isDirectory()) {
+    throw new ZipfsError('ZIP_NOT_FOUND', `Cannot create ${zipPath}: the folder ${folder} does not exist. Create it first, or give another path.`);
+  }
+  const staging = prepareStaging(request, 0);
+  try {
+    fs.mkdirSync(path.join(staging, 'contents'));
+    const record = sessionRecord(zipPath, { size: -1, mtime_ms: 0, directory_sha256: '' }, staging, { files: 0, dirs: 0, bytes: 0, symlinks: [] });
+    return loadSession(request.home, publish(request.home, staging, record, [], request.name))!;
+  } catch (error) {
+    discardStaging(staging);
+    throw error;
+  }
+}
+
+/** The checks before anything is written (name, session and byte limits), then a fresh staging folder. */
+function prepareStaging(request: OpenRequest, bytes: number): string {
+  if (request.name !== undefined) {
+    assertValidName(request.name);
+    assertNameFree(request.home, request.name);
+  }
+  assertRoomForSession(request.home, request.limits, bytes);
+  removeDeadStaging(request.home);
+  return createStaging(request.home);
+}
+
+function sessionRecord(zipPath: string, source: SessionRecord['source'], staging: string, counts: { files: number; dirs: number; bytes: number; symlinks: string[] }): SessionRecord {
+  return {
+    kind: 'session',
+    format: MANIFEST_FORMAT,
+    id: globalThis.crypto.randomUUID(),
+    name: '',
+    source_path: zipPath,
+    source,
+    created_at: new Date().toISOString(),
+    file_count: counts.files,
+    dir_count: counts.dirs,
+    extracted_size_bytes: counts.bytes,
+    ctime_fence_ms: ctimeFence(staging),
+    symlinks: counts.symlinks,
+  };
+}
+
 function openSource(zipPath: string): FileSource {
   let stats: fs.Stats;
   try {
     stats = fs.statSync(zipPath);
   } catch {
-    throw new ZipfsError('ZIP_NOT_FOUND', `No file at ${zipPath}; check the path (relative paths are resolved from ${process.cwd()}).`);
+    throw new ZipfsError('ZIP_NOT_FOUND', `No file at ${zipPath}; check the path (relative paths are resolved from ${process.cwd()}), or pass ${param('create')} to start a new archive there.`);
   }
   if (stats.isDirectory()) throw new ZipfsError('ZIP_NOT_FOUND', `${zipPath} is a folder, not a zip file; give the path of a .zip file.`);
   try {

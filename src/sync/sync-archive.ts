@@ -90,26 +90,44 @@ function currentFingerprint(zipPath: string): SessionRecord['source'] | undefine
   }
 }
 
+/** Whether a session's source is an archive still to be written: opened with create on a path that was empty. */
+export function isNewArchive(record: SessionRecord): boolean {
+  return record.source.size < 0;
+}
+
 /**
- * Refuses to write over a source that changed since it was opened or last
- * synced, unless forced. Size and mtime settle the common case; when they
- * differ, the central directory's hash decides (a copy of the same archive is no change).
+ * The source zip now, against what the session last knew of it. Size and
+ * mtime settle the common case; when they differ, the central directory's
+ * hash decides (a copy of the same archive is no change).
  */
-function checkSource(record: SessionRecord, force: boolean): { exists: boolean; modified: boolean } {
+export function sourceState(record: SessionRecord): 'unchanged' | 'changed' | 'missing' {
   let stats: fs.Stats;
   try {
     stats = fs.statSync(record.source_path);
   } catch {
-    if (force) return { exists: false, modified: true };
-    throw new ZipfsError('ZIP_NOT_FOUND', `The source zip ${record.source_path} no longer exists (moved or deleted). Put it back, or pass force to write the workspace there as a new archive.`);
+    return 'missing';
   }
-  if (stats.size === record.source.size && stats.mtimeMs === record.source.mtime_ms) return { exists: true, modified: false };
+  if (isNewArchive(record)) return 'changed'; // a file appeared where the new archive is to go
+  if (stats.size === record.source.size && stats.mtimeMs === record.source.mtime_ms) return 'unchanged';
   const current = currentFingerprint(record.source_path);
-  const modified = current === undefined || current.size !== record.source.size || current.directory_sha256 !== record.source.directory_sha256;
-  if (modified && !force) {
-    throw new ZipfsError('CONFLICT_DETECTED', `Source zip ${record.source_path} has been modified since it was opened. Pass ${param('force')} to overwrite it with the workspace, or close the session and open the zip again.`);
+  return current !== undefined && current.size === record.source.size && current.directory_sha256 === record.source.directory_sha256 ? 'unchanged' : 'changed';
+}
+
+/** Refuses to write over a source that changed since it was opened or last synced, or that vanished, unless forced. */
+function checkSource(record: SessionRecord, force: boolean): { exists: boolean; modified: boolean } {
+  const state = sourceState(record);
+  const fresh = isNewArchive(record);
+  if (state === 'missing') {
+    if (fresh || force) return { exists: false, modified: true };
+    throw new ZipfsError('ZIP_NOT_FOUND', `The source zip ${record.source_path} no longer exists (moved or deleted). Put it back, or pass ${param('force')} to write the workspace there as a new archive.`);
   }
-  return { exists: true, modified };
+  if (state === 'changed' && !force) {
+    const what = fresh ? `A file appeared at ${record.source_path}, where this session's new archive is to go,` : `Source zip ${record.source_path} has been modified`;
+    throw new ZipfsError('CONFLICT_DETECTED', `${what} since it was opened. Pass ${param('force')} to overwrite it with the workspace, or close the session and open the zip again.`);
+  }
+  // Forced over a file that appeared where a new archive goes: replaced whole, nothing of it copied.
+  if (fresh) return { exists: false, modified: true };
+  return { exists: true, modified: state === 'changed' };
 }
 
 export async function syncSession(request: SyncRequest): Promise<SyncResult> {

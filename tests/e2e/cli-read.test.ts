@@ -89,6 +89,7 @@ describe('zipfs read', () => {
       offset: 0,
       bytes_read: REPORT_FILES['data/config.json'].length,
       remaining_bytes: 0,
+      sha256: new Bun.CryptoHasher('sha256').update(REPORT_FILES['data/config.json']).digest('hex'),
     });
   });
 
@@ -151,6 +152,6 @@ describe('CLI basics', () => {
   it('rejects an unknown command with the list of commands', () => {
     const result = box.run(['frobnicate', '--json']);
     expect(result.code).toBe(ERROR_CODES.INVALID_INPUT.exit);
-    expect(result.json.error.message).toContain('open, sessions');
+    expect(result.json.error.message).toContain('open, inspect, sessions');
   });
 });

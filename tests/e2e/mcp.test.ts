@@ -13,7 +13,11 @@ import { rawZip } from '../helpers/raw-zip.ts';
 /** The ADR's thirteen tools and their parameters, exactly; extensions: `force` on close (DESIGN.md), `backup` on sync and close (field-reliability issue), `append` on write (MCP issue),
  * and grep's `context_lines`, `names_only`, `count_all` (asked for by the search issue). */
 const ADR_PARAMETERS: Record<string, string[]> = {
-  zipfs_open: ['path', 'name'],
+  zipfs_open: ['path', 'name', 'create'],
+  zipfs_inspect: ['path', 'start', 'max_entries'],
+  zipfs_edit: ['session', 'path', 'edits', 'dry_run', 'expected_sha256'],
+  zipfs_move: ['session', 'from', 'to', 'overwrite'],
+  zipfs_diff: ['session', 'path', 'context_lines'],
   zipfs_close: ['session', 'sync', 'force', 'backup'],
   zipfs_write: ['session', 'path', 'content', 'encoding', 'create_dirs', 'append'],
   zipfs_delete: ['session', 'path', 'recursive'],
@@ -23,7 +27,7 @@ const ADR_PARAMETERS: Record<string, string[]> = {
   zipfs_prune: ['all', 'stale', 'dry_run'],
   zipfs_ls: ['session', 'path', 'recursive'],
   zipfs_tree: ['session', 'path', 'max_depth'],
-  zipfs_read: ['session', 'path', 'encoding', 'offset', 'limit'],
+  zipfs_read: ['session', 'path', 'encoding', 'offset', 'limit', 'start_line', 'end_line'],
   zipfs_path: ['session'],
   zipfs_sessions: [],
 };

@@ -1,0 +1,95 @@
+import fs from 'node:fs';
+import * as v from 'valibot';
+import { defineCommand, lockWait } from '../command.ts';
+import { ZipfsError, quote } from '../errors.ts';
+import { applyEdits, type TextEdit } from '../files/edit-text.ts';
+import { writeWorkspaceFile } from '../files/edit.ts';
+import { unifiedDiff } from '../files/line-diff.ts';
+import { resolveExisting } from '../files/safe-path.ts';
+import { scanFile } from '../files/text-or-binary.ts';
+import { withSessionLock } from '../session/lock.ts';
+import { resolveSession } from '../session/resolve-session.ts';
+import { count, flag, sessionParam, text } from './schemas.ts';
+
+const editSchema = v.strictObject({
+  old_text: v.pipe(v.string(), v.description('Exact, unique')),
+  new_text: text('Replacement'),
+  replace_all: v.optional(flag('Every match')),
+});
+
+/** The file's content as UTF-8 text and its SHA-256, or why it cannot be edited as text. */
+function readText(absolute: string, relative: string): { text: string; sha256: string } {
+  const fd = fs.openSync(absolute, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0));
+  try {
+    const stats = fs.fstatSync(fd);
+    if (!stats.isFile()) throw new ZipfsError('INVALID_INPUT', `Invalid argument path: ${quote(relative)} is not a regular file.`);
+    const { kind, sha256 } = scanFile(fd, stats.size);
+    if (kind !== 'utf-8') throw new ZipfsError('INVALID_INPUT', `${quote(relative)} is ${kind === 'binary' ? 'binary' : kind === 'large-text' ? 'over 64 MiB' : 'not UTF-8 text'}; edit works on UTF-8 text files. Replace it whole with write.`);
+    return { text: fs.readFileSync(fd, 'utf8'), sha256 };
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+export const edit = defineCommand({
+  name: 'edit',
+  title: 'Edit',
+  description: 'Replace exact text; each old_text must match once.',
+  input: v.strictObject({
+    session: sessionParam,
+    path: v.pipe(v.string(), v.description('From the workspace root')),
+    edits: v.pipe(v.array(editSchema), v.minLength(1), v.description('Applied in order')),
+    dry_run: v.optional(v.pipe(v.boolean(), v.description('Only the diff')), false),
+    expected_sha256: v.optional(v.pipe(v.string(), v.description('From read'))),
+  }),
+  output: v.object({
+    sha256: text('New content'),
+    size_bytes: count('New size'),
+    replacements: count('Made'),
+    diff: text('Unified diff'),
+  }),
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+  cli: {
+    positionals: ['path'],
+    short: { session: 's' },
+    example: 'zipfs edit data/config.json --old \'"debug": true\' --new \'"debug": false\'',
+    options: { old: 'Text to replace (one edit)', new: 'Its replacement', 'edits-file': 'JSON file: [{"old_text", "new_text", "replace_all"}]' },
+    flags: { 'replace-all': 'With --old: replace every match' },
+    viaOptions: ['edits'],
+    fromCli(input, extras) {
+      if (extras['edits-file'] !== undefined) {
+        try {
+          input.edits = JSON.parse(fs.readFileSync(extras['edits-file'] as string, 'utf8'));
+        } catch (error) {
+          throw new ZipfsError('INVALID_INPUT', `Invalid option --edits-file: ${(error as Error).message}. It must hold a JSON list of {"old_text", "new_text"} objects.`);
+        }
+      } else if (extras.old !== undefined) {
+        input.edits = [{ old_text: extras.old, new_text: extras.new ?? '', ...(extras['replace-all'] ? { replace_all: true } : {}) }];
+      } else {
+        throw new ZipfsError('INVALID_INPUT', 'Give the edit with --old TEXT --new TEXT, or several with --edits-file FILE (see zipfs edit --help).');
+      }
+    },
+  },
+  async run(input, context) {
+    const session = resolveSession(context.home, input.session, context.hints);
+    return withSessionLock(
+      session,
+      'edit',
+      () => {
+        const file = resolveExisting(session.contents, input.path);
+        const before = readText(file.absolute, file.relative);
+        if (input.expected_sha256 !== undefined && input.expected_sha256.toLowerCase() !== before.sha256) {
+          throw new ZipfsError('CONFLICT_DETECTED', `${quote(file.relative)} changed since it was read (its sha256 is now ${before.sha256}); nothing was written. Read it again and redo the edit.`);
+        }
+        const after = applyEdits(before.text, input.edits as TextEdit[], file.relative);
+        const bytes = Buffer.from(after.text);
+        if (!input.dry_run) writeWorkspaceFile(session.contents, file.relative, bytes, false);
+        const sha256 = new Bun.CryptoHasher('sha256').update(bytes).digest('hex');
+        return { sha256, size_bytes: bytes.length, replacements: after.replacements, diff: unifiedDiff(file.relative, before.text, after.text).text };
+      },
+      lockWait(context),
+    );
+  },
+  render: (out, paint) => out.diff.split('\n').map((line) => (line.startsWith('+') ? paint.green(line) : line.startsWith('-') ? paint.red(line) : line.startsWith('@@') ? paint.cyan(line) : line)).join('\n').trimEnd(),
+  note: (out) => `zipfs: ${out.replacements} replacement${out.replacements === 1 ? '' : 's'}; sha256 ${out.sha256}`,
+});

@@ -1,0 +1,27 @@
+import * as v from 'valibot';
+import { defineCommand, lockWait } from '../command.ts';
+import { moveWorkspacePath } from '../files/move.ts';
+import { withSessionLock } from '../session/lock.ts';
+import { resolveSession } from '../session/resolve-session.ts';
+import { flag, sessionParam, text } from './schemas.ts';
+
+export const move = defineCommand({
+  name: 'move',
+  title: 'Move',
+  description: 'Rename a file or folder.',
+  input: v.strictObject({
+    session: sessionParam,
+    from: v.pipe(v.string(), v.description('Existing path')),
+    to: v.pipe(v.string(), v.description('New path')),
+    overwrite: v.optional(v.pipe(v.boolean(), v.description('Replace the target')), false),
+  }),
+  output: v.object({ moved: flag('True'), from: text('Normalised'), to: text('Normalised') }),
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+  cli: { positionals: ['from', 'to'], short: { session: 's' }, aliases: ['mv'], example: 'zipfs mv data/old.csv archive/2024.csv' },
+  async run(input, context) {
+    const session = resolveSession(context.home, input.session, context.hints);
+    const moved = await withSessionLock(session, 'move', () => moveWorkspacePath(session.contents, input.from, input.to, input.overwrite), lockWait(context));
+    return { moved: true, ...moved };
+  },
+  render: (out) => `Moved ${out.from} to ${out.to}.`,
+});

@@ -1,0 +1,121 @@
+/**
+ * What status lists, as a unified diff against the archive's original content,
+ * read from the source zip itself. That base is only right while the zip is
+ * the one the session opened (or last synced): when it changed, the diff says
+ * so instead of comparing with the wrong base. Binary files (grep's rule, or
+ * not UTF-8) and special files are listed without a text diff.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { ZipfsError } from '../errors.ts';
+import { unifiedDiff } from '../files/line-diff.ts';
+import { normaliseToolPath } from '../files/safe-path.ts';
+import { looksBinary } from '../files/text-or-binary.ts';
+import { invocation, param } from '../message-marks.ts';
+import type { EntryRecord, Manifest } from '../session/manifest.ts';
+import { FileSource, readEntryData } from '../zip/index.ts';
+import { tryDecodeUtf8 } from '../zip/names.ts';
+import { isNewArchive, sourceState } from './sync-archive.ts';
+import { diffWorkspace, readLinkTarget } from './workspace-diff.ts';
+
+export interface FileDiff {
+  path: string;
+  status: 'modified' | 'added' | 'deleted';
+  binary: boolean;
+  additions: number;
+  deletions: number;
+}
+
+export interface ArchiveDiff {
+  files: FileDiff[];
+  diff: string;
+  truncated: boolean;
+}
+
+/** Files larger than this are listed, not diffed line by line. */
+const TEXT_DIFF_MAX_BYTES = 16 << 20;
+
+/** Text, or undefined for what a line diff cannot show (binary, not UTF-8, too large). */
+function asText(bytes: Uint8Array): string | undefined {
+  if (bytes.length > TEXT_DIFF_MAX_BYTES || looksBinary(bytes)) return undefined;
+  return tryDecodeUtf8(bytes);
+}
+
+export function diffAgainstArchive(root: string, manifest: Manifest, options: { path?: string; context: number; maxChars?: number }): ArchiveDiff {
+  const record = manifest.session;
+  const state = sourceState(record);
+  const fresh = isNewArchive(record);
+  if (state === 'changed') {
+    throw new ZipfsError('CONFLICT_DETECTED', `The zip ${record.source_path} changed since the session opened it, so its entries are no longer the base to diff against. Sync with ${param('force')} to replace it, or close the session and open the zip again.`);
+  }
+  if (state === 'missing' && !fresh) {
+    throw new ZipfsError('ZIP_NOT_FOUND', `The zip ${record.source_path} is gone, and with it the original content to diff against; ${invocation('status')} still lists the changes.`);
+  }
+  const changes = diffWorkspace(root, manifest);
+  const scope = options.path === undefined ? '' : normaliseToolPath(options.path);
+  const inScope = (shown: string) => {
+    const bare = shown.endsWith('/') ? shown.slice(0, -1) : shown;
+    return scope === '' || bare === scope || bare.startsWith(`${scope}/`);
+  };
+  const unsupported = new Set(changes.unsupported.map((u) => u.path));
+  const byPath = new Map(manifest.entries.map((e) => [e.path, e]));
+  const source = fresh ? undefined : new FileSource(record.source_path);
+  try {
+    const original = (entry: EntryRecord | undefined): Uint8Array => {
+      if (!entry || !source || entry.type === 'dir') return new Uint8Array(0);
+      const location = { name: entry.name, flags: entry.flags, method: entry.method, compressedSize: entry.compressed_size, uncompressedSize: entry.size, crc32: entry.crc32, localHeaderOffset: entry.local_header_offset };
+      return entry.size > TEXT_DIFF_MAX_BYTES ? new Uint8Array(TEXT_DIFF_MAX_BYTES + 1) : readEntryData(source, location);
+    };
+    const current = (shown: string): Uint8Array => {
+      const observed = changes.observed.get(shown);
+      if (!observed || observed.kind === 'dir' || observed.kind === 'special' || unsupported.has(shown)) return new Uint8Array(0);
+      if (observed.kind === 'symlink') return readLinkTarget(root, shown);
+      return observed.size > TEXT_DIFF_MAX_BYTES ? new Uint8Array(TEXT_DIFF_MAX_BYTES + 1) : fs.readFileSync(path.join(root, shown));
+    };
+    const listed: [FileDiff['status'], string][] = [
+      ...changes.modified.map((p) => ['modified', p] as [FileDiff['status'], string]),
+      ...changes.added.map((p) => ['added', p] as [FileDiff['status'], string]),
+      ...changes.deleted.map((p) => ['deleted', p] as [FileDiff['status'], string]),
+    ];
+    listed.sort((a, b) => (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0));
+    const files: FileDiff[] = [];
+    const parts: string[] = [];
+    let chars = 0;
+    let truncated = false;
+    for (const [status, shown] of listed) {
+      if (!inScope(shown)) continue;
+      const folder = shown.endsWith('/');
+      const bare = folder ? shown.slice(0, -1) : shown;
+      const special = unsupported.has(shown) || changes.observed.get(bare)?.kind === 'special';
+      const before = status === 'added' || folder ? new Uint8Array(0) : original(byPath.get(bare));
+      const after = status === 'deleted' || folder ? new Uint8Array(0) : current(bare);
+      const beforeText = asText(before);
+      const afterText = asText(after);
+      const binary = !folder && (special || beforeText === undefined || afterText === undefined);
+      const entry: FileDiff = { path: shown, status, binary, additions: 0, deletions: 0 };
+      let text = '';
+      if (binary) text = `Binary files ${status === 'added' ? '/dev/null' : `a/${bare}`} and ${status === 'deleted' ? '/dev/null' : `b/${bare}`} differ\n`;
+      else if (!folder) {
+        const diff = unifiedDiff(bare, beforeText!, afterText!, options.context);
+        entry.additions = diff.additions;
+        entry.deletions = diff.deletions;
+        text = diff.text;
+      }
+      files.push(entry);
+      if (text === '' || truncated) continue;
+      const header = `diff --git a/${bare} b/${bare}\n`;
+      if (options.maxChars !== undefined && chars + header.length + text.length > options.maxChars) {
+        // Keep whole lines of what fits; the per-file counts above stay complete.
+        const room = Math.max(0, options.maxChars - chars - header.length);
+        parts.push(header + text.slice(0, text.lastIndexOf('\n', room) + 1));
+        truncated = true;
+        continue;
+      }
+      parts.push(header + text);
+      chars += header.length + text.length;
+    }
+    return { files, diff: parts.join(''), truncated };
+  } finally {
+    source?.close();
+  }
+}
