@@ -33,14 +33,18 @@ function zipfs(...args: string[]): void {
   }
 }
 
+zipfs('inspect', archive, '--max-entries', '5');
 zipfs('open', archive);
 zipfs('tree');
 zipfs('read', 'data/config.json');
 zipfs('grep', 'apac', 'data', '--max-results', '3');
 zipfs('write', 'data/config.json', '{ "debug": true, "region": "emea", "currency": "EUR" }');
-zipfs('write', 'docs/notes.md', 'Added by the zipfs demo.');
+zipfs('write', 'docs/notes.md', 'Added by the zipfs demo.\n');
+zipfs('edit', 'docs/notes.md', '--old', 'zipfs demo', '--new', 'zipfs demo, then edited');
+zipfs('mv', 'docs/notes.md', 'docs/NOTES.md');
 zipfs('delete', 'data/output.csv');
 zipfs('status');
+zipfs('diff', '--stat');
 zipfs('sync');
 zipfs('status');
 zipfs('sessions');

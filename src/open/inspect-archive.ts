@@ -32,6 +32,7 @@ export interface Inspection {
 }
 
 const MAX_WARNINGS = 50;
+const SYMLINK_NOTE = 'is a symbolic link: it is extracted as a regular file holding its target';
 
 function entryWarnings(entries: ZipEntry[], limits: Limits): string[] {
   const warnings: string[] = [];
@@ -51,7 +52,7 @@ function entryWarnings(entries: ZipEntry[], limits: Limits): string[] {
     } catch (error) {
       warnings.push(toZipfsError(error).message.replace(/\. The archive is damaged.*$/, ''));
     }
-    if (entry.isSymlink) warnings.push(`${name} is a symbolic link: it is extracted as a regular file holding its target`);
+    if (entry.isSymlink) warnings.push(`${name} ${SYMLINK_NOTE}`);
     const ratio = entry.uncompressedSize / Math.max(entry.compressedSize, 1);
     if (entry.uncompressedSize > limits.ratioFloorBytes && ratio > limits.maxEntryRatio) warnings.push(`${name} expands ${Math.round(ratio)}:1, over the per-entry limit of ${limits.maxEntryRatio}:1`);
   }
@@ -79,13 +80,16 @@ export function inspectArchive(zipPath: string, limits: Limits, page: { start: n
     const totalSize = files.reduce((sum, e) => sum + e.uncompressedSize, 0);
     const totalCompressed = files.reduce((sum, e) => sum + e.compressedSize, 0);
     const warnings: string[] = [];
+    let details: string[];
     try {
       planExtraction(directory, limits);
+      // Everything else the scan below reports makes the plan fail: an archive open takes needs only the link notes.
+      details = entries.filter((e) => e.isSymlink).map((e) => `"${printable(e.name)}" ${SYMLINK_NOTE}`);
     } catch (error) {
       const failure = toZipfsError(error);
       warnings.push(`open would refuse it (${failure.code}): ${failure.message}`);
+      details = entryWarnings(entries, limits);
     }
-    const details = entryWarnings(entries, limits);
     warnings.push(...details.slice(0, MAX_WARNINGS));
     if (details.length > MAX_WARNINGS) warnings.push(`and ${details.length - MAX_WARNINGS} more warnings like these`);
     return {
