@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
+import { needs } from '../helpers/tools.ts';
 import fs from 'node:fs';
 import path from 'node:path';
 import { BINARY } from '../helpers/ensure-binary.ts';
@@ -6,6 +7,8 @@ import { sandbox, writeZip } from '../helpers/cli.ts';
 import { reportsZip } from '../helpers/fixtures.ts';
 import { COMMANDS } from '../../src/registry.ts';
 import { completionScript } from '../../src/cli/completion.ts';
+
+const withFishZsh = needs('fish', 'zsh');
 
 const box = sandbox();
 const env = { ...process.env, ZIPFS_HOME: box.home, PATH: `${path.dirname(BINARY)}:${process.env.PATH}` };
@@ -28,7 +31,7 @@ describe('zipfs completion', () => {
     expect(complete(['zipfs', 'sync', '-s', 'q4'])).toStrictEqual(['q4-report']);
   });
 
-  it('completes in fish and loads in zsh', () => {
+  it.skipIf(withFishZsh.skip)(`completes in fish and loads in zsh${withFishZsh.why}`, () => {
     expect(shell('fish', 'zipfs completion fish | source; complete -C "zipfs grep --ignore"')).toStrictEqual(['--ignore-case\tIgnore case']);
     expect(shell('fish', 'zipfs completion fish | source; complete -C "zipfs close --session "')).toStrictEqual([expect.stringMatching(/^q4-report\t/)]);
     const zsh = path.join(box.dir, '_zipfs');

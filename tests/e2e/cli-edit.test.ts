@@ -1,10 +1,15 @@
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test';
+import { needs } from '../helpers/tools.ts';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ERROR_CODES } from '../../src/errors.ts';
 import { readSessionRecord } from '../../src/session/manifest.ts';
 import { reportsSandbox, sandbox } from '../helpers/cli.ts';
 import { REPORT_FILES, binaryBytes, reportsZip } from '../helpers/fixtures.ts';
+
+const withUnzip = needs('unzip');
+const withZipUnzip = needs('zip', 'unzip');
+const withPython = needs('python3');
 
 let box: ReturnType<typeof sandbox>;
 let zip: string;
@@ -120,7 +125,7 @@ describe('zipfs status', () => {
 });
 
 describe('zipfs sync', () => {
-  it('writes changes back, keeps a backup of the previous archive, and is then clean', () => {
+  it.skipIf(withUnzip.skip)(`writes changes back, keeps a backup of the previous archive, and is then clean${withUnzip.why}`, () => {
     const original = fs.readFileSync(zip);
     box.run(['write', 'data/config.json', '{"debug": false}\n']);
     box.run(['write', 'notes/new.txt', 'new file\n']);
@@ -156,7 +161,7 @@ describe('zipfs sync', () => {
     expect(box.run(['sync', '--dry-run']).stdout).toContain('dry run');
   });
 
-  it('refuses with CONFLICT_DETECTED when the zip changed since open, and overwrites with --force', () => {
+  it.skipIf(withZipUnzip.skip)(`refuses with CONFLICT_DETECTED when the zip changed since open, and overwrites with --force${withZipUnzip.why}`, () => {
     box.run(['write', 'README.txt', 'mine']);
     const theirs = Bun.spawnSync(['zip', '-q', zip, '-'], { stdin: Buffer.from('theirs') }); // another tool adds an entry
     expect(theirs.exitCode).toBe(0);
@@ -178,7 +183,7 @@ describe('zipfs sync', () => {
     expect(box.run(['sync', '--json']).json.synced).toBe(true);
   });
 
-  it('says ZIP_NOT_FOUND when the zip is gone, and re-creates it with --force', () => {
+  it.skipIf(withPython.skip)(`says ZIP_NOT_FOUND when the zip is gone, and re-creates it with --force${withPython.why}`, () => {
     fs.renameSync(zip, path.join(box.dir, 'moved.zip'));
     const missing = box.run(['sync', '--json']);
     expect(missing.json.error.code).toBe('ZIP_NOT_FOUND');
@@ -188,7 +193,7 @@ describe('zipfs sync', () => {
     expect(py.stdout.toString().trim().split('\n')).toStrictEqual(['None', '9']);
   });
 
-  it('leaves a valid empty zip when every file is deleted', () => {
+  it.skipIf(withPython.skip)(`leaves a valid empty zip when every file is deleted${withPython.why}`, () => {
     for (const name of ['README.txt', 'logo.png', 'data', 'empty']) box.run(['delete', name, '-r']);
     expect(box.run(['sync', '--json']).json.files_deleted).toBe(9);
     expect(fs.statSync(zip).size).toBe(22);
@@ -218,7 +223,7 @@ describe('zipfs close with changes', () => {
     expect(fs.existsSync(root)).toBe(false);
   });
 
-  it('syncs and then closes with --sync, and keeps the session when the sync fails', () => {
+  it.skipIf(withUnzip.skip)(`syncs and then closes with --sync, and keeps the session when the sync fails${withUnzip.why}`, () => {
     box.run(['write', 'README.txt', 'synced on close']);
     fs.utimesSync(zip, new Date(), new Date('2030-01-01'));
     fs.appendFileSync(zip, Buffer.from('x')); // the zip changed meanwhile: the sync must refuse

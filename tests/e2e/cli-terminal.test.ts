@@ -1,9 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
+import { needs } from '../helpers/tools.ts';
 import { BINARY } from '../helpers/ensure-binary.ts';
 import { sandbox, writeZip } from '../helpers/cli.ts';
 import { bar } from '../../src/cli/progress-line.ts';
 import { rawZip } from '../helpers/raw-zip.ts';
 import { binaryBytes } from '../helpers/fixtures.ts';
+
+const withScript = needs('script');
 
 const box = sandbox();
 let zip: string;
@@ -19,7 +22,7 @@ function onTerminal(args: string, env: Record<string, string> = {}): string {
   return result.stdout.toString();
 }
 
-describe('the CLI at a terminal', () => {
+describe.skipIf(withScript.skip)(`the CLI at a terminal${withScript.why}`, () => {
   it('draws a progress bar on stderr for open and sync, only on a terminal', () => {
     const shown = onTerminal(`open ${zip}`, { ZIPFS_PROGRESS_DELAY_MS: '0' });
     expect(shown).toContain('open [');

@@ -1,9 +1,12 @@
 import { afterAll, describe, expect, it } from 'bun:test';
+import { needs } from '../helpers/tools.ts';
 import fs from 'node:fs';
 import path from 'node:path';
 import { FileSource, readCentralDirectory, readEntryData } from '../../src/zip/index.ts';
 import { BINARY } from '../helpers/ensure-binary.ts';
 import { sandbox } from '../helpers/cli.ts';
+
+const withPython = needs('python3');
 
 const box = sandbox();
 afterAll(() => box.cleanup());
@@ -25,7 +28,7 @@ function verify(zip: string): string {
   }
 }
 
-describe('sync survives SIGKILL at any moment', () => {
+describe.skipIf(withPython.skip)(`sync survives SIGKILL at any moment${withPython.why}`, () => {
   it('always leaves a complete archive, old or new, and the next sync works', async () => {
     const zip = path.join(box.dir, 'large.zip');
     const made = Bun.spawnSync([

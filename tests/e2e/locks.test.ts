@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test';
+import { needs } from '../helpers/tools.ts';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -6,6 +7,8 @@ import { ERROR_CODES } from '../../src/errors.ts';
 import { BINARY } from '../helpers/ensure-binary.ts';
 import { sandbox, writeZip } from '../helpers/cli.ts';
 import { reportsZip } from '../helpers/fixtures.ts';
+
+const withUnzip = needs('unzip');
 
 let box: ReturnType<typeof sandbox>;
 let lock: string;
@@ -60,7 +63,7 @@ describe('session locks', () => {
     expect(fs.existsSync(lock)).toBe(false);
   });
 
-  it('lets concurrent processes through one at a time: with no wait each succeeds or gets LOCKED, nothing is corrupted', async () => {
+  it.skipIf(withUnzip.skip)(`lets concurrent processes through one at a time: with no wait each succeeds or gets LOCKED, nothing is corrupted${withUnzip.why}`, async () => {
     const env = { ...process.env, ZIPFS_HOME: box.home, ZIPFS_LOCK_WAIT_MS: '0' };
     const writers = Array.from({ length: 8 }, (_, i) => Bun.spawn([BINARY, 'write', `f${i}.txt`, `content ${i}`, '--json'], { env, stdout: 'pipe' }));
     const syncer = Bun.spawn([BINARY, 'sync', '--json'], { env, stdout: 'pipe' });

@@ -1,9 +1,12 @@
 import { afterAll, describe, expect, it } from 'bun:test';
+import { needs } from '../helpers/tools.ts';
 import fs from 'node:fs';
 import path from 'node:path';
 import { sandbox } from '../helpers/cli.ts';
 import { corpusPath, loadCorpus } from '../helpers/corpus.ts';
 import { infoZip, rawEntries } from '../helpers/zip-compare.ts';
+
+const withUnzipZipinfo = needs('unzip', 'zipinfo');
 
 const box = sandbox();
 afterAll(() => box.cleanup());
@@ -11,7 +14,7 @@ afterAll(() => box.cleanup());
 /** Valid corpus archives that zipfs refuses on purpose: unsafe names, a file/folder clash. */
 const REFUSED = new Set(['go/dupdir.zip', 'go/inline-cve-2021-27919-dotdot.zip', 'go/inline-cve-2021-41772-slash-names.zip']);
 
-describe('every valid corpus archive survives open, edit, sync, reopen', () => {
+describe.skipIf(withUnzipZipinfo.skip)(`every valid corpus archive survives open, edit, sync, reopen${withUnzipZipinfo.why}`, () => {
   const archives = loadCorpus().filter((f) => f.valid);
 
   it('refuses exactly the archives it should', () => {

@@ -43,3 +43,14 @@ export function binaryReachable(binary: string): boolean {
   }
   return (fs.statSync(binary).mode & 0o001) !== 0;
 }
+
+/**
+ * For a test or suite that borrows programs: `skip` when one is missing, and
+ * `why`, to append to its name, saying which (bun prints skipped names), so a
+ * fresh machine shows what it did not check. CI installs them all and treats
+ * any skip as a failure (scripts/run-tests.ts).
+ */
+export function needs(...programs: string[]): { skip: boolean; why: string } {
+  const missing = programs.filter((program) => !has(program));
+  return { skip: missing.length > 0, why: missing.length > 0 ? ` (skipped: needs ${missing.join(', ')}; .ci/run installs it)` : '' };
+}
