@@ -11,7 +11,7 @@ import { ERROR_CODES } from '../../src/errors.ts';
 import { reportsSandbox, writeZip, type sandbox } from '../helpers/cli.ts';
 import { call, connect } from '../helpers/mcp-client.ts';
 import { rawZip } from '../helpers/raw-zip.ts';
-import { has } from '../helpers/tools.ts';
+import { needs } from '../helpers/tools.ts';
 
 let box: ReturnType<typeof sandbox>;
 let zip: string;
@@ -223,7 +223,7 @@ describe('zipfs inspect', () => {
 });
 
 describe('zipfs open --create', () => {
-  it.skipIf(!has('unzip'))('opens an empty session for a new zip; the first sync writes it', async () => {
+  it.skipIf(needs('unzip').skip)(`opens an empty session for a new zip; the first sync writes it${needs('unzip').why}`, async () => {
     const fresh = path.join(box.dir, 'fresh.zip');
     expect(box.run(['open', fresh, '--json']).json.error.message).toContain('--create');
     const opened = box.run(['open', fresh, '--create', '--json']).json;

@@ -12,7 +12,7 @@ import { ERROR_CODES } from '../../src/errors.ts';
 import { sandbox, writeZip } from '../helpers/cli.ts';
 import { patchCentral, rawZip } from '../helpers/raw-zip.ts';
 import { infoZip, pythonRead, sha } from '../helpers/zip-compare.ts';
-import { has } from '../helpers/tools.ts';
+import { has, needs } from '../helpers/tools.ts';
 
 let box: ReturnType<typeof sandbox>;
 beforeEach(() => (box = sandbox()));
@@ -119,7 +119,7 @@ describe('archives with a "./" root entry (bsdtar -a -cf out.zip .)', () => {
     expect(box.run(['status', '--json']).json.unchanged_count).toBe(5);
   });
 
-  it.skipIf(!has('bsdtar'))('opens what bsdtar itself writes, and syncs it back (skipped without bsdtar: apt-get install libarchive-tools)', () => {
+  it.skipIf(needs('bsdtar').skip)(`opens what bsdtar itself writes, and syncs it back${needs("bsdtar").why}`, () => {
     const tree = path.join(box.dir, 'tree');
     fs.mkdirSync(path.join(tree, 'sub'), { recursive: true });
     fs.writeFileSync(path.join(tree, 'a.txt'), 'alpha\n');

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { FileSource, checkLayout, readCentralDirectory } from '../../src/zip/index.ts';
 import { sandbox, writeZip } from '../helpers/cli.ts';
 import { rawZip } from '../helpers/raw-zip.ts';
-import { has } from '../helpers/tools.ts';
+import { has, needs } from '../helpers/tools.ts';
 
 let box: ReturnType<typeof sandbox>;
 beforeEach(() => (box = sandbox()));
@@ -47,7 +47,7 @@ print(json.dumps(out))`;
 const sha256 = (bytes: Uint8Array) => crypto.createHash('sha256').update(bytes).digest('hex');
 
 describe('large files', () => {
-  it.skipIf(!has('python3'))('streams modified entries (stored stays stored) and additions over 8 MiB, read back identically by Python', () => {
+  it.skipIf(needs('python3').skip)(`streams modified entries (stored stays stored) and additions over 8 MiB, read back identically by Python${needs('python3').why}`, () => {
     const zip = writeZip(box.dir, 'media.zip', rawZip([{ name: 'raw.bin', data: 'old', method: 0 }, { name: 'text.txt', data: 'old text' }]));
     const root = box.run(['open', zip, '--json']).json.workspace_path;
     const random = crypto.randomBytes(12 << 20); // incompressible: an addition is stored
@@ -68,7 +68,7 @@ describe('large files', () => {
     expect(box.run(['status', '--json']).json).toStrictEqual({ modified: [], added: [], deleted: [], unchanged_count: 4 });
   });
 
-  it.skipIf(!has('unzip'))('syncs an added file over 4 GiB (a sparse one) with zip64 sizes that unzip and Python read', () => {
+  it.skipIf(needs('unzip').skip)(`syncs an added file over 4 GiB (a sparse one) with zip64 sizes that unzip and Python read${needs('unzip').why}`, () => {
     const zip = writeZip(box.dir, 'small.zip', rawZip([{ name: 'a.txt', data: 'a' }]));
     const root = box.run(['open', zip, '--json']).json.workspace_path;
     const size = 4 * 1024 ** 3 + (1 << 20);

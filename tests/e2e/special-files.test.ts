@@ -11,7 +11,7 @@ import path from 'node:path';
 import { ERROR_CODES } from '../../src/errors.ts';
 import { reportsSandbox, type sandbox } from '../helpers/cli.ts';
 import { sha } from '../helpers/zip-compare.ts';
-import { has, isRoot } from '../helpers/tools.ts';
+import { isRoot, needs } from '../helpers/tools.ts';
 
 let box: ReturnType<typeof sandbox>;
 let zip: string;
@@ -32,7 +32,7 @@ async function socketAt(file: string): Promise<net.Server> {
 }
 
 describe('special files in a workspace', () => {
-  it.skipIf(!has('mkfifo'))('lists a new FIFO, refuses to sync it by name, and never blocks on it', () => {
+  it.skipIf(needs('mkfifo').skip)(`lists a new FIFO, refuses to sync it by name, and never blocks on it${needs('mkfifo').why}`, () => {
     mkfifo(path.join(root, 'data', 'pipe'));
     const before = sha(zip);
     const status = box.run(['status', '--json'], GUARD).json;
@@ -57,7 +57,7 @@ describe('special files in a workspace', () => {
     expect(box.run(['sync', '--json'], GUARD).json.synced).toBe(true);
   });
 
-  it.skipIf(!has('mkfifo'))('takes a FIFO put in place of an archive file as a modification, without opening it', () => {
+  it.skipIf(needs('mkfifo').skip)(`takes a FIFO put in place of an archive file as a modification, without opening it${needs('mkfifo').why}`, () => {
     fs.rmSync(path.join(root, 'README.txt'));
     mkfifo(path.join(root, 'README.txt'));
     const status = box.run(['status', '--json'], GUARD).json;

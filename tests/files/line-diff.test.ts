@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { unifiedDiff } from '../../src/files/line-diff.ts';
-import { has } from '../helpers/tools.ts';
+import { needs } from '../helpers/tools.ts';
 
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'zipfs-diff-'));
 afterAll(() => fs.rmSync(scratch, { recursive: true, force: true }));
@@ -19,7 +19,7 @@ function gnuDiff(before: string, after: string, context: number): string {
 const lines = (n: number, f: (i: number) => string) => Array.from({ length: n }, (_, i) => `${f(i)}\n`).join('');
 
 describe('unifiedDiff', () => {
-  it.skipIf(!has('diff')).each([
+  it.skipIf(needs('diff').skip).each([
     ['one changed line in the middle', lines(20, (i) => `line ${i}`), lines(20, (i) => (i === 10 ? 'changed' : `line ${i}`)), 3],
     ['changes far apart (two hunks)', lines(40, (i) => `l${i}`), lines(40, (i) => (i === 2 || i === 35 ? `x${i}` : `l${i}`)), 3],
     ['changes close together (one hunk)', lines(40, (i) => `l${i}`), lines(40, (i) => (i === 10 || i === 15 ? `x${i}` : `l${i}`)), 3],
@@ -28,7 +28,7 @@ describe('unifiedDiff', () => {
     ['a missing final newline kept', 'a\nb\nc', 'a\nB\nc', 3],
     ['everything new', '', 'a\nb\n', 3],
     ['everything gone', 'a\nb\n', '', 0],
-  ])('matches GNU diff -u: %s', (_what, before, after, context) => {
+  ])(`matches GNU diff -u: %s${needs('diff').why}`, (_what, before, after, context) => {
     expect(unifiedDiff('f', before, after, context).text.split('\n').slice(2).join('\n')).toBe(gnuDiff(before, after, context));
   });
 

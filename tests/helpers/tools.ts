@@ -50,7 +50,11 @@ export function binaryReachable(binary: string): boolean {
  * fresh machine shows what it did not check. CI installs them all and treats
  * any skip as a failure (scripts/run-tests.ts).
  */
+/** Where a program the tests borrow comes from on Debian, for the skip message. */
+const DEBIAN_PACKAGES: Record<string, string> = { bsdtar: 'libarchive-tools', zipinfo: 'unzip', python3: 'python3', script: 'bsdutils', setpriv: 'util-linux', diff: 'diffutils', mkfifo: 'coreutils' };
+
 export function needs(...programs: string[]): { skip: boolean; why: string } {
   const missing = programs.filter((program) => !has(program));
-  return { skip: missing.length > 0, why: missing.length > 0 ? ` (skipped: needs ${missing.join(', ')}; .ci/run installs it)` : '' };
+  const packages = missing.map((program) => DEBIAN_PACKAGES[program] ?? program);
+  return { skip: missing.length > 0, why: missing.length > 0 ? ` (skipped: needs ${missing.join(', ')}: apt-get install ${[...new Set(packages)].join(' ')}; .ci/run does)` : '' };
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'bun:test';
 import { BufferSource, LayoutError, checkLayout, readCentralDirectory } from '../../src/zip/index.ts';
 import { patchCentral, rawZip } from '../helpers/raw-zip.ts';
-import { has } from '../helpers/tools.ts';
+import { needs } from '../helpers/tools.ts';
 
 const sample = () => rawZip([{ name: 'a.txt', data: 'alpha'.repeat(10) }, { name: 'dir/', data: '', method: 0 }, { name: 'dir/b.txt', data: 'beta' }]);
 
@@ -60,7 +60,7 @@ describe('checkLayout', () => {
     expect(layoutOf(bytes)?.message).toContain('needs zip version 7');
   });
 
-  it.skipIf(!has('python3'))('finds an extra field whose size runs past its block, in either header', () => {
+  it.skipIf(needs('python3').skip)(`finds an extra field whose size runs past its block, in either header${needs('python3').why}`, () => {
     const made = Bun.spawnSync(['python3', '-c', "import io,sys,zipfile\nb=io.BytesIO()\nz=zipfile.ZipFile(b,'w')\ni=zipfile.ZipInfo('e.txt')\ni.extra=b'\\xfe\\xca\\x04\\x00abcd'\nz.writestr(i,'x')\nz.close()\nsys.stdout.buffer.write(b.getvalue())"]);
     const good = Buffer.from(made.stdout);
     expect(layoutOf(good)).toBeUndefined();

@@ -5,7 +5,7 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { deflateRawPiece, inflateRawStream } from '../../src/zip/codec.ts';
 import { FileSource, ZipWriter, readCentralDirectory, readEntryData } from '../../src/zip/index.ts';
-import { has } from '../helpers/tools.ts';
+import { needs } from '../helpers/tools.ts';
 
 describe('deflate in pieces', () => {
   it('makes one raw deflate stream that inflates to the whole, piece boundaries anywhere', () => {
@@ -30,7 +30,7 @@ describe('inflating to a sink that fails', () => {
 });
 
 describe('streamed entries', () => {
-  it.skipIf(!has('python3'))('patch their header in place and, with zip64 forced, carry both sizes in the zip64 field', async () => {
+  it.skipIf(needs('python3').skip)(`patch their header in place and, with zip64 forced, carry both sizes in the zip64 field${needs('python3').why}`, async () => {
     const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'zipfs-writer-')), 'streamed.zip');
     const fd = fs.openSync(file, 'w');
     const writer = new ZipWriter(fd);
