@@ -47,6 +47,8 @@ export interface CliHints {
   example: string;
   /** Print render()'s text exactly, like cat, instead of ending it with a newline. */
   rawOutput?: boolean;
+  /** Bytes to print as they are instead of render()'s text (a binary file's content), or undefined for text. */
+  bytes?(output: any, input: any): Uint8Array | undefined;
   /** An input key read from stdin when it is not given (`zipfs write notes.txt < notes.txt`). */
   stdin?: string;
   /** CLI-only boolean flags (kebab-case name -> description), for exit-code conventions that mean nothing over MCP. */
@@ -59,6 +61,10 @@ export interface CliHints {
   fromCli?(input: Record<string, unknown>, extras: Record<string, string | boolean | undefined>): void;
   /** Other names for the subcommand (`mv` for move). */
   aliases?: string[];
+  /** Input keys holding workspace paths: run from inside a workspace, they are taken from the current folder, as git does. */
+  workspacePaths?: string[];
+  /** Inside a workspace, the first of workspacePaths defaults to the current folder (ls, tree, grep). */
+  fromCurrentFolder?: boolean;
   /** The exit code for a successful run, given its output and the CLI-only flags. */
   exitCode?(output: any, flags: Record<string, boolean>): number;
 }
@@ -74,7 +80,7 @@ export interface Command<I extends ObjectSchema = ObjectSchema, O extends Object
   cli: CliHints;
   run(input: v.InferOutput<I>, context: CommandContext): v.InferOutput<O> | Promise<v.InferOutput<O>>;
   /** Readable output for people; `--json` and MCP use the object itself. */
-  render(output: v.InferOutput<O>, paint: Paint, flags: Record<string, boolean>): string;
+  render(output: v.InferOutput<O>, paint: Paint, flags: Record<string, boolean>, input: v.InferOutput<I>): string;
   /** An optional line for stderr (a hint, a warning) that must not mix with the result on stdout. */
   note?(output: v.InferOutput<O>): string | undefined;
 }

@@ -17,6 +17,8 @@ import { progressLine } from './progress-line.ts';
 import { fieldInfo } from './schema-introspection.ts';
 import { stripAnsi, styleFor } from './style.ts';
 import { cliMessage, cliResult } from './render-message.ts';
+import { didYouMean } from './did-you-mean.ts';
+import { rebaseOnCurrentFolder } from './workspace-cwd.ts';
 import type { Output } from './terminal.ts';
 
 export interface CliIo {
@@ -155,8 +157,19 @@ export async function runCli(io: CliIo): Promise<number> {
     return 0;
   }
   if (!name) {
+    // `zipfs --bogus`: say what was wrong before the help, so it does not read as a plain `zipfs`.
+    const unknown = rest.find((a) => a.startsWith('-'));
+    if (unknown) io.stderr.write(`${err.red('zipfs:')} unknown option ${unknown.split('=')[0]}; options before a command are --help, --version and --json. ${err.dim('[INVALID_INPUT]')}\n`);
     io.stdout.write(`${out.plain(await renderHelp(io.version))}\n`);
-    return help ? 0 : ERROR_CODES.INVALID_INPUT.exit;
+    return help && !unknown ? 0 : ERROR_CODES.INVALID_INPUT.exit;
+  }
+  if (name === 'help') {
+    // `zipfs help` and `zipfs help sync`, as git and cargo take them.
+    const topic = rest[rest.indexOf(name) + 1];
+    const about = topic === undefined ? undefined : findCommand(topic);
+    if (topic !== undefined && !about) return runCli({ ...io, argv: [topic] }); // says the command is unknown, with a suggestion
+    io.stdout.write(`${out.plain(await renderHelp(io.version, about))}\n`);
+    return 0;
   }
   const home = dataDir(io.env);
   if (name === 'mcp') {
@@ -172,7 +185,10 @@ export async function runCli(io: CliIo): Promise<number> {
       return 0;
     }
     if (!command) {
-      throw new ZipfsError('INVALID_INPUT', `Unknown command ${quote(name)}. Commands: ${[...COMMANDS.map((c) => c.name), ...Object.keys(MODES)].join(', ')}. See zipfs --help.`);
+      const words = [...COMMANDS.flatMap((c) => [c.name, ...(c.cli.aliases ?? [])]), ...Object.keys(MODES), 'help'];
+      const guess = didYouMean(name, words);
+      const hint = guess ? ` Did you mean ${guess}?` : '';
+      throw new ZipfsError('INVALID_INPUT', `Unknown command ${quote(name)}.${hint} Commands: ${[...COMMANDS.map((c) => c.name), ...Object.keys(MODES)].join(', ')}. See zipfs help.`);
     }
     if (help) {
       io.stdout.write(`${out.plain(await renderHelp(io.version, command))}\n`);
@@ -188,6 +204,7 @@ export async function runCli(io: CliIo): Promise<number> {
       const options = Object.fromEntries(Object.keys(command.cli.options ?? {}).map((option) => [option, parsed[option] as string | undefined]));
       command.cli.fromCli(raw, { ...flags, ...options });
     }
+    rebaseOnCurrentFolder(command, raw, home, io.cwd, io.env.ZIPFS_SESSION || undefined);
     await fillFromStdin(command, raw, io);
     const input = validateInput(command, raw);
     const context: CommandContext = { home, env: io.env, hints: { env: io.env.ZIPFS_SESSION || undefined, cwd: io.cwd } };
@@ -203,10 +220,14 @@ export async function runCli(io: CliIo): Promise<number> {
     if (json) {
       io.stdout.write(`${JSON.stringify(output, null, 2)}\n`);
     } else {
-      const text = command.render(output as never, out, flags);
-      if (text !== '') io.stdout.write(command.cli.rawOutput || text.endsWith('\n') ? text : `${text}\n`);
+      const bytes = command.cli.bytes?.(output, input);
+      const text = bytes ? '' : command.render(output as never, out, flags, input as never);
+      if (bytes) io.stdout.writeBytes(bytes);
+      else if (text !== '') io.stdout.write(command.cli.rawOutput || text.endsWith('\n') ? text : `${text}\n`);
       const note = command.note?.(output as never);
-      if (note) io.stderr.write(`${err.dim(note)}\n`);
+      // A note starts on a line of its own, even after raw output that did not end one on the same terminal.
+      const unterminated = io.stdout.isTTY && io.stderr.isTTY && (bytes ? bytes.at(-1) !== 0x0a : text !== '' && !text.endsWith('\n') && command.cli.rawOutput);
+      if (note) io.stderr.write(`${unterminated ? '\n' : ''}${err.dim(note)}\n`);
     }
     return command.cli.exitCode?.(output, flags) ?? 0;
   } catch (error) {

@@ -11,6 +11,8 @@ export interface Output {
   /** True when the descriptor is a terminal: colours and progress bars are for people. */
   readonly isTTY: boolean;
   write(text: string): void;
+  /** Bytes as they are (a binary file read to a pipe). */
+  writeBytes(bytes: Uint8Array): void;
 }
 
 let devNull: number | undefined;
@@ -32,9 +34,9 @@ export function isTerminal(fd: number): boolean {
   }
 }
 
-/** Writes all of `text`; a non-blocking pipe that is full (EAGAIN) is waited on, not dropped. */
-function writeAll(fd: number, text: string): void {
-  const bytes = Buffer.from(text);
+/** Writes all of `data`; a non-blocking pipe that is full (EAGAIN) is waited on, not dropped. */
+function writeAll(fd: number, data: string | Uint8Array): void {
+  const bytes = typeof data === 'string' ? Buffer.from(data) : data;
   for (let done = 0; done < bytes.length; ) {
     try {
       done += fs.writeSync(fd, bytes, done, bytes.length - done);
@@ -46,5 +48,5 @@ function writeAll(fd: number, text: string): void {
 }
 
 export function fdOutput(fd: number): Output {
-  return { isTTY: isTerminal(fd), write: (text) => writeAll(fd, text) };
+  return { isTTY: isTerminal(fd), write: (text) => writeAll(fd, text), writeBytes: (bytes) => writeAll(fd, bytes) };
 }

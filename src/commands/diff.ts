@@ -35,6 +35,7 @@ export const diff = defineCommand({
   }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   cli: {
+    workspacePaths: ['path'],
     positionals: ['path'],
     short: { session: 's', context_lines: 'U' },
     example: 'zipfs diff data --stat',

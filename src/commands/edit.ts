@@ -50,6 +50,7 @@ export const edit = defineCommand({
   }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
   cli: {
+    workspacePaths: ['path'],
     positionals: ['path'],
     short: { session: 's' },
     example: 'zipfs edit data/config.json --old \'"debug": true\' --new \'"debug": false\'',

@@ -41,9 +41,13 @@ export const grep = defineCommand({
   }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   cli: {
+    workspacePaths: ['path'],
+    fromCurrentFolder: true,
     positionals: ['pattern', 'path'],
     short: { session: 's', ignore_case: 'i', context_lines: 'C', max_results: 'm' },
     example: 'zipfs grep "debug" data --glob "*.json" -i -C 1',
+    // As grep and rg: 0 found, 1 found nothing, 2 and up an error.
+    exitCode: (out) => (out.total_matches === 0 ? 1 : 0),
   },
   async run(input, context) {
     if (input.pattern === '') throw new ZipfsError('INVALID_INPUT', 'Invalid argument pattern: it is empty; give a JavaScript regular expression (names_only matches it against paths).');
@@ -64,7 +68,10 @@ export const grep = defineCommand({
       signal: context.signal,
     });
   },
-  render(out, paint) {
+  render(out, paint, _flags, input) {
+    // The matches in each line, marked as grep --color does (paint is plain off a terminal).
+    const regex = new RegExp(input.pattern, input.ignore_case ? 'gi' : 'g');
+    const highlight = (line: string) => line.replace(regex, (hit) => (hit === '' ? hit : paint.bold(paint.red(hit))));
     const lines: string[] = [];
     const at = (file: string, line: number, separator: string, text: string) => `${paint.magenta(file)}${paint.dim(separator)}${paint.green(String(line))}${paint.dim(separator)}${text}`;
     for (const match of out.matches) {
@@ -73,7 +80,7 @@ export const grep = defineCommand({
         continue;
       }
       match.context_before?.forEach((line, i, all) => lines.push(at(match.file, match.line_number - all.length + i, '-', line)));
-      lines.push(at(match.file, match.line_number, ':', match.line_content));
+      lines.push(at(match.file, match.line_number, ':', highlight(match.line_content)));
       match.context_after?.forEach((line, i) => lines.push(at(match.file, match.line_number + i + 1, '-', line)));
     }
     return lines.join('\n');

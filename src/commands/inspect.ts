@@ -9,7 +9,7 @@ import { count, text } from './schemas.ts';
 export const inspect = defineCommand({
   name: 'inspect',
   title: 'Inspect a zip',
-  description: 'A zip\'s entries and warnings, without extracting.',
+  description: 'Entries and warnings, without opening.',
   input: v.strictObject({
     path: v.pipe(v.string(), v.description('Zip path')),
     start: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.description('First entry index')), 0),

@@ -24,7 +24,7 @@ export const ls = defineCommand({
   }),
   output: v.object({ entries: v.pipe(v.array(entrySchema), v.description('Folders first')) }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  cli: { positionals: ['path'], short: { session: 's', recursive: 'r' }, example: 'zipfs ls data -r' },
+  cli: { workspacePaths: ['path'], fromCurrentFolder: true, positionals: ['path'], short: { session: 's', recursive: 'r' }, example: 'zipfs ls data -r' },
   run(input, context) {
     const session = resolveSession(context.home, input.session, context.hints);
     const target = resolveExisting(session.contents, input.path);

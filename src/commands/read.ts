@@ -37,7 +37,15 @@ export const read = defineCommand({
     end_line: v.optional(count('Last line')),
   }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  cli: { positionals: ['path'], short: { session: 's' }, example: 'zipfs read logo.png --encoding base64 --offset 0 --limit 1024', rawOutput: true },
+  cli: {
+    workspacePaths: ['path'],
+    positionals: ['path'],
+    short: { session: 's' },
+    example: 'zipfs read logo.png --offset 0 --limit 1024 > head.bin',
+    rawOutput: true,
+    // A shell user redirects a binary file to get the file: its bytes, not base64 (unless --encoding base64 asked for it).
+    bytes: (out, input) => (out.encoding === 'base64' && input.encoding !== 'base64' ? Buffer.from(out.content, 'base64') : undefined),
+  },
   run(input, context) {
     const session = resolveSession(context.home, input.session, context.hints);
     const file = resolveExisting(session.contents, input.path);

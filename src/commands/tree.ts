@@ -18,7 +18,7 @@ export const tree = defineCommand({
   }),
   output: v.object({ tree: text('Drawn'), file_count: count('Shown'), dir_count: count('Shown') }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  cli: { positionals: ['path'], short: { session: 's' }, example: 'zipfs tree --max-depth 2' },
+  cli: { workspacePaths: ['path'], fromCurrentFolder: true, positionals: ['path'], short: { session: 's' }, example: 'zipfs tree --max-depth 2' },
   run(input, context) {
     const session = resolveSession(context.home, input.session, context.hints);
     const start = resolveExisting(session.contents, input.path);

@@ -61,6 +61,19 @@ export function listSessions(home: string): Session[] {
   return scanWorkspaces(home).sessions;
 }
 
+/** The open session of a zip, if it has one (by its real path: a link or a relative path names the same file). */
+export function sessionOf(home: string, zipPath: string): Session | undefined {
+  const real = (file: string) => {
+    try {
+      return fs.realpathSync(file);
+    } catch {
+      return path.resolve(file);
+    }
+  };
+  const wanted = real(zipPath);
+  return listSessions(home).find((session) => real(session.record.source_path) === wanted);
+}
+
 export function loadSession(home: string, name: string): Session | undefined {
   const paths = sessionPaths(home, name);
   const record = readSessionRecord(paths.manifest);

@@ -10,6 +10,7 @@ import {
   ZIP64_LOCATOR_LENGTH,
 } from './constants.ts';
 import { decodeZipText } from './names.ts';
+import { otherFormat } from './other-formats.ts';
 import type { ZipSource } from './source.ts';
 
 /** What the end records say about the central directory. */
@@ -40,15 +41,22 @@ function invalid(message: string): ZipfsError {
  * Go allow), but a comment running past the end of the file means the file is
  * cut off, so it is refused rather than matched against an earlier signature.
  */
+/** The error for a file with no end record: what it is instead, when its first bytes say. */
+function notAZip(source: ZipSource, detail: string): ZipfsError {
+  const other = otherFormat(source.read(0, 512).slice());
+  if (other) return new ZipfsError('ZIP_INVALID', `This is ${other.name}, not a zip archive; zipfs opens zip archives only. Unpack it with ${other.tool}.`);
+  return invalid(detail);
+}
+
 export function readDirectoryEnd(source: ZipSource): DirectoryEnd {
-  if (source.size < END_OF_CENTRAL_DIR_LENGTH) throw invalid(`File is only ${source.size} bytes, too short to hold an end-of-central-directory record`);
+  if (source.size < END_OF_CENTRAL_DIR_LENGTH) throw notAZip(source, `File is only ${source.size} bytes, too short to hold an end-of-central-directory record`);
   const tailLength = Math.min(source.size, END_OF_CENTRAL_DIR_LENGTH + MAX_COMMENT + 1024);
   const tailStart = source.size - tailLength;
   const tail = source.read(tailStart, tailLength).slice();
   const reader = new ByteReader(tail);
   let at = tail.length - END_OF_CENTRAL_DIR_LENGTH;
   while (at >= 0 && (tail[at] !== 0x50 || reader.u32(at) !== SIG_END_OF_CENTRAL_DIR)) at--;
-  if (at < 0) throw invalid('No end-of-central-directory record found');
+  if (at < 0) throw notAZip(source, 'No end-of-central-directory record found');
   if (at + END_OF_CENTRAL_DIR_LENGTH + reader.u16(at + 20) > tail.length) throw invalid('The archive comment runs past the end of the file, so the file is cut off');
 
   const classicEndOffset = tailStart + at;

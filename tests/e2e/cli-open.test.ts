@@ -46,7 +46,9 @@ describe('zipfs open', () => {
   it('gives a derived name a numeric suffix and refuses an explicit name in use', () => {
     const zip = writeZip(box.dir, 'reports.zip', reportsZip());
     expect(box.run(['open', zip, '--json']).json.name).toBe('reports');
-    expect(box.run(['open', zip, '--json']).json.name).toBe('reports-2');
+    fs.mkdirSync(path.join(box.dir, 'other'));
+    const another = writeZip(path.join(box.dir, 'other'), 'reports.zip', reportsZip()); // another file of the same name
+    expect(box.run(['open', another, '--json']).json.name).toBe('reports-2');
     const clash = box.run(['open', zip, '--name', 'reports', '--json']);
     expect(clash.code).toBe(ERROR_CODES.NAME_COLLISION.exit);
     expect(clash.json.error.code).toBe('NAME_COLLISION');

@@ -109,14 +109,14 @@ describe('resource limits', () => {
   it('refuses an open past the maximum number of sessions', () => {
     box.run(['open', zip, '--name', 'one']);
     box.run(['open', zip, '--name', 'two']);
-    const result = box.run(['open', zip, '--json'], { env: { ZIPFS_MAX_SESSIONS: '2' } });
+    const result = box.run(['open', zip, '--name', 'three', '--json'], { env: { ZIPFS_MAX_SESSIONS: '2' } });
     expect(result.code).toBe(ERROR_CODES.LIMIT_EXCEEDED.exit);
     expect(result.json.error.message).toMatch(/2 sessions are open and the limit is 2.*ZIPFS_MAX_SESSIONS/);
   });
 
   it('refuses an open past the total workspace bytes, saying the usage and the limit', () => {
     box.run(['open', zip, '--name', 'one']);
-    const result = box.run(['open', zip, '--json'], { env: { ZIPFS_MAX_TOTAL_BYTES: '5000' } });
+    const result = box.run(['open', zip, '--name', 'two', '--json'], { env: { ZIPFS_MAX_TOTAL_BYTES: '5000' } });
     expect(result.json.error.code).toBe('LIMIT_EXCEEDED');
     expect(result.json.error.message).toMatch(/hold 3\.\d KiB.*adds 3\.\d KiB.*4\.9 KiB limit.*ZIPFS_MAX_TOTAL_BYTES/);
     expect(workspaces()).toStrictEqual(['one']);

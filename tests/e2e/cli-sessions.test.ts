@@ -88,7 +88,7 @@ describe('zipfs sessions', () => {
 
   it('prints an aligned table for people', () => {
     box.run(['open', zip, '--name', 'q4-report']);
-    box.run(['open', zip]);
+    box.run(['open', zip, '--name', 'r']);
     const lines = box.run(['sessions']).stdout.trimEnd().split('\n');
     expect(lines[0]).toMatch(/^NAME\s+ID\s+FILES\s+SIZE\s+LAST USED\s+SOURCE$/);
     expect(lines).toHaveLength(3);
