@@ -40,6 +40,36 @@ describe('zipfs completion', () => {
     expect(shell('zsh', `autoload -Uz compinit && compinit -u -d ${box.dir}/zcompdump; source ${zsh}; print -r -- \${+functions[_zipfs]}`)).toStrictEqual(['1']);
   });
 
+  it.skipIf(needs('tmux').skip)(`completes at a real bash prompt, pressing Tab (under tmux)${needs('tmux').why}`, async () => {
+    const socket = path.join(box.dir, 'tmux.sock');
+    const tmux = (...args: string[]) => Bun.spawnSync(['tmux', '-S', socket, ...args], { env: { ...env, PS1: '$ ', TERM: 'xterm' }, cwd: box.dir });
+    tmux('new-session', '-d', '-x', '200', '-y', '40', 'bash --norc --noprofile -i');
+    const screenAfter = async (typed: string) => {
+      tmux('send-keys', 'clear', 'Enter');
+      await Bun.sleep(150);
+      tmux('send-keys', typed, 'Tab', 'Tab');
+      await Bun.sleep(700);
+      const screen = tmux('capture-pane', '-p').stdout.toString();
+      tmux('send-keys', 'C-u');
+      return screen;
+    };
+    try {
+      tmux('send-keys', 'source <(zipfs completion bash)', 'Enter');
+      await Bun.sleep(300);
+      expect(await screenAfter('zipfs completion ')).toMatch(/bash\s+fish\s+zsh/);
+      expect(await screenAfter('zipfs sync ')).toContain('zipfs sync q4-report');
+      // Workspace paths, not the files of the current folder (which holds reports.zip).
+      const read = await screenAfter('zipfs read ');
+      expect(read).toContain('README.txt');
+      expect(read).toContain('logo.png');
+      expect(read).not.toContain('reports.zip');
+      expect(await screenAfter('zipfs write x --no-c')).toContain('--no-create-dirs');
+      expect(await screenAfter('zipfs open rep')).toContain('zipfs open reports.zip');
+    } finally {
+      tmux('kill-server');
+    }
+  }, 30_000);
+
   it('refuses an unknown shell', () => {
     expect(box.run(['completion', 'powershell', '--json']).json.error.code).toBe('INVALID_INPUT');
   });
