@@ -1,0 +1,105 @@
+#!/usr/bin/env bun
+/**
+ * Release artefacts, into dist/release/:
+ * - zipfs-<version>-<target>.tar.gz (zip for Windows): the binary, README and LICENSE;
+ * - npm/: one package per target (@zipfs/<target>, with `os` and `cpu` so npm
+ *   installs only the matching one) and the `zipfs` package, whose `bin` is a
+ *   small Node launcher that runs the binary of the platform package npm
+ *   installed from its optionalDependencies (the pattern of esbuild and biome),
+ *   so `npx -y zipfs mcp` works once they are published; each packed with npm pack;
+ * - SHA256SUMS over all of them.
+ *   npm run release                          every target
+ *   npm run release -- --target linux-x64    some (the test builds one)
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { zipSync } from 'fflate';
+import pkg from '../package.json' with { type: 'json' };
+
+const TARGETS = {
+  'linux-x64': { os: 'linux', cpu: 'x64' },
+  'linux-arm64': { os: 'linux', cpu: 'arm64' },
+  'darwin-x64': { os: 'darwin', cpu: 'x64' },
+  'darwin-arm64': { os: 'darwin', cpu: 'arm64' },
+  'windows-x64': { os: 'win32', cpu: 'x64' },
+} as const;
+type Target = keyof typeof TARGETS;
+
+const root = path.resolve(import.meta.dir, '..');
+const out = path.join(root, 'dist', 'release');
+const { values } = parseArgs({ options: { target: { type: 'string', multiple: true } } });
+const targets = (values.target ?? Object.keys(TARGETS)) as Target[];
+for (const target of targets) if (!(target in TARGETS)) throw new Error(`unknown target ${target}; targets: ${Object.keys(TARGETS).join(', ')}`);
+
+const version = pkg.version;
+const scope = '@zipfs';
+const exe = (target: Target) => (target.startsWith('windows') ? '.exe' : '');
+const common = { version, description: pkg.description, license: 'MIT', repository: 'https://github.com/zipfs/zipfs' };
+
+function run(command: string[], cwd = root): string {
+  const result = Bun.spawnSync(command, { cwd, stderr: 'inherit' });
+  if (result.exitCode !== 0) throw new Error(`${command.join(' ')} failed (exit ${result.exitCode})`);
+  return result.stdout.toString();
+}
+
+/** npm pack into `into`; returns the tarball's path. */
+function pack(dir: string, into: string): string {
+  const name = run(['npm', 'pack', '--silent', '--pack-destination', into], dir).trim().split('\n').at(-1)!;
+  return path.join(into, name);
+}
+
+fs.rmSync(out, { recursive: true, force: true });
+const npmDir = path.join(out, 'npm');
+fs.mkdirSync(npmDir, { recursive: true });
+const made: string[] = [];
+
+for (const target of targets) {
+  run([process.execPath, 'scripts/build.ts', '--target', target]);
+  const binary = path.join(root, 'dist', `zipfs-${target}${exe(target)}`);
+
+  // The archive people download: the binary as `zipfs`, with the README and the licence.
+  const base = `zipfs-${version}-${target}`;
+  const stage = path.join(out, base);
+  fs.mkdirSync(stage);
+  fs.copyFileSync(binary, path.join(stage, `zipfs${exe(target)}`));
+  fs.chmodSync(path.join(stage, `zipfs${exe(target)}`), 0o755);
+  for (const doc of ['README.md', 'LICENSE']) fs.copyFileSync(path.join(root, doc), path.join(stage, doc));
+  if (target.startsWith('windows')) {
+    const files = Object.fromEntries(fs.readdirSync(stage).map((name) => [`${base}/${name}`, new Uint8Array(fs.readFileSync(path.join(stage, name)))]));
+    fs.writeFileSync(path.join(out, `${base}.zip`), zipSync(files, { level: 6 }));
+    made.push(path.join(out, `${base}.zip`));
+  } else {
+    run(['tar', '-czf', path.join(out, `${base}.tar.gz`), '-C', out, base]);
+    made.push(path.join(out, `${base}.tar.gz`));
+  }
+  fs.rmSync(stage, { recursive: true });
+
+  // The platform package: only npm installs whose os and cpu match.
+  const platformDir = path.join(npmDir, `zipfs-${target}`);
+  fs.mkdirSync(path.join(platformDir, 'bin'), { recursive: true });
+  fs.copyFileSync(binary, path.join(platformDir, 'bin', `zipfs${exe(target)}`));
+  fs.chmodSync(path.join(platformDir, 'bin', `zipfs${exe(target)}`), 0o755);
+  fs.copyFileSync(path.join(root, 'LICENSE'), path.join(platformDir, 'LICENSE'));
+  const { os, cpu } = TARGETS[target];
+  fs.writeFileSync(path.join(platformDir, 'package.json'), `${JSON.stringify({ name: `${scope}/${target}`, ...common, description: `The zipfs binary for ${os} ${cpu}; install zipfs, not this`, os: [os], cpu: [cpu], files: ['bin', 'LICENSE'], preferUnplugged: true }, null, 2)}\n`);
+  made.push(pack(platformDir, npmDir));
+}
+
+// The package people install: a launcher, and every platform package as an optional dependency.
+const mainDir = path.join(npmDir, 'zipfs');
+fs.mkdirSync(path.join(mainDir, 'bin'), { recursive: true });
+fs.copyFileSync(path.join(import.meta.dir, 'release', 'launcher.js'), path.join(mainDir, 'bin', 'zipfs.js'));
+fs.chmodSync(path.join(mainDir, 'bin', 'zipfs.js'), 0o755);
+for (const doc of ['README.md', 'LICENSE']) fs.copyFileSync(path.join(root, doc), path.join(mainDir, doc));
+const optionalDependencies = Object.fromEntries(Object.keys(TARGETS).map((target) => [`${scope}/${target}`, version]));
+fs.writeFileSync(
+  path.join(mainDir, 'package.json'),
+  `${JSON.stringify({ name: 'zipfs', ...common, bin: { zipfs: 'bin/zipfs.js' }, files: ['bin', 'README.md', 'LICENSE'], engines: { node: '>=18' }, optionalDependencies }, null, 2)}\n`,
+);
+made.push(pack(mainDir, npmDir));
+
+const sums = made.map((file) => `${new Bun.CryptoHasher('sha256').update(fs.readFileSync(file)).digest('hex')}  ${path.relative(out, file)}`);
+fs.writeFileSync(path.join(out, 'SHA256SUMS'), `${sums.join('\n')}\n`);
+for (const file of made) console.log(`${(fs.statSync(file).size / 2 ** 20).toFixed(1).padStart(7)} MiB  ${path.relative(root, file)}`);
+console.log(`        dist/release/SHA256SUMS`);
