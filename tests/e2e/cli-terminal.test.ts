@@ -44,6 +44,13 @@ describe.skipIf(withScript.skip)(`the CLI at a terminal${withScript.why}`, () =>
     expect(box.run(['status', 'quick']).stdout).toBe('A new.txt\n');
   });
 
+  it('starts a note on a line of its own after raw output without a final newline, and highlights grep matches', () => {
+    onTerminal('write -s quick words.txt "alpha beta gamma delta"');
+    const screen = onTerminal('read -s quick words.txt --limit 5');
+    expect(screen).toMatch(/alpha\r?\n.*more bytes; continue with --offset 5/);
+    expect(onTerminal('grep -s quick beta')).toContain('\u001b[1m\u001b[31mbeta');
+  });
+
   it('renders the bar with sizes', () => {
     expect(bar('open', 512, 1024)).toBe(`open [${'█'.repeat(12)}${'░'.repeat(12)}]  50%  512 B / 1.0 KiB`);
     expect(bar('sync', 0, 0)).toContain('100%');
