@@ -106,8 +106,8 @@ function assertKnownFlags(command: Command, args: ArgsDef, argv: string[]): void
   }
 }
 
-/** Turns parsed CLI arguments into the tool's input object (snake_case keys, numbers as numbers). */
-function toInput(command: Command, args: ArgsDef, argv: string[]): Record<string, unknown> {
+/** Turns parsed CLI arguments into the tool's input object (snake_case keys, numbers as numbers), and returns the parse too. */
+function toInput(command: Command, args: ArgsDef, argv: string[]): { input: Record<string, unknown>; parsed: Record<string, unknown> } {
   let parsed: Record<string, unknown>;
   try {
     parsed = parseArgs(argv, args) as Record<string, unknown>;
@@ -125,7 +125,7 @@ function toInput(command: Command, args: ArgsDef, argv: string[]): Record<string
     if (fieldInfo(schema as GenericSchema).type === 'number' && typeof value === 'string' && /^-?\d+(\.\d+)?$/.test(value.trim())) value = Number(value);
     input[key] = value;
   }
-  return input;
+  return { input, parsed };
 }
 
 /**
@@ -197,10 +197,9 @@ export async function runCli(io: CliIo): Promise<number> {
     const argv = rest.slice(rest.indexOf(name) + 1);
     const args = commandArgs(command);
     assertKnownFlags(command, args, argv);
-    const raw = toInput(command, args, argv);
+    const { input: raw, parsed } = toInput(command, args, argv);
     const flags = Object.fromEntries(Object.keys(command.cli.flags ?? {}).map((flag) => [flag, argv.includes(`--${flag}`)]));
     if (command.cli.fromCli) {
-      const parsed = parseArgs(argv, args) as Record<string, unknown>;
       const options = Object.fromEntries(Object.keys(command.cli.options ?? {}).map((option) => [option, parsed[option] as string | undefined]));
       command.cli.fromCli(raw, { ...flags, ...options });
     }
