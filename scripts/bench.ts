@@ -13,7 +13,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { mcpReadLatency } from './bench/mcp-latency.ts';
+import { mcpHttpReadLatency, mcpReadLatency } from './bench/mcp-latency.ts';
 import { ensurePeers } from './bench/peers.ts';
 import { median, report } from './bench/report.ts';
 import { runRounds, type Contender } from './bench/rounds.ts';
@@ -171,6 +171,7 @@ try {
     fs.writeFileSync(path.join(workspace, 'page.txt'), 'x'.repeat(4096));
     const calls = values.quick ? 100 : 1000;
     const latency = await mcpReadLatency(binary, home, 'page.txt', calls);
+    const http = await mcpHttpReadLatency(binary, home, 'page.txt', calls);
     const cold = runRounds([{ name: 'zipfs sessions (cold start)', command: [binary, 'sessions'], env: zipfsEnv(home) }], Math.max(rounds, 5))[0]!;
     print(
       [
@@ -180,6 +181,7 @@ try {
         '| --- | ---: |',
         `| zipfs_read of a 4 KB file on a warm server, p50 (${calls} calls) | ${latency.p50.toFixed(2)} ms |`,
         `| same, p99 | ${latency.p99.toFixed(2)} ms |`,
+        `| zipfs_read over Streamable HTTP (zipfs mcp --http), p50 / p99 | ${http.p50.toFixed(2)} / ${http.p99.toFixed(2)} ms |`,
         `| tools/list, ${latency.tools} tools | ${latency.toolsListBytes} bytes (${Math.round(latency.toolsListBytes / latency.tools)} per tool; budget 960) |`,
         `| \`zipfs sessions\` cold start, median | ${(median(cold.seconds) * 1000).toFixed(0)} ms |`,
         '',

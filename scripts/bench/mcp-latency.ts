@@ -1,25 +1,63 @@
-/** A warm `zipfs mcp` answering many small reads in a row, through the SDK's own client; and what its tool list costs a client's context. */
+/**
+ * A warm `zipfs mcp` answering many small reads in a row, through the SDK's own
+ * client, over stdio and over Streamable HTTP; and what its tool list costs a
+ * client's context.
+ */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { percentile } from './report.ts';
 
-export async function mcpReadLatency(binary: string, home: string, file: string, calls: number): Promise<{ p50: number; p99: number; mean: number; tools: number; toolsListBytes: number }> {
+export interface Latency {
+  p50: number;
+  p99: number;
+  mean: number;
+}
+
+async function readLatency(client: Client, file: string, calls: number): Promise<Latency> {
+  for (let i = 0; i < 50; i++) await client.callTool({ name: 'zipfs_read', arguments: { path: file } }); // warm-up
+  const times: number[] = [];
+  for (let i = 0; i < calls; i++) {
+    const started = performance.now();
+    const result = await client.callTool({ name: 'zipfs_read', arguments: { path: file } });
+    times.push(performance.now() - started);
+    if (result.isError) throw new Error(JSON.stringify(result.content));
+  }
+  return { p50: percentile(times, 50), p99: percentile(times, 99), mean: times.reduce((a, b) => a + b, 0) / times.length };
+}
+
+export async function mcpReadLatency(binary: string, home: string, file: string, calls: number): Promise<Latency & { tools: number; toolsListBytes: number }> {
   const transport = new StdioClientTransport({ command: binary, args: ['mcp'], env: { ...process.env, ZIPFS_HOME: home } as Record<string, string>, stderr: 'ignore' });
   const client = new Client({ name: 'zipfs-bench', version: '1' });
   await client.connect(transport);
   try {
     const { tools } = await client.listTools();
-    const toolsListBytes = JSON.stringify({ tools }).length;
-    for (let i = 0; i < 50; i++) await client.callTool({ name: 'zipfs_read', arguments: { path: file } }); // warm-up
-    const times: number[] = [];
-    for (let i = 0; i < calls; i++) {
-      const started = performance.now();
-      const result = await client.callTool({ name: 'zipfs_read', arguments: { path: file } });
-      times.push(performance.now() - started);
-      if (result.isError) throw new Error(JSON.stringify(result.content));
-    }
-    return { p50: percentile(times, 50), p99: percentile(times, 99), mean: times.reduce((a, b) => a + b, 0) / times.length, tools: tools.length, toolsListBytes };
+    return { ...(await readLatency(client, file, calls)), tools: tools.length, toolsListBytes: JSON.stringify({ tools }).length };
   } finally {
     await client.close();
+  }
+}
+
+export async function mcpHttpReadLatency(binary: string, home: string, file: string, calls: number): Promise<Latency> {
+  const server = Bun.spawn([binary, 'mcp', '--http', '0'], { env: { ...process.env, ZIPFS_HOME: home }, stdout: 'ignore', stderr: 'pipe' });
+  try {
+    const reader = server.stderr.getReader();
+    let text = '';
+    let url: string | undefined;
+    while (!url) {
+      const { value, done } = await reader.read();
+      if (done) throw new Error(`zipfs mcp --http did not start: ${text}`);
+      text += new TextDecoder().decode(value);
+      url = /http:\/\/\S+\/mcp/.exec(text)?.[0];
+    }
+    const client = new Client({ name: 'zipfs-bench', version: '1' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+    try {
+      return await readLatency(client, file, calls);
+    } finally {
+      await client.close();
+    }
+  } finally {
+    server.kill();
   }
 }

@@ -34,7 +34,7 @@ export interface CliIo {
 
 /** Not operations but modes of the program: serve the table over MCP, or describe it to a shell. */
 const MODES: Record<string, CommandDef> = {
-  mcp: { meta: { name: 'mcp', description: 'Serve every operation as an MCP tool over stdio (for Claude Code, Cursor and other MCP clients)' } },
+  mcp: { meta: { name: 'mcp', description: 'Serve every operation as an MCP tool over stdio, or with --http [HOST:]PORT over Streamable HTTP (for Claude Code, Cursor and other MCP clients)' } },
   completion: { meta: { name: 'completion', description: `Print a shell completion script: zipfs completion ${SHELLS.join('|')}` } },
 };
 
@@ -146,6 +146,21 @@ async function fillFromStdin(command: Command, input: Record<string, unknown>, i
   input.encoding = 'base64';
 }
 
+/** `zipfs mcp` on stdio, or `zipfs mcp --http [HOST:]PORT [--allow-remote]` over Streamable HTTP. */
+async function serveMcpMode(argv: string[], options: { version: string; home: string; env: NodeJS.ProcessEnv }): Promise<void> {
+  const at = argv.indexOf('--http');
+  const unknown = argv.find((arg, i) => arg !== '--http' && arg !== '--allow-remote' && i !== at + 1);
+  if (unknown !== undefined || (at >= 0 && argv[at + 1] === undefined)) {
+    throw new ZipfsError('INVALID_INPUT', `zipfs mcp takes no arguments (stdio), or --http [HOST:]PORT with --allow-remote for an address other than 127.0.0.1${unknown !== undefined ? `; got ${quote(unknown)}` : ''}.`);
+  }
+  if (at < 0) {
+    const { serveMcp } = await import('../mcp/server.ts');
+    return serveMcp(options);
+  }
+  const { parseListen, serveHttp } = await import('../mcp/http-server.ts');
+  await serveHttp(options, { ...parseListen(argv[at + 1]!), allowRemote: argv.includes('--allow-remote'), token: options.env.ZIPFS_MCP_TOKEN || undefined });
+}
+
 /** Runs the CLI and returns the exit code. */
 export async function runCli(io: CliIo): Promise<number> {
   const { rest, json, help, version } = takeGlobals(io.argv);
@@ -172,14 +187,12 @@ export async function runCli(io: CliIo): Promise<number> {
     return 0;
   }
   const home = dataDir(io.env);
-  if (name === 'mcp') {
-    const { serveMcp } = await import('../mcp/server.ts');
-    await serveMcp({ version: io.version, home, env: io.env });
-    return 0;
-  }
-
   const command = findCommand(name);
   try {
+    if (name === 'mcp') {
+      await serveMcpMode(rest.slice(rest.indexOf(name) + 1), { version: io.version, home, env: io.env });
+      return 0;
+    }
     if (name === 'completion') {
       io.stdout.write(completionScript(rest[rest.indexOf(name) + 1], COMMANDS));
       return 0;

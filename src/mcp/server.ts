@@ -25,15 +25,26 @@ const INSTRUCTIONS =
  */
 const MAX_ANSWER_BYTES = 4 * 1024 * 1024;
 /** The largest message zipfs takes in; a larger one is answered with an error saying to write in pieces. */
-const MAX_MESSAGE_BYTES = 8 * 1024 * 1024;
+export const MAX_MESSAGE_BYTES = 8 * 1024 * 1024;
 
-export async function serveMcp(options: { version: string; home: string; env: NodeJS.ProcessEnv }): Promise<void> {
-  // Anything printed by accident must not corrupt the protocol stream.
+export interface ServerOptions {
+  version: string;
+  home: string;
+  env: NodeJS.ProcessEnv;
+}
+
+/** The tool list, made once per process: every session serves the same table. */
+let toolList: { command: (typeof COMMANDS)[number]; definition: ReturnType<typeof toolDefinition> }[] | undefined;
+
+/**
+ * An MCP server with every tool of the table, not yet connected: stdio serves
+ * one, Streamable HTTP one per session (http-server.ts). Sessions of one
+ * process share the per-session-lock queues (session/lock.ts).
+ */
+export async function createMcpServer(options: ServerOptions): Promise<Server> {
   const log = await logger();
-  console.log = console.info = console.debug = (...args: unknown[]) => log.info(...(args as [string]));
-
   const server = new Server({ name: 'zipfs', title: 'zipfs', version: options.version }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
-  const tools = COMMANDS.map((command) => ({ command, definition: toolDefinition(command) }));
+  const tools = (toolList ??= COMMANDS.map((command) => ({ command, definition: toolDefinition(command) })));
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: tools.map((t) => t.definition) }));
 
@@ -63,12 +74,25 @@ export async function serveMcp(options: { version: string; home: string; env: No
     }
   });
 
+  return server;
+}
+
+/** Anything printed by accident must not corrupt the protocol stream (stdout on stdio): logs go to stderr. */
+export async function quietConsole(): Promise<void> {
+  const log = await logger();
+  console.log = console.info = console.debug = (...args: unknown[]) => log.info(...(args as [string]));
+}
+
+export async function serveMcp(options: ServerOptions): Promise<void> {
+  await quietConsole();
+  const log = await logger();
+  const server = await createMcpServer(options);
   const transport = new LineTransport(MAX_MESSAGE_BYTES);
   const closed = new Promise<void>((resolve) => {
     transport.onclose = () => resolve();
   });
   await server.connect(transport);
-  log.info(`zipfs ${options.version} MCP server on stdio (${MCP_TOOL_PREFIX}* tools: ${tools.length})`);
+  log.info(`zipfs ${options.version} MCP server on stdio (${MCP_TOOL_PREFIX}* tools: ${COMMANDS.length})`);
   await closed;
   await server.close();
 }

@@ -1,0 +1,114 @@
+/**
+ * `zipfs mcp --http [HOST:]PORT`: the same tools over Streamable HTTP, for
+ * several agents sharing one zipfs. Each MCP session (Mcp-Session-Id) gets a
+ * server of its own over the SDK's web-standard transport (SSE for progress,
+ * DELETE to end it); all sessions share the process's per-session queues.
+ * Safe by default: it listens on 127.0.0.1; any other address needs
+ * --allow-remote and a bearer token (ZIPFS_MCP_TOKEN), and Host and Origin
+ * are checked so a web page cannot reach it through DNS rebinding.
+ */
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { ZipfsError } from '../errors.ts';
+import { logger } from '../log.ts';
+import { MAX_MESSAGE_BYTES, createMcpServer, quietConsole, type ServerOptions } from './server.ts';
+
+export interface HttpListen {
+  host: string;
+  port: number;
+  /** Given --allow-remote: listening on an address other computers reach. */
+  allowRemote: boolean;
+  /** ZIPFS_MCP_TOKEN: every request must carry it as `Authorization: Bearer <token>`. */
+  token?: string;
+}
+
+const LOOPBACK_NAMES = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
+
+/** "8080", "127.0.0.1:8080", "[::1]:8080", "0.0.0.0:8080" -> host and port; 127.0.0.1 when no host is given. */
+export function parseListen(text: string): { host: string; port: number } {
+  const match = /^(?:(\[[0-9a-fA-F:]+\]|[^:\[\]]+):)?(\d{1,5})$/.exec(text.trim());
+  const port = match ? Number(match[2]) : NaN;
+  if (!match || port > 65535) throw new ZipfsError('INVALID_INPUT', `Invalid --http ${JSON.stringify(text)}: give a port (8080) or host:port (127.0.0.1:8080).`);
+  return { host: match[1]?.replace(/^\[|\]$/g, '') ?? '127.0.0.1', port };
+}
+
+function isLoopback(host: string): boolean {
+  return LOOPBACK_NAMES.has(host) || /^127\./.test(host);
+}
+
+/** The hostname of a Host header or an Origin URL, without port or brackets. */
+function hostnameOf(value: string): string {
+  try {
+    return new URL(value.includes('://') ? value : `http://${value}`).hostname.replace(/^\[|\]$/g, '');
+  } catch {
+    return '';
+  }
+}
+
+const jsonError = (status: number, message: string, headers: Record<string, string> = {}) =>
+  Response.json({ jsonrpc: '2.0', id: null, error: { code: -32000, message } }, { status, headers });
+
+export async function serveHttp(options: ServerOptions, listen: HttpListen): Promise<void> {
+  const local = isLoopback(listen.host);
+  if (!local && !listen.allowRemote) {
+    throw new ZipfsError('INVALID_INPUT', `Listening on ${listen.host} lets other computers reach zipfs; add --allow-remote to mean it, and set ZIPFS_MCP_TOKEN, or listen on 127.0.0.1.`);
+  }
+  if (!local && !listen.token) throw new ZipfsError('INVALID_INPUT', `Listening on ${listen.host} needs a bearer token: set ZIPFS_MCP_TOKEN (a long random string) and give it to the clients.`);
+  await quietConsole();
+  const log = await logger();
+  const sessions = new Map<string, { transport: WebStandardStreamableHTTPServerTransport; server: Server }>();
+
+  /** DNS rebinding: a web page's requests carry its own Origin, and a Host naming the attacker's domain. */
+  const refusal = (request: Request): Response | undefined => {
+    const host = hostnameOf(request.headers.get('host') ?? '');
+    if (local && !isLoopback(host)) return jsonError(403, `Host ${JSON.stringify(host)} is not this loopback server; zipfs refuses it (DNS rebinding protection).`);
+    const origin = request.headers.get('origin');
+    if (origin !== null && !isLoopback(hostnameOf(origin)) && hostnameOf(origin) !== host) {
+      return jsonError(403, `Origin ${JSON.stringify(origin)} is not allowed; zipfs answers local clients and pages of its own host only (DNS rebinding protection).`);
+    }
+    if (listen.token !== undefined && request.headers.get('authorization') !== `Bearer ${listen.token}`) {
+      return jsonError(401, 'Missing or wrong bearer token: send Authorization: Bearer <ZIPFS_MCP_TOKEN>.', { 'WWW-Authenticate': 'Bearer' });
+    }
+    return undefined;
+  };
+
+  const newSession = async (request: Request): Promise<Response> => {
+    const server = await createMcpServer(options);
+    const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: () => globalThis.crypto.randomUUID(),
+      onsessioninitialized: (id) => void sessions.set(id, { transport, server }),
+      onsessionclosed: (id) => {
+        sessions.delete(id);
+        void server.close();
+      },
+      maxRequestBodySize: MAX_MESSAGE_BYTES,
+    });
+    await server.connect(transport);
+    return transport.handleRequest(request);
+  };
+
+  const http = Bun.serve({
+    hostname: listen.host,
+    port: listen.port,
+    idleTimeout: 0, // an SSE stream may stay open while a long sync runs
+    async fetch(request) {
+      const url = new URL(request.url);
+      const refused = refusal(request);
+      if (refused) return refused;
+      if (url.pathname === '/health' && request.method === 'GET') return Response.json({ status: 'ok', version: options.version, sessions: sessions.size });
+      if (url.pathname !== '/mcp') return jsonError(404, `No such endpoint ${url.pathname}: MCP is served at /mcp, a health check at /health.`);
+      const id = request.headers.get('mcp-session-id');
+      if (id !== null) {
+        const session = sessions.get(id);
+        if (!session) return jsonError(404, 'Session not found (it ended, or the server restarted): initialize a new one.');
+        return session.transport.handleRequest(request);
+      }
+      if (request.method === 'POST') return newSession(request);
+      return jsonError(400, 'No Mcp-Session-Id: initialize a session with a POST first.');
+    },
+  });
+  const shown = http.hostname?.includes(':') ? `[${http.hostname}]` : http.hostname;
+  log.info(`zipfs ${options.version} MCP server on http://${shown}:${http.port}/mcp`);
+  // Until a signal ends the process (main.ts removes what work in flight leaves, and releases locks).
+  await new Promise<never>(() => {});
+}
