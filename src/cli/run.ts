@@ -36,6 +36,7 @@ export interface CliIo {
 const MODES: Record<string, CommandDef> = {
   mcp: { meta: { name: 'mcp', description: 'Serve every operation as an MCP tool over stdio, or with --http [HOST:]PORT over Streamable HTTP (for Claude Code, Cursor and other MCP clients)' } },
   completion: { meta: { name: 'completion', description: `Print a shell completion script: zipfs completion ${SHELLS.join('|')}` } },
+  help: { meta: { name: 'help', description: 'Show this help, or a command\'s: zipfs help sync' } },
 };
 
 function citty(command: Command): CommandDef {
@@ -50,7 +51,10 @@ function summary(description: string): string {
 
 function mainCommand(version: string): CommandDef {
   const subCommands: Record<string, CommandDef> = {};
-  for (const command of COMMANDS) subCommands[command.name] = { ...citty(command), meta: { name: command.name, description: summary(command.description) } };
+  for (const command of COMMANDS) {
+    const also = command.cli.aliases?.length ? ` (also: zipfs ${command.cli.aliases.join(', ')})` : '';
+    subCommands[command.name] = { ...citty(command), meta: { name: command.name, description: `${summary(command.description)}${also}` } };
+  }
   Object.assign(subCommands, MODES);
   return {
     meta: { name: 'zipfs', version, description: 'Open a zip as a folder, change it, and sync it back' },
@@ -198,7 +202,7 @@ export async function runCli(io: CliIo): Promise<number> {
       return 0;
     }
     if (!command) {
-      const words = [...COMMANDS.flatMap((c) => [c.name, ...(c.cli.aliases ?? [])]), ...Object.keys(MODES), 'help'];
+      const words = [...COMMANDS.flatMap((c) => [c.name, ...(c.cli.aliases ?? [])]), ...Object.keys(MODES)];
       const guess = didYouMean(name, words);
       const hint = guess ? ` Did you mean ${guess}?` : '';
       throw new ZipfsError('INVALID_INPUT', `Unknown command ${quote(name)}.${hint} Commands: ${[...COMMANDS.map((c) => c.name), ...Object.keys(MODES)].join(', ')}. See zipfs help.`);
