@@ -6,7 +6,7 @@
  *   bun run bench                        every task at --scale 0.5, 5 rounds
  *   bun run bench -- --scale 1 --rounds 7
  *   bun run bench -- --quick             a smoke run in well under a minute
- *   bun run bench -- --only open,sync    some tasks (open, sync, status, memory, verify, large, mcp)
+ *   bun run bench -- --only open,sync    some tasks (open, sync, status, memory, entries, verify, large, mcp)
  * Archives are generated deterministically into .cache/bench (not committed).
  */
 import fs from 'node:fs';
@@ -19,6 +19,7 @@ import { median, report } from './bench/report.ts';
 import { runRounds, type Contender } from './bench/rounds.ts';
 import { largeFileSync } from './bench/large-file.ts';
 import { verifyCost } from './bench/verify-cost.ts';
+import { entriesMemory } from './bench/entries-memory.ts';
 
 const root = path.resolve(import.meta.dir, '..');
 const { values } = parseArgs({
@@ -32,7 +33,7 @@ const { values } = parseArgs({
 });
 const scale = values.quick ? 0.02 : Number(values.scale);
 const rounds = values.quick ? 1 : Number(values.rounds);
-const tasks = new Set((values.only ?? 'open,sync,status,memory,verify,large,mcp').split(','));
+const tasks = new Set((values.only ?? 'open,sync,status,memory,entries,verify,large,mcp').split(','));
 const binary = path.join(root, 'dist', 'zipfs');
 const cache = path.join(root, '.cache', 'bench');
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'zipfs-bench-'));
@@ -103,6 +104,23 @@ function syncContenders(archive: string, member: string, label: string, peers: S
   const copy = path.join(scratch, `copy-${label}.zip`);
   const list: Contender[] = [];
   if (peers.has('zip')) list.push({ name: 'zip -u (Info-ZIP)', reference: true, prepare: () => change(infoZipDir), command: ['zip', '-q', '-u', forInfoZip, member], cwd: infoZipDir });
+  // The same job as sync, done by others: Info-ZIP's scan-and-update of a whole tree, and git committing a change in one.
+  const tree = path.join(scratch, `tree-${label}`);
+  if (peers.has('zip') && peers.has('unzip')) {
+    const forFileSync = path.join(scratch, `filesync-${label}.zip`);
+    fs.copyFileSync(archive, forFileSync);
+    Bun.spawnSync(['unzip', '-q', '-o', archive, '-d', tree]);
+    list.push({ name: 'zip -FS -r (Info-ZIP scan and update)', prepare: () => change(tree), command: ['zip', '-q', '-FS', '-r', forFileSync, '.'], cwd: tree });
+    if (Bun.which('git')) {
+      const repo = path.join(scratch, `git-${label}`);
+      fs.cpSync(tree, repo, { recursive: true });
+      const git = (...args: string[]) => Bun.spawnSync(['git', '-c', 'user.name=bench', '-c', 'user.email=bench@localhost', ...args], { cwd: repo });
+      git('init', '-q');
+      git('add', '-A');
+      git('commit', '-qm', 'base');
+      list.push({ name: 'git commit -a (a change in the same tree)', prepare: () => change(repo), command: ['git', '-c', 'user.name=bench', '-c', 'user.email=bench@localhost', 'commit', '-qam', 'change'], cwd: repo });
+    }
+  }
   list.push({ name: 'zipfs sync', reference: list.length === 0, prepare: () => change(workspace), command: [binary, 'sync'], env: zipfsEnv(home) });
   list.push({ name: 'cp (copy floor)', prepare: () => fs.rmSync(copy, { force: true }), command: ['cp', archive, copy] });
   return list;
@@ -112,10 +130,19 @@ function syncContenders(archive: string, member: string, label: string, peers: S
 function statusContenders(archive: string): Contender[] {
   const home = path.join(scratch, 'home-status');
   const workspace = zipfsJson(['open', archive], home).workspace_path;
-  return [
+  const list: Contender[] = [
     { name: 'find -printf (stat walk)', reference: true, command: ['find', workspace, '-printf', '%s %T@\\n'] },
     { name: 'zipfs status', command: [binary, 'status'], env: zipfsEnv(home) },
   ];
+  if (Bun.which('git')) {
+    // git status of the same tree, committed once: what a person compares zipfs status with.
+    const repo = path.join(scratch, 'git-status');
+    fs.cpSync(workspace, repo, { recursive: true });
+    for (const args of [['init', '-q'], ['add', '-A'], ['commit', '-qm', 'base']]) Bun.spawnSync(['git', '-c', 'user.name=bench', '-c', 'user.email=bench@localhost', ...args], { cwd: repo });
+    Bun.spawnSync(['git', 'status', '--porcelain'], { cwd: repo }); // builds the index's stat cache
+    list.push({ name: 'git status (same tree)', command: ['git', 'status', '--porcelain'], cwd: repo });
+  }
+  return list;
 }
 
 try {
@@ -148,6 +175,16 @@ try {
       rows.push(`| ${label} (${MiB(fs.statSync(archive).size)}) | ${(median(opened.peakRssKiB) / 1024).toFixed(0)} | ${(median(synced.peakRssKiB) / 1024).toFixed(0)} |`);
     }
     print(['### memory: peak RSS as the archive doubles', '', ...rows, ''].join('\n'));
+  }
+  if (tasks.has('entries')) {
+    const rows = ['| entries | open: peak RSS, time | status | sync of one small change |', '| ---: | ---: | ---: | ---: |'];
+    for (const count of values.quick ? [1000, 2000] : [50_000, 100_000]) {
+      const archive = archives(['tiny'], count / 25_000).tiny!;
+      const run = entriesMemory(binary, scratch, archive, 'tiny/00/item00000.txt');
+      const cell = (step: { seconds: number; rssKiB: number }) => `${(step.rssKiB / 1024).toFixed(0)} MiB, ${step.seconds.toFixed(2)} s`;
+      rows.push(`| ${count.toLocaleString('en')} | ${cell(run.open)} | ${cell(run.status)} | ${cell(run.sync)} |`);
+    }
+    print(['### memory at many entries: flat when the count doubles? (target: under 300 MiB)', '', ...rows, ''].join('\n'));
   }
   if (tasks.has('verify')) {
     const rows = ['| archive | entries | read-back check, median | per entry |', '| --- | ---: | ---: | ---: |'];
