@@ -46,7 +46,7 @@ export function readPage(request: PageRequest): Page {
     if (!stats.isFile()) throw new ZipfsError('INVALID_INPUT', `Invalid argument path: ${quote(request.relative)} is ${specialKind(stats.mode) ?? 'not a regular file'}; zipfs reads regular files only.`);
     const size = stats.size;
     if (request.offset > size) throw new ZipfsError('INVALID_INPUT', `Invalid argument offset: ${request.offset} is past the end of ${quote(request.relative)} (${size} bytes).`);
-    const { kind, sha256 } = scanFile(fd, size);
+    const { kind, sha256 } = scanOnce(stats, () => scanFile(fd, size));
     if (request.lines) return { ...linesAt(fd, size, kind, request), sha256 };
     const text = !request.base64 && (kind === 'utf-8' || kind === 'large-text');
     let want = Math.min(request.limit, size - request.offset);
@@ -85,6 +85,26 @@ function linesAt(fd: number, size: number, kind: FileText, request: PageRequest)
     if (!over || end <= start) return { content, encoding: 'utf-8', offset: from, bytesRead: to - from, size, lines: { total, start, end: Math.max(end, start - 1) } };
     end = start + Math.floor((end - start) / 2); // halve the range until the page fits
   }
+}
+
+/**
+ * A file's kind and hash, kept while its stat stays the same: paging through a
+ * large file over MCP would otherwise hash all of it again for every page. Any
+ * change moves ctime (which nothing can set back); only a rewrite of the same
+ * size within one tick of the kernel's clock could go unseen, and edit hashes
+ * the file afresh, so at worst that reports a conflict, never a wrong write.
+ */
+const scans = new Map<string, ReturnType<typeof scanFile>>();
+const MAX_SCANS = 256;
+
+function scanOnce(stats: fs.Stats, scan: () => ReturnType<typeof scanFile>): ReturnType<typeof scanFile> {
+  const key = `${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeMs}:${stats.ctimeMs}`;
+  const known = scans.get(key);
+  if (known) return known;
+  const fresh = scan();
+  if (scans.size >= MAX_SCANS) scans.delete(scans.keys().next().value!);
+  scans.set(key, fresh);
+  return fresh;
 }
 
 /** Characters the content takes in an MCP answer: once in structuredContent, once inside the text block's JSON. */
