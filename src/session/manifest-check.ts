@@ -55,8 +55,17 @@ function fits(value: unknown, kind: Kind): boolean {
   }
 }
 
-function fieldProblem(record: Record<string, unknown>, fields: Record<string, Kind>, prefix = ''): string | undefined {
-  for (const [key, kind] of Object.entries(fields)) {
+/** Field lists as arrays, built once: status reads every entry record, and
+ * Object.entries per record cost as much as parsing the JSON itself. */
+type Fields = ReadonlyArray<readonly [string, Kind]>;
+const fieldList = (fields: Record<string, Kind>): Fields => Object.entries(fields);
+const SESSION_LIST = fieldList(SESSION_FIELDS);
+const SOURCE_LIST = fieldList(SOURCE_FIELDS);
+const ENTRY_LIST = fieldList(ENTRY_FIELDS);
+
+function fieldProblem(record: Record<string, unknown>, fields: Fields, prefix = ''): string | undefined {
+  for (let i = 0; i < fields.length; i++) {
+    const [key, kind] = fields[i]!;
     if (!fits(record[key], kind)) return `field "${prefix}${key}" is ${record[key] === undefined ? 'missing' : `not a ${kind}`}`;
   }
   return undefined;
@@ -68,7 +77,7 @@ export function sessionRecordProblem(value: unknown, format: number): string | u
   const record = value as Record<string, unknown>;
   if (record.kind !== 'session') return 'it is not a session record';
   if (record.format !== format) return `it was written by another zipfs version (manifest format ${JSON.stringify(record.format)}; this zipfs reads format ${format})`;
-  return fieldProblem(record, SESSION_FIELDS) ?? fieldProblem(record.source as Record<string, unknown>, SOURCE_FIELDS, 'source.');
+  return fieldProblem(record, SESSION_LIST) ?? fieldProblem(record.source as Record<string, unknown>, SOURCE_LIST, 'source.');
 }
 
 /** What is wrong with an entry record, or undefined when it is usable. */
@@ -77,5 +86,5 @@ export function entryRecordProblem(value: unknown): string | undefined {
   const record = value as Record<string, unknown>;
   if (record.kind !== 'entry') return 'it is not an entry record';
   if (!ENTRY_TYPES.has(record.type as string)) return 'field "type" is not file, dir or symlink';
-  return fieldProblem(record, ENTRY_FIELDS);
+  return fieldProblem(record, ENTRY_LIST);
 }
