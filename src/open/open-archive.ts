@@ -9,7 +9,7 @@ import { taskCost, writeFileTask, type FileTask } from './extract-files.ts';
 import type { ExtractJob, ExtractReport } from './extract-worker.ts';
 import { planExtraction, type ExtractionPlan } from './extraction-plan.ts';
 import { ctimeFence } from './ctime-fence.ts';
-import { MANIFEST_FORMAT, entryRecord, fingerprintSource, serializeManifest, type EntryRecord, type SessionRecord } from '../session/manifest.ts';
+import { MANIFEST_FORMAT, entryRecord, fingerprintSource, writeManifest, type EntryRecord, type SessionRecord } from '../session/manifest.ts';
 import { assertValidName, deriveName, freeName } from '../session/session-name.ts';
 import { listSessions, loadSession, type Session } from '../session/session-store.ts';
 import { createStaging, discardStaging, releaseStaging, removeDeadStaging } from './staging.ts';
@@ -287,7 +287,7 @@ function publish(home: string, staging: string, record: SessionRecord, entries: 
   const base = explicitName ?? deriveName(record.source_path);
   for (;;) {
     const name = explicitName ?? freeName(base, taken);
-    fs.writeFileSync(path.join(staging, 'manifest.jsonl'), serializeManifest({ ...record, name }, entries));
+    writeManifest(path.join(staging, 'manifest.jsonl'), { ...record, name }, entries);
     try {
       fs.renameSync(staging, path.join(workspacesDir(home), name));
       releaseStaging(staging);

@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { ZipfsError, isSystemError } from '../errors.ts';
+import { releasePhaseGarbage } from '../memory.ts';
 import { entryRecordProblem, sessionRecordProblem } from './manifest-check.ts';
 import type { CentralDirectory, ZipEntry, ZipSource } from '../zip/index.ts';
 import type { ItemType } from '../open/extraction-plan.ts';
@@ -93,10 +94,29 @@ export function fingerprintSource(source: ZipSource, directory: CentralDirectory
   return { size: source.size, mtime_ms: fs.statSync(zipPath).mtimeMs, directory_sha256: hash };
 }
 
-export function serializeManifest(session: SessionRecord, entries: EntryRecord[]): string {
-  const lines = [JSON.stringify(session)];
-  for (const entry of entries) lines.push(JSON.stringify(entry));
-  return `${lines.join('\n')}\n`;
+/** Lines gathered before each write: a manifest of 100,000 entries is ~40 MB as one string, twice that on its way to the file. */
+const MANIFEST_BATCH_CHARS = 1 << 20;
+
+/** Writes a manifest to `manifestPath` in batches of lines, so memory does not grow with the entry count. */
+export function writeManifest(manifestPath: string, session: SessionRecord, entries: EntryRecord[]): void {
+  const fd = fs.openSync(manifestPath, 'w');
+  try {
+    let batch = `${JSON.stringify(session)}\n`;
+    for (const entry of entries) {
+      batch += `${JSON.stringify(entry)}\n`;
+      if (batch.length < MANIFEST_BATCH_CHARS) continue;
+      writeText(fd, batch);
+      batch = '';
+    }
+    writeText(fd, batch);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+function writeText(fd: number, text: string): void {
+  const bytes = Buffer.from(text, 'utf8');
+  for (let done = 0; done < bytes.length; ) done += fs.writeSync(fd, bytes, done, bytes.length - done);
 }
 
 /** A session record, or why the manifest holds none that this zipfs can use. */
@@ -182,15 +202,18 @@ export function readManifest(manifestPath: string): Manifest {
     records = parseLineByLine(manifestPath, text);
   }
   if (records.length === 0) throw sessionDamaged(path.dirname(manifestPath), 'its manifest.jsonl is empty');
-  const [first, ...rest] = records;
+  const first = records[0];
   const sessionProblem = sessionRecordProblem(first, MANIFEST_FORMAT);
   if (sessionProblem) throw sessionDamaged(path.dirname(manifestPath), `line 1 of its manifest.jsonl: ${sessionProblem}`);
-  for (let i = 0; i < rest.length; i++) {
-    const problem = entryRecordProblem(rest[i]);
+  const entries = records.slice(1);
+  for (let i = 0; i < entries.length; i++) {
+    const problem = entryRecordProblem(entries[i]);
     // Line numbers count blank lines only on the slow path; on the fast one there are none.
     if (problem) throw sessionDamaged(path.dirname(manifestPath), `entry record ${i + 1} (line ${i + 2}) of its manifest.jsonl: ${problem}`);
   }
-  return { session: first as SessionRecord, entries: rest as EntryRecord[] };
+  text = '';
+  releasePhaseGarbage(entries.length); // the text, and the array it was joined into
+  return { session: first as SessionRecord, entries: entries as EntryRecord[] };
 }
 
 function parseLineByLine(manifestPath: string, text: string): unknown[] {

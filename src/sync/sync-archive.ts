@@ -16,7 +16,7 @@ import { ZipfsError, isSystemError, permissionDenied } from '../errors.ts';
 import { keepOnExit, removeOnExit } from '../exit-cleanup.ts';
 import { FileSource, ZipWriter, parseCentralRecordBytes, readCentralDirectory, type CentralDirectory, type ZipEntry } from '../zip/index.ts';
 import { foldersOf, type ItemType } from '../open/extraction-plan.ts';
-import { entryRecord, fingerprintSource, readManifest, serializeManifest, type EntryRecord, type Manifest, type SessionRecord } from '../session/manifest.ts';
+import { entryRecord, fingerprintSource, readManifest, writeManifest, type EntryRecord, type Manifest, type SessionRecord } from '../session/manifest.ts';
 import type { Progress } from '../open/open-archive.ts';
 import type { Session } from '../session/session-store.ts';
 import { writeAddition, writeFromWorkspace, type Captured } from './sync-entries.ts';
@@ -25,6 +25,7 @@ import { verifyWritten } from './verify-written.ts';
 import { unsupportedFile } from '../files/regular-file.ts';
 import { diffWorkspace, type WorkspaceDiff } from './workspace-diff.ts';
 import { invocation, param } from '../message-marks.ts';
+import { releasePhaseGarbage } from '../memory.ts';
 
 export interface SyncRequest {
   session: Session;
@@ -135,6 +136,7 @@ export async function syncSession(request: SyncRequest): Promise<SyncResult> {
   recoverInterruptedSync(session);
   const manifest = readManifest(session.manifest);
   const diff = diffWorkspace(session.contents, manifest);
+  releasePhaseGarbage(manifest.entries.length);
   refuseUnsupported(diff);
   const counts = { files_modified: diff.modified.length, files_added: diff.added.length, files_deleted: diff.deleted.length };
   const source = checkSource(manifest.session, request.force);
@@ -149,12 +151,14 @@ export async function syncSession(request: SyncRequest): Promise<SyncResult> {
   removeOnExit(temporary);
   try {
     const next = await writeArchive(temporary, target, source.exists, manifest, diff, session.contents, request.progress, request.signal);
+    releasePhaseGarbage(next.entries.length);
     verifyWritten(temporary, next.entries.length);
+    releasePhaseGarbage(next.entries.length);
     request.signal?.throwIfAborted(); // the last moment a cancel can take effect: nothing has replaced the zip yet
     // Not flushed: only the archive is (one fsync). A power cut between the archive's rename and
     // this file reaching the disk leaves the old manifest, so the next sync reports a conflict
     // (resolved with force); the archive itself is whole either way.
-    fs.writeFileSync(nextManifestPath(session), serializeManifest(next.session, next.entries));
+    writeManifest(nextManifestPath(session), next.session, next.entries);
     const backup = source.exists && request.backup ? keepBackup(target) : null;
     fs.renameSync(temporary, target);
     keepOnExit(temporary);

@@ -1,0 +1,37 @@
+/** The manifest written in batches of lines reads back record for record, across batch boundaries and non-ASCII names. */
+import { afterAll, expect, test } from 'bun:test';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { MANIFEST_FORMAT, readManifest, writeManifest, type EntryRecord, type SessionRecord } from '../../src/session/manifest.ts';
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'zipfs-manifest-'));
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+function entry(index: number): EntryRecord {
+  const name = `folder-${index % 7}/naïve-文件-${index}-${'x'.repeat(index % 300)}.txt`;
+  return {
+    kind: 'entry', index, name, path: name, type: 'file', size: index, compressed_size: index, crc32: index * 7, method: 8, flags: 0x800,
+    dos_time: 0, dos_date: 33, mtime_ms: 1_700_000_000_000 + index, mode: index % 2 ? 0o644 : null, external_attributes: 0,
+    local_header_offset: index * 100, central_offset: index * 80,
+    ...(index % 3 ? { extracted: { size: index, mtime_ms: 1, ctime_ms: 2, ino: index } } : {}),
+  };
+}
+
+test('a manifest of several MiB round-trips through writeManifest and readManifest', () => {
+  const session: SessionRecord = {
+    kind: 'session', format: MANIFEST_FORMAT, id: 'id', name: 'big', source_path: '/tmp/big.zip',
+    source: { size: 1, mtime_ms: 2, directory_sha256: 'ab' }, created_at: '2026-11-23T00:00:00.000Z',
+    file_count: 9000, dir_count: 7, extracted_size_bytes: 1, symlinks: [],
+  };
+  const entries = Array.from({ length: 9000 }, (_, i) => entry(i));
+  const file = path.join(dir, 'manifest.jsonl');
+  writeManifest(file, session, entries);
+  const text = fs.readFileSync(file, 'utf8');
+  expect(text.length).toBeGreaterThan(3 * (1 << 20)); // more than one batch
+  expect(text.endsWith('}\n')).toBe(true);
+  expect(text.split('\n').length).toBe(entries.length + 2);
+  const back = readManifest(file);
+  expect(back.session).toEqual(session);
+  expect(back.entries).toEqual(entries);
+});
