@@ -9,6 +9,7 @@ import { taskCost, writeFileTask, type FileTask } from './extract-files.ts';
 import type { ExtractJob, ExtractReport } from './extract-worker.ts';
 import { planExtraction, type ExtractionPlan } from './extraction-plan.ts';
 import { ctimeFence } from './ctime-fence.ts';
+import { releasePhaseGarbage } from '../memory.ts';
 import { MANIFEST_FORMAT, entryRecord, fingerprintSource, writeManifest, type EntryRecord, type SessionRecord } from '../session/manifest.ts';
 import { assertValidName, deriveName, freeName } from '../session/session-name.ts';
 import { listSessions, loadSession, type Session } from '../session/session-store.ts';
@@ -52,6 +53,7 @@ export async function openArchive(request: OpenRequest): Promise<Session> {
     try {
       assertDiskSpace(staging, plan.totalBytes);
       const entries = await extract(zipPath, source, directory, plan, path.join(staging, 'contents'), request.progress, request.signal);
+      releasePhaseGarbage(entries.length);
       request.signal?.throwIfAborted();
       const symlinks = plan.items.filter((i) => i.type === 'symlink').map((i) => i.path);
       const record = sessionRecord(zipPath, fingerprintSource(source, directory, zipPath), staging, { files: plan.fileCount, dirs: plan.dirCount, bytes: plan.totalBytes, symlinks });

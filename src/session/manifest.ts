@@ -94,28 +94,36 @@ export function fingerprintSource(source: ZipSource, directory: CentralDirectory
   return { size: source.size, mtime_ms: fs.statSync(zipPath).mtimeMs, directory_sha256: hash };
 }
 
-/** Lines gathered before each write: a manifest of 100,000 entries is ~40 MB as one string, twice that on its way to the file. */
-const MANIFEST_BATCH_CHARS = 1 << 20;
+/** Bytes gathered before each write: a manifest of 100,000 entries is ~40 MB, which as one string
+ * (and again as its UTF-8 bytes) was the peak of open and sync on such archives. */
+const MANIFEST_BATCH_BYTES = 1 << 20;
 
-/** Writes a manifest to `manifestPath` in batches of lines, so memory does not grow with the entry count. */
+/** Writes a manifest to `manifestPath` through one reused buffer, so memory does not grow with the entry count. */
 export function writeManifest(manifestPath: string, session: SessionRecord, entries: EntryRecord[]): void {
   const fd = fs.openSync(manifestPath, 'w');
+  const batch = Buffer.allocUnsafe(MANIFEST_BATCH_BYTES);
+  let used = 0;
+  const flush = () => {
+    writeAll(fd, batch.subarray(0, used));
+    used = 0;
+  };
+  const put = (line: string) => {
+    const most = line.length * 3 + 1; // UTF-8 takes at most 3 bytes per UTF-16 unit
+    if (used + most > batch.length) flush();
+    if (most > batch.length) return writeAll(fd, Buffer.from(`${line}\n`, 'utf8'));
+    used += batch.write(line, used, 'utf8');
+    batch[used++] = 0x0a;
+  };
   try {
-    let batch = `${JSON.stringify(session)}\n`;
-    for (const entry of entries) {
-      batch += `${JSON.stringify(entry)}\n`;
-      if (batch.length < MANIFEST_BATCH_CHARS) continue;
-      writeText(fd, batch);
-      batch = '';
-    }
-    writeText(fd, batch);
+    put(JSON.stringify(session));
+    for (const entry of entries) put(JSON.stringify(entry));
+    flush();
   } finally {
     fs.closeSync(fd);
   }
 }
 
-function writeText(fd: number, text: string): void {
-  const bytes = Buffer.from(text, 'utf8');
+function writeAll(fd: number, bytes: Uint8Array): void {
   for (let done = 0; done < bytes.length; ) done += fs.writeSync(fd, bytes, done, bytes.length - done);
 }
 

@@ -18,6 +18,19 @@ function entry(index: number): EntryRecord {
   };
 }
 
+test('a session record larger than a batch (a zip of many symlinks) is written whole', () => {
+  const symlinks = Array.from({ length: 60_000 }, (_, i) => `links/ссылка-${i}`);
+  const session: SessionRecord = {
+    kind: 'session', format: MANIFEST_FORMAT, id: 'id', name: 'links', source_path: '/tmp/links.zip',
+    source: { size: 1, mtime_ms: 2, directory_sha256: 'ab' }, created_at: '2026-11-23T00:00:00.000Z',
+    file_count: 2, dir_count: 1, extracted_size_bytes: 1, symlinks,
+  };
+  const file = path.join(dir, 'links.jsonl');
+  writeManifest(file, session, [entry(1), entry(2)]);
+  expect(fs.statSync(file).size).toBeGreaterThan(1 << 20);
+  expect(readManifest(file)).toEqual({ session, entries: [entry(1), entry(2)] });
+});
+
 test('a manifest of several MiB round-trips through writeManifest and readManifest', () => {
   const session: SessionRecord = {
     kind: 'session', format: MANIFEST_FORMAT, id: 'id', name: 'big', source_path: '/tmp/big.zip',
