@@ -202,7 +202,7 @@ async function writeArchive(temporary: string, target: string, sourceExists: boo
   const captured: Captured = new Map();
   try {
     fs.fchmodSync(fd, mode); // the umask must not narrow the archive's permissions
-    const directory = source ? readCentralDirectory(source) : undefined;
+    let directory = source ? readCentralDirectory(source) : undefined;
     const writer = new ZipWriter(fd, directory?.baseOffset ?? 0);
     const ends = directory ? rawEnds(directory) : new Map<number, number>();
     const firstLocal = directory ? directory.entries.reduce((min, e) => Math.min(min, e.localHeaderOffset), directory.centralStart) : 0;
@@ -271,6 +271,10 @@ async function writeArchive(temporary: string, target: string, sourceExists: boo
       if (record.type !== 'dir' && observed) record.extracted = { size: observed.size, mtime_ms: observed.mtime_ms, ctime_ms: observed.ctime_ms, ino: observed.ino };
       return record;
     });
+    // The source's parsed directory is ~0.5 KB per entry, and the runtime keeps an async function's
+    // locals for a while after it returns: let go of it here (50 MiB at 100,000 entries).
+    directory = undefined;
+    names = undefined;
     const files = entries.filter((e) => e.type !== 'dir');
     const session: SessionRecord = {
       ...manifest.session,

@@ -145,7 +145,9 @@ export class ZipWriter {
       hash.update(record);
       directorySize += record.length;
     }
-    const end = encodeEnd(this.central.length, directoryStart - this.base, directorySize, comment, keepZip64);
+    const count = this.central.length;
+    this.central.length = 0; // written: let them go even while a caller still holds the writer
+    const end = encodeEnd(count, directoryStart - this.base, directorySize, comment, keepZip64);
     this.push(end);
     hash.update(end);
     this.flush();
