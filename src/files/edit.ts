@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { ZipfsError, isSystemError, quote } from '../errors.ts';
+import { writeFully } from '../fd-io.ts';
 import { isInside, normaliseToolPath } from './safe-path.ts';
 import { param } from '../message-marks.ts';
 
@@ -66,7 +67,7 @@ export function writeWorkspaceFile(root: string, input: string, bytes: Uint8Arra
     // O_NOFOLLOW: the path was resolved above; a link swapped in since must not redirect the write.
     const fd = fs.openSync(absolute, fs.constants.O_WRONLY | fs.constants.O_APPEND | (fs.constants.O_NOFOLLOW ?? 0));
     try {
-      for (let done = 0; done < bytes.length; ) done += fs.writeSync(fd, bytes, done, bytes.length - done);
+      writeFully(fd, bytes);
       return { relative, size: fs.fstatSync(fd).size };
     } finally {
       fs.closeSync(fd);

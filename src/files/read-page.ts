@@ -7,9 +7,10 @@
  */
 import fs from 'node:fs';
 import { ZipfsError, quote } from '../errors.ts';
+import { readFully } from '../fd-io.ts';
 import { tryDecodeUtf8 } from '../zip/names.ts';
-import { specialKind } from './regular-file.ts';
-import { scanFile, type FileText } from './text-or-binary.ts';
+import { notReadable, openRegularFile } from './regular-file.ts';
+import { notTextReason, scanFile, type FileText } from './text-or-binary.ts';
 
 export interface PageRequest {
   /** Real path (links resolved inside the workspace) and the path the caller gave. */
@@ -36,14 +37,10 @@ export interface Page {
   lines?: { total: number; start: number; end: number };
 }
 
-const { O_RDONLY, O_NONBLOCK = 0 } = fs.constants;
-
 export function readPage(request: PageRequest): Page {
   // Non-blocking: a FIFO that appeared since the path was checked must not hang the read.
-  const fd = fs.openSync(request.absolute, O_RDONLY | O_NONBLOCK);
+  const { fd, stats } = openRegularFile(request.absolute, request.relative, { followLinks: true, refuse: (what) => notReadable(request.relative, what) });
   try {
-    const stats = fs.fstatSync(fd);
-    if (!stats.isFile()) throw new ZipfsError('INVALID_INPUT', `Invalid argument path: ${quote(request.relative)} is ${specialKind(stats.mode) ?? 'not a regular file'}; zipfs reads regular files only.`);
     const size = stats.size;
     if (request.offset > size) throw new ZipfsError('INVALID_INPUT', `Invalid argument offset: ${request.offset} is past the end of ${quote(request.relative)} (${size} bytes).`);
     const { kind, sha256 } = scanOnce(stats, () => scanFile(fd, size));
@@ -65,11 +62,10 @@ export function readPage(request: PageRequest): Page {
 /** Whole lines `start..end` of a UTF-8 text file, cut (by whole lines) to the answer budget and `limit`. */
 function linesAt(fd: number, size: number, kind: FileText, request: PageRequest): Omit<Page, 'sha256'> {
   if (kind !== 'utf-8') {
-    const what = kind === 'large-text' ? 'over 64 MiB' : kind === 'binary' ? 'binary' : 'not UTF-8 text';
-    throw new ZipfsError('INVALID_INPUT', `${quote(request.relative)} is ${what}; read it by bytes (offset and limit) instead of lines.`);
+    throw new ZipfsError('INVALID_INPUT', `${quote(request.relative)} is ${notTextReason(kind)}; read it by bytes (offset and limit) instead of lines.`);
   }
   const bytes = Buffer.allocUnsafe(size);
-  for (let got = 0, n; got < size && (n = fs.readSync(fd, bytes, got, size - got, got)) > 0; ) got += n;
+  readFully(fd, bytes, 0);
   const starts = [0];
   for (let at = bytes.indexOf(0x0a); at >= 0 && at + 1 < size; at = bytes.indexOf(0x0a, at + 1)) starts.push(at + 1);
   const total = size === 0 ? 0 : starts.length;
@@ -116,9 +112,7 @@ function answerCost(content: string): number {
 function pageAt(fd: number, size: number, offset: number, want: number, text: boolean): Omit<Page, 'sha256'> {
   // Up to 3 bytes past the page, to see whether its end cuts a character.
   const raw = Buffer.allocUnsafe(Math.min(size - offset, want + 3));
-  let got = 0;
-  for (let n; got < raw.length && (n = fs.readSync(fd, raw, got, raw.length - got, offset + got)) > 0; ) got += n;
-  const bytes = raw.subarray(0, got);
+  const bytes = raw.subarray(0, readFully(fd, raw, offset));
   let from = 0;
   let to = Math.min(want, bytes.length);
   if (text) {

@@ -2,9 +2,10 @@
  * Opening a workspace file to read its content, safely. A FIFO opened for
  * reading blocks until a writer appears (forever, and deaf to SIGTERM while
  * the call waits), and a device such as /dev/zero never ends: so files are
- * opened without following links and without blocking, and anything that is
- * not a regular file is refused before a byte is read. The scan already
- * skips such files; this closes the gap when one appears after the scan.
+ * opened without blocking (and, for the scan and sync, without following
+ * links), and anything that is not a regular file is refused before a byte
+ * is read. The scan already skips such files; this closes the gap when one
+ * appears after the scan. read and edit open through here too.
  */
 import fs from 'node:fs';
 import { ZipfsError, quote } from '../errors.ts';
@@ -29,9 +30,16 @@ export function specialKind(mode: number): string | undefined {
   }
 }
 
+interface OpenOptions {
+  /** For a path already resolved inside the workspace (read, edit); the scan and sync never follow links. */
+  followLinks?: boolean;
+  /** The error for what is not a regular file; sync's unsupportedFile unless said. */
+  refuse?: (what: string) => ZipfsError;
+}
+
 /** Opens a regular file for reading; `relative` names it in the error. The caller closes the descriptor. */
-export function openRegularFile(absolute: string, relative: string): { fd: number; stats: fs.Stats } {
-  const fd = fs.openSync(absolute, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+export function openRegularFile(absolute: string, relative: string, options: OpenOptions = {}): { fd: number; stats: fs.Stats } {
+  const fd = fs.openSync(absolute, O_RDONLY | O_NONBLOCK | (options.followLinks ? 0 : O_NOFOLLOW));
   let stats: fs.Stats;
   try {
     stats = fs.fstatSync(fd);
@@ -41,9 +49,15 @@ export function openRegularFile(absolute: string, relative: string): { fd: numbe
   }
   if (!stats.isFile()) {
     fs.closeSync(fd);
-    throw unsupportedFile(relative, specialKind(stats.mode) ?? 'not a regular file');
+    const what = specialKind(stats.mode) ?? 'not a regular file';
+    throw options.refuse ? options.refuse(what) : unsupportedFile(relative, what);
   }
   return { fd, stats };
+}
+
+/** Read's and edit's refusal of what is not a regular file. */
+export function notReadable(relative: string, what: string): ZipfsError {
+  return new ZipfsError('INVALID_INPUT', `Invalid argument path: ${quote(relative)} is ${what}; zipfs reads regular files only.`);
 }
 
 export function unsupportedFile(relative: string, what: string): ZipfsError {

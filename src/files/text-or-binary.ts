@@ -17,6 +17,11 @@ export function looksBinary(head: Uint8Array): boolean {
 
 export type FileText = 'utf-8' | 'binary' | 'not-utf-8' | 'large-text';
 
+/** Why a file is not UTF-8 text that read by lines and edit can take, in words. */
+export function notTextReason(kind: Exclude<FileText, 'utf-8'>): string {
+  return kind === 'binary' ? 'binary' : kind === 'large-text' ? 'over 64 MiB' : 'not UTF-8 text';
+}
+
 /** The open file `fd` of `size` bytes: UTF-8 text, binary, text in another encoding, or text too large to check whole; and its SHA-256. */
 export function scanFile(fd: number, size: number): { kind: FileText; sha256: string } {
   const hash = new Bun.CryptoHasher('sha256');

@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { ZipfsError, isSystemError } from '../errors.ts';
+import { writeFully } from '../fd-io.ts';
 import { releasePhaseGarbage } from '../memory.ts';
 import { entryRecordProblem, sessionRecordProblem } from './manifest-check.ts';
 import type { CentralDirectory, ZipEntry, ZipSource } from '../zip/index.ts';
@@ -104,13 +105,13 @@ export function writeManifest(manifestPath: string, session: SessionRecord, entr
   const batch = Buffer.allocUnsafe(MANIFEST_BATCH_BYTES);
   let used = 0;
   const flush = () => {
-    writeAll(fd, batch.subarray(0, used));
+    writeFully(fd, batch.subarray(0, used));
     used = 0;
   };
   const put = (line: string) => {
     const most = line.length * 3 + 1; // UTF-8 takes at most 3 bytes per UTF-16 unit
     if (used + most > batch.length) flush();
-    if (most > batch.length) return writeAll(fd, Buffer.from(`${line}\n`, 'utf8'));
+    if (most > batch.length) return writeFully(fd, Buffer.from(`${line}\n`, 'utf8'));
     used += batch.write(line, used, 'utf8');
     batch[used++] = 0x0a;
   };
@@ -121,10 +122,6 @@ export function writeManifest(manifestPath: string, session: SessionRecord, entr
   } finally {
     fs.closeSync(fd);
   }
-}
-
-function writeAll(fd: number, bytes: Uint8Array): void {
-  for (let done = 0; done < bytes.length; ) done += fs.writeSync(fd, bytes, done, bytes.length - done);
 }
 
 /** A session record, or why the manifest holds none that this zipfs can use. */

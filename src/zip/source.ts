@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { readFully } from '../fd-io.ts';
 
 /**
  * Random access to an archive's bytes. Entries are read by offset, so an
@@ -54,12 +55,7 @@ export class FileSource implements ZipSource {
 
   private readExact(offset: number, length: number): Uint8Array {
     const buffer = new Uint8Array(length);
-    let done = 0;
-    while (done < length) {
-      const n = fs.readSync(this.fd, buffer, done, length - done, offset + done);
-      if (n === 0) break;
-      done += n;
-    }
+    const done = readFully(this.fd, buffer, offset);
     return done === length ? buffer : buffer.subarray(0, done);
   }
 }

@@ -5,6 +5,7 @@
  * length of any prefix stub, following the source's convention.
  */
 import fs from 'node:fs';
+import { writeFully } from '../fd-io.ts';
 import { libc } from '../native/libc.ts';
 import { encodeCentralRecord, encodeEnd, encodeLocalHeader, relocateCentralRecord, type EntryFields } from './records.ts';
 import type { ExtraField } from './extra-fields.ts';
@@ -122,7 +123,7 @@ export class ZipWriter {
     if (header.length !== placeholder.length) throw new Error(`the file grew past 4 GiB while it was read (${final.uncompressedSize} bytes); sync again`);
     this.flush();
     this.flushCopy();
-    for (let done = 0; done < header.length; ) done += fs.writeSync(this.fd, header, done, header.length - done, headerAt + done);
+    writeFully(this.fd, header, headerAt);
     const record = encodeCentralRecord(final, centralExtra, offset);
     this.central.push(record);
     return record;
@@ -176,7 +177,7 @@ export class ZipWriter {
   }
 
   private writeAll(bytes: Uint8Array): void {
-    for (let done = 0; done < bytes.length; ) done += fs.writeSync(this.fd, bytes, done, bytes.length - done, this.position + done);
+    writeFully(this.fd, bytes, this.position);
     this.position += bytes.length;
     this.writeback();
   }
