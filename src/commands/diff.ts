@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { defineCommand } from '../command.ts';
+import { paintDiff } from '../format/paint-diff.ts';
 import { plural } from '../format/units.ts';
 import { lockedByOther } from '../session/lock.ts';
 import { readManifest } from '../session/manifest.ts';
@@ -54,11 +55,7 @@ export const diff = defineCommand({
       const rows = out.files.map((f) => `${f.status[0]!.toUpperCase()} ${f.path}  ${f.binary ? paint.dim('binary') : `${paint.green(`+${f.additions}`)} ${paint.red(`-${f.deletions}`)}`}`);
       return [...rows, `${plural(out.files.length, 'file')} changed`].join('\n');
     }
-    return out.diff
-      .split('\n')
-      .map((line) => (line.startsWith('diff --git') ? paint.bold(line) : line.startsWith('+') ? paint.green(line) : line.startsWith('-') ? paint.red(line) : line.startsWith('@@') ? paint.cyan(line) : line))
-      .join('\n')
-      .trimEnd();
+    return paintDiff(out.diff, paint);
   },
   note: (out) => (out.truncated ? 'zipfs: the diff was cut to fit one answer; narrow it with a path.' : out.files.length === 0 ? 'No changes.' : undefined),
 });

@@ -6,9 +6,12 @@ import { applyEdits, type TextEdit } from '../files/edit-text.ts';
 import { writeWorkspaceFile } from '../files/edit.ts';
 import { unifiedDiff } from '../files/line-diff.ts';
 import { resolveExisting } from '../files/safe-path.ts';
-import { scanFile } from '../files/text-or-binary.ts';
+import { notReadable, openRegularFile } from '../files/regular-file.ts';
+import { notTextReason, scanFile } from '../files/text-or-binary.ts';
 import { withSessionLock } from '../session/lock.ts';
 import { resolveSession } from '../session/resolve-session.ts';
+import { paintDiff } from '../format/paint-diff.ts';
+import { plural } from '../format/units.ts';
 import { count, flag, sessionParam, text } from './schemas.ts';
 
 const editSchema = v.strictObject({
@@ -19,12 +22,10 @@ const editSchema = v.strictObject({
 
 /** The file's content as UTF-8 text and its SHA-256, or why it cannot be edited as text. */
 function readText(absolute: string, relative: string): { text: string; sha256: string } {
-  const fd = fs.openSync(absolute, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0));
+  const { fd, stats } = openRegularFile(absolute, relative, { followLinks: true, refuse: (what) => notReadable(relative, what) });
   try {
-    const stats = fs.fstatSync(fd);
-    if (!stats.isFile()) throw new ZipfsError('INVALID_INPUT', `Invalid argument path: ${quote(relative)} is not a regular file.`);
     const { kind, sha256 } = scanFile(fd, stats.size);
-    if (kind !== 'utf-8') throw new ZipfsError('INVALID_INPUT', `${quote(relative)} is ${kind === 'binary' ? 'binary' : kind === 'large-text' ? 'over 64 MiB' : 'not UTF-8 text'}; edit works on UTF-8 text files. Replace it whole with write.`);
+    if (kind !== 'utf-8') throw new ZipfsError('INVALID_INPUT', `${quote(relative)} is ${notTextReason(kind)}; edit works on UTF-8 text files. Replace it whole with write.`);
     return { text: fs.readFileSync(fd, 'utf8'), sha256 };
   } finally {
     fs.closeSync(fd);
@@ -91,6 +92,6 @@ export const edit = defineCommand({
       lockWait(context),
     );
   },
-  render: (out, paint) => out.diff.split('\n').map((line) => (line.startsWith('+') ? paint.green(line) : line.startsWith('-') ? paint.red(line) : line.startsWith('@@') ? paint.cyan(line) : line)).join('\n').trimEnd(),
-  note: (out) => `zipfs: ${out.replacements} replacement${out.replacements === 1 ? '' : 's'}; sha256 ${out.sha256}`,
+  render: (out, paint) => paintDiff(out.diff, paint),
+  note: (out) => `zipfs: ${plural(out.replacements, 'replacement')}; sha256 ${out.sha256}`,
 });
