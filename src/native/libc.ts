@@ -1,14 +1,17 @@
 /**
- * Three Linux system calls that node:fs does not offer or makes slow, called
- * through bun:ffi: copy_file_range (the kernel copies unchanged byte ranges of
+ * Linux calls that node:fs does not offer or makes slow, called through
+ * bun:ffi: copy_file_range (the kernel copies unchanged byte ranges of
  * an archive without passing them through this process), sync_file_range
  * (starts writing a new archive to disk while it is still being written, so
  * the final fsync has little left to wait for), and statx relative to an open
  * folder (a workspace scan stats thousands of files; node's lstat costs about
- * twice as much per call).
+ * twice as much per call), and local time from the C library (localtime_r,
+ * mktime), which reads the zone file in microseconds where the runtime's first
+ * local-time Date sets up ICU's time zones in 4-5 ms, once per process: a
+ * tenth of a small sync.
  *
  * Elsewhere (macOS, Windows, a libc that cannot be loaded) `libc()` is
- * undefined and callers use node:fs. ZIPFS_NATIVE=0 forces that path.
+ * undefined and callers use node:fs and Date. ZIPFS_NATIVE=0 forces that path.
  */
 import type { Pointer } from 'bun:ffi';
 
@@ -23,6 +26,16 @@ export interface FileStat {
   ctimeMs: number;
 }
 
+/** A local calendar time: month 1-12, fields possibly out of range for mktime to carry over, as Date does. */
+export interface LocalTime {
+  year: number;
+  month: number;
+  day: number;
+  hours: number;
+  minutes: number;
+  seconds: number;
+}
+
 export interface Libc {
   /** Copies up to `length` bytes between two files inside the kernel; returns the count, or -1 when this pair of files cannot (then copy another way). */
   copyFileRange(inFd: number, inOffset: number, outFd: number, outOffset: number, length: number): number;
@@ -30,6 +43,10 @@ export interface Libc {
   startWriteback(fd: number, offset: number, length: number): void;
   /** lstat of `name` inside the open folder `dirFd`; undefined when it cannot be stated (gone, too long a name). */
   statAt(dirFd: number, name: string): FileStat | undefined;
+  /** The local time at `seconds` since the epoch. */
+  localTime(seconds: number): LocalTime;
+  /** Seconds since the epoch of a local time from 1970 on (daylight saving decided by the zone); NaN when mktime fails. */
+  fromLocalTime(time: LocalTime): number;
 }
 
 const AT_SYMLINK_NOFOLLOW = 0x100;
@@ -38,6 +55,8 @@ const SYNC_FILE_RANGE_WRITE = 2;
 /** struct statx offsets: the same on every Linux architecture. */
 const STATX = { size: 256, nlink: 16, mode: 28, ino: 32, fileSize: 40, ctime: 96, mtime: 112 } as const;
 const NAME_BYTES = 4096;
+/** struct tm: nine ints, then (64-bit) tm_gmtoff and tm_zone; the int fields' offsets are the same in glibc and musl. */
+const TM = { size: 64, sec: 0, min: 4, hour: 8, mday: 12, mon: 16, year: 20, isdst: 32 } as const;
 
 let loaded: Libc | null | undefined;
 
@@ -53,7 +72,11 @@ function load(): Libc | null {
       copy_file_range: { args: [FFIType.i32, FFIType.ptr, FFIType.i32, FFIType.ptr, FFIType.u64, FFIType.u32], returns: FFIType.i64 },
       sync_file_range: { args: [FFIType.i32, FFIType.i64, FFIType.i64, FFIType.u32], returns: FFIType.i32 },
       statx: { args: [FFIType.i32, FFIType.ptr, FFIType.i32, FFIType.u32, FFIType.ptr], returns: FFIType.i32 },
+      tzset: { args: [], returns: FFIType.void },
+      localtime_r: { args: [FFIType.ptr, FFIType.ptr], returns: FFIType.ptr },
+      mktime: { args: [FFIType.ptr], returns: FFIType.i64 },
     });
+    symbols.tzset(); // localtime_r need not read TZ itself
     // Buffers made from an ArrayBuffer have storage of their own that the collector never moves,
     // so their addresses can be taken once.
     const offsets = new BigInt64Array(new ArrayBuffer(16));
@@ -63,6 +86,10 @@ function load(): Libc | null {
     const name = new Uint8Array(new ArrayBuffer(NAME_BYTES));
     const namePtr: Pointer = ptr(name);
     const encoder = new TextEncoder();
+    const tm = new DataView(new ArrayBuffer(TM.size));
+    const tmPtr = ptr(tm);
+    const clock = new BigInt64Array(new ArrayBuffer(8));
+    const clockPtr = ptr(clock);
     const millis = (at: number) => Number(stat.getBigInt64(at, true)) * 1000 + stat.getUint32(at + 8, true) / 1e6;
 
     return {
@@ -87,6 +114,30 @@ function load(): Libc | null {
           ctimeMs: millis(STATX.ctime),
           mtimeMs: millis(STATX.mtime),
         };
+      },
+      localTime(seconds) {
+        clock[0] = BigInt(Math.floor(seconds));
+        symbols.localtime_r(clockPtr, tmPtr);
+        return {
+          year: tm.getInt32(TM.year, true) + 1900,
+          month: tm.getInt32(TM.mon, true) + 1,
+          day: tm.getInt32(TM.mday, true),
+          hours: tm.getInt32(TM.hour, true),
+          minutes: tm.getInt32(TM.min, true),
+          seconds: tm.getInt32(TM.sec, true),
+        };
+      },
+      fromLocalTime(time) {
+        for (let at = 0; at < TM.size; at += 4) tm.setInt32(at, 0, true);
+        tm.setInt32(TM.year, time.year - 1900, true);
+        tm.setInt32(TM.mon, time.month - 1, true);
+        tm.setInt32(TM.mday, time.day, true);
+        tm.setInt32(TM.hour, time.hours, true);
+        tm.setInt32(TM.min, time.minutes, true);
+        tm.setInt32(TM.sec, time.seconds, true);
+        tm.setInt32(TM.isdst, -1, true);
+        const seconds = Number(symbols.mktime(tmPtr));
+        return seconds === -1 ? Number.NaN : seconds; // failure (callers ask for times from 1980 on, never 1969's last second)
       },
     };
   } catch {
