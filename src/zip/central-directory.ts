@@ -3,7 +3,7 @@ import { ByteReader } from './bytes.ts';
 import { CENTRAL_HEADER_LENGTH, HOST_MACOS, HOST_UNIX, S_IFLNK, S_IFMT, SIG_CENTRAL_HEADER } from './constants.ts';
 import { dosDateTimeToDate } from './dos-time.ts';
 import { readDirectoryEnd } from './end-of-central-directory.ts';
-import { applyZip64, extendedTimestamp, parseExtraFields, unicodePath } from './extra-fields.ts';
+import { applyZip64, extendedTimestamp, parseExtraFields, unicodePath, type ExtraField } from './extra-fields.ts';
 import { decodeZipText } from './names.ts';
 import type { ZipSource } from './source.ts';
 import type { CentralDirectory, ZipEntry } from './types.ts';
@@ -74,6 +74,50 @@ export function parseCentralRecordBytes(record: Uint8Array, index: number, baseO
   return parseCentralRecord(new ByteReader(record), 0, index, baseOffset, centralOffset);
 }
 
+const NO_BYTES = new Uint8Array(0);
+const NO_FIELDS: ExtraField[] = [];
+
+/**
+ * A parsed central record. `modifiedAt` is computed when first asked for: turning DOS fields into
+ * a local time wakes the time-zone database (milliseconds, once per process), and a sync or its
+ * read-back check parses thousands of records without needing a single time.
+ */
+class CentralRecord implements ZipEntry {
+  private time: Date | undefined;
+
+  constructor(
+    readonly index: number,
+    readonly name: string,
+    readonly rawName: Uint8Array,
+    readonly isDirectory: boolean,
+    readonly isSymlink: boolean,
+    readonly versionMadeBy: number,
+    readonly versionNeeded: number,
+    readonly flags: number,
+    readonly method: number,
+    readonly dosTime: number,
+    readonly dosDate: number,
+    /** From an extended-timestamp field, when there is one. */
+    private readonly unixSeconds: number | undefined,
+    readonly crc32: number,
+    readonly compressedSize: number,
+    readonly uncompressedSize: number,
+    readonly internalAttributes: number,
+    readonly externalAttributes: number,
+    readonly unixMode: number | undefined,
+    readonly comment: string,
+    readonly rawExtra: Uint8Array,
+    readonly rawComment: Uint8Array,
+    readonly localHeaderOffset: number,
+    readonly centralOffset: number,
+    readonly centralLength: number,
+  ) {}
+
+  get modifiedAt(): Date {
+    return (this.time ??= this.unixSeconds !== undefined ? new Date(this.unixSeconds * 1000) : dosDateTimeToDate(this.dosDate, this.dosTime));
+  }
+}
+
 function parseCentralRecord(reader: ByteReader, at: number, index: number, baseOffset: number, regionStart: number): ZipEntry {
   const region = reader.bytes;
   const nameLength = reader.u16(at + 28);
@@ -82,10 +126,15 @@ function parseCentralRecord(reader: ByteReader, at: number, index: number, baseO
   const length = CENTRAL_HEADER_LENGTH + nameLength + extraLength + commentLength;
   if (at + length > region.length) throw invalid(`Central-directory record ${index + 1} runs past the end of the directory`);
 
+  // Most records have no extra fields and no comment: those skip the views and lookups.
   const nameStart = at + CENTRAL_HEADER_LENGTH;
-  const rawName = region.subarray(nameStart, nameStart + nameLength);
-  const fields = parseExtraFields(region.subarray(nameStart + nameLength, nameStart + nameLength + extraLength));
-  const name = unicodePath(fields, rawName) ?? decodeZipText(rawName);
+  const extraStart = nameStart + nameLength;
+  const commentStart = extraStart + extraLength;
+  const rawName = region.subarray(nameStart, extraStart);
+  const rawExtra = extraLength > 0 ? region.subarray(extraStart, commentStart) : NO_BYTES;
+  const rawComment = commentLength > 0 ? region.subarray(commentStart, at + length) : NO_BYTES;
+  const fields = extraLength > 0 ? parseExtraFields(rawExtra) : NO_FIELDS;
+  const name = (extraLength > 0 ? unicodePath(fields, rawName) : undefined) ?? decodeZipText(rawName);
   const sizes = applyZip64(fields, {
     compressedSize: reader.u32(at + 20),
     uncompressedSize: reader.u32(at + 24),
@@ -98,34 +147,31 @@ function parseCentralRecord(reader: ByteReader, at: number, index: number, baseO
   const host = versionMadeBy >> 8;
   const modeBits = externalAttributes >>> 16;
   const unixMode = (host === HOST_UNIX || host === HOST_MACOS) && modeBits !== 0 ? modeBits : undefined;
-  const dosTime = reader.u16(at + 12);
-  const dosDate = reader.u16(at + 14);
-  const unixSeconds = extendedTimestamp(fields);
 
-  return {
+  return new CentralRecord(
     index,
     name,
     rawName,
-    isDirectory: name.endsWith('/'),
-    isSymlink: unixMode !== undefined && (unixMode & S_IFMT) === S_IFLNK,
+    name.endsWith('/'),
+    unixMode !== undefined && (unixMode & S_IFMT) === S_IFLNK,
     versionMadeBy,
-    versionNeeded: reader.u16(at + 6),
-    flags: reader.u16(at + 8),
-    method: reader.u16(at + 10),
-    dosTime,
-    dosDate,
-    modifiedAt: unixSeconds !== undefined ? new Date(unixSeconds * 1000) : dosDateTimeToDate(dosDate, dosTime),
-    crc32: reader.u32(at + 16),
-    compressedSize: sizes.compressedSize,
-    uncompressedSize: sizes.uncompressedSize,
-    internalAttributes: reader.u16(at + 36),
+    reader.u16(at + 6),
+    reader.u16(at + 8),
+    reader.u16(at + 10),
+    reader.u16(at + 12),
+    reader.u16(at + 14),
+    extraLength > 0 ? extendedTimestamp(fields) : undefined,
+    reader.u32(at + 16),
+    sizes.compressedSize,
+    sizes.uncompressedSize,
+    reader.u16(at + 36),
     externalAttributes,
     unixMode,
-    comment: decodeZipText(region.subarray(nameStart + nameLength + extraLength, at + length)),
-    rawExtra: region.subarray(nameStart + nameLength, nameStart + nameLength + extraLength),
-    rawComment: region.subarray(nameStart + nameLength + extraLength, at + length),
-    localHeaderOffset: baseOffset + sizes.localHeaderOffset,
-    centralOffset: regionStart + at,
-    centralLength: length,
-  };
+    commentLength > 0 ? decodeZipText(rawComment) : '',
+    rawExtra,
+    rawComment,
+    baseOffset + sizes.localHeaderOffset,
+    regionStart + at,
+    length,
+  );
 }

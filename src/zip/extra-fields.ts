@@ -34,8 +34,8 @@ export interface Zip64Values {
  * those values whose 32-bit field is saturated (0xFFFFFFFF).
  */
 export function applyZip64(fields: ExtraField[], values: Zip64Values): Zip64Values | undefined {
-  const field = fields.find((f) => f.id === EXTRA_ZIP64);
-  const needs = [values.uncompressedSize, values.compressedSize, values.localHeaderOffset].some((v) => v === UINT32_MAX);
+  const field = fields.length > 0 ? fields.find((f) => f.id === EXTRA_ZIP64) : undefined;
+  const needs = values.uncompressedSize === UINT32_MAX || values.compressedSize === UINT32_MAX || values.localHeaderOffset === UINT32_MAX;
   if (!field) return needs ? undefined : values;
   const reader = new ByteReader(field.data);
   const out = { ...values };
