@@ -137,17 +137,21 @@ function versionNeeded(fields: EntryFields): number {
   return fields.method === 8 ? 20 : 10;
 }
 
+/** The common case, run for every copied entry of a sync: the new offset goes in the record's 32-bit field. */
+export function relocatesInPlace(record: Uint8Array, offset: number): boolean {
+  const stored = (record[42]! | (record[43]! << 8) | (record[44]! << 16) | (record[45]! << 24)) >>> 0;
+  return stored !== UINT32_MAX && !needs64(offset);
+}
+
 /**
  * A copied central-directory record with only its local-header offset
  * changed. Where the offset lives in a zip64 field it is rewritten there; an
  * offset that no longer fits 32 bits gets a zip64 field added.
  */
 export function relocateCentralRecord(record: Uint8Array, offset: number): Uint8Array {
-  // The common case, run for every copied entry of a sync: a 32-bit offset field to overwrite.
-  const out = record.slice();
-  const view = new DataView(out.buffer, out.byteOffset, out.byteLength);
-  if (view.getUint32(42, true) !== UINT32_MAX && !needs64(offset)) {
-    view.setUint32(42, offset, true);
+  if (relocatesInPlace(record, offset)) {
+    const out = record.slice();
+    new DataView(out.buffer).setUint32(42, offset, true);
     return out;
   }
   const reader = new ByteReader(record);

@@ -7,7 +7,8 @@
 import fs from 'node:fs';
 import { writeFully } from '../fd-io.ts';
 import { libc } from '../native/libc.ts';
-import { encodeCentralRecord, encodeEnd, encodeLocalHeader, relocateCentralRecord, type EntryFields } from './records.ts';
+import { CentralBuffer } from './central-buffer.ts';
+import { encodeCentralRecord, encodeEnd, encodeLocalHeader, type EntryFields } from './records.ts';
 import type { ExtraField } from './extra-fields.ts';
 
 const BUFFER_BYTES = 1 << 20;
@@ -16,7 +17,7 @@ const COPY_CHUNK_BYTES = 8 << 20;
 const WRITEBACK_STEP_BYTES = 8 << 20;
 
 export class ZipWriter {
-  private readonly central: Uint8Array[] = [];
+  private readonly central = new CentralBuffer();
   private position = 0;
   private pending: Uint8Array[] = [];
   private pendingBytes = 0;
@@ -86,7 +87,7 @@ export class ZipWriter {
 
   /** Records a copied entry's central-directory record, moved to where its local header now starts. */
   addCopiedRecord(record: Uint8Array, localHeaderPosition: number): void {
-    this.central.push(relocateCentralRecord(record, localHeaderPosition - this.base));
+    this.central.addRelocated(record, localHeaderPosition - this.base);
   }
 
   /** Writes a new entry whose data is already compressed as `fields.method` says; returns its central-directory record. */
@@ -95,7 +96,7 @@ export class ZipWriter {
     this.push(encodeLocalHeader(fields, localExtra));
     this.push(data);
     const record = encodeCentralRecord(fields, centralExtra, offset);
-    this.central.push(record);
+    this.central.add(record);
     return record;
   }
 
@@ -125,7 +126,7 @@ export class ZipWriter {
     this.flushCopy();
     writeFully(this.fd, header, headerAt);
     const record = encodeCentralRecord(final, centralExtra, offset);
-    this.central.push(record);
+    this.central.add(record);
     return record;
   }
 
@@ -137,17 +138,14 @@ export class ZipWriter {
    */
   finish(comment: Uint8Array, keepZip64: boolean): { size: number; centralOffsets: number[]; directorySha256: string } {
     const directoryStart = this.size;
-    const hash = new Bun.CryptoHasher('sha256');
-    const centralOffsets: number[] = [];
-    let directorySize = 0;
-    for (const record of this.central) {
-      centralOffsets.push(directoryStart + directorySize);
-      this.push(record);
-      hash.update(record);
-      directorySize += record.length;
-    }
-    const count = this.central.length;
-    this.central.length = 0; // written: let them go even while a caller still holds the writer
+    const directory = this.central.contents();
+    const directorySize = directory.length;
+    const count = this.central.count;
+    const centralOffsets = this.central.recordStarts().map((start) => directoryStart + start);
+    const hash = new Bun.CryptoHasher('sha256').update(directory);
+    this.push(directory);
+    this.flush();
+    this.central.clear(); // written: let it go even while a caller still holds the writer
     const end = encodeEnd(count, directoryStart - this.base, directorySize, comment, keepZip64);
     this.push(end);
     hash.update(end);

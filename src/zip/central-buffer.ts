@@ -1,0 +1,67 @@
+/**
+ * The central directory of an archive being written, gathered in one growing
+ * buffer: a sync of 100,000 entries would otherwise hold 100,000 small arrays
+ * (each with its own object and backing store) until the end, and hash and
+ * write them one by one.
+ */
+import { relocateCentralRecord, relocatesInPlace } from './records.ts';
+
+const INITIAL_BYTES = 64 * 1024;
+
+export class CentralBuffer {
+  private bytes = new Uint8Array(INITIAL_BYTES);
+  private view = new DataView(this.bytes.buffer);
+  private used = 0;
+  /** Where each record starts in the buffer, in the order they were added. */
+  private readonly starts: number[] = [];
+
+  get count(): number {
+    return this.starts.length;
+  }
+
+  get length(): number {
+    return this.used;
+  }
+
+  /** Appends a record as it is. */
+  add(record: Uint8Array): void {
+    this.reserve(record.length);
+    this.starts.push(this.used);
+    this.bytes.set(record, this.used);
+    this.used += record.length;
+  }
+
+  /** Appends a copied record with its local-header offset changed: in place when the 32-bit field holds it. */
+  addRelocated(record: Uint8Array, offset: number): void {
+    if (!relocatesInPlace(record, offset)) return this.add(relocateCentralRecord(record, offset)); // a zip64 field holds it, or must
+    const at = this.used;
+    this.add(record);
+    this.view.setUint32(at + 42, offset, true);
+  }
+
+  /** Offsets of the records within the directory, in order. */
+  recordStarts(): readonly number[] {
+    return this.starts;
+  }
+
+  /** The directory's bytes; valid until the next add. */
+  contents(): Uint8Array {
+    return this.bytes.subarray(0, this.used);
+  }
+
+  /** Lets the memory go once the directory is written. */
+  clear(): void {
+    this.bytes = new Uint8Array(0);
+    this.view = new DataView(this.bytes.buffer);
+    this.used = 0;
+    this.starts.length = 0;
+  }
+
+  private reserve(more: number): void {
+    if (this.used + more <= this.bytes.length) return;
+    const grown = new Uint8Array(Math.max(this.bytes.length * 2, this.used + more, INITIAL_BYTES));
+    grown.set(this.bytes.subarray(0, this.used));
+    this.bytes = grown;
+    this.view = new DataView(grown.buffer);
+  }
+}
