@@ -211,8 +211,8 @@ async function writeArchive(temporary: string, target: string, sourceExists: boo
     let names: Map<string, ZipEntry> | undefined;
     const byName = () => (names ??= new Map(directory!.entries.map((e) => [e.name, e])));
     // Progress in bytes written: about the source's size plus what the workspace adds or changes.
-    const changed = new Set([...diff.modified, ...diff.added]);
-    const changedBytes = [...diff.observed].reduce((sum, [relative, observed]) => sum + (changed.has(relative) ? observed.size : 0), 0);
+    let changedBytes = 0;
+    for (const relative of [...diff.modified, ...diff.added]) changedBytes += diff.observed.get(relative)?.size ?? 0;
     const total = (source?.size ?? 0) + changedBytes;
     // Give the event loop a turn now and then, so progress notifications and a cancel get through during a long sync.
     let lastYield = Date.now();
@@ -262,7 +262,10 @@ async function writeArchive(temporary: string, target: string, sourceExists: boo
       const centralOffset = end.centralOffsets[index]!;
       let record: EntryRecord;
       if (item.copied) {
-        record = { ...entryRecord(item.copied, item.path, item.type), index, local_header_offset: item.at!, central_offset: centralOffset };
+        record = entryRecord(item.copied, item.path, item.type);
+        record.index = index;
+        record.local_header_offset = item.at!;
+        record.central_offset = centralOffset;
       } else {
         const entry = parseCentralRecordBytes(item.central!, index, writer.base, centralOffset);
         record = entryRecord(entry, item.path, item.type !== 'dir' && entry.isSymlink ? 'symlink' : item.type);

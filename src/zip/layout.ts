@@ -38,7 +38,7 @@ export function checkLayout(source: ZipSource, directory: CentralDirectory): voi
       throw new LayoutError(`${describe(entry)} has its local header at offset ${at}, outside the entries' area (0..${directory.centralStart})`, false);
     }
     const header = source.read(at, LOCAL_HEADER_LENGTH);
-    const reader = new ByteReader(header.length === LOCAL_HEADER_LENGTH ? header.slice() : new Uint8Array(LOCAL_HEADER_LENGTH));
+    const reader = new ByteReader(header.length === LOCAL_HEADER_LENGTH ? header : new Uint8Array(LOCAL_HEADER_LENGTH));
     if (header.length < LOCAL_HEADER_LENGTH || reader.u32(0) !== SIG_LOCAL_HEADER) {
       throw new LayoutError(`${describe(entry)} points at offset ${at}, where there is no local header`, false);
     }
@@ -69,7 +69,7 @@ function localDisagreement(source: ZipSource, entry: ZipEntry, local: ByteReader
   if (local.u16(8) !== entry.method) return 'gives another compression method than the central directory';
   const flags = local.u16(6);
   if ((flags & FLAGS_THAT_MATTER) !== (entry.flags & FLAGS_THAT_MATTER)) return 'gives other flags (encryption, data descriptor or UTF-8) than the central directory';
-  const extra = source.read(entry.localHeaderOffset + LOCAL_HEADER_LENGTH + nameLength, local.u16(28)).slice();
+  const extra = source.read(entry.localHeaderOffset + LOCAL_HEADER_LENGTH + nameLength, local.u16(28));
   if (!wellFormedExtra(extra)) return 'has a malformed extra-field block';
   if (flags & FLAG_DATA_DESCRIPTOR) return undefined; // CRC and sizes follow the data
   if (local.u32(14) !== entry.crc32) return 'gives another CRC-32 than the central directory';

@@ -54,7 +54,9 @@ export class FileSource implements ZipSource {
   }
 
   private readExact(offset: number, length: number): Uint8Array {
-    const buffer = new Uint8Array(length);
+    // Not zero-filled first (every byte is read into, or cut off below): zeroing a window cost as much as reading it.
+    const unfilled = Buffer.allocUnsafe(length);
+    const buffer = new Uint8Array(unfilled.buffer, unfilled.byteOffset, length);
     const done = readFully(this.fd, buffer, offset);
     return done === length ? buffer : buffer.subarray(0, done);
   }
