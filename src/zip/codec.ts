@@ -28,13 +28,30 @@ export class InflateError extends Error {
   }
 }
 
+const ONE_PIECE_MAX_BYTES = 16 << 20;
+const SMALL_INPUT_BYTES = 16 << 10;
+
 /** Inflates a raw deflate stream whose declared output is `expectedSize` bytes.
  * Output is capped one byte past the declared size, so a lying header costs at
  * most that much memory, and the overflow is reported instead of trusted. */
 export function inflateRaw(data: Uint8Array, expectedSize: number): Uint8Array {
   let out: Uint8Array;
+  if (data.length <= SMALL_INPUT_BYTES) {
+    // Bun's own inflate builds no stream object: 0.3 µs for a tiny entry against node:zlib's 1.5-5,
+    // and no node:zlib to load for an archive of small parts. It has no output cap, so only inputs
+    // this small go to it: deflate expands at most 1032-fold, to 16.5 MB here, checked below.
+    try {
+      out = Bun.inflateSync(data as Uint8Array<ArrayBuffer>);
+    } catch (error) {
+      throw new InflateError(`corrupt deflate data (${(error as Error).message})`, false);
+    }
+    if (out.length > expectedSize) throw new InflateError(`inflates to more than the declared ${expectedSize} bytes`, true);
+    return out;
+  }
   try {
-    out = zlib().inflateRawSync(data, { maxOutputLength: expectedSize + 1 });
+    // Output in one piece of the declared size (capped): in 16 KiB pieces, joining them cost half
+    // as much again as inflating (an Office document's parts: 2.6 against 1.6 ms per MB).
+    out = zlib().inflateRawSync(data, { maxOutputLength: expectedSize + 1, chunkSize: Math.min(Math.max(64, expectedSize + 1), ONE_PIECE_MAX_BYTES) });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ERR_BUFFER_TOO_LARGE' || error instanceof RangeError) {
