@@ -32,8 +32,9 @@ const ONE_PIECE_MAX_BYTES = 16 << 20;
 const SMALL_INPUT_BYTES = 16 << 10;
 
 /** Inflates a raw deflate stream whose declared output is `expectedSize` bytes.
- * Output is capped one byte past the declared size, so a lying header costs at
- * most that much memory, and the overflow is reported instead of trusted. */
+ * Output is capped one byte past the declared size (for inputs under 16 KiB it
+ * is checked once inflated, at most 16.5 MB), so a lying header costs bounded
+ * memory, and the overflow is reported instead of trusted. */
 export function inflateRaw(data: Uint8Array, expectedSize: number): Uint8Array {
   let out: Uint8Array;
   if (data.length <= SMALL_INPUT_BYTES) {
