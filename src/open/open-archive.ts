@@ -10,6 +10,7 @@ import type { ExtractJob, ExtractReport } from './extract-worker.ts';
 import { planExtraction, type ExtractionPlan } from './extraction-plan.ts';
 import { ctimeFence } from './ctime-fence.ts';
 import { releasePhaseGarbage } from '../memory.ts';
+import { eventLoopTurns } from '../event-loop-turns.ts';
 import { MANIFEST_FORMAT, entryRecord, fingerprintSource, writeManifest, type EntryRecord, type SessionRecord } from '../session/manifest.ts';
 import { assertValidName, deriveName, freeName } from '../session/session-name.ts';
 import { listSessions, loadSession, type Session } from '../session/session-store.ts';
@@ -176,8 +177,6 @@ function assertDiskSpace(dir: string, needed: number): void {
   }
 }
 
-/** Gives the event loop a turn now and then, so progress notifications go out while a large archive extracts. */
-const YIELD_EVERY_MS = 50;
 /** Below these, a second thread costs more to start than it saves. */
 const PARALLEL_MIN_BYTES = 16 * 1024 * 1024;
 const PARALLEL_MIN_FILES = 2000;
@@ -217,15 +216,12 @@ async function extract(zipPath: string, source: ZipSource, directory: CentralDir
   const split = parallel ? splitPoint(tasks) : tasks.length;
   const helper = split < tasks.length ? startWorker({ zipPath, root, tasks: tasks.slice(split) }, advance) : undefined;
   try {
-    let lastYield = Date.now();
+    // Progress notifications go out and a cancel gets through while a large archive extracts.
+    const pause = eventLoopTurns(signal);
     for (const task of tasks.slice(0, split)) {
       await writeFileTask(source, task, root);
       advance(task.entry.uncompressedSize, task.path);
-      if (Date.now() - lastYield > YIELD_EVERY_MS) {
-        await new Promise((resolve) => setImmediate(resolve));
-        lastYield = Date.now();
-        signal?.throwIfAborted();
-      }
+      await pause();
     }
     if (helper) await (signal ? Promise.race([helper.finished, whenAborted(signal)]) : helper.finished);
   } finally {

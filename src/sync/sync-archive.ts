@@ -26,6 +26,7 @@ import { unsupportedFile } from '../files/regular-file.ts';
 import { diffWorkspace, type WorkspaceDiff } from './workspace-diff.ts';
 import { invocation, param } from '../message-marks.ts';
 import { releasePhaseGarbage } from '../memory.ts';
+import { eventLoopTurns } from '../event-loop-turns.ts';
 
 export interface SyncRequest {
   session: Session;
@@ -45,9 +46,6 @@ export interface SyncResult {
   files_added: number;
   files_deleted: number;
 }
-
-const YIELD_EVERY_MS = 50;
-
 
 function nextManifestPath(session: Session): string {
   return `${session.manifest}.next`;
@@ -214,14 +212,8 @@ async function writeArchive(temporary: string, target: string, sourceExists: boo
     let changedBytes = 0;
     for (const relative of [...diff.modified, ...diff.added]) changedBytes += diff.observed.get(relative)?.size ?? 0;
     const total = (source?.size ?? 0) + changedBytes;
-    // Give the event loop a turn now and then, so progress notifications and a cancel get through during a long sync.
-    let lastYield = Date.now();
-    const pause = async () => {
-      if (Date.now() - lastYield <= YIELD_EVERY_MS) return;
-      await new Promise((resolve) => setImmediate(resolve));
-      lastYield = Date.now();
-      signal?.throwIfAborted();
-    };
+    // Progress notifications and a cancel get through during a long sync.
+    const pause = eventLoopTurns(signal);
     const step = async (label: string) => {
       progress?.(Math.min(writer.size, total), total, label);
       await pause();

@@ -15,6 +15,7 @@ import { readLocalExtra, refreshExtraFields, type EntryFields, type ExtraField, 
 import type { EntryRecord } from '../session/manifest.ts';
 import { observe, readLinkTarget, type Observed, type WorkspaceDiff } from './workspace-diff.ts';
 import { openRegularFile } from '../files/regular-file.ts';
+import type { Pause } from '../event-loop-turns.ts';
 
 /** What was read from the workspace for each written entry, so the new manifest records the stat that matches the bytes. */
 export type Captured = Map<string, Observed>;
@@ -28,8 +29,6 @@ const ZIP64_FROM_BYTES = 0xf000_0000;
 /** A streamed addition is stored when deflate does not bring its first piece below this share. */
 const WORTH_DEFLATING = 0.97;
 
-/** Gives the event loop a turn now and then during a long entry; throws when the sync was cancelled. */
-export type Pause = () => Promise<void>;
 
 /** A workspace item's content: its bytes, or for a large file the open descriptor to stream from. */
 interface Content {
