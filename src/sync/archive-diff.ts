@@ -72,11 +72,7 @@ export function diffAgainstArchive(root: string, manifest: Manifest, options: { 
       if (observed.kind === 'symlink') return readLinkTarget(root, shown);
       return observed.size > TEXT_DIFF_MAX_BYTES ? new Uint8Array(TEXT_DIFF_MAX_BYTES + 1) : fs.readFileSync(path.join(root, shown));
     };
-    const listed: [FileDiff['status'], string][] = [
-      ...changes.modified.map((p) => ['modified', p] as [FileDiff['status'], string]),
-      ...changes.added.map((p) => ['added', p] as [FileDiff['status'], string]),
-      ...changes.deleted.map((p) => ['deleted', p] as [FileDiff['status'], string]),
-    ];
+    const listed = (['modified', 'added', 'deleted'] as const).flatMap((status) => changes[status].map((shown) => [status, shown] as const));
     listed.sort((a, b) => (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0));
     const files: FileDiff[] = [];
     const parts: string[] = [];
