@@ -4,6 +4,7 @@
  * extensions), so the CLI and MCP adapters can map it without guessing.
  */
 import { invocation } from './message-marks.ts';
+import { showPathsOf, shownPath } from './files/descriptor-paths.ts';
 
 /** Error codes with the CLI exit code each maps to. Exit code 1 is kept for
  * "ran fine, but there are changes" (`status --exit-code`), like `git diff`. */
@@ -59,6 +60,7 @@ export function isSystemError(error: unknown, ...codes: string[]): error is Node
 /** Turns anything thrown into a ZipfsError, so no surface ever shows a raw stack. */
 export function toZipfsError(error: unknown): ZipfsError {
   if (error instanceof ZipfsError) return error;
+  showPathsOf(error);
   if (isSystemError(error, 'ENOSPC', 'EDQUOT')) return diskFull(error);
   if (isSystemError(error, 'EACCES', 'EPERM', 'EROFS')) return permissionDenied(error);
   const detail = error instanceof Error ? error.message : String(error);
@@ -67,14 +69,14 @@ export function toZipfsError(error: unknown): ZipfsError {
 
 /** ENOSPC (or EDQUOT) as the caller should read it: which disk (`location`, else the path the
  * call named), and what to do. */
-export function diskFull(error: NodeJS.ErrnoException, location = error.path): ZipfsError {
+export function diskFull(error: NodeJS.ErrnoException, location = error.path && shownPath(error.path)): ZipfsError {
   const which = location ? `The disk holding ${location} is full` : 'The disk is full';
   return new ZipfsError('LIMIT_EXCEEDED', `${which}. Free some space there or prune sessions (${invocation('prune', { stale: '7d' })}), or set ZIPFS_HOME to a larger disk, then retry.`);
 }
 
 /** EACCES, EPERM or EROFS: name the path and the way out, instead of a stack trace. */
 export function permissionDenied(error: NodeJS.ErrnoException): ZipfsError {
-  const what = error.path ? `${error.path}` : 'a file zipfs needs';
+  const what = error.path ? shownPath(error.path) : 'a file zipfs needs';
   const action = error.syscall ? ` (${error.syscall})` : '';
   const readOnly = error.code === 'EROFS' ? ' is on a read-only file system' : ' is not accessible to this user';
   return new ZipfsError(

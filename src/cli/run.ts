@@ -190,9 +190,9 @@ export async function runCli(io: CliIo): Promise<number> {
     io.stdout.write(`${out.plain(await renderHelp(io.version, about))}\n`);
     return 0;
   }
-  const home = dataDir(io.env);
   const command = findCommand(name);
   try {
+    const home = dataDir(io.env);
     if (name === 'mcp') {
       await serveMcpMode(rest.slice(rest.indexOf(name) + 1), { version: io.version, home, env: io.env });
       return 0;

@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import { defineCommand, lockWait } from '../command.ts';
 import { ZipfsError } from '../errors.ts';
+import { loadLimits } from '../limits.ts';
 import { withSessionLock } from '../session/lock.ts';
 import { readManifest } from '../session/manifest.ts';
 import { resolveSession } from '../session/resolve-session.ts';
@@ -39,7 +40,7 @@ export const close = defineCommand({
     return withSessionLock(session, 'close', async () => {
       let synced = false;
       if (input.sync) {
-        synced = (await syncSession({ session, force: input.force, dryRun: false, backup: input.backup, progress: context.progress, signal: context.signal })).synced;
+        synced = (await syncSession({ session, force: input.force, dryRun: false, backup: input.backup, progress: context.progress, signal: context.signal, wait: lockWait(context), limits: loadLimits(context.env) })).synced;
       } else if (!input.force) {
         recoverInterruptedSync(session);
         const diff = diffWorkspace(session.contents, readManifest(session.manifest));

@@ -6,6 +6,7 @@ import { applyEdits, type TextEdit } from '../files/edit-text.ts';
 import { writeWorkspaceFile } from '../files/edit.ts';
 import { unifiedDiff } from '../files/line-diff.ts';
 import { resolveExisting } from '../files/safe-path.ts';
+import { withBeneath } from '../files/beneath.ts';
 import { notReadable, openRegularFile } from '../files/regular-file.ts';
 import { notTextReason, scanFile } from '../files/text-or-binary.ts';
 import { withSessionLock } from '../session/lock.ts';
@@ -22,7 +23,7 @@ const editSchema = v.strictObject({
 
 /** The file's content as UTF-8 text and its SHA-256, or why it cannot be edited as text. */
 function readText(absolute: string, relative: string): { text: string; sha256: string } {
-  const { fd, stats } = openRegularFile(absolute, relative, { followLinks: true, refuse: (what) => notReadable(relative, what) });
+  const { fd, stats } = openRegularFile(absolute, relative, { refuse: (what) => notReadable(relative, what) });
   try {
     const { kind, sha256 } = scanFile(fd, stats.size);
     if (kind !== 'utf-8') throw new ZipfsError('INVALID_INPUT', `${quote(relative)} is ${notTextReason(kind)}; edit works on UTF-8 text files. Replace it whole with write.`);
@@ -78,8 +79,11 @@ export const edit = defineCommand({
       session,
       'edit',
       () => {
-        const file = resolveExisting(session.contents, input.path);
-        const before = readText(file.absolute, file.relative);
+        const file = withBeneath(session.contents, (beneath) => {
+          const found = resolveExisting(beneath, input.path);
+          return { ...found, before: readText(found.path, found.relative) };
+        });
+        const before = file.before;
         if (input.expected_sha256 !== undefined && input.expected_sha256.toLowerCase() !== before.sha256) {
           throw new ZipfsError('CONFLICT_DETECTED', `${quote(file.relative)} changed since it was read (its sha256 is now ${before.sha256}); nothing was written. Read it again and redo the edit.`);
         }

@@ -5,6 +5,7 @@ import { loadLimits } from '../limits.ts';
 import { grepWorkspace } from '../search/grep.ts';
 import { resolveSession } from '../session/resolve-session.ts';
 import { resolveExisting } from '../files/safe-path.ts';
+import { withBeneath } from '../files/beneath.ts';
 import { count, flag, paths, sessionParam, text, workspacePathParam } from './schemas.ts';
 
 const matchSchema = v.object({
@@ -52,7 +53,7 @@ export const grep = defineCommand({
   async run(input, context) {
     if (input.pattern === '') throw new ZipfsError('INVALID_INPUT', 'Invalid argument pattern: it is empty; give a JavaScript regular expression (names_only matches it against paths).');
     const session = resolveSession(context.home, input.session, context.hints);
-    const start = resolveExisting(session.contents, input.path);
+    const start = withBeneath(session.contents, (beneath) => resolveExisting(beneath, input.path));
     const limits = loadLimits(context.env);
     return grepWorkspace({
       root: session.contents,

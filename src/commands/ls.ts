@@ -4,6 +4,7 @@ import { humanBytes, isoSeconds, localMinute, table } from '../format/units.ts';
 import { walk } from '../files/listing.ts';
 import { resolveSession } from '../session/resolve-session.ts';
 import { resolveExisting } from '../files/safe-path.ts';
+import { withBeneath } from '../files/beneath.ts';
 import { count, sessionParam, text, workspacePathParam } from './schemas.ts';
 
 const entrySchema = v.object({
@@ -27,18 +28,20 @@ export const ls = defineCommand({
   cli: { workspacePaths: ['path'], fromCurrentFolder: true, positionals: ['path'], short: { session: 's', recursive: 'r' }, example: 'zipfs ls data -r' },
   run(input, context) {
     const session = resolveSession(context.home, input.session, context.hints);
-    const target = resolveExisting(session.contents, input.path);
-    const symlinks = new Set(session.record.symlinks);
-    if (!target.stats.isDirectory()) {
-      const name = target.relative.split('/').pop()!;
-      const type = symlinks.has(target.relative) ? ('symlink' as const) : ('file' as const);
-      return { entries: [{ name, type, size_bytes: target.stats.size, modified_at: isoSeconds(target.stats.mtime) }] };
-    }
-    const entries: v.InferOutput<typeof entrySchema>[] = [];
-    walk(target.absolute, { maxDepth: input.recursive ? Infinity : 1, archiveSymlinks: symlinks, base: target.relative }, (item) => {
-      entries.push({ name: item.type === 'dir' ? `${item.path}/` : item.path, type: item.type, size_bytes: item.size, modified_at: isoSeconds(item.mtime) });
+    return withBeneath(session.contents, (beneath) => {
+      const target = resolveExisting(beneath, input.path);
+      const symlinks = new Set(session.record.symlinks);
+      if (!target.stats.isDirectory()) {
+        const name = target.relative.split('/').pop()!;
+        const type = symlinks.has(target.relative) ? ('symlink' as const) : ('file' as const);
+        return { entries: [{ name, type, size_bytes: target.stats.size, modified_at: isoSeconds(target.stats.mtime) }] };
+      }
+      const entries: v.InferOutput<typeof entrySchema>[] = [];
+      walk(beneath.folder(target.relative), { maxDepth: input.recursive ? Infinity : 1, archiveSymlinks: symlinks, base: target.relative }, (item) => {
+        entries.push({ name: item.type === 'dir' ? `${item.path}/` : item.path, type: item.type, size_bytes: item.size, modified_at: isoSeconds(item.mtime) });
+      });
+      return { entries };
     });
-    return { entries };
   },
   render(out, paint) {
     if (out.entries.length === 0) return '(empty)';

@@ -4,6 +4,7 @@ import { ZipfsError, quote } from '../errors.ts';
 import { loadLimits } from '../limits.ts';
 import { resolveSession } from '../session/resolve-session.ts';
 import { resolveExisting } from '../files/safe-path.ts';
+import { withBeneath } from '../files/beneath.ts';
 import { readPage } from '../files/read-page.ts';
 import { count, sessionParam, text } from './schemas.ts';
 
@@ -48,19 +49,21 @@ export const read = defineCommand({
   },
   run(input, context) {
     const session = resolveSession(context.home, input.session, context.hints);
-    const file = resolveExisting(session.contents, input.path);
-    if (file.stats.isDirectory()) throw new ZipfsError('INVALID_INPUT', `Invalid argument path: ${quote(file.relative)} is a folder; list it with ls, or read a file inside it.`);
-    const byLines = input.start_line !== undefined || input.end_line !== undefined;
-    if (byLines && (input.offset !== undefined || input.limit !== undefined)) {
-      throw new ZipfsError('INVALID_INPUT', 'Invalid input for read: give lines (start_line, end_line) or bytes (offset, limit), not both.');
-    }
-    if (input.start_line === 0 || input.end_line === 0) throw new ZipfsError('INVALID_INPUT', 'Invalid input for read: lines count from 1 (or from -1, the last line); 0 is no line.');
-    // Line reads are bounded by whole lines, up to the largest page; byte reads by limit.
-    const limit = byLines ? MAX_PAGE_BYTES : Math.min(input.limit ?? loadLimits(context.env).readDefaultBytes, MAX_PAGE_BYTES);
-    const lines = byLines ? { start: input.start_line, end: input.end_line } : undefined;
-    const page = readPage({ absolute: file.absolute, relative: file.relative, offset: input.offset ?? 0, limit, lines, base64: input.encoding === 'base64', maxAnswerBytes: context.maxAnswerBytes });
-    const result = { content: page.content, size_bytes: page.size, encoding: page.encoding, offset: page.offset, bytes_read: page.bytesRead, remaining_bytes: page.size - page.offset - page.bytesRead, sha256: page.sha256 };
-    return page.lines ? { ...result, total_lines: page.lines.total, start_line: page.lines.start, end_line: page.lines.end } : result;
+    return withBeneath(session.contents, (beneath) => {
+      const file = resolveExisting(beneath, input.path);
+      if (file.stats.isDirectory()) throw new ZipfsError('INVALID_INPUT', `Invalid argument path: ${quote(file.relative)} is a folder; list it with ls, or read a file inside it.`);
+      const byLines = input.start_line !== undefined || input.end_line !== undefined;
+      if (byLines && (input.offset !== undefined || input.limit !== undefined)) {
+        throw new ZipfsError('INVALID_INPUT', 'Invalid input for read: give lines (start_line, end_line) or bytes (offset, limit), not both.');
+      }
+      if (input.start_line === 0 || input.end_line === 0) throw new ZipfsError('INVALID_INPUT', 'Invalid input for read: lines count from 1 (or from -1, the last line); 0 is no line.');
+      // Line reads are bounded by whole lines, up to the largest page; byte reads by limit.
+      const limit = byLines ? MAX_PAGE_BYTES : Math.min(input.limit ?? loadLimits(context.env).readDefaultBytes, MAX_PAGE_BYTES);
+      const lines = byLines ? { start: input.start_line, end: input.end_line } : undefined;
+      const page = readPage({ absolute: file.path, relative: file.relative, offset: input.offset ?? 0, limit, lines, base64: input.encoding === 'base64', maxAnswerBytes: context.maxAnswerBytes });
+      const result = { content: page.content, size_bytes: page.size, encoding: page.encoding, offset: page.offset, bytes_read: page.bytesRead, remaining_bytes: page.size - page.offset - page.bytesRead, sha256: page.sha256 };
+      return page.lines ? { ...result, total_lines: page.lines.total, start_line: page.lines.start, end_line: page.lines.end } : result;
+    });
   },
   render: (out) => out.content,
   note(out) {

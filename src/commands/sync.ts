@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { defineCommand, lockWait } from '../command.ts';
+import { loadLimits } from '../limits.ts';
 import { withSessionLock } from '../session/lock.ts';
 import { resolveSession } from '../session/resolve-session.ts';
 import { syncSession } from '../sync/sync-archive.ts';
@@ -27,7 +28,7 @@ export const sync = defineCommand({
   cli: { positionals: ['session'], short: { session: 's' }, example: 'zipfs sync --dry-run' },
   async run(input, context) {
     const session = resolveSession(context.home, input.session, context.hints);
-    return withSessionLock(session, 'sync', () => syncSession({ session, force: input.force, dryRun: input.dry_run, backup: input.backup, progress: context.progress, signal: context.signal }), lockWait(context));
+    return withSessionLock(session, 'sync', () => syncSession({ session, force: input.force, dryRun: input.dry_run, backup: input.backup, progress: context.progress, signal: context.signal, wait: lockWait(context), limits: loadLimits(context.env) }), lockWait(context));
   },
   render(out) {
     const counts = `${out.files_modified} modified, ${out.files_added} added, ${out.files_deleted} deleted`;

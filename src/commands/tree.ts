@@ -4,6 +4,7 @@ import { plural } from '../format/units.ts';
 import { walk } from '../files/listing.ts';
 import { resolveSession } from '../session/resolve-session.ts';
 import { resolveExisting } from '../files/safe-path.ts';
+import { withBeneath } from '../files/beneath.ts';
 import { ZipfsError } from '../errors.ts';
 import { count, sessionParam, text, workspacePathParam } from './schemas.ts';
 
@@ -21,22 +22,24 @@ export const tree = defineCommand({
   cli: { workspacePaths: ['path'], fromCurrentFolder: true, positionals: ['path'], short: { session: 's' }, example: 'zipfs tree --max-depth 2' },
   run(input, context) {
     const session = resolveSession(context.home, input.session, context.hints);
-    const start = resolveExisting(session.contents, input.path);
-    if (!start.stats.isDirectory()) throw new ZipfsError('INVALID_INPUT', `Invalid argument path: "${start.relative}" is a file, not a folder; tree starts from a folder.`);
-    const lines = [start.relative === '' ? '.' : `${start.relative}/`];
-    const openAtDepth: boolean[] = [];
-    let fileCount = 0;
-    let dirCount = 0;
-    walk(start.absolute, { maxDepth: input.max_depth ?? Infinity, archiveSymlinks: new Set(session.record.symlinks), base: start.relative }, (item, depth, isLast) => {
-      openAtDepth[depth] = !isLast;
-      let prefix = '';
-      for (let d = 1; d < depth; d++) prefix += openAtDepth[d] ? '│   ' : '    ';
-      const name = item.path.slice(item.path.lastIndexOf('/') + 1);
-      lines.push(`${prefix}${isLast ? '└── ' : '├── '}${name}${item.type === 'dir' ? '/' : ''}`);
-      if (item.type === 'dir') dirCount++;
-      else fileCount++;
+    return withBeneath(session.contents, (beneath) => {
+      const start = resolveExisting(beneath, input.path);
+      if (!start.stats.isDirectory()) throw new ZipfsError('INVALID_INPUT', `Invalid argument path: "${start.relative}" is a file, not a folder; tree starts from a folder.`);
+      const lines = [start.relative === '' ? '.' : `${start.relative}/`];
+      const openAtDepth: boolean[] = [];
+      let fileCount = 0;
+      let dirCount = 0;
+      walk(beneath.folder(start.relative), { maxDepth: input.max_depth ?? Infinity, archiveSymlinks: new Set(session.record.symlinks), base: start.relative }, (item, depth, isLast) => {
+        openAtDepth[depth] = !isLast;
+        let prefix = '';
+        for (let d = 1; d < depth; d++) prefix += openAtDepth[d] ? '│   ' : '    ';
+        const name = item.path.slice(item.path.lastIndexOf('/') + 1);
+        lines.push(`${prefix}${isLast ? '└── ' : '├── '}${name}${item.type === 'dir' ? '/' : ''}`);
+        if (item.type === 'dir') dirCount++;
+        else fileCount++;
+      });
+      return { tree: lines.join('\n'), file_count: fileCount, dir_count: dirCount };
     });
-    return { tree: lines.join('\n'), file_count: fileCount, dir_count: dirCount };
   },
   render: (out) => `${out.tree}\n\n${plural(out.dir_count, 'folder')}, ${plural(out.file_count, 'file')}`,
 });

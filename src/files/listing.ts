@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import path from 'node:path';
+import { namesIn, type Folder } from './beneath.ts';
 
 /** One thing in a workspace as ls and tree show it. */
 export interface ListedItem {
@@ -20,29 +20,42 @@ export interface WalkOptions {
 }
 
 /** Folders first, then by name (code-point order, the same on every machine). */
-function compare(a: fs.Dirent, b: fs.Dirent): number {
-  const aDir = a.isDirectory() ? 0 : 1;
-  const bDir = b.isDirectory() ? 0 : 1;
+function compare(a: { name: string; stats: fs.Stats }, b: { name: string; stats: fs.Stats }): number {
+  const aDir = a.stats.isDirectory() ? 0 : 1;
+  const bDir = b.stats.isDirectory() ? 0 : 1;
   if (aDir !== bDir) return aDir - bDir;
   return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
 }
 
 /**
- * Walks a folder depth-first in display order. Symbolic links on disk are
- * reported as such and never followed, so a walk cannot leave the workspace.
+ * Walks a folder depth-first in display order. Each folder is opened through
+ * its parent's descriptor without following links (beneath.ts), so a walk
+ * cannot leave the workspace even if a folder is swapped for a link while it
+ * runs; links are reported as such. What vanishes between listing and stat is
+ * left out.
  */
-export function walk(dir: string, options: WalkOptions, visit: (item: ListedItem, depth: number, isLast: boolean) => void): void {
-  const recurse = (absolute: string, relative: string, depth: number) => {
-    const children = fs.readdirSync(absolute, { withFileTypes: true }).sort(compare);
-    children.forEach((child, i) => {
-      const childRelative = relative === '' ? child.name : `${relative}/${child.name}`;
-      const childAbsolute = path.join(absolute, child.name);
-      const stats = fs.lstatSync(childAbsolute);
+export function walk(start: Folder, options: WalkOptions, visit: (item: ListedItem, depth: number, isLast: boolean) => void): void {
+  const recurse = (folder: Folder, relative: string, depth: number) => {
+    const children: { name: string; stats: fs.Stats }[] = [];
+    for (const name of namesIn(folder)) {
+      const stats = fs.lstatSync(folder.child(name), { throwIfNoEntry: false });
+      if (stats) children.push({ name, stats });
+    }
+    children.sort(compare);
+    children.forEach(({ name, stats }, i) => {
+      const childRelative = relative === '' ? name : `${relative}/${name}`;
       const fromRoot = options.base === '' ? childRelative : `${options.base}/${childRelative}`;
       const type = stats.isDirectory() ? 'dir' : stats.isSymbolicLink() || options.archiveSymlinks.has(fromRoot) ? 'symlink' : 'file';
       visit({ path: childRelative, type, size: type === 'dir' ? 0 : stats.size, mtime: stats.mtime }, depth, i === children.length - 1);
-      if (type === 'dir' && depth < options.maxDepth) recurse(childAbsolute, childRelative, depth + 1);
+      if (type !== 'dir' || depth >= options.maxDepth) return;
+      const inner = folder.openChild(name);
+      if (!inner) return; // swapped for a link or a file since the lstat: not followed
+      try {
+        recurse(inner, childRelative, depth + 1);
+      } finally {
+        inner.close();
+      }
     });
   };
-  recurse(dir, '', 1);
+  recurse(start, '', 1);
 }

@@ -13,7 +13,7 @@ import { notReadable, openRegularFile } from './regular-file.ts';
 import { notTextReason, scanFile, type FileText } from './text-or-binary.ts';
 
 export interface PageRequest {
-  /** Real path (links resolved inside the workspace) and the path the caller gave. */
+  /** The path for system calls, reached without links (beneath.ts), and the path the caller gave. */
   absolute: string;
   relative: string;
   offset: number;
@@ -39,7 +39,7 @@ export interface Page {
 
 export function readPage(request: PageRequest): Page {
   // Non-blocking: a FIFO that appeared since the path was checked must not hang the read.
-  const { fd, stats } = openRegularFile(request.absolute, request.relative, { followLinks: true, refuse: (what) => notReadable(request.relative, what) });
+  const { fd, stats } = openRegularFile(request.absolute, request.relative, { refuse: (what) => notReadable(request.relative, what) });
   try {
     const size = stats.size;
     if (request.offset > size) throw new ZipfsError('INVALID_INPUT', `Invalid argument offset: ${request.offset} is past the end of ${quote(request.relative)} (${size} bytes).`);

@@ -8,7 +8,7 @@
  * appears after the scan. read and edit open through here too.
  */
 import fs from 'node:fs';
-import { ZipfsError, quote } from '../errors.ts';
+import { ZipfsError, isSystemError, quote } from '../errors.ts';
 import { S_IFBLK, S_IFCHR, S_IFIFO, S_IFMT, S_IFSOCK } from '../zip/constants.ts';
 import { invocation } from '../message-marks.ts';
 
@@ -39,7 +39,14 @@ interface OpenOptions {
 
 /** Opens a regular file for reading; `relative` names it in the error. The caller closes the descriptor. */
 export function openRegularFile(absolute: string, relative: string, options: OpenOptions = {}): { fd: number; stats: fs.Stats } {
-  const fd = fs.openSync(absolute, O_RDONLY | O_NONBLOCK | (options.followLinks ? 0 : O_NOFOLLOW));
+  let fd: number;
+  try {
+    fd = fs.openSync(absolute, O_RDONLY | O_NONBLOCK | (options.followLinks ? 0 : O_NOFOLLOW));
+  } catch (error) {
+    // O_NOFOLLOW met a link: one swapped in since the caller looked, never to be followed.
+    if (!options.followLinks && isSystemError(error, 'ELOOP')) throw new ZipfsError('PATH_TRAVERSAL', `Path ${quote(relative)} became a symbolic link while zipfs was using it; zipfs does not follow links inside a workspace. Retry once nothing else is changing it.`);
+    throw error;
+  }
   let stats: fs.Stats;
   try {
     stats = fs.fstatSync(fd);

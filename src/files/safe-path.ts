@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { ZipfsError, quote } from '../errors.ts';
+import type { Beneath } from './beneath.ts';
 
 /**
  * Normalises a path given to a tool: relative to the workspace root (a leading
@@ -30,34 +31,33 @@ export function isInside(root: string, candidate: string): boolean {
 export interface WorkspacePath {
   /** Normalised relative path ('' for the root). */
   relative: string;
-  absolute: string;
+  /** A path for system calls on it, reached without links (see beneath.ts); never follow it. */
+  path: string;
   stats: fs.Stats;
 }
 
 /**
- * Resolves a tool path to an existing file or folder in the workspace. The
- * real path (all symlinks resolved) must stay inside the workspace: a link
- * that points outside gives PATH_TRAVERSAL, never the outside file.
+ * Resolves a tool path to an existing file or folder in the workspace,
+ * without following a link at any component: a link (which could point
+ * outside, or be swapped to) gives PATH_TRAVERSAL naming what it points to.
  */
-export function resolveExisting(root: string, input: string): WorkspacePath {
+export function resolveExisting(beneath: Beneath, input: string): WorkspacePath {
   const relative = normaliseToolPath(input);
-  const absolute = relative === '' ? root : path.join(root, relative);
-  const realRoot = fs.realpathSync(root);
-  let real: string;
+  if (relative === '') return { relative, path: beneath.folder('').path, stats: beneath.lstat('')! };
+  const place = beneath.place(relative);
+  const stats = fs.lstatSync(place.path, { throwIfNoEntry: false });
+  if (!stats) throw new ZipfsError('PATH_NOT_FOUND', `Path ${quote(relative)} does not exist in the workspace; list what is there with ls or tree.`);
+  if (stats.isSymbolicLink()) throw linkRefused(relative, place.path);
+  return { relative, path: place.path, stats };
+}
+
+/** A link where a file or folder was asked for: named with what it points to, so the caller can use that path. */
+export function linkRefused(relative: string, at: string): ZipfsError {
+  let target = '';
   try {
-    real = fs.realpathSync(absolute);
+    target = ` (to ${quote(fs.readlinkSync(at))})`;
   } catch {
-    let stats: fs.Stats | undefined;
-    try {
-      stats = fs.lstatSync(absolute);
-    } catch {
-      // Not there at all: fall through to PATH_NOT_FOUND.
-    }
-    if (stats?.isSymbolicLink()) throw new ZipfsError('PATH_TRAVERSAL', `Path ${quote(relative)} is a symbolic link whose target cannot be resolved inside the workspace.`);
-    throw new ZipfsError('PATH_NOT_FOUND', `Path ${quote(relative)} does not exist in the workspace; list what is there with ls or tree.`);
+    // Gone meanwhile: the message stands without it.
   }
-  if (!isInside(realRoot, real)) {
-    throw new ZipfsError('PATH_TRAVERSAL', `Path ${quote(relative)} resolves outside the workspace through a symbolic link; zipfs does not follow links out of a workspace.`);
-  }
-  return { relative, absolute: real, stats: fs.statSync(real) };
+  return new ZipfsError('PATH_TRAVERSAL', `Path ${quote(relative)} is a symbolic link${target}; zipfs does not follow links inside a workspace (they can lead outside it). Use the path the link points to.`);
 }

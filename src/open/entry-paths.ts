@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { ZipfsError } from '../errors.ts';
 import { printable } from '../zip/names.ts';
 
@@ -45,4 +46,51 @@ export function entryPath(name: string): EntryPath {
     throw new ZipfsError('ZIP_INVALID', `Entry "${printable(name)}" has no usable name (empty or only separators and dots); the archive was not opened.`);
   }
   return { path: segments.join('/'), isDirectory: slashed.endsWith('/') };
+}
+
+/**
+ * Why a workspace path cannot be written as an entry name that open would
+ * take back as the same path, or undefined when it can. Sync asks this of
+ * every path it adds: it never writes a name zipfs itself would refuse.
+ */
+export function unwritableName(relative: string, maxPathBytes: number): string | undefined {
+  // "a\b" on Linux is one file; a zip reader (zipfs too) takes the backslash as a folder separator.
+  if (relative.includes('\\')) return 'its name holds a backslash, which zip readers take as a folder separator (it would come back as another path, or climb out of the folder); rename it without one';
+  try {
+    entryPath(relative);
+  } catch (error) {
+    if (error instanceof ZipfsError) return `zipfs open would refuse it as an entry name (${error.code}: ${error.message.replace(/^Entry "[^"]*" /, '').replace(/;.*$/, '')}); rename it`;
+    throw error;
+  }
+  const bytes = Buffer.byteLength(relative);
+  if (bytes > maxPathBytes) return `its path is ${bytes} bytes long, over the ${maxPathBytes} bytes a workspace path may take on this system (zipfs open would refuse it); move it to a shallower folder or shorten its names`;
+  return undefined;
+}
+
+/** The longest path the system takes, with its closing NUL: Linux's PATH_MAX, macOS's. */
+const SYSTEM_PATH_MAX = process.platform === 'darwin' ? 1024 : 4096;
+/** Room for a session's folder name: 64 characters and a numeric suffix, or a staging folder's `.open-<pid>-<uuid>`. */
+const SESSION_FOLDER_BYTES = 70;
+
+/**
+ * How many bytes an entry's path may take in a workspace under `workspaces`
+ * (`<workspaces>/<session>/contents/<entry path>`): past the system's path
+ * limit, no program could open the file by its full path.
+ */
+export function maxEntryPathBytes(workspaces: string): number {
+  return SYSTEM_PATH_MAX - 1 - Buffer.byteLength(path.join(workspaces, 'x'.repeat(SESSION_FOLDER_BYTES), 'contents')) - 1;
+}
+
+/** Refuses an archive with an entry whose workspace path would be over maxEntryPathBytes. */
+export function assertPathsFit(items: readonly { path: string; entry: { name: string } }[], workspaces: string): void {
+  const max = maxEntryPathBytes(workspaces);
+  for (const item of items) {
+    const bytes = item.path.length > max / 3 ? Buffer.byteLength(item.path) : 0;
+    if (bytes > max) {
+      throw new ZipfsError(
+        'LIMIT_EXCEEDED',
+        `Entry "${printable(item.entry.name.slice(0, 80))}..." is ${bytes} bytes deep; in a workspace under ${workspaces} its path may take at most ${max} bytes, or no program could open it (this system's path limit is ${SYSTEM_PATH_MAX}). Extract it with another tool into a short folder, or set ZIPFS_HOME to a shorter folder if that is enough; the archive was not opened.`,
+      );
+    }
+  }
 }

@@ -5,6 +5,7 @@ import { humanBytes } from '../format/units.ts';
 import type { Limits } from '../limits.ts';
 import { FileSource, assertOpenableLayout, readCentralDirectory, readEntryData, type CentralDirectory, type ZipSource } from '../zip/index.ts';
 import { sessionPaths, workspacesDir } from '../session/data-dir.ts';
+import { assertPathsFit } from './entry-paths.ts';
 import { taskCost, writeFileTask, type FileTask } from './extract-files.ts';
 import type { ExtractJob, ExtractReport } from './extract-worker.ts';
 import { planExtraction, type ExtractionPlan } from './extraction-plan.ts';
@@ -49,6 +50,7 @@ export async function openArchive(request: OpenRequest): Promise<Session> {
   try {
     const directory = readCentralDirectory(source);
     const plan = planExtraction(directory, request.limits);
+    assertPathsFit(plan.items, workspacesDir(request.home));
     assertLayout(zipPath, directory, plan);
     const staging = prepareStaging(request, plan.totalBytes);
     try {

@@ -4,7 +4,8 @@
  * pattern is stopped by terminating this worker, never by hanging the server.
  */
 import fs from 'node:fs';
-import path from 'node:path';
+import { Beneath } from '../files/beneath.ts';
+import { openRegularFile } from '../files/regular-file.ts';
 import { looksBinary } from '../files/text-or-binary.ts';
 import type { GrepJob, GrepMatch, GrepMessage } from './grep-types.ts';
 
@@ -18,11 +19,23 @@ function cut(line: string, at = 0): string {
   return `${start > 0 ? `…[${start} chars] ` : ''}${line.slice(start, end)}${end < line.length ? ` …[${line.length - end} more chars]` : ''}`;
 }
 
+/** A listed file's bytes, reached without links and only if it is still a regular file (never a FIFO that would block). */
+function readBeneath(beneath: Beneath, file: string): Buffer {
+  const cut = file.lastIndexOf('/');
+  beneath.trim(cut < 0 ? '' : file.slice(0, cut)); // files come sorted: keep only the folders on the way to this one
+  const { fd } = openRegularFile(beneath.place(file).path, file);
+  try {
+    return fs.readFileSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
 function post(message: GrepMessage): void {
   postMessage(message);
 }
 
-function run(job: GrepJob): void {
+function run(job: GrepJob, beneath: Beneath): void {
   const regex = new RegExp(job.pattern, job.flags);
   let pending: GrepMatch[] = [];
   let total = 0;
@@ -51,9 +64,9 @@ function run(job: GrepJob): void {
     }
     let bytes: Buffer;
     try {
-      bytes = fs.readFileSync(path.join(job.root, file));
+      bytes = readBeneath(beneath, file);
     } catch {
-      continue; // removed while we searched
+      continue; // removed, or swapped for a link or a special file, while we searched
     }
     filesSearched++;
     if (looksBinary(bytes)) {
@@ -84,4 +97,11 @@ function run(job: GrepJob): void {
 }
 
 // The worker global's onmessage; bun-types declares it only alongside the DOM library.
-(globalThis as unknown as { onmessage: (event: MessageEvent<GrepJob>) => void }).onmessage = (event) => run(event.data);
+(globalThis as unknown as { onmessage: (event: MessageEvent<GrepJob>) => void }).onmessage = (event) => {
+  const beneath = new Beneath(event.data.root);
+  try {
+    run(event.data, beneath);
+  } finally {
+    beneath.close();
+  }
+};

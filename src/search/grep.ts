@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { ZipfsError } from '../errors.ts';
+import { namesIn, withBeneath, type Folder } from '../files/beneath.ts';
 import type { GrepJob, GrepMatch, GrepMessage } from './grep-types.ts';
 import { workerPath } from '../worker-path.ts';
 
@@ -53,19 +54,38 @@ export function globFilter(glob: string | undefined): (relative: string) => bool
   return glob.includes('/') ? (relative) => matcher.match(relative) : (relative) => matcher.match(path.posix.basename(relative));
 }
 
-/** Regular files under `start`, sorted; links and what they point at are never searched. */
+/**
+ * Regular files under `start`, sorted; links and what they point at are never
+ * searched. Folders are opened through their parents without following links
+ * (beneath.ts), so a folder swapped for a link while grep lists is not entered.
+ */
 function listFiles(root: string, start: string, accept: (relative: string) => boolean): string[] {
   const files: string[] = [];
-  const visit = (relative: string) => {
-    const stats = fs.lstatSync(relative === '' ? root : path.join(root, relative));
-    if (stats.isFile()) {
-      if (accept(relative)) files.push(relative);
-      return;
+  const visit = (folder: Folder) => {
+    for (const name of namesIn(folder).sort()) {
+      const relative = folder.childRelative(name);
+      const stats = fs.lstatSync(folder.child(name), { throwIfNoEntry: false });
+      if (stats?.isFile()) {
+        if (accept(relative)) files.push(relative);
+      } else if (stats?.isDirectory()) {
+        const inner = folder.openChild(name);
+        if (!inner) continue; // swapped for a link since the lstat
+        try {
+          visit(inner);
+        } finally {
+          inner.close();
+        }
+      }
     }
-    if (!stats.isDirectory()) return;
-    for (const name of fs.readdirSync(path.join(root, relative)).sort()) visit(relative === '' ? name : `${relative}/${name}`);
   };
-  visit(start);
+  withBeneath(root, (beneath) => {
+    const stats = beneath.lstat(start);
+    if (stats?.isFile()) {
+      if (accept(start)) files.push(start);
+    } else if (stats?.isDirectory()) {
+      visit(beneath.folder(start));
+    }
+  });
   return files;
 }
 

@@ -1,11 +1,25 @@
+import fs from 'node:fs';
 import os from 'node:os';
+import { ZipfsError } from '../errors.ts';
 import path from 'node:path';
 
-/** Where zipfs keeps its workspaces: $ZIPFS_HOME, else $XDG_DATA_HOME/zipfs, else ~/.local/share/zipfs. */
+/**
+ * Where zipfs keeps its workspaces: $ZIPFS_HOME, else $XDG_DATA_HOME/zipfs,
+ * else ~/.local/share/zipfs. It is made when missing; something that is not a
+ * folder at that path is a mistake in the variable, said as such.
+ */
 export function dataDir(env: NodeJS.ProcessEnv = process.env): string {
-  if (env.ZIPFS_HOME) return path.resolve(env.ZIPFS_HOME);
-  if (env.XDG_DATA_HOME) return path.resolve(env.XDG_DATA_HOME, 'zipfs');
-  return path.join(os.homedir(), '.local', 'share', 'zipfs');
+  const [home, from] = env.ZIPFS_HOME
+    ? [path.resolve(env.ZIPFS_HOME), 'ZIPFS_HOME']
+    : env.XDG_DATA_HOME
+      ? [path.resolve(env.XDG_DATA_HOME, 'zipfs'), 'XDG_DATA_HOME']
+      : [path.join(os.homedir(), '.local', 'share', 'zipfs'), undefined];
+  const stats = fs.statSync(home, { throwIfNoEntry: false });
+  if (stats && !stats.isDirectory()) {
+    const cause = from ? `${from} names ${home}` : `zipfs keeps its sessions in ${home}`;
+    throw new ZipfsError('INVALID_INPUT', `${cause}, which is a file, not a folder. Point ${from ?? 'ZIPFS_HOME'} to a folder (it is made when missing), or move that file away.`);
+  }
+  return home;
 }
 
 export function workspacesDir(home: string): string {

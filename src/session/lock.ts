@@ -1,5 +1,8 @@
 /**
- * Per-session locks for mutating operations. The lock is a file holding the
+ * Locks for mutating operations: one per session, and one per zip that sync
+ * writes (beside the zip, so every zipfs process sees it whatever its data
+ * folder: the conflict check and the rename over the zip are one step against
+ * every other sync of that zip). The lock is a file holding the
  * owner's pid and command, put in place by link(2), which is atomic and fails
  * if it exists, so no one ever sees a half-written lock. A lock whose owner is
  * dead is taken over (renamed away first, so two processes cannot both take
@@ -28,6 +31,47 @@ const held = new Set<string>();
 
 export function lockPath(session: Session): string {
   return path.join(session.dir, 'lock');
+}
+
+/** What a lock guards, for its file's place and the messages about it. */
+interface LockTarget {
+  file: string;
+  /** 'Session "q4"', 'The zip /data/q4.zip': the subject of messages. */
+  subject: string;
+  /** The folder the lock goes in is gone. */
+  gone(): ZipfsError;
+  /** The folder the lock goes in is not writable. */
+  notWritable(): ZipfsError;
+  /** The code when something that is not a lock file sits at its path. */
+  blockedCode: 'SESSION_DAMAGED' | 'SYNC_FAILED';
+}
+
+function sessionTarget(session: Session): LockTarget {
+  const name = session.record.name;
+  const file = lockPath(session);
+  return {
+    file,
+    subject: `Session "${name}"`,
+    blockedCode: 'SESSION_DAMAGED',
+    gone: () => new ZipfsError('SESSION_NOT_FOUND', `Session "${name}" was closed by another process.`),
+    notWritable: () => new ZipfsError('PERMISSION_DENIED', `Session "${name}" cannot be locked: its folder ${path.dirname(file)} is not writable by this user. Give your user write access to it (chmod u+rwx), then retry.`),
+  };
+}
+
+/** The lock beside a zip: `.<name>.zipfs-lock`, hidden like sync's temporaries, there only while a sync writes. */
+export function zipLockPath(zipPath: string): string {
+  return path.join(path.dirname(zipPath), `.${path.basename(zipPath)}.zipfs-lock`);
+}
+
+function zipTarget(zipPath: string): LockTarget {
+  const dir = path.dirname(zipPath);
+  return {
+    file: zipLockPath(zipPath),
+    subject: `The zip ${zipPath}`,
+    blockedCode: 'SYNC_FAILED',
+    gone: () => new ZipfsError('ZIP_NOT_FOUND', `The folder of ${zipPath} no longer exists (moved or deleted); put it back, then sync again.`),
+    notWritable: () => new ZipfsError('PERMISSION_DENIED', `Sync writes the new archive beside the zip, but ${dir} is not writable by this user; the zip was left unchanged. Give your user write access to that folder, then sync again.`),
+  };
 }
 
 function readOwner(file: string): LockOwner | undefined {
@@ -62,8 +106,21 @@ const queues = new Map<string, Promise<void>>();
  * in arrival order; a lock held by another live process is waited for up to
  * `wait.waitMs`, then it is LOCKED naming the holder.
  */
-export async function withSessionLock<T>(session: Session, command: string, fn: () => T | Promise<T>, wait: LockWait): Promise<T> {
-  const file = lockPath(session);
+export function withSessionLock<T>(session: Session, command: string, fn: () => T | Promise<T>, wait: LockWait): Promise<T> {
+  return withLock(sessionTarget(session), command, fn, wait);
+}
+
+/**
+ * Runs `fn` holding the lock of the zip at `zipPath` (its real path: every
+ * session of one zip meets at the same lock), against every zipfs process
+ * writing that zip, in this process or another.
+ */
+export function withZipLock<T>(zipPath: string, command: string, fn: () => T | Promise<T>, wait: LockWait): Promise<T> {
+  return withLock(zipTarget(zipPath), command, fn, wait);
+}
+
+async function withLock<T>(target: LockTarget, command: string, fn: () => T | Promise<T>, wait: LockWait): Promise<T> {
+  const { file } = target;
   const before = queues.get(file) ?? Promise.resolve();
   let done!: () => void;
   const mine = new Promise<void>((resolve) => (done = resolve));
@@ -71,7 +128,7 @@ export async function withSessionLock<T>(session: Session, command: string, fn: 
   queues.set(file, tail);
   try {
     await before;
-    await acquireWaiting(file, session.record.name, command, wait);
+    await acquireWaiting(target, command, wait);
     try {
       return await fn();
     } finally {
@@ -84,32 +141,31 @@ export async function withSessionLock<T>(session: Session, command: string, fn: 
 }
 
 /** Polls for the lock, 5 ms at first and then less often, until it is free or the wait is over. */
-async function acquireWaiting(file: string, name: string, command: string, wait: LockWait): Promise<void> {
+async function acquireWaiting(target: LockTarget, command: string, wait: LockWait): Promise<void> {
   const deadline = Date.now() + wait.waitMs;
   for (let pause = 5; ; pause = Math.min(pause * 2, 100)) {
     wait.signal?.throwIfAborted();
-    const holder = tryAcquire(file, name, command);
+    const holder = tryAcquire(target, command);
     if (holder === undefined) return;
     if (Date.now() >= deadline) {
       const who = holder === 'busy' ? 'is being locked and unlocked by other processes' : `is locked by process ${holder.pid} (zipfs ${holder.command}, since ${holder.since})`;
       const waited = wait.waitMs > 0 ? ` zipfs waited ${wait.waitMs} ms for it (ZIPFS_LOCK_WAIT_MS);` : '';
-      throw new ZipfsError('LOCKED', `Session "${name}" ${who};${waited} retry when it has finished.`);
+      throw new ZipfsError('LOCKED', `${target.subject} ${who};${waited} retry when it has finished.`);
     }
     await Bun.sleep(Math.min(pause, Math.max(1, deadline - Date.now())));
   }
 }
 
 /** Takes the lock and returns undefined, or returns who holds it ('busy': it changed hands while we tried). */
-function tryAcquire(file: string, name: string, command: string): LockOwner | 'busy' | undefined {
+function tryAcquire(target: LockTarget, command: string): LockOwner | 'busy' | undefined {
+  const { file } = target;
   const owner: LockOwner = { pid: process.pid, host: os.hostname(), command, since: new Date().toISOString() };
   const draft = `${file}.${process.pid}-${globalThis.crypto.randomUUID()}`;
   try {
     fs.writeFileSync(draft, JSON.stringify(owner));
   } catch (error) {
-    if (isSystemError(error, 'ENOENT')) throw new ZipfsError('SESSION_NOT_FOUND', `Session "${name}" was closed by another process.`);
-    if (isSystemError(error, 'EACCES', 'EPERM', 'EROFS')) {
-      throw new ZipfsError('PERMISSION_DENIED', `Session "${name}" cannot be locked: its folder ${path.dirname(file)} is not writable by this user. Give your user write access to it (chmod u+rwx), then retry.`);
-    }
+    if (isSystemError(error, 'ENOENT')) throw target.gone();
+    if (isSystemError(error, 'EACCES', 'EPERM', 'EROFS')) throw target.notWritable();
     throw error;
   }
   try {
@@ -121,7 +177,7 @@ function tryAcquire(file: string, name: string, command: string): LockOwner | 'b
       } catch (error) {
         if (!isSystemError(error, 'EEXIST')) throw error;
       }
-      const holder = takeOverIfStale(file, name);
+      const holder = takeOverIfStale(target);
       if (holder) return holder;
     }
   } finally {
@@ -131,11 +187,12 @@ function tryAcquire(file: string, name: string, command: string): LockOwner | 'b
 }
 
 /** Returns the live holder; otherwise moves the dead holder's lock aside so the caller can retry. */
-function takeOverIfStale(file: string, name: string): LockOwner | undefined {
+function takeOverIfStale(target: LockTarget): LockOwner | undefined {
+  const { file } = target;
   // Only a file is a zipfs lock; anything else at its path was put there by hand and is not ours to remove.
   const stats = fs.lstatSync(file, { throwIfNoEntry: false });
   if (stats && !stats.isFile()) {
-    throw new ZipfsError('SESSION_DAMAGED', `Session "${name}" cannot be locked: ${file} is ${stats.isDirectory() ? 'a folder' : 'not a file'}, not a zipfs lock. Remove it (rm -r '${file}'), then retry.`);
+    throw new ZipfsError(target.blockedCode, `${target.subject} cannot be locked: ${file} is ${stats.isDirectory() ? 'a folder' : 'not a file'}, not a zipfs lock. Remove it (rm -r '${file}'), then retry.`);
   }
   const current = readOwner(file);
   if (current && isAlive(current)) return current;
@@ -157,7 +214,8 @@ function takeOverIfStale(file: string, name: string): LockOwner | undefined {
     fs.rmSync(aside, { force: true });
     return moved;
   }
-  for (const leftover of fs.readdirSync(path.dirname(file)).filter((n) => n.startsWith('lock.stale-'))) {
+  const stale = `${path.basename(file)}.stale-`;
+  for (const leftover of fs.readdirSync(path.dirname(file)).filter((n) => n.startsWith(stale))) {
     fs.rmSync(path.join(path.dirname(file), leftover), { force: true });
   }
   return undefined;

@@ -6,8 +6,9 @@
  * not UTF-8) and special files are listed without a text diff.
  */
 import fs from 'node:fs';
-import path from 'node:path';
-import { ZipfsError } from '../errors.ts';
+import { ZipfsError, isSystemError } from '../errors.ts';
+import { Beneath } from '../files/beneath.ts';
+import { openRegularFile } from '../files/regular-file.ts';
 import { unifiedDiff } from '../files/line-diff.ts';
 import { normaliseToolPath } from '../files/safe-path.ts';
 import { looksBinary } from '../files/text-or-binary.ts';
@@ -41,6 +42,28 @@ function asText(bytes: Uint8Array): string | undefined {
   return tryDecodeUtf8(bytes);
 }
 
+/**
+ * A changed file's bytes now, reached without links (beneath.ts) and opened
+ * without blocking; empty when it vanished or changed kind since the scan.
+ */
+function readCurrent(beneath: Beneath, shown: string, link: boolean): Uint8Array {
+  const cut = shown.lastIndexOf('/');
+  beneath.trim(cut < 0 ? '' : shown.slice(0, cut));
+  try {
+    const at = beneath.place(shown).path;
+    if (link) return readLinkTarget(at);
+    const { fd } = openRegularFile(at, shown);
+    try {
+      return fs.readFileSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+  } catch (error) {
+    if (error instanceof ZipfsError || isSystemError(error, 'ENOENT', 'EINVAL', 'ELOOP', 'ENOTDIR')) return new Uint8Array(0);
+    throw error;
+  }
+}
+
 export function diffAgainstArchive(root: string, manifest: Manifest, options: { path?: string; context: number; maxChars?: number }): ArchiveDiff {
   const record = manifest.session;
   const state = sourceState(record);
@@ -60,6 +83,7 @@ export function diffAgainstArchive(root: string, manifest: Manifest, options: { 
   const unsupported = new Set(changes.unsupported.map((u) => u.path));
   const byPath = new Map(manifest.entries.map((e) => [e.path, e]));
   const source = fresh ? undefined : new FileSource(record.source_path);
+  const beneath = new Beneath(root);
   try {
     const original = (entry: EntryRecord | undefined): Uint8Array => {
       if (!entry || !source || entry.type === 'dir') return new Uint8Array(0);
@@ -69,8 +93,8 @@ export function diffAgainstArchive(root: string, manifest: Manifest, options: { 
     const current = (shown: string): Uint8Array => {
       const observed = changes.observed.get(shown);
       if (!observed || observed.kind === 'dir' || observed.kind === 'special' || unsupported.has(shown)) return new Uint8Array(0);
-      if (observed.kind === 'symlink') return readLinkTarget(root, shown);
-      return observed.size > TEXT_DIFF_MAX_BYTES ? new Uint8Array(TEXT_DIFF_MAX_BYTES + 1) : fs.readFileSync(path.join(root, shown));
+      if (observed.kind !== 'symlink' && observed.size > TEXT_DIFF_MAX_BYTES) return new Uint8Array(TEXT_DIFF_MAX_BYTES + 1);
+      return readCurrent(beneath, shown, observed.kind === 'symlink');
     };
     const listed = (['modified', 'added', 'deleted'] as const).flatMap((status) => changes[status].map((shown) => [status, shown] as const));
     listed.sort((a, b) => (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0));
@@ -112,6 +136,7 @@ export function diffAgainstArchive(root: string, manifest: Manifest, options: { 
     }
     return { files, diff: parts.join(''), truncated };
   } finally {
+    beneath.close();
     source?.close();
   }
 }

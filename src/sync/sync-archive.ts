@@ -20,9 +20,14 @@ import { entryRecord, fingerprintSource, readManifest, writeManifest, type Entry
 import type { Progress } from '../open/open-archive.ts';
 import type { Session } from '../session/session-store.ts';
 import { writeAddition, writeFromWorkspace, type Captured } from './sync-entries.ts';
-import { TEMP_MARK, fsyncDirectory, keepBackup, removeDeadTemporaries } from './sync-files.ts';
+import { TEMP_MARK, assertBackupPathFree, fsyncDirectory, keepBackup, removeDeadTemporaries } from './sync-files.ts';
 import { verifyWritten } from './verify-written.ts';
+import { assertReopenable, assertWithinOpenLimits } from './reopen-check.ts';
+import type { Limits } from '../limits.ts';
+import { withZipLock, type LockWait } from '../session/lock.ts';
 import { unsupportedFile } from '../files/regular-file.ts';
+import { Beneath } from '../files/beneath.ts';
+import { showPathsOf } from '../files/descriptor-paths.ts';
 import { diffWorkspace, type WorkspaceDiff } from './workspace-diff.ts';
 import { invocation, param } from '../message-marks.ts';
 import { releasePhaseGarbage } from '../memory.ts';
@@ -37,6 +42,10 @@ export interface SyncRequest {
   progress?: Progress;
   /** Cancellation: checked between entries and before the rename; the temporary is removed. */
   signal?: AbortSignal;
+  /** How long to wait for another process syncing the same zip. */
+  wait: LockWait;
+  /** Open's limits: sync writes no archive open would refuse. */
+  limits: Limits;
 }
 
 export interface SyncResult {
@@ -137,22 +146,43 @@ export async function syncSession(request: SyncRequest): Promise<SyncResult> {
   releasePhaseGarbage(manifest.entries.length);
   refuseUnsupported(diff);
   const counts = { files_modified: diff.modified.length, files_added: diff.added.length, files_deleted: diff.deleted.length };
+  if (request.dryRun) {
+    checkSource(manifest.session, request.force);
+    return { synced: false, backup_path: null, ...counts };
+  }
+  // The check of the zip and the rename over it are one step against every other zipfs process
+  // syncing this zip (two sessions of one zip, in one process or several): under the zip's lock.
+  const zipPath = manifest.session.source_path;
+  const lockAt = fs.existsSync(zipPath) ? fs.realpathSync(zipPath) : zipPath;
+  return withZipLock(lockAt, 'sync', () => writeBack(request, manifest, diff, counts), request.wait);
+}
+
+/** The part of a sync that holds the zip's lock: the conflict check, the new archive, and the rename. */
+async function writeBack(request: SyncRequest, manifest: Manifest, diff: WorkspaceDiff, counts: Omit<SyncResult, 'synced' | 'backup_path'>): Promise<SyncResult> {
+  const { session } = request;
   const source = checkSource(manifest.session, request.force);
   const changed = counts.files_modified + counts.files_added + counts.files_deleted > 0;
-  if (request.dryRun) return { synced: false, backup_path: null, ...counts };
   const target = source.exists ? fs.realpathSync(manifest.session.source_path) : manifest.session.source_path;
   // Even a sync with nothing to write clears what a killed sync left beside the zip.
   if (source.exists) removeDeadTemporaries(target);
   if (!changed && !source.modified) return { synced: true, backup_path: null, ...counts };
+  assertWithinOpenLimits(manifest, diff, request.limits);
+  if (source.exists && request.backup) assertBackupPathFree(target);
+  // A program that is not zipfs takes no lock: what it writes meanwhile is caught before the rename.
+  const before = source.exists ? identity(target) : undefined;
 
   const temporary = path.join(path.dirname(target), `.${path.basename(target)}${TEMP_MARK}${process.pid}-${globalThis.crypto.randomUUID()}.tmp`);
   removeOnExit(temporary);
   try {
-    const next = await writeArchive(temporary, target, source.exists, manifest, diff, session.contents, request.progress, request.signal);
+    const { next, gone } = await writeArchive(temporary, target, source.exists, manifest, diff, session.contents, request.progress, request.signal);
+    counts.files_added -= gone;
     releasePhaseGarbage(next.entries.length);
-    verifyWritten(temporary, next.entries.length);
+    assertReopenable(verifyWritten(temporary, next.entries.length), request.limits);
     releasePhaseGarbage(next.entries.length);
     request.signal?.throwIfAborted(); // the last moment a cancel can take effect: nothing has replaced the zip yet
+    if (before !== undefined && identity(target) !== before) {
+      throw new ZipfsError('CONFLICT_DETECTED', `The source zip ${target} was changed by another program while this sync was writing; nothing was replaced. Run ${invocation('status')} and sync again.`);
+    }
     // Not flushed: only the archive is (one fsync). A power cut between the archive's rename and
     // this file reaching the disk leaves the old manifest, so the next sync reports a conflict
     // (resolved with force); the archive itself is whole either way.
@@ -167,14 +197,28 @@ export async function syncSession(request: SyncRequest): Promise<SyncResult> {
     fs.rmSync(temporary, { force: true });
     keepOnExit(temporary);
     fs.rmSync(nextManifestPath(session), { force: true });
-    if (error instanceof ZipfsError) throw error;
+    if (error instanceof ZipfsError && !vanished(error)) throw error;
+    if (vanished(error)) {
+      throw new ZipfsError('SYNC_FAILED', `A file of the workspace vanished while sync was reading it (${showPathsOf(error as Error).message}); the source zip was left unchanged. Sync again once nothing else is changing the workspace.`);
+    }
     if (isSystemError(error, 'ENOSPC', 'EDQUOT')) throw new ZipfsError('SYNC_FAILED', `The disk holding ${path.dirname(target)} is full; the source zip was left unchanged. Free some space there and sync again.`);
     if (isSystemError(error, 'EACCES', 'EPERM', 'EROFS')) {
       if (error.path !== temporary) throw permissionDenied(error);
       throw new ZipfsError('PERMISSION_DENIED', `Sync writes the new archive beside the zip, but ${path.dirname(target)} is not writable by this user; the zip was left unchanged. Give your user write access to that folder, then sync again.`);
     }
-    throw new ZipfsError('SYNC_FAILED', `Sync failed (${(error as Error).message}); the source zip was left unchanged.`, { cause: error });
+    throw new ZipfsError('SYNC_FAILED', `Sync failed (${showPathsOf(error as Error).message}); the source zip was left unchanged.`, { cause: error });
   }
+}
+
+/** A workspace path that was there at the scan and is gone now (workspace files are reached through beneath.ts's descriptors). */
+function vanished(error: unknown): boolean {
+  return (isSystemError(error, 'ENOENT') && error.path?.startsWith('/proc/self/fd/') === true) || (error instanceof ZipfsError && error.code === 'PATH_NOT_FOUND');
+}
+
+/** A file's identity and version, to see that nothing replaced or wrote it between two moments. */
+function identity(file: string): string | undefined {
+  const stats = fs.statSync(file, { throwIfNoEntry: false });
+  return stats && `${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeMs}:${stats.ctimeMs}`;
 }
 
 /** What the scan found that no zip can hold faithfully, or that would bring outside content in: named, with the way out. */
@@ -192,13 +236,16 @@ function refuseUnsupported(diff: WorkspaceDiff): void {
  * with the stat of each workspace file it was written from, so the next
  * status is clean without reading the archive back.
  */
-async function writeArchive(temporary: string, target: string, sourceExists: boolean, manifest: Manifest, diff: WorkspaceDiff, root: string, progress?: Progress, signal?: AbortSignal): Promise<Manifest> {
+async function writeArchive(temporary: string, target: string, sourceExists: boolean, manifest: Manifest, diff: WorkspaceDiff, root: string, progress?: Progress, signal?: AbortSignal): Promise<{ next: Manifest; gone: number }> {
+  let gone = 0;
   const mode = sourceExists ? fs.statSync(target).mode & 0o7777 : 0o644;
   const fd = fs.openSync(temporary, 'wx', mode);
   const source = sourceExists ? new FileSource(target) : undefined;
   const sourceFd = sourceExists ? fs.openSync(target, 'r') : undefined;
   const captured: Captured = new Map();
+  let beneath: Beneath | undefined;
   try {
+    beneath = new Beneath(root);
     fs.fchmodSync(fd, mode); // the umask must not narrow the archive's permissions
     let directory = source ? readCentralDirectory(source) : undefined;
     const writer = new ZipWriter(fd, directory?.baseOffset ?? 0);
@@ -234,7 +281,7 @@ async function writeArchive(temporary: string, target: string, sourceExists: boo
         writer.addCopiedRecord(source!.read(original.centralOffset, original.centralLength), at); // relocating copies it
         written.push({ path: record.path, type: record.type, copied: original, at });
       } else {
-        const central = await writeFromWorkspace(writer, root, record, original, source, captured, diff, pause);
+        const central = await writeFromWorkspace(writer, beneath!, record, original, source, captured, diff, pause);
         written.push({ path: record.path, type: record.type, central });
       }
       await step(record.path);
@@ -242,7 +289,15 @@ async function writeArchive(temporary: string, target: string, sourceExists: boo
     for (const addition of diff.additions) {
       const { kind } = addition.observed;
       if (kind === 'special') throw unsupportedFile(addition.path, addition.observed.what!); // refused before writing began; never packed
-      const central = await writeAddition(writer, root, addition.path, addition.observed, captured, pause);
+      // A file that came and went since the scan (an editor's swap file) is not there to write: left out, and not counted.
+      const central = await writeAddition(writer, beneath!, addition.path, addition.observed, captured, pause).catch((error: unknown) => {
+        if (vanished(error)) return undefined;
+        throw error;
+      });
+      if (central === undefined || (kind === 'dir' && !beneath!.lstat(addition.path)?.isDirectory())) {
+        gone++;
+        continue;
+      }
       written.push({ path: addition.path, type: kind, central });
       await step(addition.path);
     }
@@ -279,8 +334,9 @@ async function writeArchive(temporary: string, target: string, sourceExists: boo
       extracted_size_bytes: files.reduce((sum, e) => sum + e.size, 0),
       symlinks: entries.filter((e) => e.type === 'symlink').map((e) => e.path),
     };
-    return { session, entries };
+    return { next: { session, entries }, gone };
   } finally {
+    beneath?.close();
     fs.closeSync(fd);
     if (sourceFd !== undefined) fs.closeSync(sourceFd);
     source?.close();

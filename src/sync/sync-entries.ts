@@ -7,7 +7,7 @@
  * syncs in well under 300 MB).
  */
 import fs from 'node:fs';
-import path from 'node:path';
+import type { Beneath } from '../files/beneath.ts';
 import { crc32, deflateRaw, deflateRawPiece } from '../zip/codec.ts';
 import { EXTRA_EXTENDED_TIMESTAMP, FLAG_DATA_DESCRIPTOR, FLAG_UTF8, HOST_UNIX, METHOD_DEFLATED, METHOD_STORED, S_IFDIR, S_IFLNK } from '../zip/constants.ts';
 import { dateToDosDateTime } from '../zip/dos-time.ts';
@@ -39,15 +39,17 @@ interface Content {
 }
 
 /** Reads (or opens, for streaming) a workspace item, noting its stat: if it changes after, the next status sees it. */
-function capture(root: string, relative: string, captured: Captured): Content {
-  const absolute = path.join(root, relative);
-  const link = fs.lstatSync(absolute);
+function capture(beneath: Beneath, relative: string, captured: Captured): Content {
+  const cut = relative.lastIndexOf('/');
+  beneath.trim(cut < 0 ? '' : relative.slice(0, cut)); // one file at a time: keep only the folders on its way open
+  const at = beneath.place(relative).path;
+  const link = fs.lstatSync(at);
   if (link.isSymbolicLink()) {
     const observed = observe(link);
     captured.set(relative, observed);
-    return { observed, mode: link.mode, bytes: readLinkTarget(root, relative) };
+    return { observed, mode: link.mode, bytes: readLinkTarget(at) };
   }
-  const { fd, stats } = openRegularFile(absolute, relative);
+  const { fd, stats } = openRegularFile(at, relative);
   const observed = observe(stats);
   captured.set(relative, observed);
   if (stats.size > STREAM_ABOVE_BYTES) return { observed, mode: stats.mode, fd };
@@ -112,10 +114,10 @@ async function writeContent(writer: ZipWriter, frame: Frame, content: Content, m
 
 /** A modified entry (or one the source no longer holds): new data, the original's name, attributes and method.
  * Returns the entry's central-directory record. */
-export async function writeFromWorkspace(writer: ZipWriter, root: string, record: EntryRecord, original: ZipEntry | undefined, source: FileSource | undefined, captured: Captured, diff: WorkspaceDiff, pause: Pause): Promise<Uint8Array> {
+export async function writeFromWorkspace(writer: ZipWriter, beneath: Beneath, record: EntryRecord, original: ZipEntry | undefined, source: FileSource | undefined, captured: Captured, diff: WorkspaceDiff, pause: Pause): Promise<Uint8Array> {
   // A folder entry is written afresh only when a forced sync finds the source rewritten: it keeps the folder's time.
   const folder = record.type === 'dir' ? (diff.observed.get(record.path) ?? { kind: 'dir', size: 0, mtime_ms: record.mtime_ms, ctime_ms: 0, ino: 0, nlink: 1 }) : undefined;
-  const content: Content = folder ? { observed: folder, mode: 0 } : capture(root, record.path, captured);
+  const content: Content = folder ? { observed: folder, mode: 0 } : capture(beneath, record.path, captured);
   let externalAttributes = original?.externalAttributes ?? record.external_attributes;
   let versionMadeBy = original?.versionMadeBy ?? UNIX_MADE_BY;
   if (content.observed.kind === 'symlink' && record.type === 'file') {
@@ -143,9 +145,9 @@ function utf8Flag(name: string): number {
 
 /** A new file, link or empty folder: Unix attributes, an extended timestamp, deflate unless it does not help.
  * Returns the entry's central-directory record. */
-export async function writeAddition(writer: ZipWriter, root: string, relative: string, observed: Observed, captured: Captured, pause: Pause): Promise<Uint8Array> {
+export async function writeAddition(writer: ZipWriter, beneath: Beneath, relative: string, observed: Observed, captured: Captured, pause: Pause): Promise<Uint8Array> {
   const isDir = observed.kind === 'dir';
-  const content: Content = isDir ? { observed, mode: S_IFDIR | 0o755 } : capture(root, relative, captured);
+  const content: Content = isDir ? { observed, mode: S_IFDIR | 0o755 } : capture(beneath, relative, captured);
   const name = isDir ? `${relative}/` : relative;
   const mode = isDir ? S_IFDIR | 0o755 : content.observed.kind === 'symlink' ? S_IFLNK | 0o777 : (content.mode & 0o170777) | 0o600;
   const timestamp = new Uint8Array(5);

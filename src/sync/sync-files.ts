@@ -5,6 +5,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { isProcessAlive } from '../session/process-alive.ts';
+import { ZipfsError } from '../errors.ts';
+import { param } from '../message-marks.ts';
 
 /** Marks zipfs temporaries beside a source zip: `.<name>.zipfs-<pid>-<id>.tmp`. */
 export const TEMP_MARK = '.zipfs-';
@@ -25,15 +27,27 @@ export function keepBackup(target: string): string {
   const draft = `${backup}${TEMP_MARK}${process.pid}.tmp`;
   fs.rmSync(draft, { force: true });
   try {
-    fs.linkSync(target, draft);
-  } catch {
-    fs.copyFileSync(target, draft);
+    try {
+      fs.linkSync(target, draft);
+    } catch {
+      fs.copyFileSync(target, draft);
+    }
+    fs.renameSync(draft, backup);
+  } finally {
+    // Renamed: gone already. When the backup already is this very file (a sync killed after
+    // taking it), rename(2) does nothing and leaves the draft; when it failed, the draft stays: remove it.
+    fs.rmSync(draft, { force: true });
   }
-  fs.renameSync(draft, backup);
-  // When the backup already is this very file (a sync killed after taking it), rename(2) does
-  // nothing and leaves the draft: remove it.
-  fs.rmSync(draft, { force: true });
   return backup;
+}
+
+/** Refuses, before anything is written, a backup path that holds something a file cannot replace. */
+export function assertBackupPathFree(target: string): void {
+  const backup = backupPathFor(target);
+  const stats = fs.lstatSync(backup, { throwIfNoEntry: false });
+  if (stats && !stats.isFile() && !stats.isSymbolicLink()) {
+    throw new ZipfsError('SYNC_FAILED', `Sync keeps the previous archive as ${backup}, but a ${stats.isDirectory() ? 'folder' : 'special file'} is there. Move it away, or sync without a backup (${param('backup', false)}); the zip was left as it was.`);
+  }
 }
 
 /** Flushes a folder's entries (the rename), where the platform allows it. */

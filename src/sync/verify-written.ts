@@ -7,16 +7,18 @@
  * so the check costs about one central-directory read, whatever the data.
  */
 import { ZipfsError } from '../errors.ts';
-import { FileSource, checkLayout, readCentralDirectory } from '../zip/index.ts';
+import { FileSource, checkLayout, readCentralDirectory, type CentralDirectory } from '../zip/index.ts';
 
 const HEADER_WINDOW_BYTES = 64 * 1024;
 
-export function verifyWritten(file: string, entriesWritten: number): void {
+/** Returns the written archive's central directory, for the checks open would make of it. */
+export function verifyWritten(file: string, entriesWritten: number): CentralDirectory {
   const source = new FileSource(file, HEADER_WINDOW_BYTES);
   try {
     const directory = readCentralDirectory(source);
     if (directory.entries.length !== entriesWritten) throw new Error(`its central directory holds ${directory.entries.length} entries, not the ${entriesWritten} written`);
     checkLayout(source, directory);
+    return directory;
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     throw new ZipfsError(

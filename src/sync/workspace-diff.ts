@@ -12,11 +12,14 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { ZipfsError, isSystemError } from '../errors.ts';
+import { withBeneath, type Beneath, type Folder } from '../files/beneath.ts';
 import { libc, type FileStat } from '../native/libc.ts';
 import { crc32 } from '../zip/codec.ts';
 import { S_IFDIR, S_IFLNK, S_IFMT, S_IFREG } from '../zip/constants.ts';
 import { tryDecodeUtf8 } from '../zip/names.ts';
 import { foldersOf } from '../open/extraction-plan.ts';
+import { maxEntryPathBytes, unwritableName } from '../open/entry-paths.ts';
 import type { EntryRecord, Manifest } from '../session/manifest.ts';
 import { openRegularFile, specialKind } from '../files/regular-file.ts';
 
@@ -78,7 +81,13 @@ function escapedName(bytes: Buffer): string {
  * one shows up, the folder is read again as bytes to tell them apart.
  */
 function readNames(dir: string): { names: string[]; badNames: string[] } {
-  const names = fs.readdirSync(dir);
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir);
+  } catch (error) {
+    if (isSystemError(error, 'ENOENT')) return { names: [], badNames: [] }; // removed while the scan ran
+    throw error;
+  }
   if (!names.some((name) => name.includes('\uFFFD'))) return { names, badNames: [] };
   const good: string[] = [];
   const badNames: string[] = [];
@@ -90,37 +99,55 @@ function readNames(dir: string): { names: string[]; badNames: string[] } {
   return { names: good, badNames };
 }
 
-/** Everything under the workspace root, links reported as links and never followed. */
-function scan(root: string): { items: Map<string, Observed>; emptyDirs: Set<string>; badNames: string[] } {
+/**
+ * Everything under the workspace root, links reported as links and never
+ * followed: each folder is opened through its parent's descriptor without
+ * following a link (beneath.ts), so a folder swapped for a link mid-scan is
+ * seen as the link, and depth is not bounded by the system's path limit.
+ * What vanishes between listing and stat (an editor's swap file) is left out.
+ */
+function scan(root: Folder): { items: Map<string, Observed>; emptyDirs: Set<string>; badNames: string[] } {
   const items = new Map<string, Observed>();
   const emptyDirs = new Set<string>();
   const badNames: string[] = [];
   const native = libc();
-  const visit = (dir: string, prefix: string) => {
-    const { names, badNames: bad } = readNames(dir);
+  const visit = (folder: Folder, prefix: string) => {
+    const { names, badNames: bad } = readNames(folder.path);
     for (const name of bad) badNames.push(prefix + name);
     if (names.length === 0 && bad.length === 0 && prefix !== '') emptyDirs.add(prefix.slice(0, -1));
     // Stats relative to the open folder: the kernel does not walk the whole path again for each file.
-    const dirFd = native && names.length > 0 ? fs.openSync(dir, 'r') : undefined;
-    try {
-      for (const name of names) {
-        const relative = prefix + name;
-        const stats = (dirFd !== undefined && native!.statAt(dirFd, name)) || fs.lstatSync(path.join(dir, name));
-        const observed = observe(stats);
-        items.set(relative, observed);
-        if (observed.kind === 'dir') visit(path.join(dir, name), `${relative}/`);
+    const dirFd = native ? folder.descriptor : undefined;
+    for (const name of names) {
+      const relative = prefix + name;
+      const stats = (dirFd !== undefined && native!.statAt(dirFd, name)) || fs.lstatSync(folder.child(name), { throwIfNoEntry: false });
+      if (!stats) continue;
+      let observed = observe(stats);
+      if (observed.kind === 'dir') {
+        const inner = folder.openChild(name);
+        if (inner) {
+          items.set(relative, observed);
+          try {
+            visit(inner, `${relative}/`);
+          } finally {
+            inner.close();
+          }
+          continue;
+        }
+        // Swapped for a link or a file since the stat: seen as what it is now.
+        const now = fs.lstatSync(folder.child(name), { throwIfNoEntry: false });
+        if (!now) continue;
+        observed = observe(now);
       }
-    } finally {
-      if (dirFd !== undefined) fs.closeSync(dirFd);
+      items.set(relative, observed);
     }
   };
   visit(root, '');
   return { items, emptyDirs, badNames };
 }
 
-/** The bytes of a symbolic link entry: its target text. */
-export function readLinkTarget(root: string, relative: string): Buffer {
-  return Buffer.from(fs.readlinkSync(path.join(root, relative)));
+/** The bytes of a symbolic link entry: its target text. `at` is the link's path from beneath.ts. */
+export function readLinkTarget(at: string): Buffer {
+  return Buffer.from(fs.readlinkSync(at));
 }
 
 /**
@@ -139,8 +166,8 @@ const CRC_CHUNK_BYTES = 1 << 20;
 let crcChunk: Buffer | undefined;
 
 /** CRC-32 of a file, read in chunks (one buffer, reused) so a large file costs no more memory than one chunk. */
-function fileCrc(root: string, relative: string): number {
-  const { fd } = openRegularFile(path.join(root, relative), relative);
+function fileCrc(at: string, relative: string): number {
+  const { fd } = openRegularFile(at, relative);
   const chunk = (crcChunk ??= Buffer.allocUnsafe(CRC_CHUNK_BYTES));
   let crc = 0;
   try {
@@ -151,12 +178,25 @@ function fileCrc(root: string, relative: string): number {
   return crc;
 }
 
-function contentMatches(root: string, entry: EntryRecord, now: Observed): boolean {
-  if (now.kind === 'symlink') {
-    const target = readLinkTarget(root, entry.path);
-    return target.length === entry.size && crc32(target) === entry.crc32;
+/**
+ * Whether the content on disk is the entry's, or 'gone' when the file vanished
+ * since the scan. A file swapped for a link or a special file meanwhile is a change.
+ */
+function contentMatches(beneath: Beneath, entry: EntryRecord, now: Observed): boolean | 'gone' {
+  const cut = entry.path.lastIndexOf('/');
+  beneath.trim(cut < 0 ? '' : entry.path.slice(0, cut));
+  try {
+    const at = beneath.place(entry.path).path;
+    if (now.kind === 'symlink') {
+      const target = readLinkTarget(at);
+      return target.length === entry.size && crc32(target) === entry.crc32;
+    }
+    return now.size === entry.size && fileCrc(at, entry.path) === entry.crc32;
+  } catch (error) {
+    if (isSystemError(error, 'ENOENT') || (error instanceof ZipfsError && error.code === 'PATH_NOT_FOUND')) return 'gone';
+    if (error instanceof ZipfsError || isSystemError(error, 'EINVAL', 'ELOOP', 'ENOTDIR')) return false;
+    throw error;
   }
-  return now.size === entry.size && fileCrc(root, entry.path) === entry.crc32;
 }
 
 /**
@@ -166,8 +206,13 @@ function contentMatches(root: string, entry: EntryRecord, now: Observed): boolea
  * outside content into the zip, and a later write through the other link
  * would change the workspace behind zipfs's back).
  */
-function findUnsupported(changed: string[], items: Map<string, Observed>, badNames: string[]): Unsupported[] {
+function findUnsupported(changed: string[], additions: WorkspaceDiff['additions'], items: Map<string, Observed>, badNames: string[], maxPathBytes: number): Unsupported[] {
   const found: Unsupported[] = badNames.map((name) => ({ path: name, reason: 'its name is not valid UTF-8; rename it' }));
+  // An added path becomes an entry name: never one that open would refuse or read back as another path.
+  for (const { path: relative } of additions) {
+    const reason = unwritableName(relative, maxPathBytes);
+    if (reason) found.push({ path: relative, reason });
+  }
   let linksInside: Map<number, number> | undefined;
   for (const relative of changed) {
     const observed = items.get(relative);
@@ -188,9 +233,14 @@ function findUnsupported(changed: string[], items: Map<string, Observed>, badNam
   return found.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
 
-export function diffWorkspace(root: string, { session, entries }: Manifest): WorkspaceDiff {
+/** `root`: a session's contents folder, `<workspaces>/<name>/contents`. */
+export function diffWorkspace(root: string, manifest: Manifest): WorkspaceDiff {
+  return withBeneath(root, (beneath) => compare(beneath, manifest));
+}
+
+function compare(beneath: Beneath, { session, entries }: Manifest): WorkspaceDiff {
   const fenceMs = session.ctime_fence_ms;
-  const { items, emptyDirs, badNames } = scan(root);
+  const { items, emptyDirs, badNames } = scan(beneath.folder(''));
   const states = new Map<number, EntryState>();
   const modified: string[] = [];
   const deleted: string[] = [];
@@ -205,7 +255,11 @@ export function diffWorkspace(root: string, { session, entries }: Manifest): Wor
     else if (!now || now.kind === 'dir') state = 'deleted';
     else if (now.kind === 'special' || (entry.type === 'file' && now.kind === 'symlink')) state = 'modified';
     else if (now.kind === 'file' && untouched(entry, now, fenceMs)) state = 'unchanged';
-    else state = contentMatches(root, entry, now) ? 'unchanged' : 'modified';
+    else {
+      const matches = contentMatches(beneath, entry, now);
+      if (matches === 'gone') items.delete(entry.path);
+      state = matches === 'gone' ? 'deleted' : matches ? 'unchanged' : 'modified';
+    }
     states.set(entry.index, state);
     const shown = entry.type === 'dir' ? `${entry.path}/` : entry.path;
     if (state === 'unchanged') unchangedCount++;
@@ -224,7 +278,7 @@ export function diffWorkspace(root: string, { session, entries }: Manifest): Wor
   }
   additions.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   const added = [...additions.map((a) => (a.observed.kind === 'dir' ? `${a.path}/` : a.path)), ...badNames];
-  const unsupported = findUnsupported([...modified, ...additions.map((a) => a.path)], items, badNames);
+  const unsupported = findUnsupported([...modified, ...additions.map((a) => a.path)], additions, items, badNames, maxEntryPathBytes(path.dirname(path.dirname(beneath.root))));
   const sort = (list: string[]) => list.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   return { modified: sort(modified), added: sort(added), deleted: sort(deleted), unchangedCount, unsupported, states, additions, observed: items };
 }

@@ -75,7 +75,14 @@ describe('large files', () => {
     fs.writeFileSync(path.join(root, 'huge.bin'), '');
     fs.truncateSync(path.join(root, 'huge.bin'), size); // sparse: no disk used
     fs.writeFileSync(path.join(root, 'after.txt'), 'an entry after the big one');
-    expect(box.run(['sync', '--json'], { timeoutMs: 180_000 }).json).toMatchObject({ synced: true, files_added: 2 });
+    // 4 GiB of zeros is over open's limits (extracted bytes, ratio): sync says so before writing a byte, since
+    // open would refuse the zip it wrote; with the limits raised, as for the open after, it syncs.
+    const refused = box.run(['sync', '--json'], { timeoutMs: 30_000 }).json;
+    expect(refused.error.code).toBe('ZIP_BOMB_DETECTED');
+    expect(refused.error.message).toContain('ZIPFS_MAX_EXTRACTED_BYTES');
+    expect(fs.readFileSync(zip).equals(Buffer.from(rawZip([{ name: 'a.txt', data: 'a' }])))).toBe(true);
+    const trusted = { ZIPFS_MAX_EXTRACTED_BYTES: String(8 * 1024 ** 3), ZIPFS_MAX_RATIO: '10000', ZIPFS_MAX_ENTRY_RATIO: '10000' };
+    expect(box.run(['sync', '--json'], { timeoutMs: 180_000, env: trusted }).json).toMatchObject({ synced: true, files_added: 2 });
 
     const huge = entriesOf(zip).get('huge.bin')!;
     expect(huge.uncompressedSize).toBe(size);

@@ -1,0 +1,48 @@
+/**
+ * Sync never writes an archive that zipfs open would refuse: a sync that
+ * reports success and leaves a zip its own tool will not open again (a sparse
+ * 4.6 GB file compresses past the ratio limit; 100,001 files pass the entry
+ * limit) is a trap. The limits are open's, from the same environment
+ * variables, so raising one lets both the sync and later opens through.
+ * Counts and sizes are checked from the workspace's stats before anything is
+ * written; everything else (ratios, names, layout) on the written archive's
+ * directory, with open's own planner, before the rename.
+ */
+import { ZipfsError } from '../errors.ts';
+import type { Limits } from '../limits.ts';
+import { planExtraction } from '../open/extraction-plan.ts';
+import type { Manifest } from '../session/manifest.ts';
+import type { CentralDirectory } from '../zip/index.ts';
+import type { WorkspaceDiff } from './workspace-diff.ts';
+
+const LEFT = 'The zip was left as it was.';
+
+/** Entry count and extracted bytes of the archive a sync would write, against open's limits, before writing it. */
+export function assertWithinOpenLimits(manifest: Manifest, diff: WorkspaceDiff, limits: Limits): void {
+  let entries = diff.additions.length;
+  let bytes = 0;
+  for (const entry of manifest.entries) {
+    const state = diff.states.get(entry.index);
+    if (state === 'deleted') continue;
+    entries++;
+    if (entry.type === 'dir') continue;
+    bytes += state === 'modified' ? (diff.observed.get(entry.path)?.size ?? 0) : entry.size;
+  }
+  for (const { observed } of diff.additions) if (observed.kind !== 'dir') bytes += observed.size;
+  if (entries > limits.maxEntries) {
+    throw new ZipfsError('ZIP_BOMB_DETECTED', `Sync stopped before writing: the zip would hold ${entries} entries, over the limit of ${limits.maxEntries} that zipfs open enforces, so it could not be opened again. Remove files, or raise ZIPFS_MAX_ENTRIES (for this sync and later opens). ${LEFT}`);
+  }
+  if (bytes > limits.maxExtractedBytes) {
+    throw new ZipfsError('ZIP_BOMB_DETECTED', `Sync stopped before writing: the zip would expand to ${bytes} bytes, over the limit of ${limits.maxExtractedBytes} that zipfs open enforces, so it could not be opened again. Remove files, or raise ZIPFS_MAX_EXTRACTED_BYTES (for this sync and later opens). ${LEFT}`);
+  }
+}
+
+/** The written archive through open's planner: what open would refuse, the sync refuses, before the rename. */
+export function assertReopenable(directory: CentralDirectory, limits: Limits): void {
+  try {
+    planExtraction(directory, limits);
+  } catch (error) {
+    if (!(error instanceof ZipfsError)) throw error;
+    throw new ZipfsError(error.code, `Sync stopped before replacing the zip, because zipfs open would refuse the new archive: ${error.message.replace(/;? ?the archive was (not opened|refused)\.?$/, '.')} (Limits apply to this sync and to later opens.) ${LEFT}`);
+  }
+}
