@@ -27,7 +27,7 @@ export const LIMIT_SPECS = {
   maxSessions: { env: 'ZIPFS_MAX_SESSIONS', default: 100, description: 'Sessions open at once' },
   maxTotalBytes: { env: 'ZIPFS_MAX_TOTAL_BYTES', default: 16 * GiB, description: 'Bytes extracted into all workspaces together' },
   grepBudgetMs: { env: 'ZIPFS_GREP_TIME_BUDGET_MS', default: 5000, description: 'Time one grep may take before it returns what it found' },
-  lockWaitMs: { env: 'ZIPFS_LOCK_WAIT_MS', default: 5000, min: 0, description: 'Time a mutation waits for another process holding the session before LOCKED (0: do not wait)' },
+  lockWaitMs: { env: 'ZIPFS_LOCK_WAIT_MS', default: 5000, min: 0, description: 'Time a mutation waits for another process holding the session (or a sync for one syncing the same zip) before LOCKED (0: do not wait)' },
 } as const satisfies Record<string, LimitSpec>;
 
 export type Limits = { -readonly [K in keyof typeof LIMIT_SPECS]: number };

@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { ZipfsError } from '../errors.ts';
-import { namesIn, withBeneath, type Folder } from '../files/beneath.ts';
+import { withBeneath, type Folder } from '../files/beneath.ts';
 import type { GrepJob, GrepMatch, GrepMessage } from './grep-types.ts';
 import { workerPath } from '../worker-path.ts';
 
@@ -62,9 +62,12 @@ export function globFilter(glob: string | undefined): (relative: string) => bool
 function listFiles(root: string, start: string, accept: (relative: string) => boolean): string[] {
   const files: string[] = [];
   const visit = (folder: Folder) => {
-    for (const name of namesIn(folder).sort()) {
+    // The folder's own record of each child's type (no stat per file); the worker checks each file again as it opens it.
+    const children = fs.readdirSync(folder.path, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const child of children) {
+      const { name } = child;
       const relative = folder.childRelative(name);
-      const stats = fs.lstatSync(folder.child(name), { throwIfNoEntry: false });
+      const stats = child.isFile() || child.isDirectory() || child.isSymbolicLink() ? child : fs.lstatSync(folder.child(name), { throwIfNoEntry: false });
       if (stats?.isFile()) {
         if (accept(relative)) files.push(relative);
       } else if (stats?.isDirectory()) {
