@@ -160,7 +160,7 @@ function parseCentralRecord(reader: ByteReader, at: number, index: number, baseO
     reader.u16(at + 10),
     reader.u16(at + 12),
     reader.u16(at + 14),
-    extraLength > 0 ? extendedTimestamp(fields) : undefined,
+    extraLength > 0 ? extendedTimestamp(fields, ((reader.u16(at + 14) << 16) | reader.u16(at + 12)) >>> 0) : undefined,
     reader.u32(at + 16),
     sizes.compressedSize,
     sizes.uncompressedSize,
