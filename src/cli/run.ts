@@ -13,7 +13,9 @@ import { validateInput } from '../validate.ts';
 import { dataDir } from '../session/data-dir.ts';
 import { JSON_FLAG, commandArgs, kebab, positionalKey } from './args.ts';
 import { SHELLS, completionScript } from './completion.ts';
-import { progressLine } from './progress-line.ts';
+import { PROGRESS_DELAY_SETTING, progressLine } from './progress-line.ts';
+import { readSetting } from '../env-setting.ts';
+import { NATIVE_SETTING } from '../native/libc.ts';
 import { fieldInfo } from './schema-introspection.ts';
 import { stripAnsi, styleFor } from './style.ts';
 import { cliMessage, cliResult } from './render-message.ts';
@@ -193,6 +195,9 @@ export async function runCli(io: CliIo): Promise<number> {
   const home = dataDir(io.env);
   const command = findCommand(name);
   try {
+    // libc() reads ZIPFS_NATIVE when first needed, which some calls never are: read here, every
+    // command and the MCP server refuse a malformed value alike, before doing anything.
+    if (name === 'mcp' || command) readSetting(io.env, NATIVE_SETTING);
     if (name === 'mcp') {
       await serveMcpMode(rest.slice(rest.indexOf(name) + 1), { version: io.version, home, env: io.env });
       return 0;
@@ -224,8 +229,8 @@ export async function runCli(io: CliIo): Promise<number> {
     await fillFromStdin(command, raw, io);
     const input = validateInput(command, raw);
     const context: CommandContext = { home, env: io.env, hints: { env: io.env.ZIPFS_SESSION || undefined, cwd: io.cwd } };
-    const delay = Number(io.env.ZIPFS_PROGRESS_DELAY_MS ?? 1000);
-    const line = io.stderr.isTTY && !json ? progressLine(io.stderr, command.name, Number.isFinite(delay) ? delay : 1000) : undefined;
+    const delay = readSetting(io.env, PROGRESS_DELAY_SETTING);
+    const line = io.stderr.isTTY && !json ? progressLine(io.stderr, command.name, delay) : undefined;
     if (line) context.progress = line.progress;
     let output: Record<string, unknown>;
     try {
