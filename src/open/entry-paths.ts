@@ -1,5 +1,5 @@
 import { ZipfsError } from '../errors.ts';
-import { printable } from '../zip/names.ts';
+import { quoted } from '../format/quote-name.ts';
 
 /** An archive entry's place in the workspace. */
 export interface EntryPath {
@@ -19,7 +19,7 @@ const MAX_SEGMENT_BYTES = 255;
  */
 export function entryPath(name: string): EntryPath {
   const refuse = (why: string) =>
-    new ZipfsError('PATH_TRAVERSAL', `Entry "${printable(name)}" ${why}; extracting it could write outside the workspace, so the archive was not opened.`);
+    new ZipfsError('PATH_TRAVERSAL', `Entry ${quoted(name)} ${why}; extracting it could write outside the workspace, so the archive was not opened.`);
   if (name.includes('\0')) throw refuse('contains a NUL byte');
   const slashed = name.replaceAll('\\', '/');
   if (slashed.startsWith('/')) throw refuse('is an absolute path');
@@ -35,14 +35,14 @@ export function entryPath(name: string): EntryPath {
     // File systems take at most 255 bytes per name: refuse here, before anything is written.
     const bytes = Buffer.byteLength(segment);
     if (bytes > MAX_SEGMENT_BYTES) {
-      throw new ZipfsError('ZIP_INVALID', `Entry "${printable(name)}" has a name part of ${bytes} bytes ("${printable(segment.slice(0, 40))}..."); file systems allow at most ${MAX_SEGMENT_BYTES}, so the archive cannot be opened as files.`);
+      throw new ZipfsError('ZIP_INVALID', `Entry ${quoted(name)} has a name part of ${bytes} bytes (${quoted(`${segment.slice(0, 40)}...`)}); file systems allow at most ${MAX_SEGMENT_BYTES}, so the archive cannot be opened as files.`);
     }
     segments.push(segment);
   }
   // "./" (bsdtar -cf out.zip . writes it first) is the archive's root folder: the workspace itself.
   if (segments.length === 0 && slashed.endsWith('/')) return { path: '', isDirectory: true };
   if (segments.length === 0) {
-    throw new ZipfsError('ZIP_INVALID', `Entry "${printable(name)}" has no usable name (empty or only separators and dots); the archive was not opened.`);
+    throw new ZipfsError('ZIP_INVALID', `Entry ${quoted(name)} has no usable name (empty or only separators and dots); the archive was not opened.`);
   }
   return { path: segments.join('/'), isDirectory: slashed.endsWith('/') };
 }

@@ -5,6 +5,7 @@ import { dosDateTimeToDate } from './dos-time.ts';
 import { readDirectoryEnd } from './end-of-central-directory.ts';
 import { applyZip64, extendedTimestamp, parseExtraFields, unicodePath, type ExtraField } from './extra-fields.ts';
 import { decodeZipText } from './names.ts';
+import { quoted } from '../format/quote-name.ts';
 import type { ZipSource } from './source.ts';
 import type { CentralDirectory, ZipEntry } from './types.ts';
 
@@ -140,7 +141,7 @@ function parseCentralRecord(reader: ByteReader, at: number, index: number, baseO
     uncompressedSize: reader.u32(at + 24),
     localHeaderOffset: reader.u32(at + 42),
   });
-  if (!sizes) throw invalid(`Entry "${name}" has 32-bit fields saturated for zip64 but no complete zip64 extra field`);
+  if (!sizes) throw invalid(`Entry ${quoted(name)} has 32-bit fields saturated for zip64 but no complete zip64 extra field`);
 
   const versionMadeBy = reader.u16(at + 4);
   const externalAttributes = reader.u32(at + 38);
