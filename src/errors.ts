@@ -3,6 +3,7 @@
  * ZipfsError whose code comes from ADR-005's table (plus our documented
  * extensions), so the CLI and MCP adapters can map it without guessing.
  */
+import { quoted } from './format/quote-name.ts';
 import { invocation } from './message-marks.ts';
 import { showPathsOf, shownPath } from './files/descriptor-paths.ts';
 
@@ -87,10 +88,11 @@ export function permissionDenied(error: NodeJS.ErrnoException): ZipfsError {
 
 const QUOTE_MAX = 120;
 
-/** A caller's value, quoted for a message: at most a short prefix, so an error never echoes a huge argument back. */
+/** A caller's value or a name, quoted for a message: at most a short prefix, so an error never echoes a huge
+ * argument back, and escaped as names are on a terminal (format/quote-name.ts), so none acts on it. */
 export function quote(value: unknown): string {
   const text = typeof value === 'string' ? value : String(value);
   const shown = text.length > QUOTE_MAX ? `${text.slice(0, QUOTE_MAX)}…` : text;
-  const escaped = JSON.stringify(shown);
+  const escaped = quoted(shown);
   return text.length > QUOTE_MAX ? `${escaped} (${text.length} characters)` : escaped;
 }

@@ -1,4 +1,4 @@
-import { ZipfsError } from './errors.ts';
+import { numberSetting, readSetting } from './env-setting.ts';
 
 /**
  * Resource and safety limits. Each has a default that serves real work and an
@@ -14,6 +14,8 @@ interface LimitSpec {
   default: number;
   /** The smallest value allowed: 1 unless said (a limit of 0 would forbid everything). */
   min?: number;
+  max?: number;
+  integer?: boolean;
   description: string;
 }
 
@@ -28,26 +30,18 @@ export const LIMIT_SPECS = {
   maxTotalBytes: { env: 'ZIPFS_MAX_TOTAL_BYTES', default: 16 * GiB, description: 'Bytes extracted into all workspaces together' },
   grepBudgetMs: { env: 'ZIPFS_GREP_TIME_BUDGET_MS', default: 5000, description: 'Time one grep may take before it returns what it found' },
   lockWaitMs: { env: 'ZIPFS_LOCK_WAIT_MS', default: 5000, min: 0, description: 'Time a mutation waits for another process holding the session (or a sync for one syncing the same zip) before LOCKED (0: do not wait)' },
+  // open splits a large archive between this thread and one worker: there is no third share to give.
+  threads: { env: 'ZIPFS_THREADS', default: 2, min: 1, max: 2, integer: true, description: 'Threads open extracts a large archive on (1: this one only)' },
 } as const satisfies Record<string, LimitSpec>;
 
 export type Limits = { -readonly [K in keyof typeof LIMIT_SPECS]: number };
 
 /** Reads every limit from the environment. A malformed value is an error rather
- * than a silent fallback: a limit someone set and did not get is a surprise. */
+ * than a silent fallback (env-setting.ts): a limit someone set and did not get is a surprise. */
 export function loadLimits(env: NodeJS.ProcessEnv = process.env): Limits {
   const limits = {} as Limits;
   for (const [key, spec] of Object.entries(LIMIT_SPECS) as [keyof Limits, LimitSpec][]) {
-    const raw = env[spec.env];
-    if (raw === undefined || raw.trim() === '') {
-      limits[key] = spec.default;
-      continue;
-    }
-    const parsed = Number(raw);
-    const min = spec.min ?? 1;
-    if (!Number.isFinite(parsed) || parsed < min) {
-      throw new ZipfsError('INVALID_INPUT', `Environment variable ${spec.env}=${JSON.stringify(raw)} is not a number of at least ${min}; unset it to use the default (${spec.default}).`);
-    }
-    limits[key] = parsed;
+    limits[key] = readSetting(env, numberSetting({ env: spec.env, default: spec.default, min: spec.min ?? 1, max: spec.max, integer: spec.integer }));
   }
   return limits;
 }

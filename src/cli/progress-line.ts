@@ -7,8 +7,12 @@ import { humanBytes } from '../format/units.ts';
 import { throttleProgress } from '../progress.ts';
 import type { Progress } from '../open/open-archive.ts';
 import type { Output } from './terminal.ts';
+import { numberSetting } from '../env-setting.ts';
 
 const WIDTH = 24;
+
+/** ZIPFS_PROGRESS_DELAY_MS: how long an operation runs before its bar is drawn (0: at once). */
+export const PROGRESS_DELAY_SETTING = numberSetting({ env: 'ZIPFS_PROGRESS_DELAY_MS', default: 1000, min: 0 });
 
 export function bar(label: string, done: number, total: number): string {
   const fraction = total > 0 ? Math.min(1, done / total) : 1;

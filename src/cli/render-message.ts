@@ -2,11 +2,15 @@
 import { renderMarks, renderMarksDeep, type MarkRenderer, type ParamValue } from '../message-marks.ts';
 import { findCommand } from '../registry.ts';
 import { kebab } from './args.ts';
+import { quoteName } from '../format/quote-name.ts';
+
+/** A value in a suggested command line: a session or path name can hold anything, so it is quoted as names are. */
+const word = (value: ParamValue) => quoteName(String(value));
 
 function flag(name: string, value: ParamValue): string {
   if (value === true) return `--${kebab(name)}`;
   if (value === false) return `--no-${kebab(name)}`;
-  return `--${kebab(name)} ${value}`;
+  return `--${kebab(name)} ${word(value)}`;
 }
 
 const CLI_WORDS: MarkRenderer = {
@@ -14,7 +18,7 @@ const CLI_WORDS: MarkRenderer = {
   invocation(operation, args) {
     const positionals = findCommand(operation)?.cli.positionals ?? [];
     const words = ['zipfs', operation];
-    for (const key of positionals) if (args[key] !== undefined) words.push(String(args[key]));
+    for (const key of positionals) if (args[key] !== undefined) words.push(word(args[key]));
     for (const [key, value] of Object.entries(args)) if (!positionals.includes(key)) words.push(flag(key, value));
     return words.join(' ');
   },

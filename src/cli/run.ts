@@ -13,12 +13,16 @@ import { validateInput } from '../validate.ts';
 import { dataDir } from '../session/data-dir.ts';
 import { JSON_FLAG, commandArgs, kebab, positionalKey } from './args.ts';
 import { SHELLS, completionScript } from './completion.ts';
-import { progressLine } from './progress-line.ts';
+import { PROGRESS_DELAY_SETTING, progressLine } from './progress-line.ts';
+import { readSetting } from '../env-setting.ts';
+import { NATIVE_SETTING } from '../native/libc.ts';
 import { fieldInfo } from './schema-introspection.ts';
 import { stripAnsi, styleFor } from './style.ts';
 import { cliMessage, cliResult } from './render-message.ts';
 import { didYouMean } from './did-you-mean.ts';
 import { rebaseOnCurrentFolder } from './workspace-cwd.ts';
+import { terminalView } from './terminal-view.ts';
+import { escapeUnsafe, quoteName, quoted } from '../format/quote-name.ts';
 import type { Output } from './terminal.ts';
 
 export interface CliIo {
@@ -178,7 +182,7 @@ export async function runCli(io: CliIo): Promise<number> {
   if (!name) {
     // `zipfs --bogus`: say what was wrong before the help, so it does not read as a plain `zipfs`.
     const unknown = rest.find((a) => a.startsWith('-'));
-    if (unknown) io.stderr.write(`${err.red('zipfs:')} unknown option ${unknown.split('=')[0]}; options before a command are --help, --version and --json. ${err.dim('[INVALID_INPUT]')}\n`);
+    if (unknown) io.stderr.write(`${err.red('zipfs:')} unknown option ${escapeUnsafe(unknown.split('=')[0]!)}; options before a command are --help, --version and --json. ${err.dim('[INVALID_INPUT]')}\n`);
     io.stdout.write(`${out.plain(await renderHelp(io.version))}\n`);
     return help && !unknown ? 0 : ERROR_CODES.INVALID_INPUT.exit;
   }
@@ -192,6 +196,9 @@ export async function runCli(io: CliIo): Promise<number> {
   }
   const command = findCommand(name);
   try {
+    // libc() reads ZIPFS_NATIVE when first needed, which some calls never are: read here, every
+    // command and the MCP server refuse a malformed value alike, before doing anything.
+    if (name === 'mcp' || command) readSetting(io.env, NATIVE_SETTING);
     const home = dataDir(io.env);
     if (name === 'mcp') {
       await serveMcpMode(rest.slice(rest.indexOf(name) + 1), { version: io.version, home, env: io.env });
@@ -224,8 +231,8 @@ export async function runCli(io: CliIo): Promise<number> {
     await fillFromStdin(command, raw, io);
     const input = validateInput(command, raw);
     const context: CommandContext = { home, env: io.env, hints: { env: io.env.ZIPFS_SESSION || undefined, cwd: io.cwd } };
-    const delay = Number(io.env.ZIPFS_PROGRESS_DELAY_MS ?? 1000);
-    const line = io.stderr.isTTY && !json ? progressLine(io.stderr, command.name, Number.isFinite(delay) ? delay : 1000) : undefined;
+    const delay = readSetting(io.env, PROGRESS_DELAY_SETTING);
+    const line = io.stderr.isTTY && !json ? progressLine(io.stderr, command.name, delay) : undefined;
     if (line) context.progress = line.progress;
     let output: Record<string, unknown>;
     try {
@@ -236,11 +243,14 @@ export async function runCli(io: CliIo): Promise<number> {
     if (json) {
       io.stdout.write(`${JSON.stringify(output, null, 2)}\n`);
     } else {
+      // Names as a terminal may show them: in a listing as they are unless they must be quoted, as git
+      // does; in a note's sentence always in quotes, as in messages. Content (read, grep's lines) stays raw.
+      const shown = terminalView(output, command.output, quoteName);
       const bytes = command.cli.bytes?.(output, input);
-      const text = bytes ? '' : command.render(output as never, out, flags, input as never);
+      const text = bytes ? '' : command.render(shown as never, out, flags, input as never);
       if (bytes) io.stdout.writeBytes(bytes);
       else if (text !== '') io.stdout.write(command.cli.rawOutput || text.endsWith('\n') ? text : `${text}\n`);
-      const note = command.note?.(output as never);
+      const note = command.note?.(terminalView(output, command.output, quoted) as never);
       // A note starts on a line of its own, even after raw output that did not end one on the same terminal.
       const unterminated = io.stdout.isTTY && io.stderr.isTTY && (bytes ? bytes.at(-1) !== 0x0a : text !== '' && !text.endsWith('\n') && command.cli.rawOutput);
       if (note) io.stderr.write(`${unterminated ? '\n' : ''}${err.dim(note)}\n`);
@@ -251,7 +261,8 @@ export async function runCli(io: CliIo): Promise<number> {
     if (failure.code === 'INTERNAL_ERROR') (await logger()).error(error);
     failure.message = cliMessage(failure.message);
     if (json) io.stdout.write(`${JSON.stringify(failure.toJSON(), null, 2)}\n`);
-    else io.stderr.write(`${err.red('zipfs:')} ${failure.message} ${err.dim(`[${failure.code}]`)}\n`);
+    // Names in messages are quoted where they are built; this catches any other text (a system error's path).
+    else io.stderr.write(`${err.red('zipfs:')} ${escapeUnsafe(failure.message)} ${err.dim(`[${failure.code}]`)}\n`);
     return failure.exitCode;
   }
 }

@@ -3,7 +3,7 @@ import { defineCommand, lockWait } from '../command.ts';
 import { deleteWorkspacePath } from '../files/edit.ts';
 import { withSessionLock } from '../session/lock.ts';
 import { resolveSession } from '../session/resolve-session.ts';
-import { flag, sessionParam, text } from './schemas.ts';
+import { flag, name, sessionParam } from './schemas.ts';
 
 export const del = defineCommand({
   name: 'delete',
@@ -14,7 +14,7 @@ export const del = defineCommand({
     path: v.pipe(v.string(), v.description('From the workspace root')),
     recursive: v.optional(v.pipe(v.boolean(), v.description('For a non-empty folder')), false),
   }),
-  output: v.object({ deleted: flag('True'), path: text('Normalised') }),
+  output: v.object({ deleted: flag('True'), path: name('Normalised') }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
   cli: { workspacePaths: ['path'], positionals: ['path'], short: { session: 's', recursive: 'r' }, example: 'zipfs delete data/old -r' },
   async run(input, context) {

@@ -7,7 +7,7 @@ import { readManifest } from '../session/manifest.ts';
 import { resolveSession } from '../session/resolve-session.ts';
 import { diffAgainstArchive } from '../sync/archive-diff.ts';
 import { recoverInterruptedSync } from '../sync/sync-archive.ts';
-import { count, flag, sessionParam, text } from './schemas.ts';
+import { count, flag, name, sessionParam, text } from './schemas.ts';
 
 export const diff = defineCommand({
   name: 'diff',
@@ -22,7 +22,7 @@ export const diff = defineCommand({
     files: v.pipe(
       v.array(
         v.object({
-          path: text('Folders end in /'),
+          path: name('Folders end in /'),
           status: v.pipe(v.picklist(['modified', 'added', 'deleted']), v.description('Change')),
           binary: flag('No text diff'),
           additions: count('Lines'),

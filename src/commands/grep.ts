@@ -6,10 +6,10 @@ import { grepWorkspace } from '../search/grep.ts';
 import { resolveSession } from '../session/resolve-session.ts';
 import { resolveExisting } from '../files/safe-path.ts';
 import { withBeneath } from '../files/beneath.ts';
-import { count, flag, paths, sessionParam, text, workspacePathParam } from './schemas.ts';
+import { count, flag, name, paths, sessionParam, text, workspacePathParam } from './schemas.ts';
 
 const matchSchema = v.object({
-  file: text('Path'),
+  file: name('Path'),
   line_number: count('0 if names_only'),
   line_content: text('Line'),
   context_before: v.optional(paths('Before')),

@@ -4,7 +4,7 @@ import { defineCommand } from '../command.ts';
 import { humanBytes, table } from '../format/units.ts';
 import { loadLimits } from '../limits.ts';
 import { inspectArchive } from '../open/inspect-archive.ts';
-import { count, text } from './schemas.ts';
+import { count, name, text } from './schemas.ts';
 
 export const inspect = defineCommand({
   name: 'inspect',
@@ -19,7 +19,7 @@ export const inspect = defineCommand({
     entries: v.pipe(
       v.array(
         v.object({
-          name: text('As stored'),
+          name: name('As stored'),
           type: v.pipe(v.picklist(['file', 'dir', 'symlink']), v.description('Kind')),
           size: count('Bytes'),
           compressed_size: count('Bytes'),
@@ -32,7 +32,7 @@ export const inspect = defineCommand({
     total_entries: count('Entries'),
     total_size: count('Bytes'),
     total_compressed: count('Bytes'),
-    comment: text('Comment'),
+    comment: name('Comment'),
     warnings: v.pipe(v.array(v.string()), v.description('Empty: opens cleanly')),
   }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },

@@ -5,10 +5,10 @@ import { walk } from '../files/listing.ts';
 import { resolveSession } from '../session/resolve-session.ts';
 import { resolveExisting } from '../files/safe-path.ts';
 import { withBeneath } from '../files/beneath.ts';
-import { count, sessionParam, text, workspacePathParam } from './schemas.ts';
+import { count, name, sessionParam, text, workspacePathParam } from './schemas.ts';
 
 const entrySchema = v.object({
-  name: text('Folders end in /'),
+  name: name('Folders end in /'),
   type: v.pipe(v.picklist(['file', 'dir', 'symlink']), v.description('Kind')),
   size_bytes: count('Size'),
   modified_at: text('ISO time'),

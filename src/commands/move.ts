@@ -3,7 +3,7 @@ import { defineCommand, lockWait } from '../command.ts';
 import { moveWorkspacePath } from '../files/move.ts';
 import { withSessionLock } from '../session/lock.ts';
 import { resolveSession } from '../session/resolve-session.ts';
-import { flag, sessionParam, text } from './schemas.ts';
+import { flag, name, sessionParam } from './schemas.ts';
 
 export const move = defineCommand({
   name: 'move',
@@ -15,7 +15,7 @@ export const move = defineCommand({
     to: v.pipe(v.string(), v.description('New path')),
     overwrite: v.optional(v.pipe(v.boolean(), v.description('Replace the target')), false),
   }),
-  output: v.object({ moved: flag('True'), from: text('Normalised'), to: text('Normalised') }),
+  output: v.object({ moved: flag('True'), from: name('Normalised'), to: name('Normalised') }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
   cli: { workspacePaths: ['from', 'to'], positionals: ['from', 'to'], short: { session: 's' }, aliases: ['mv'], example: 'zipfs mv data/old.csv archive/2024.csv' },
   async run(input, context) {

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { count, flag, text } from './schemas.ts';
+import { count, flag, name, text } from './schemas.ts';
 import { defineCommand } from '../command.ts';
 import { humanBytes, plural } from '../format/units.ts';
 import { loadLimits } from '../limits.ts';
@@ -18,7 +18,7 @@ export const open = defineCommand({
   output: v.object({
     session_id: text('Id'),
     name: text('Name'),
-    workspace_path: text('Its files'),
+    workspace_path: name('Its files'),
     file_count: count('Files'),
     extracted_size_bytes: count('Bytes'),
     already_open: v.optional(flag('Reused')),

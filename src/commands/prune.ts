@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { count, text } from './schemas.ts';
+import { count, name, text } from './schemas.ts';
 import { defineCommand } from '../command.ts';
 import { humanBytes, plural, table } from '../format/units.ts';
 import { parseDuration, prune as pruneSessions } from '../session/prune.ts';
@@ -15,8 +15,8 @@ export const prune = defineCommand({
     dry_run: v.optional(v.pipe(v.boolean(), v.description('Remove nothing')), false),
   }),
   output: v.object({
-    pruned: v.pipe(v.array(v.object({ id: text('Empty: leftover'), name: text('Name'), reason: text('Why') })), v.description('Removed')),
-    skipped: v.pipe(v.array(v.object({ name: text('Name'), reason: text('Why') })), v.description('Kept')),
+    pruned: v.pipe(v.array(v.object({ id: text('Empty: leftover'), name: name('Name'), reason: text('Why') })), v.description('Removed')),
+    skipped: v.pipe(v.array(v.object({ name: name('Name'), reason: text('Why') })), v.description('Kept')),
     freed_bytes: count('Bytes'),
   }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { count, text } from './schemas.ts';
+import { count, name, text } from './schemas.ts';
 import { defineCommand } from '../command.ts';
 import { humanBytes, isoSeconds, relativeTime, table } from '../format/units.ts';
 import { listSessions } from '../session/session-store.ts';
@@ -13,8 +13,8 @@ export const sessions = defineCommand({
     sessions: v.pipe(
       v.array(v.object({
         id: text('Id'),
-        name: text('Name'),
-        source_path: text('Zip'),
+        name: name('Name'),
+        source_path: name('Zip'),
         state: v.pipe(v.literal('open'), v.description('Open')),
         created_at: text('ISO time'),
         last_accessed_at: text('ISO time'),

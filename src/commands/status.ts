@@ -6,7 +6,7 @@ import { readManifest } from '../session/manifest.ts';
 import { resolveSession } from '../session/resolve-session.ts';
 import { recoverInterruptedSync } from '../sync/sync-archive.ts';
 import { diffWorkspace } from '../sync/workspace-diff.ts';
-import { count, paths, sessionParam, text } from './schemas.ts';
+import { count, name, names, sessionParam, text } from './schemas.ts';
 
 export const status = defineCommand({
   name: 'status',
@@ -15,11 +15,11 @@ export const status = defineCommand({
     'Changes since open or last sync.',
   input: v.strictObject({ session: sessionParam }),
   output: v.object({
-    modified: paths('Folders end in /'),
-    added: paths('New'),
-    deleted: paths('Removed'),
+    modified: names('Folders end in /'),
+    added: names('New'),
+    deleted: names('Removed'),
     unchanged_count: count('Entries'),
-    unsupported: v.optional(v.pipe(v.array(v.object({ path: text('Path'), reason: text('And the fix') })), v.description('Sync refuses these'))),
+    unsupported: v.optional(v.pipe(v.array(v.object({ path: name('Path'), reason: text('And the fix') })), v.description('Sync refuses these'))),
   }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   cli: {
@@ -38,7 +38,7 @@ export const status = defineCommand({
   },
   render: (out, paint) => [...out.modified.map((p) => paint.yellow(`M ${p}`)), ...out.added.map((p) => paint.green(`A ${p}`)), ...out.deleted.map((p) => paint.red(`D ${p}`))].join('\n'),
   note(out) {
-    if (out.unsupported) return out.unsupported.map((u) => `zipfs: sync will refuse "${u.path}": ${u.reason}.`).join('\n');
+    if (out.unsupported) return out.unsupported.map((u) => `zipfs: sync will refuse ${u.path}: ${u.reason}.`).join('\n');
     return out.modified.length + out.added.length + out.deleted.length === 0 ? `Nothing to sync: ${plural(out.unchanged_count, 'entry', 'entries')} unchanged.` : undefined;
   },
 });

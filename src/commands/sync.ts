@@ -4,7 +4,7 @@ import { loadLimits } from '../limits.ts';
 import { withSessionLock } from '../session/lock.ts';
 import { resolveSession } from '../session/resolve-session.ts';
 import { syncSession } from '../sync/sync-archive.ts';
-import { backupParam, count, flag, sessionParam } from './schemas.ts';
+import { backupParam, count, flag, NAME, sessionParam } from './schemas.ts';
 
 export const sync = defineCommand({
   name: 'sync',
@@ -19,7 +19,7 @@ export const sync = defineCommand({
   }),
   output: v.object({
     synced: flag('False if dry run'),
-    backup_path: v.pipe(v.nullable(v.string()), v.description('Old zip')),
+    backup_path: v.pipe(v.nullable(NAME), v.description('Old zip')),
     files_modified: count('Paths'),
     files_added: count('Paths'),
     files_deleted: count('Paths'),

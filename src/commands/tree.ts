@@ -5,7 +5,8 @@ import { walk } from '../files/listing.ts';
 import { resolveSession } from '../session/resolve-session.ts';
 import { resolveExisting } from '../files/safe-path.ts';
 import { withBeneath } from '../files/beneath.ts';
-import { ZipfsError } from '../errors.ts';
+import { ZipfsError, quote } from '../errors.ts';
+import { quoteName } from '../format/quote-name.ts';
 import { count, sessionParam, text, workspacePathParam } from './schemas.ts';
 
 export const tree = defineCommand({
@@ -24,8 +25,10 @@ export const tree = defineCommand({
     const session = resolveSession(context.home, input.session, context.hints);
     return withBeneath(session.contents, (beneath) => {
       const start = resolveExisting(beneath, input.path);
-      if (!start.stats.isDirectory()) throw new ZipfsError('INVALID_INPUT', `Invalid argument path: "${start.relative}" is a file, not a folder; tree starts from a folder.`);
-      const lines = [start.relative === '' ? '.' : `${start.relative}/`];
+      if (!start.stats.isDirectory()) throw new ZipfsError('INVALID_INPUT', `Invalid argument path: ${quote(start.relative)} is a file, not a folder; tree starts from a folder.`);
+      // The drawing is one line per item on every surface: a name that would break or reorder its line
+      // is quoted in it, as git quotes paths (ls gives the exact names).
+      const lines = [start.relative === '' ? '.' : quoteName(`${start.relative}/`)];
       const openAtDepth: boolean[] = [];
       let fileCount = 0;
       let dirCount = 0;
@@ -34,7 +37,7 @@ export const tree = defineCommand({
         let prefix = '';
         for (let d = 1; d < depth; d++) prefix += openAtDepth[d] ? '│   ' : '    ';
         const name = item.path.slice(item.path.lastIndexOf('/') + 1);
-        lines.push(`${prefix}${isLast ? '└── ' : '├── '}${name}${item.type === 'dir' ? '/' : ''}`);
+        lines.push(`${prefix}${isLast ? '└── ' : '├── '}${quoteName(item.type === 'dir' ? `${name}/` : name)}`);
         if (item.type === 'dir') dirCount++;
         else fileCount++;
       });

@@ -5,6 +5,7 @@
  * replacement (still a correct diff, only a longer one), so a diff of two
  * unrelated large files costs no quadratic time or memory.
  */
+import { quoteName } from '../format/quote-name.ts';
 
 const MAX_DISTANCE = 2000;
 
@@ -79,7 +80,8 @@ function diffOps(a: string[], b: string[]): Op[] {
 
 /**
  * A unified diff of two texts under one name (`--- a/name`, `+++ b/name`),
- * with `context` lines around each change; '' when they are equal.
+ * with `context` lines around each change; '' when they are equal. A name that
+ * would break a header line or act on a terminal is quoted there, as git quotes it.
  */
 export function unifiedDiff(name: string, before: string, after: string, context = 3): { text: string } & DiffStats {
   if (before === after) return { text: '', additions: 0, deletions: 0 };
@@ -91,7 +93,7 @@ export function unifiedDiff(name: string, before: string, after: string, context
   if (!b.finalNewline && b.lines.length > 0) b.lines[b.lines.length - 1] += NO_NEWLINE;
   const ops = diffOps(a.lines, b.lines);
 
-  const out = [`--- ${before === '' ? '/dev/null' : `a/${name}`}`, `+++ ${after === '' ? '/dev/null' : `b/${name}`}`];
+  const out = [`--- ${before === '' ? '/dev/null' : quoteName(`a/${name}`)}`, `+++ ${after === '' ? '/dev/null' : quoteName(`b/${name}`)}`];
   let additions = 0;
   let deletions = 0;
   const changed = ops.map((op, i) => (op.kind === ' ' ? -1 : i)).filter((i) => i >= 0);

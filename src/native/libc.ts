@@ -14,6 +14,7 @@
  * undefined and callers use node:fs and Date. ZIPFS_NATIVE=0 forces that path.
  */
 import type { Pointer } from 'bun:ffi';
+import { choiceSetting, readSetting } from '../env-setting.ts';
 
 export interface FileStat {
   /** S_IFMT bits and permissions. */
@@ -58,10 +59,14 @@ const NAME_BYTES = 4096;
 /** struct tm: nine ints, then (64-bit) tm_gmtoff and tm_zone; the int fields' offsets are the same in glibc and musl. */
 const TM = { size: 64, sec: 0, min: 4, hour: 8, mday: 12, mon: 16, year: 20, isdst: 32 } as const;
 
+/** ZIPFS_NATIVE: 1 (the default) makes these calls where they can be loaded, 0 keeps to node:fs and Date. */
+export const NATIVE_SETTING = choiceSetting({ env: 'ZIPFS_NATIVE', default: '1', choices: ['0', '1'], takes: '0 (node:fs and Date only) or 1 (the Linux calls through bun:ffi)' });
+
 let loaded: Libc | null | undefined;
 
 export function libc(): Libc | undefined {
-  if (loaded === undefined) loaded = process.platform === 'linux' && process.env.ZIPFS_NATIVE !== '0' ? load() : null;
+  // Checked on every platform, so a malformed value is refused on macOS too; refused again on the next call.
+  if (loaded === undefined) loaded = readSetting(process.env, NATIVE_SETTING) === '1' && process.platform === 'linux' ? load() : null;
   return loaded ?? undefined;
 }
 

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { ZipfsError } from '../errors.ts';
-import { printable } from '../zip/names.ts';
+import { quoted } from '../format/quote-name.ts';
 
 /** An archive entry's place in the workspace. */
 export interface EntryPath {
@@ -20,7 +20,7 @@ const MAX_SEGMENT_BYTES = 255;
  */
 export function entryPath(name: string): EntryPath {
   const refuse = (why: string) =>
-    new ZipfsError('PATH_TRAVERSAL', `Entry "${printable(name)}" ${why}; extracting it could write outside the workspace, so the archive was not opened.`);
+    new ZipfsError('PATH_TRAVERSAL', `Entry ${quoted(name)} ${why}; extracting it could write outside the workspace, so the archive was not opened.`);
   if (name.includes('\0')) throw refuse('contains a NUL byte');
   const slashed = name.replaceAll('\\', '/');
   if (slashed.startsWith('/')) throw refuse('is an absolute path');
@@ -36,14 +36,14 @@ export function entryPath(name: string): EntryPath {
     // File systems take at most 255 bytes per name: refuse here, before anything is written.
     const bytes = Buffer.byteLength(segment);
     if (bytes > MAX_SEGMENT_BYTES) {
-      throw new ZipfsError('ZIP_INVALID', `Entry "${printable(name)}" has a name part of ${bytes} bytes ("${printable(segment.slice(0, 40))}..."); file systems allow at most ${MAX_SEGMENT_BYTES}, so the archive cannot be opened as files.`);
+      throw new ZipfsError('ZIP_INVALID', `Entry ${quoted(name)} has a name part of ${bytes} bytes (${quoted(`${segment.slice(0, 40)}...`)}); file systems allow at most ${MAX_SEGMENT_BYTES}, so the archive cannot be opened as files.`);
     }
     segments.push(segment);
   }
   // "./" (bsdtar -cf out.zip . writes it first) is the archive's root folder: the workspace itself.
   if (segments.length === 0 && slashed.endsWith('/')) return { path: '', isDirectory: true };
   if (segments.length === 0) {
-    throw new ZipfsError('ZIP_INVALID', `Entry "${printable(name)}" has no usable name (empty or only separators and dots); the archive was not opened.`);
+    throw new ZipfsError('ZIP_INVALID', `Entry ${quoted(name)} has no usable name (empty or only separators and dots); the archive was not opened.`);
   }
   return { path: segments.join('/'), isDirectory: slashed.endsWith('/') };
 }
@@ -59,7 +59,7 @@ export function unwritableName(relative: string, maxPathBytes: number): string |
   try {
     entryPath(relative);
   } catch (error) {
-    if (error instanceof ZipfsError) return `zipfs open would refuse it as an entry name (${error.code}: ${error.message.replace(/^Entry "[^"]*" /, '').replace(/;.*$/, '')}); rename it`;
+    if (error instanceof ZipfsError) return `zipfs open would refuse it as an entry name (${error.code}: ${error.message.replace(/^Entry ".*?(?<!\\)" /, '').replace(/;.*$/, '')}); rename it`;
     throw error;
   }
   const bytes = Buffer.byteLength(relative);
@@ -89,7 +89,7 @@ export function assertPathsFit(items: readonly { path: string; entry: { name: st
     if (bytes > max) {
       throw new ZipfsError(
         'LIMIT_EXCEEDED',
-        `Entry "${printable(item.entry.name.slice(0, 80))}..." is ${bytes} bytes deep; in a workspace under ${workspaces} its path may take at most ${max} bytes, or no program could open it (this system's path limit is ${SYSTEM_PATH_MAX}). Extract it with another tool into a short folder, or set ZIPFS_HOME to a shorter folder if that is enough; the archive was not opened.`,
+        `Entry ${quoted(`${item.entry.name.slice(0, 80)}...`)} is ${bytes} bytes deep; in a workspace under ${workspaces} its path may take at most ${max} bytes, or no program could open it (this system's path limit is ${SYSTEM_PATH_MAX}). Extract it with another tool into a short folder, or set ZIPFS_HOME to a shorter folder if that is enough; the archive was not opened.`,
       );
     }
   }

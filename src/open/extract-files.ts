@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ZipfsError, isSystemError } from '../errors.ts';
 import { locateEntryData, readEntryData, streamEntryData, type EntryLocation, type ZipSource } from '../zip/index.ts';
-import { printable } from '../zip/names.ts';
+import { quoted } from '../format/quote-name.ts';
 
 /** One file to write; plain data, so it can be posted to a worker. */
 export interface FileTask {
@@ -27,7 +27,7 @@ export async function writeFileTask(source: ZipSource, task: FileTask, root: str
   const { entry } = task;
   const span = locateEntryData(source, entry);
   if (span.dataEnd > task.limit) {
-    throw new ZipfsError('ZIP_BOMB_DETECTED', `Entry "${printable(entry.name)}" has data running into the next entry or the central directory (overlapping entries, a zip-bomb construction); the archive was refused.`);
+    throw new ZipfsError('ZIP_BOMB_DETECTED', `Entry ${quoted(entry.name)} has data running into the next entry or the central directory (overlapping entries, a zip-bomb construction); the archive was refused.`);
   }
   const streamed = entry.uncompressedSize > STREAM_ABOVE_BYTES;
   const data = streamed ? undefined : readEntryData(source, entry, span);
@@ -38,7 +38,7 @@ export async function writeFileTask(source: ZipSource, task: FileTask, root: str
     fd = fs.openSync(path.join(root, task.path), 'wx', mode);
   } catch (error) {
     if (isSystemError(error, 'ENAMETOOLONG', 'EILSEQ', 'EINVAL')) {
-      throw new ZipfsError('ZIP_INVALID', `Entry "${printable(entry.name)}" cannot be created on this file system (${(error as Error).message}); the archive was not opened.`);
+      throw new ZipfsError('ZIP_INVALID', `Entry ${quoted(entry.name)} cannot be created on this file system (${(error as Error).message}); the archive was not opened.`);
     }
     throw error;
   }

@@ -2,7 +2,7 @@ import { ZipfsError } from '../errors.ts';
 import type { Limits } from '../limits.ts';
 import { assertReadable, type CentralDirectory, type ZipEntry } from '../zip/index.ts';
 import { LOCAL_HEADER_LENGTH } from '../zip/constants.ts';
-import { printable } from '../zip/names.ts';
+import { quoted } from '../format/quote-name.ts';
 import { entryPath } from './entry-paths.ts';
 
 export type ItemType = 'file' | 'dir' | 'symlink';
@@ -59,7 +59,7 @@ export function planExtraction(directory: CentralDirectory, limits: Limits): Ext
     const clash = byPath.get(path);
     if (clash) {
       const what = clash.type === 'dir' && type === 'dir' ? 'the same folder' : clash.type === 'dir' || type === 'dir' ? 'a file and a folder at the same path' : 'the same file';
-      throw new ZipfsError('ZIP_INVALID', `Entries "${printable(clash.entry.name)}" and "${printable(entry.name)}" are ${what} ("${printable(path)}"); one would silently replace the other, so the archive was not opened.`);
+      throw new ZipfsError('ZIP_INVALID', `Entries ${quoted(clash.entry.name)} and ${quoted(entry.name)} are ${what} (${quoted(path)}); one would silently replace the other, so the archive was not opened.`);
     }
     byPath.set(path, item);
     items.push(item);
@@ -70,7 +70,7 @@ export function planExtraction(directory: CentralDirectory, limits: Limits): Ext
     const holder = byPath.get(dir);
     if (holder && holder.type !== 'dir') {
       const child = items.find((item) => item.path.startsWith(`${dir}/`))!;
-      throw new ZipfsError('ZIP_INVALID', `Entry "${printable(holder.entry.name)}" is a file, but "${printable(child.entry.name)}" needs it to be a folder; the archive cannot be laid out as files, so it was not opened.`);
+      throw new ZipfsError('ZIP_INVALID', `Entry ${quoted(holder.entry.name)} is a file, but ${quoted(child.entry.name)} needs it to be a folder; the archive cannot be laid out as files, so it was not opened.`);
     }
   }
 
@@ -81,7 +81,7 @@ export function planExtraction(directory: CentralDirectory, limits: Limits): Ext
     if (item.type === 'dir') {
       // A folder holds no data: one that claims some is damaged, and would slip past the size limits below.
       if (item.entry.uncompressedSize > 0) {
-        throw new ZipfsError('ZIP_INVALID', `Folder entry "${printable(item.entry.name)}" claims ${item.entry.uncompressedSize} bytes of data; the archive is damaged, so it was not opened.`);
+        throw new ZipfsError('ZIP_INVALID', `Folder entry ${quoted(item.entry.name)} claims ${item.entry.uncompressedSize} bytes of data; the archive is damaged, so it was not opened.`);
       }
       continue;
     }
@@ -89,7 +89,7 @@ export function planExtraction(directory: CentralDirectory, limits: Limits): Ext
     totalBytes += size;
     totalCompressed += packed;
     if (size > limits.ratioFloorBytes && size / Math.max(packed, 1) > limits.maxEntryRatio) {
-      throw bomb(`Entry "${printable(item.entry.name)}" expands ${Math.round(size / Math.max(packed, 1))}:1 (${size} bytes from ${packed}), over the per-entry limit of ${limits.maxEntryRatio}:1. If it is trusted, raise ZIPFS_MAX_ENTRY_RATIO.`);
+      throw bomb(`Entry ${quoted(item.entry.name)} expands ${Math.round(size / Math.max(packed, 1))}:1 (${size} bytes from ${packed}), over the per-entry limit of ${limits.maxEntryRatio}:1. If it is trusted, raise ZIPFS_MAX_ENTRY_RATIO.`);
     }
   }
   if (totalBytes > limits.maxExtractedBytes) {
@@ -122,7 +122,7 @@ function assertNoOverlap(entries: ZipEntry[]): void {
     const previous = ordered[i - 1]!;
     const next = ordered[i]!;
     if (previous.localHeaderOffset + LOCAL_HEADER_LENGTH + previous.compressedSize > next.localHeaderOffset) {
-      throw bomb(`Entries "${printable(previous.name)}" and "${printable(next.name)}" share compressed data (overlapping entries), a zip-bomb construction; the archive was refused.`);
+      throw bomb(`Entries ${quoted(previous.name)} and ${quoted(next.name)} share compressed data (overlapping entries), a zip-bomb construction; the archive was refused.`);
     }
   }
 }

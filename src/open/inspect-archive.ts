@@ -9,7 +9,7 @@ import { ZipfsError, toZipfsError } from '../errors.ts';
 import type { Limits } from '../limits.ts';
 import { LOCAL_HEADER_LENGTH, METHOD_NAMES } from '../zip/constants.ts';
 import { FileSource, assertReadable, readCentralDirectory, type ZipEntry } from '../zip/index.ts';
-import { printable } from '../zip/names.ts';
+import { quoted } from '../format/quote-name.ts';
 import { entryPath } from './entry-paths.ts';
 import { planExtraction } from './extraction-plan.ts';
 
@@ -38,14 +38,14 @@ function entryWarnings(entries: ZipEntry[], limits: Limits): string[] {
   const warnings: string[] = [];
   const seen = new Map<string, string>();
   for (const entry of entries) {
-    const name = `"${printable(entry.name)}"`;
+    const name = quoted(entry.name);
     try {
       const { path } = entryPath(entry.name);
       const clash = seen.get(path);
-      if (clash !== undefined) warnings.push(`${name} lands on the same path as "${printable(clash)}"`);
+      if (clash !== undefined) warnings.push(`${name} lands on the same path as ${quoted(clash)}`);
       seen.set(path, entry.name);
     } catch (error) {
-      warnings.push(`${name}: ${toZipfsError(error).message.replace(/^Entry "[^"]*" /, '').replace(/; .*$/, '')}`);
+      warnings.push(`${name}: ${toZipfsError(error).message.replace(/^Entry "(?:[^"\\]|\\.)*" /, '').replace(/; .*$/, '')}`);
     }
     try {
       assertReadable(entry);
@@ -60,7 +60,7 @@ function entryWarnings(entries: ZipEntry[], limits: Limits): string[] {
   for (let i = 1; i < ordered.length; i++) {
     const previous = ordered[i - 1]!;
     if (previous.localHeaderOffset + LOCAL_HEADER_LENGTH + previous.compressedSize > ordered[i]!.localHeaderOffset) {
-      warnings.push(`"${printable(previous.name)}" and "${printable(ordered[i]!.name)}" overlap (shared data, a zip-bomb construction)`);
+      warnings.push(`${quoted(previous.name)} and ${quoted(ordered[i]!.name)} overlap (shared data, a zip-bomb construction)`);
     }
   }
   return warnings;
@@ -84,7 +84,7 @@ export function inspectArchive(zipPath: string, limits: Limits, page: { start: n
     try {
       planExtraction(directory, limits);
       // Everything else the scan below reports makes the plan fail: an archive open takes needs only the link notes.
-      details = entries.filter((e) => e.isSymlink).map((e) => `"${printable(e.name)}" ${SYMLINK_NOTE}`);
+      details = entries.filter((e) => e.isSymlink).map((e) => `${quoted(e.name)} ${SYMLINK_NOTE}`);
     } catch (error) {
       const failure = toZipfsError(error);
       warnings.push(`open would refuse it (${failure.code}): ${failure.message}`);

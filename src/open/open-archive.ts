@@ -55,7 +55,7 @@ export async function openArchive(request: OpenRequest): Promise<Session> {
     const staging = prepareStaging(request, plan.totalBytes);
     try {
       assertDiskSpace(staging, plan.totalBytes);
-      const entries = await extract(zipPath, source, directory, plan, path.join(staging, 'contents'), request.progress, request.signal);
+      const entries = await extract(zipPath, source, directory, plan, path.join(staging, 'contents'), request.limits.threads, request.progress, request.signal);
       releasePhaseGarbage(entries.length);
       request.signal?.throwIfAborted();
       const symlinks = plan.items.filter((i) => i.type === 'symlink').map((i) => i.path);
@@ -189,7 +189,7 @@ const PARALLEL_MIN_FILES = 2000;
  * read front to back; large archives are split into two contiguous shares of
  * about equal cost, one for this thread and one for a worker, to use both cores.
  */
-async function extract(zipPath: string, source: ZipSource, directory: CentralDirectory, plan: ExtractionPlan, root: string, progress?: Progress, signal?: AbortSignal): Promise<EntryRecord[]> {
+async function extract(zipPath: string, source: ZipSource, directory: CentralDirectory, plan: ExtractionPlan, root: string, threads: number, progress?: Progress, signal?: AbortSignal): Promise<EntryRecord[]> {
   fs.mkdirSync(root);
   for (const dir of plan.directories) fs.mkdirSync(path.join(root, dir), { recursive: true });
 
@@ -214,7 +214,7 @@ async function extract(zipPath: string, source: ZipSource, directory: CentralDir
     progress?.(done, plan.totalBytes, label);
   };
   // ZIPFS_THREADS=1 keeps open on one thread (a busy machine, or measuring the difference).
-  const parallel = process.env.ZIPFS_THREADS !== '1' && (plan.totalBytes >= PARALLEL_MIN_BYTES || tasks.length >= PARALLEL_MIN_FILES);
+  const parallel = threads > 1 && (plan.totalBytes >= PARALLEL_MIN_BYTES || tasks.length >= PARALLEL_MIN_FILES);
   const split = parallel ? splitPoint(tasks) : tasks.length;
   const helper = split < tasks.length ? startWorker({ zipPath, root, tasks: tasks.slice(split) }, advance) : undefined;
   try {

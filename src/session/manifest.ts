@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { ZipfsError, isSystemError } from '../errors.ts';
+import { ZipfsError, isSystemError, quote } from '../errors.ts';
 import { writeFully } from '../fd-io.ts';
 import { releasePhaseGarbage } from '../memory.ts';
 import { entryRecordProblem, sessionRecordProblem } from './manifest-check.ts';
@@ -181,7 +181,7 @@ export function sessionDamaged(dir: string, problem: string): ZipfsError {
   const name = path.basename(dir);
   return new ZipfsError(
     'SESSION_DAMAGED',
-    `Session "${name}" is damaged: ${problem}. Its files are still in ${path.join(dir, 'contents')}; copy out what you need, then remove the session with ${invocation('close', { session: name, force: true })}.`,
+    `Session ${quote(name)} is damaged: ${problem}. Its files are still in ${path.join(dir, 'contents')}; copy out what you need, then remove the session with ${invocation('close', { session: name, force: true })}.`,
   );
 }
 

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { sessionPaths, workspacesDir } from './data-dir.ts';
-import { isSystemError } from '../errors.ts';
+import { isSystemError, quote } from '../errors.ts';
 import { readSessionHead, readSessionRecord, type SessionRecord } from './manifest.ts';
 import { removeTree } from './remove-tree.ts';
 
@@ -47,7 +47,7 @@ export function scanWorkspaces(home: string): { sessions: Session[]; damaged: Da
       continue;
     }
     if (head.record.name !== entry.name) {
-      damaged.push({ name: entry.name, dir: paths.dir, reason: `its manifest names it "${head.record.name}" (the folder was renamed)` });
+      damaged.push({ name: entry.name, dir: paths.dir, reason: `its manifest names it ${quote(head.record.name)} (the folder was renamed)` });
       continue;
     }
     const session = withAccessTime(head.record, paths);

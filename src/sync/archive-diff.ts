@@ -10,6 +10,7 @@ import { ZipfsError, isSystemError } from '../errors.ts';
 import { Beneath } from '../files/beneath.ts';
 import { openRegularFile } from '../files/regular-file.ts';
 import { unifiedDiff } from '../files/line-diff.ts';
+import { quoteName } from '../format/quote-name.ts';
 import { normaliseToolPath } from '../files/safe-path.ts';
 import { looksBinary } from '../files/text-or-binary.ts';
 import { invocation, param } from '../message-marks.ts';
@@ -114,7 +115,7 @@ export function diffAgainstArchive(root: string, manifest: Manifest, options: { 
       const binary = !folder && (special || beforeText === undefined || afterText === undefined);
       const entry: FileDiff = { path: shown, status, binary, additions: 0, deletions: 0 };
       let text = '';
-      if (binary) text = `Binary files ${status === 'added' ? '/dev/null' : `a/${bare}`} and ${status === 'deleted' ? '/dev/null' : `b/${bare}`} differ\n`;
+      if (binary) text = `Binary files ${status === 'added' ? '/dev/null' : quoteName(`a/${bare}`)} and ${status === 'deleted' ? '/dev/null' : quoteName(`b/${bare}`)} differ\n`;
       else if (!folder) {
         const diff = unifiedDiff(bare, beforeText!, afterText!, options.context);
         entry.additions = diff.additions;
@@ -123,7 +124,8 @@ export function diffAgainstArchive(root: string, manifest: Manifest, options: { 
       }
       files.push(entry);
       if (text === '' || truncated) continue;
-      const header = `diff --git a/${bare} b/${bare}\n`;
+      // Names in the diff's own lines are quoted as git quotes them (files[].path keeps the exact name).
+      const header = `diff --git ${quoteName(`a/${bare}`)} ${quoteName(`b/${bare}`)}\n`;
       if (options.maxChars !== undefined && chars + header.length + text.length > options.maxChars) {
         // Keep whole lines of what fits; the per-file counts above stay complete.
         const room = Math.max(0, options.maxChars - chars - header.length);

@@ -12,7 +12,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { ZipfsError, isSystemError, permissionDenied } from '../errors.ts';
+import { ZipfsError, isSystemError, permissionDenied, quote } from '../errors.ts';
 import { keepOnExit, removeOnExit } from '../exit-cleanup.ts';
 import { FileSource, ZipWriter, parseCentralRecordBytes, readCentralDirectory, type CentralDirectory, type ZipEntry } from '../zip/index.ts';
 import { foldersOf, type ItemType } from '../open/extraction-plan.ts';
@@ -224,7 +224,7 @@ function identity(file: string): string | undefined {
 /** What the scan found that no zip can hold faithfully, or that would bring outside content in: named, with the way out. */
 function refuseUnsupported(diff: WorkspaceDiff): void {
   if (diff.unsupported.length === 0) return;
-  const shown = diff.unsupported.slice(0, 5).map((u) => `"${u.path}": ${u.reason}`);
+  const shown = diff.unsupported.slice(0, 5).map((u) => `${quote(u.path)}: ${u.reason}`);
   const more = diff.unsupported.length > 5 ? `; and ${diff.unsupported.length - 5} more (${invocation('status')} lists them)` : '';
   throw new ZipfsError('SYNC_FAILED', `The workspace holds what sync will not put in a zip: ${shown.join('; ')}${more}. Nothing was written; fix these and sync again.`);
 }

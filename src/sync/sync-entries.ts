@@ -9,9 +9,9 @@
 import fs from 'node:fs';
 import type { Beneath } from '../files/beneath.ts';
 import { crc32, deflateRaw, deflateRawPiece } from '../zip/codec.ts';
-import { EXTRA_EXTENDED_TIMESTAMP, FLAG_DATA_DESCRIPTOR, FLAG_UTF8, HOST_UNIX, METHOD_DEFLATED, METHOD_STORED, S_IFDIR, S_IFLNK } from '../zip/constants.ts';
+import { FLAG_DATA_DESCRIPTOR, FLAG_UTF8, HOST_UNIX, METHOD_DEFLATED, METHOD_STORED, S_IFDIR, S_IFLNK } from '../zip/constants.ts';
 import { dateToDosDateTime } from '../zip/dos-time.ts';
-import { readLocalExtra, refreshExtraFields, type EntryFields, type ExtraField, type FileSource, type ZipEntry, type ZipWriter } from '../zip/index.ts';
+import { extendedTimestampField, readLocalExtra, refreshExtraFields, type EntryFields, type ExtraField, type FileSource, type ZipEntry, type ZipWriter } from '../zip/index.ts';
 import type { EntryRecord } from '../session/manifest.ts';
 import { observe, readLinkTarget, type Observed, type WorkspaceDiff } from './workspace-diff.ts';
 import { openRegularFile } from '../files/regular-file.ts';
@@ -150,10 +150,9 @@ export async function writeAddition(writer: ZipWriter, beneath: Beneath, relativ
   const content: Content = isDir ? { observed, mode: S_IFDIR | 0o755 } : capture(beneath, relative, captured);
   const name = isDir ? `${relative}/` : relative;
   const mode = isDir ? S_IFDIR | 0o755 : content.observed.kind === 'symlink' ? S_IFLNK | 0o777 : (content.mode & 0o170777) | 0o600;
-  const timestamp = new Uint8Array(5);
-  timestamp[0] = 1;
-  new DataView(timestamp.buffer).setInt32(1, Math.floor(content.observed.mtime_ms / 1000), true);
-  const extra = [{ id: EXTRA_EXTENDED_TIMESTAMP, data: timestamp }];
+  // Outside 1970-2106 the extended timestamp would wrap: such a time is left to the DOS fields.
+  const timestamp = extendedTimestampField(Math.floor(content.observed.mtime_ms / 1000));
+  const extra = timestamp ? [timestamp] : [];
   const frame: Frame = {
     versionMadeBy: UNIX_MADE_BY,
     flags: utf8Flag(name),

@@ -5,6 +5,7 @@ import { dosDateTimeToDate } from './dos-time.ts';
 import { readDirectoryEnd } from './end-of-central-directory.ts';
 import { applyZip64, extendedTimestamp, parseExtraFields, unicodePath, type ExtraField } from './extra-fields.ts';
 import { decodeZipText } from './names.ts';
+import { quoted } from '../format/quote-name.ts';
 import type { ZipSource } from './source.ts';
 import type { CentralDirectory, ZipEntry } from './types.ts';
 
@@ -140,7 +141,7 @@ function parseCentralRecord(reader: ByteReader, at: number, index: number, baseO
     uncompressedSize: reader.u32(at + 24),
     localHeaderOffset: reader.u32(at + 42),
   });
-  if (!sizes) throw invalid(`Entry "${name}" has 32-bit fields saturated for zip64 but no complete zip64 extra field`);
+  if (!sizes) throw invalid(`Entry ${quoted(name)} has 32-bit fields saturated for zip64 but no complete zip64 extra field`);
 
   const versionMadeBy = reader.u16(at + 4);
   const externalAttributes = reader.u32(at + 38);
@@ -160,7 +161,7 @@ function parseCentralRecord(reader: ByteReader, at: number, index: number, baseO
     reader.u16(at + 10),
     reader.u16(at + 12),
     reader.u16(at + 14),
-    extraLength > 0 ? extendedTimestamp(fields) : undefined,
+    extraLength > 0 ? extendedTimestamp(fields, ((reader.u16(at + 14) << 16) | reader.u16(at + 12)) >>> 0) : undefined,
     reader.u32(at + 16),
     sizes.compressedSize,
     sizes.uncompressedSize,

@@ -1,4 +1,5 @@
 import { ZipfsError } from '../errors.ts';
+import { quoted } from '../format/quote-name.ts';
 import { ByteReader } from './bytes.ts';
 import { InflateError, crc32, inflateRaw, inflateRawStream } from './codec.ts';
 import {
@@ -25,7 +26,7 @@ export interface EntrySpan {
 }
 
 function invalid(entry: EntryLocation, reason: string): ZipfsError {
-  return new ZipfsError('ZIP_INVALID', `Entry "${entry.name}": ${reason}. The archive is damaged or uses a feature zipfs cannot read; nothing was extracted.`);
+  return new ZipfsError('ZIP_INVALID', `Entry ${quoted(entry.name)}: ${reason}. The archive is damaged or uses a feature zipfs cannot read; nothing was extracted.`);
 }
 
 /** Reads the local header to find the data. The central directory's sizes are
@@ -77,7 +78,7 @@ export function readEntryData(source: ZipSource, entry: EntryLocation, span = lo
       data = inflateRaw(raw, entry.uncompressedSize);
     } catch (error) {
       if (error instanceof InflateError && error.overflow) {
-        throw new ZipfsError('ZIP_BOMB_DETECTED', `Entry "${entry.name}" inflates to more than the ${entry.uncompressedSize} bytes its header declares; its headers lie, so the archive was refused.`);
+        throw new ZipfsError('ZIP_BOMB_DETECTED', `Entry ${quoted(entry.name)} inflates to more than the ${entry.uncompressedSize} bytes its header declares; its headers lie, so the archive was refused.`);
       }
       throw invalid(entry, (error as Error).message);
     }
@@ -121,7 +122,7 @@ export async function streamEntryData(source: ZipSource, entry: EntryLocation, s
       await inflateRawStream(chunks(), entry.uncompressedSize, take);
     } catch (error) {
       if (error instanceof InflateError && error.overflow) {
-        throw new ZipfsError('ZIP_BOMB_DETECTED', `Entry "${entry.name}" inflates to more than the ${entry.uncompressedSize} bytes its header declares; its headers lie, so the archive was refused.`);
+        throw new ZipfsError('ZIP_BOMB_DETECTED', `Entry ${quoted(entry.name)} inflates to more than the ${entry.uncompressedSize} bytes its header declares; its headers lie, so the archive was refused.`);
       }
       if (!(error instanceof InflateError)) throw error; // the sink's own failure (a full disk), as it is
       throw invalid(entry, error.message);

@@ -49,11 +49,42 @@ export function applyZip64(fields: ExtraField[], values: Zip64Values): Zip64Valu
   return out;
 }
 
-/** The modification time (Unix seconds) from an extended-timestamp field, if it carries one. */
-export function extendedTimestamp(fields: ExtraField[]): number | undefined {
+/**
+ * The extended-timestamp field (0x5455, "UT") holds Unix seconds in 32 bits without saying
+ * whether they are signed. 7-Zip, Go, Java and libarchive read them unsigned (1970 to 2106);
+ * Info-ZIP's zip writes times before 1970 as negative numbers, with the DOS fields at their
+ * 1980 minimum. A value with the top bit set is therefore read as Info-ZIP's unzip reads it:
+ * before 1970 when the DOS time is that minimum, after 2038-01-19 when the DOS time is from
+ * 2038-01-18 on, and not at all (the DOS time decides) when the two disagree.
+ */
+const DOS_MINIMUM = 0x0021_0000;
+const DOS_2038_01_18 = 0x7432_0000;
+const TOP_BIT = 0x8000_0000;
+
+/** The modification time (Unix seconds) from an extended-timestamp field, if it carries a usable one.
+ * `dosDateTime` is the record's DOS date and time as one number (date in the high 16 bits). */
+export function extendedTimestamp(fields: ExtraField[], dosDateTime: number): number | undefined {
   const field = fields.find((f) => f.id === EXTRA_EXTENDED_TIMESTAMP);
   if (!field || field.data.length < 5 || (field.data[0]! & 1) === 0) return undefined;
-  return new ByteReader(field.data).u32(1) | 0; // signed: times before 1970 are negative
+  const seconds = new ByteReader(field.data).u32(1);
+  if (seconds < TOP_BIT) return seconds;
+  if (dosDateTime === DOS_MINIMUM) return seconds - 2 ** 32;
+  return dosDateTime >= DOS_2038_01_18 ? seconds : undefined;
+}
+
+/** Whether a time can go in an extended-timestamp field so that every reader agrees on it:
+ * 1970-01-01 to 2106-02-07 (unsigned 32 bits). Other times are left to the DOS fields. */
+export function fitsExtendedTimestamp(unixSeconds: number): boolean {
+  return unixSeconds >= 0 && unixSeconds <= UINT32_MAX;
+}
+
+/** A new extended-timestamp field holding only the modification time, or undefined when the time does not fit. */
+export function extendedTimestampField(unixSeconds: number): ExtraField | undefined {
+  if (!fitsExtendedTimestamp(unixSeconds)) return undefined;
+  const data = new Uint8Array(5);
+  data[0] = 1; // flags: modification time present
+  new DataView(data.buffer).setUint32(1, unixSeconds, true);
+  return { id: EXTRA_EXTENDED_TIMESTAMP, data };
 }
 
 /** The Info-ZIP Unicode Path field's name, when its CRC matches the stored name (else the name was edited since). */

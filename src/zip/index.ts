@@ -4,6 +4,6 @@ export { assertReadable, locateEntryData, readEntryData, readLocalExtra, streamE
 export { ZipWriter } from './writer.ts';
 export { LayoutError, assertOpenableLayout, checkLayout } from './layout.ts';
 export { refreshExtraFields, type EntryFields } from './records.ts';
-export type { ExtraField } from './extra-fields.ts';
+export { extendedTimestampField, type ExtraField } from './extra-fields.ts';
 export { BufferSource, FileSource, type ZipSource } from './source.ts';
 export type { CentralDirectory, EntryLocation, ZipEntry } from './types.ts';

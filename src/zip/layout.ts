@@ -12,7 +12,7 @@ import { ZipfsError } from '../errors.ts';
 import { ByteReader } from './bytes.ts';
 import { FLAGS_THAT_MATTER, FLAG_DATA_DESCRIPTOR, LOCAL_HEADER_LENGTH, MAX_VERSION_NEEDED, SIG_LOCAL_HEADER, UINT32_MAX } from './constants.ts';
 import { applyZip64, parseExtraFields } from './extra-fields.ts';
-import { printable } from './names.ts';
+import { quoted } from '../format/quote-name.ts';
 import type { ZipSource } from './source.ts';
 import type { CentralDirectory, ZipEntry } from './types.ts';
 
@@ -103,7 +103,7 @@ function centralProblem(entry: ZipEntry): string | undefined {
 }
 
 function describe(entry: ZipEntry): string {
-  return `Entry "${printable(entry.name)}"`;
+  return `Entry ${quoted(entry.name)}`;
 }
 
 /** checkLayout for an archive about to be opened: overlaps are a bomb, the rest damage. */

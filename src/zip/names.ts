@@ -30,8 +30,3 @@ export function tryDecodeUtf8(bytes: Uint8Array): string | undefined {
 export function decodeZipText(bytes: Uint8Array): string {
   return tryDecodeUtf8(bytes) ?? decodeCp437(bytes);
 }
-
-/** Shows control characters in a name as escapes, so messages stay one readable line. */
-export function printable(name: string): string {
-  return name.replace(/[\u0000-\u001f\u007f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
-}

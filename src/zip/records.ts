@@ -21,7 +21,7 @@ import {
   ZIP64_END_OF_CENTRAL_DIR_LENGTH,
   ZIP64_LOCATOR_LENGTH,
 } from './constants.ts';
-import { parseExtraFields, type ExtraField } from './extra-fields.ts';
+import { fitsExtendedTimestamp, parseExtraFields, type ExtraField } from './extra-fields.ts';
 
 /** What a newly written entry's headers say. */
 export interface EntryFields {
@@ -56,23 +56,28 @@ const NTFS_EPOCH_OFFSET = 11_644_473_600;
 /**
  * Extra fields without zip64 (recomputed on write), with the modification time
  * in the extended-timestamp and NTFS fields set to `unixSeconds`, so no reader
- * shows the old time for new data; every other field stays as it was.
+ * shows the old time for new data; every other field stays as it was. A time
+ * the extended timestamp cannot hold for every reader (before 1970, after
+ * 2106) drops that field: the DOS fields then carry the time, where a wrapped
+ * 32-bit value would have sent it to another century.
  */
 export function refreshExtraFields(block: Uint8Array, unixSeconds: number): ExtraField[] {
   return parseExtraFields(block)
     .filter((f) => f.id !== EXTRA_ZIP64)
-    .map((f) => {
+    .flatMap((f) => {
       if (f.id === EXTRA_EXTENDED_TIMESTAMP && f.data.length >= 5 && (f.data[0]! & 1) === 1) {
+        if (!fitsExtendedTimestamp(unixSeconds)) return [];
         const data = f.data.slice();
-        new DataView(data.buffer).setInt32(1, unixSeconds, true);
-        return { id: f.id, data };
+        new DataView(data.buffer).setUint32(1, unixSeconds, true);
+        return [{ id: f.id, data }];
       }
       if (f.id === EXTRA_NTFS && f.data.length >= 32 && new ByteReader(f.data).u16(4) === 1 && new ByteReader(f.data).u16(6) >= 24) {
         const data = f.data.slice();
-        new DataView(data.buffer).setBigUint64(8, BigInt(unixSeconds + NTFS_EPOCH_OFFSET) * 10_000_000n, true);
-        return { id: f.id, data };
+        // FILETIME counts from 1601 in 64 bits: every time a file system gives fits (before 1601 is clamped to it).
+        new DataView(data.buffer).setBigUint64(8, BigInt(Math.max(0, unixSeconds + NTFS_EPOCH_OFFSET)) * 10_000_000n, true);
+        return [{ id: f.id, data }];
       }
-      return f;
+      return [f];
     });
 }
 
