@@ -28,6 +28,7 @@ export const ERROR_CODES = {
   PERMISSION_DENIED: { exit: 17, summary: 'A file or folder zipfs needs cannot be read or written by this user (zipfs extension)' },
   SESSION_DAMAGED: { exit: 18, summary: "A session's manifest or workspace folder is damaged (zipfs extension)" },
   EDIT_MISMATCH: { exit: 19, summary: 'An edit\'s old_text matches the file no times or several times; nothing was written (zipfs extension)' },
+  FILE_IN_USE: { exit: 20, summary: 'Another program holds a file zipfs needs open (Windows sharing); nothing was changed (zipfs extension)' },
   INTERNAL_ERROR: { exit: 70, summary: 'A bug or an unexpected system failure (zipfs extension)' },
 } as const;
 
@@ -63,6 +64,7 @@ export function toZipfsError(error: unknown): ZipfsError {
   if (error instanceof ZipfsError) return error;
   showPathsOf(error);
   if (isSystemError(error, 'ENOSPC', 'EDQUOT')) return diskFull(error);
+  if (isSystemError(error, 'EBUSY', 'ETXTBSY')) return fileInUse(error);
   if (isSystemError(error, 'EACCES', 'EPERM', 'EROFS')) return permissionDenied(error);
   const detail = error instanceof Error ? error.message : String(error);
   return new ZipfsError('INTERNAL_ERROR', `Unexpected failure: ${detail}. This is a zipfs bug or a system fault; retry, and report it if it persists.`, { cause: error });
@@ -73,6 +75,16 @@ export function toZipfsError(error: unknown): ZipfsError {
 export function diskFull(error: NodeJS.ErrnoException, location = error.path && shownPath(error.path)): ZipfsError {
   const which = location ? `The disk holding ${location} is full` : 'The disk is full';
   return new ZipfsError('LIMIT_EXCEEDED', `${which}. Free some space there or prune sessions (${invocation('prune', { stale: '7d' })}), or set ZIPFS_HOME to a larger disk, then retry.`);
+}
+
+/**
+ * EBUSY: another program holds the file open without sharing it, an ordinary
+ * condition on Windows (an editor, an indexer, a virus scanner). Name the
+ * file, say who, and that a retry once it is closed will do.
+ */
+export function fileInUse(error: NodeJS.ErrnoException): ZipfsError {
+  const what = error.path ? shownPath(error.path) : 'A file zipfs needs';
+  return new ZipfsError('FILE_IN_USE', `${what} is in use by another program, which holds it open; nothing was changed. Close it there (or wait for that program to let go), then retry.`);
 }
 
 /** EACCES, EPERM or EROFS: name the path and the way out, instead of a stack trace. */

@@ -4,31 +4,17 @@
  * and a leading `/` still means the workspace root. Outside any workspace,
  * paths are taken from the root as always.
  */
-import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from '../command.ts';
-import { workspacesDir } from '../session/data-dir.ts';
-
-/** The session the current folder is inside, and the folder's path within its workspace. */
-function placeInWorkspace(home: string, cwd: string): { session: string; folder: string } | undefined {
-  let relative: string;
-  try {
-    relative = path.relative(fs.realpathSync(workspacesDir(home)), fs.realpathSync(cwd));
-  } catch {
-    return undefined;
-  }
-  const [session, contents, ...rest] = relative.split(path.sep);
-  if (!session || session.startsWith('..') || path.isAbsolute(relative) || contents !== 'contents') return undefined;
-  return { session, folder: rest.join('/') };
-}
+import { workspaceOfFolder } from '../session/workspace-of-folder.ts';
 
 export function rebaseOnCurrentFolder(command: Command, input: Record<string, unknown>, home: string, cwd: string, sessionFromEnv: string | undefined): void {
   const keys = command.cli.workspacePaths;
   if (!keys) return;
-  const place = placeInWorkspace(home, cwd);
+  const place = workspaceOfFolder(home, cwd);
   // Only for the workspace one stands in: another session named explicitly takes root-relative paths.
   const named = (input.session as string | undefined) ?? sessionFromEnv;
-  if (!place || place.folder === '' || (named !== undefined && named !== place.session)) return;
+  if (!place || place.folder === undefined || place.folder === '' || (named !== undefined && named !== place.session)) return;
   for (const key of keys) {
     const value = input[key];
     if (value === undefined && key === keys[0] && command.cli.fromCurrentFolder) input[key] = place.folder;

@@ -9,6 +9,7 @@ import { ZipfsError, quote } from '../errors.ts';
 import { param } from '../message-marks.ts';
 import { removeBeneath, withBeneath } from './beneath.ts';
 import { normaliseToolPath } from './safe-path.ts';
+import { foldCase } from '../open/platform-names.ts';
 
 export function moveWorkspacePath(root: string, fromInput: string, toInput: string, overwrite: boolean): { from: string; to: string } {
   const from = normaliseToolPath(fromInput);
@@ -21,7 +22,11 @@ export function moveWorkspacePath(root: string, fromInput: string, toInput: stri
     if (to === from) return { from, to };
     if (moving.isDirectory() && (to + '/').startsWith(`${from}/`)) throw new ZipfsError('INVALID_INPUT', `Invalid input for move: ${quote(to)} is inside ${quote(from)}; a folder cannot move into itself.`);
     const target = beneath.place(to, { create: true });
-    const existing = fs.lstatSync(target.path, { throwIfNoEntry: false });
+    const found = fs.lstatSync(target.path, { throwIfNoEntry: false });
+    // On a folder that folds case (macOS, Windows), `Docs` finds `docs` itself: a case-only rename, never a
+    // replacement (which would delete the source first). Same file and a name differing only in case tells it
+    // from a hard link under another name.
+    const existing = found && !(found.ino === moving.ino && found.dev === moving.dev && foldCase(from) === foldCase(to)) ? found : undefined;
     if (existing) {
       if (!overwrite) throw new ZipfsError('INVALID_INPUT', `${quote(to)} already exists; pass ${param('overwrite')} to replace it, or choose another name.`);
       if (existing.isDirectory() !== moving.isDirectory()) {

@@ -4,6 +4,7 @@ import { assertReadable, type CentralDirectory, type ZipEntry } from '../zip/ind
 import { LOCAL_HEADER_LENGTH } from '../zip/constants.ts';
 import { quoted } from '../format/quote-name.ts';
 import { entryPath } from './entry-paths.ts';
+import { assertNoCaseCollisions, assertWindowsNames } from './platform-names.ts';
 
 export type ItemType = 'file' | 'dir' | 'symlink';
 
@@ -44,7 +45,13 @@ export function foldersOf(items: readonly { path: string; type: ItemType }[]): S
  * unsafe, two entries claim one path, an entry cannot be decoded, or the
  * declared sizes break a limit. Data-level checks follow during extraction.
  */
-export function planExtraction(directory: CentralDirectory, limits: Limits): ExtractionPlan {
+/** What the workspace's folder can hold (platform-names.ts): case folded, Windows names. */
+export interface FolderRules {
+  caseInsensitive?: boolean;
+  windowsNames?: boolean;
+}
+
+export function planExtraction(directory: CentralDirectory, limits: Limits, rules: FolderRules = {}): ExtractionPlan {
   const { entries } = directory;
   if (entries.length > limits.maxEntries) {
     throw bomb(`The archive has ${entries.length} entries, over the limit of ${limits.maxEntries}. If it is trusted, raise ZIPFS_MAX_ENTRIES and open it again.`);
@@ -66,6 +73,8 @@ export function planExtraction(directory: CentralDirectory, limits: Limits): Ext
   }
 
   const directories = foldersOf(items);
+  if (rules.windowsNames) assertWindowsNames(items);
+  if (rules.caseInsensitive) assertNoCaseCollisions(items, directories);
   for (const dir of directories) {
     const holder = byPath.get(dir);
     if (holder && holder.type !== 'dir') {

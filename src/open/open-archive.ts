@@ -6,6 +6,7 @@ import type { Limits } from '../limits.ts';
 import { FileSource, assertOpenableLayout, readCentralDirectory, readEntryData, type CentralDirectory, type ZipSource } from '../zip/index.ts';
 import { sessionPaths, workspacesDir } from '../session/data-dir.ts';
 import { assertPathsFit } from './entry-paths.ts';
+import { foldsCase } from '../session/case-probe.ts';
 import { taskCost, writeFileTask, type FileTask } from './extract-files.ts';
 import type { ExtractJob, ExtractReport } from './extract-worker.ts';
 import { planExtraction, type ExtractionPlan } from './extraction-plan.ts';
@@ -49,7 +50,8 @@ export async function openArchive(request: OpenRequest): Promise<Session> {
   const source = openSource(zipPath);
   try {
     const directory = readCentralDirectory(source);
-    const plan = planExtraction(directory, request.limits);
+    const caseInsensitive = probeWorkspaces(request.home);
+    const plan = planExtraction(directory, request.limits, { caseInsensitive, windowsNames: process.platform === 'win32' });
     assertPathsFit(plan.items, workspacesDir(request.home));
     assertLayout(zipPath, directory, plan);
     const staging = prepareStaging(request, plan.totalBytes);
@@ -59,7 +61,7 @@ export async function openArchive(request: OpenRequest): Promise<Session> {
       releasePhaseGarbage(entries.length);
       request.signal?.throwIfAborted();
       const symlinks = plan.items.filter((i) => i.type === 'symlink').map((i) => i.path);
-      const record = sessionRecord(zipPath, fingerprintSource(source, directory, zipPath), staging, { files: plan.fileCount, dirs: plan.dirCount, bytes: plan.totalBytes, symlinks });
+      const record = sessionRecord(zipPath, fingerprintSource(source, directory, zipPath), staging, { files: plan.fileCount, dirs: plan.dirCount, bytes: plan.totalBytes, symlinks }, caseInsensitive);
       const name = publish(request.home, staging, record, entries, request.name);
       return loadSession(request.home, name)!;
     } catch (error) {
@@ -82,7 +84,7 @@ function createArchiveSession(request: OpenRequest, zipPath: string): Session {
   const staging = prepareStaging(request, 0);
   try {
     fs.mkdirSync(path.join(staging, 'contents'));
-    const record = sessionRecord(zipPath, { size: -1, mtime_ms: 0, directory_sha256: '' }, staging, { files: 0, dirs: 0, bytes: 0, symlinks: [] });
+    const record = sessionRecord(zipPath, { size: -1, mtime_ms: 0, directory_sha256: '' }, staging, { files: 0, dirs: 0, bytes: 0, symlinks: [] }, probeWorkspaces(request.home));
     return loadSession(request.home, publish(request.home, staging, record, [], request.name))!;
   } catch (error) {
     discardStaging(staging);
@@ -101,7 +103,14 @@ function prepareStaging(request: OpenRequest, bytes: number): string {
   return createStaging(request.home);
 }
 
-function sessionRecord(zipPath: string, source: SessionRecord['source'], staging: string, counts: { files: number; dirs: number; bytes: number; symlinks: string[] }): SessionRecord {
+/** Whether the folder the workspaces live in folds case: made first if missing, as the session's folder will be. */
+function probeWorkspaces(home: string): boolean {
+  const dir = workspacesDir(home);
+  fs.mkdirSync(dir, { recursive: true });
+  return foldsCase(dir);
+}
+
+function sessionRecord(zipPath: string, source: SessionRecord['source'], staging: string, counts: { files: number; dirs: number; bytes: number; symlinks: string[] }, caseInsensitive: boolean): SessionRecord {
   return {
     kind: 'session',
     format: MANIFEST_FORMAT,
@@ -115,6 +124,7 @@ function sessionRecord(zipPath: string, source: SessionRecord['source'], staging
     extracted_size_bytes: counts.bytes,
     ctime_fence_ms: ctimeFence(staging),
     symlinks: counts.symlinks,
+    case_insensitive: caseInsensitive,
   };
 }
 

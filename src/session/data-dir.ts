@@ -4,16 +4,20 @@ import { ZipfsError } from '../errors.ts';
 import path from 'node:path';
 
 /**
- * Where zipfs keeps its workspaces: $ZIPFS_HOME, else $XDG_DATA_HOME/zipfs,
- * else ~/.local/share/zipfs. It is made when missing; something that is not a
- * folder at that path is a mistake in the variable, said as such.
+ * Where zipfs keeps its workspaces: $ZIPFS_HOME, else on Windows
+ * %LOCALAPPDATA%\zipfs (where Windows programs keep per-user data that does
+ * not roam), else $XDG_DATA_HOME/zipfs, else ~/.local/share/zipfs. It is made
+ * when missing; something that is not a folder at that path is a mistake in
+ * the variable, said as such.
  */
-export function dataDir(env: NodeJS.ProcessEnv = process.env): string {
+export function dataDir(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string {
   const [home, from] = env.ZIPFS_HOME
     ? [path.resolve(env.ZIPFS_HOME), 'ZIPFS_HOME']
-    : env.XDG_DATA_HOME
-      ? [path.resolve(env.XDG_DATA_HOME, 'zipfs'), 'XDG_DATA_HOME']
-      : [path.join(os.homedir(), '.local', 'share', 'zipfs'), undefined];
+    : platform === 'win32' && env.LOCALAPPDATA
+      ? [path.resolve(env.LOCALAPPDATA, 'zipfs'), 'LOCALAPPDATA']
+      : env.XDG_DATA_HOME
+        ? [path.resolve(env.XDG_DATA_HOME, 'zipfs'), 'XDG_DATA_HOME']
+        : [path.join(os.homedir(), '.local', 'share', 'zipfs'), undefined];
   const stats = fs.statSync(home, { throwIfNoEntry: false });
   if (stats && !stats.isDirectory()) {
     const cause = from ? `${from} names ${home}` : `zipfs keeps its sessions in ${home}`;

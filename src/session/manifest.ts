@@ -41,6 +41,8 @@ export interface SessionRecord {
   ctime_fence_ms?: number;
   /** Workspace paths of entries that are symlinks in the archive (regular files here). */
   symlinks: string[];
+  /** The workspace's folder does not tell names apart by case (probed at open: case-probe.ts); absent in older manifests, read as false. */
+  case_insensitive?: boolean;
 }
 
 export interface EntryRecord {

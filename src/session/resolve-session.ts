@@ -1,7 +1,6 @@
 import fs from 'node:fs';
-import path from 'node:path';
 import { ZipfsError, isSystemError, quote } from '../errors.ts';
-import { workspacesDir } from './data-dir.ts';
+import { workspaceOfFolder } from './workspace-of-folder.ts';
 import { sessionDamaged } from './manifest.ts';
 import { scanWorkspaces, touchSession, type DamagedSession, type Session } from './session-store.ts';
 import { invocation, param } from '../message-marks.ts';
@@ -38,17 +37,8 @@ function select(sessions: Session[], damaged: DamagedSession[], selector: string
 }
 
 function sessionAt(home: string, cwd: string, sessions: Session[], damaged: DamagedSession[]): Session | undefined {
-  let real: string;
-  let root: string;
-  try {
-    real = fs.realpathSync(cwd);
-    root = fs.realpathSync(workspacesDir(home));
-  } catch {
-    return undefined;
-  }
-  const relative = path.relative(root, real);
-  if (relative === '' || relative.startsWith('..') || path.isAbsolute(relative)) return undefined;
-  const name = relative.split(path.sep)[0];
+  const name = workspaceOfFolder(home, cwd)?.session;
+  if (name === undefined) return undefined;
   const broken = damaged.find((d) => d.name === name);
   if (broken) throw sessionDamaged(broken.dir, broken.reason);
   return sessions.find((s) => s.record.name === name);

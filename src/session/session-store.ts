@@ -4,6 +4,7 @@ import { sessionPaths, workspacesDir } from './data-dir.ts';
 import { isSystemError, quote } from '../errors.ts';
 import { readSessionHead, readSessionRecord, type SessionRecord } from './manifest.ts';
 import { removeTree } from './remove-tree.ts';
+import { sameFile } from './same-file.ts';
 
 /** A session found on disk: its record plus where its files are. */
 export interface Session {
@@ -62,16 +63,9 @@ export function listSessions(home: string): Session[] {
 }
 
 /** The open session of a zip, if it has one (by its real path: a link or a relative path names the same file). */
+/** The session of the zip at `zipPath`, whatever the case or separators of the path it was opened by (same-file.ts). */
 export function sessionOf(home: string, zipPath: string): Session | undefined {
-  const real = (file: string) => {
-    try {
-      return fs.realpathSync(file);
-    } catch {
-      return path.resolve(file);
-    }
-  };
-  const wanted = real(zipPath);
-  return listSessions(home).find((session) => real(session.record.source_path) === wanted);
+  return listSessions(home).find((session) => sameFile(session.record.source_path, zipPath));
 }
 
 export function loadSession(home: string, name: string): Session | undefined {

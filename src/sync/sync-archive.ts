@@ -20,7 +20,7 @@ import { entryRecord, fingerprintSource, readManifest, writeManifest, type Entry
 import type { Progress } from '../open/open-archive.ts';
 import type { Session } from '../session/session-store.ts';
 import { writeAddition, writeFromWorkspace, type Captured } from './sync-entries.ts';
-import { TEMP_MARK, assertBackupPathFree, fsyncDirectory, keepBackup, removeDeadTemporaries } from './sync-files.ts';
+import { TEMP_MARK, assertBackupPathFree, fsyncDirectory, keepBackup, removeDeadTemporaries, renameOver } from './sync-files.ts';
 import { verifyWritten } from './verify-written.ts';
 import { assertReopenable, assertWithinOpenLimits } from './reopen-check.ts';
 import type { Limits } from '../limits.ts';
@@ -188,7 +188,7 @@ async function writeBack(request: SyncRequest, manifest: Manifest, diff: Workspa
     // (resolved with force); the archive itself is whole either way.
     writeManifest(nextManifestPath(session), next.session, next.entries);
     const backup = source.exists && request.backup ? keepBackup(target) : null;
-    fs.renameSync(temporary, target);
+    await renameOver(temporary, target);
     keepOnExit(temporary);
     fsyncDirectory(path.dirname(target));
     fs.renameSync(nextManifestPath(session), session.manifest);
@@ -200,6 +200,9 @@ async function writeBack(request: SyncRequest, manifest: Manifest, diff: Workspa
     if (error instanceof ZipfsError && !vanished(error)) throw error;
     if (vanished(error)) {
       throw new ZipfsError('SYNC_FAILED', `A file of the workspace vanished while sync was reading it (${showPathsOf(error as Error).message}); the source zip was left unchanged. Sync again once nothing else is changing the workspace.`);
+    }
+    if (isSystemError(error, 'EBUSY', 'ETXTBSY') || (process.platform === 'win32' && isSystemError(error, 'EPERM') && (error.path === temporary || error.path === target))) {
+      throw new ZipfsError('FILE_IN_USE', `The zip ${target} is in use by another program, which holds it open, so the new archive could not replace it; the zip and the workspace were left as they were. Close it there, then sync again.`);
     }
     if (isSystemError(error, 'ENOSPC', 'EDQUOT')) throw new ZipfsError('SYNC_FAILED', `The disk holding ${path.dirname(target)} is full; the source zip was left unchanged. Free some space there and sync again.`);
     if (isSystemError(error, 'EACCES', 'EPERM', 'EROFS')) {

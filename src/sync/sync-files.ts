@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { isProcessAlive } from '../session/process-alive.ts';
-import { ZipfsError } from '../errors.ts';
+import { ZipfsError, isSystemError } from '../errors.ts';
 import { param } from '../message-marks.ts';
 
 /** Marks zipfs temporaries beside a source zip: `.<name>.zipfs-<pid>-<id>.tmp`. */
@@ -47,6 +47,28 @@ export function assertBackupPathFree(target: string): void {
   const stats = fs.lstatSync(backup, { throwIfNoEntry: false });
   if (stats && !stats.isFile() && !stats.isSymbolicLink()) {
     throw new ZipfsError('SYNC_FAILED', `Sync keeps the previous archive as ${backup}, but a ${stats.isDirectory() ? 'folder' : 'special file'} is there. Move it away, or sync without a backup (${param('backup', false)}); the zip was left as it was.`);
+  }
+}
+
+/** How long the final rename keeps trying on Windows, where virus scanners and indexers hold a new file for a moment. */
+const RENAME_RETRY_MS = [50, 100, 200, 400, 800];
+
+/**
+ * Renames the new archive over the zip. On Windows another program holding
+ * either file (open without delete sharing) makes the rename fail with EBUSY
+ * or EPERM for as long as it holds it: retried for about 1.5 s, then the error
+ * stands (FILE_IN_USE, from the caller). Elsewhere a rename either works or
+ * will not by waiting.
+ */
+export async function renameOver(from: string, to: string, platform: NodeJS.Platform = process.platform): Promise<void> {
+  for (const pause of platform === 'win32' ? [...RENAME_RETRY_MS, undefined] : [undefined]) {
+    try {
+      fs.renameSync(from, to);
+      return;
+    } catch (error) {
+      if (pause === undefined || !isSystemError(error, 'EBUSY', 'EPERM', 'EACCES')) throw error;
+      await Bun.sleep(pause);
+    }
   }
 }
 

@@ -20,6 +20,7 @@ import { S_IFDIR, S_IFLNK, S_IFMT, S_IFREG } from '../zip/constants.ts';
 import { tryDecodeUtf8 } from '../zip/names.ts';
 import { foldersOf } from '../open/extraction-plan.ts';
 import { maxEntryPathBytes, unwritableName } from '../open/entry-paths.ts';
+import { foldCase } from '../open/platform-names.ts';
 import type { EntryRecord, Manifest } from '../session/manifest.ts';
 import { openRegularFile, specialKind } from '../files/regular-file.ts';
 
@@ -233,6 +234,32 @@ function findUnsupported(changed: string[], additions: WorkspaceDiff['additions'
   return found.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
 
+/**
+ * On a folder that folds case, the disk may show an entry under another case
+ * of its name: `docs/b.txt` extracted into the `Docs/` that `Docs/a.txt`
+ * made, or `README.txt` rewritten by an editor as `readme.TXT`. The entry is
+ * the same file there, so what the scan found is filed under the entry's own
+ * name, which sync keeps; open refused true collisions (platform-names.ts).
+ */
+function matchFoldedNames(items: Map<string, Observed>, emptyDirs: Set<string>, entries: EntryRecord[]): void {
+  const disk = new Map(items);
+  const byFold = new Map<string, string>();
+  for (const found of disk.keys()) byFold.set(foldCase(found), found);
+  const entryPaths = new Set(entries.map((entry) => entry.path));
+  for (const entry of entries) {
+    if (entry.path === '' || items.has(entry.path)) continue;
+    const found = byFold.get(foldCase(entry.path));
+    if (found === undefined) continue;
+    items.set(entry.path, disk.get(found)!);
+    if (emptyDirs.has(found)) emptyDirs.add(entry.path);
+    // Still there under its own name when it is an entry too (folders `Docs/` and `docs/`: one folder on disk).
+    if (!entryPaths.has(found)) {
+      items.delete(found);
+      emptyDirs.delete(found);
+    }
+  }
+}
+
 /** `root`: a session's contents folder, `<workspaces>/<name>/contents`. */
 export function diffWorkspace(root: string, manifest: Manifest): WorkspaceDiff {
   return withBeneath(root, (beneath) => compare(beneath, manifest));
@@ -241,6 +268,7 @@ export function diffWorkspace(root: string, manifest: Manifest): WorkspaceDiff {
 function compare(beneath: Beneath, { session, entries }: Manifest): WorkspaceDiff {
   const fenceMs = session.ctime_fence_ms;
   const { items, emptyDirs, badNames } = scan(beneath.folder(''));
+  if (session.case_insensitive === true) matchFoldedNames(items, emptyDirs, entries);
   const states = new Map<number, EntryState>();
   const modified: string[] = [];
   const deleted: string[] = [];

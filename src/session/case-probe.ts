@@ -1,0 +1,20 @@
+/**
+ * Whether a folder tells names apart by case. It is a property of the file
+ * system, not of the platform (a case-sensitive APFS volume on macOS, a
+ * case-sensitive folder on Windows, a casefold ext4 folder on Linux), so it
+ * is probed where the workspaces live when a session is made, and recorded
+ * in the session.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+
+export function foldsCase(dir: string): boolean {
+  const name = `.zipfs-case-probe-${process.pid}-${globalThis.crypto.randomUUID()}`;
+  const file = path.join(dir, name);
+  fs.writeFileSync(file, '', { flag: 'wx' });
+  try {
+    return fs.existsSync(path.join(dir, name.toUpperCase()));
+  } finally {
+    fs.rmSync(file, { force: true });
+  }
+}
