@@ -89,7 +89,7 @@ export const edit = defineCommand({
         }
         const after = applyEdits(before.text, input.edits as TextEdit[], file.relative);
         const bytes = Buffer.from(after.text);
-        if (!input.dry_run) writeWorkspaceFile(session.contents, file.relative, bytes, false);
+        if (!input.dry_run) writeWorkspaceFile(session.contents, file.relative, bytes, false, false, session.record.case_insensitive === true);
         const sha256 = new Bun.CryptoHasher('sha256').update(bytes).digest('hex');
         return { sha256, size_bytes: bytes.length, replacements: after.replacements, diff: unifiedDiff(file.relative, before.text, after.text).text };
       },

@@ -34,7 +34,7 @@ export const write = defineCommand({
   async run(input, context) {
     const session = resolveSession(context.home, input.session, context.hints);
     const bytes = decode(input.content, input.encoding);
-    const { size } = await withSessionLock(session, 'write', () => writeWorkspaceFile(session.contents, input.path, bytes, input.create_dirs, input.append), lockWait(context));
+    const { size } = await withSessionLock(session, 'write', () => writeWorkspaceFile(session.contents, input.path, bytes, input.create_dirs, input.append, session.record.case_insensitive === true), lockWait(context));
     return { written: true, size_bytes: size };
   },
   render: (out) => `Wrote ${humanBytes(out.size_bytes)}.`,

@@ -7,7 +7,8 @@ import fs from 'node:fs';
 import { ZipfsError, isSystemError, quote } from '../errors.ts';
 import { writeFully } from '../fd-io.ts';
 import { linkRefused, normaliseToolPath } from './safe-path.ts';
-import { removeBeneath, withBeneath } from './beneath.ts';
+import { removeBeneath, withBeneath, type Folder } from './beneath.ts';
+import { foldCase } from '../open/platform-names.ts';
 import { param } from '../message-marks.ts';
 
 /**
@@ -18,7 +19,7 @@ import { param } from '../message-marks.ts';
  * links and held open (beneath.ts), so the temporary, the rename and the
  * append all land in it even if a link is swapped in meanwhile.
  */
-export function writeWorkspaceFile(root: string, input: string, bytes: Uint8Array, createDirs: boolean, append = false): { relative: string; size: number } {
+export function writeWorkspaceFile(root: string, input: string, bytes: Uint8Array, createDirs: boolean, append = false, foldsCase = false): { relative: string; size: number } {
   const relative = normaliseToolPath(input);
   if (relative === '') throw new ZipfsError('INVALID_INPUT', 'Invalid argument path: it names the workspace root; give a file path such as "notes/todo.txt".');
   return withBeneath(root, (beneath) => {
@@ -52,7 +53,9 @@ export function writeWorkspaceFile(root: string, input: string, bytes: Uint8Arra
       // 'wx' (O_EXCL) never follows a link at the temporary's name.
       fs.writeFileSync(temporary, bytes, { mode: target ? target.mode & 0o7777 : 0o644, flag: 'wx' });
       if (target) fs.chmodSync(temporary, target.mode & 0o7777);
-      fs.renameSync(temporary, place.path);
+      // On a folder that folds case, `readme.TXT` may be `README.txt`: the rename goes to the stored name, which
+      // NTFS would otherwise replace with the spelling given, so the entry keeps its own name.
+      fs.renameSync(temporary, target && foldsCase ? place.folder.child(storedName(place.folder, place.name, target)) : place.path);
     } catch (error) {
       fs.rmSync(temporary, { force: true });
       if (isSystemError(error, 'ENAMETOOLONG', 'EINVAL')) throw new ZipfsError('INVALID_INPUT', `Invalid argument path: ${quote(relative)} cannot be created here (${(error as Error).message}).`);
@@ -60,6 +63,13 @@ export function writeWorkspaceFile(root: string, input: string, bytes: Uint8Arra
     }
     return { relative, size: bytes.length };
   });
+}
+
+/** The name `name` is stored under in `folder`, where lookups fold case: the entry with the same identity. */
+function storedName(folder: Folder, name: string, target: fs.Stats): string {
+  const names = fs.readdirSync(folder.path);
+  if (names.includes(name)) return name;
+  return names.find((stored) => foldCase(stored) === foldCase(name) && fs.lstatSync(folder.child(stored), { throwIfNoEntry: false })?.ino === target.ino) ?? name;
 }
 
 export function deleteWorkspacePath(root: string, input: string, recursive: boolean): string {

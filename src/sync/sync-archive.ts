@@ -292,12 +292,16 @@ async function writeArchive(temporary: string, target: string, sourceExists: boo
     for (const addition of diff.additions) {
       const { kind } = addition.observed;
       if (kind === 'special') throw unsupportedFile(addition.path, addition.observed.what!); // refused before writing began; never packed
-      // A file that came and went since the scan (an editor's swap file) is not there to write: left out, and not counted.
-      const central = await writeAddition(writer, beneath!, addition.path, addition.observed, captured, pause).catch((error: unknown) => {
-        if (vanished(error)) return undefined;
-        throw error;
-      });
-      if (central === undefined || (kind === 'dir' && !beneath!.lstat(addition.path)?.isDirectory())) {
+      // What came and went since the scan (an editor's swap file) is not there to write: left out, and not
+      // counted. A file is found gone as it is read, before its entry is begun; a folder is looked for first.
+      const there = kind !== 'dir' || beneath!.lstat(addition.path)?.isDirectory() === true;
+      const central = there
+        ? await writeAddition(writer, beneath!, addition.path, addition.observed, captured, pause).catch((error: unknown) => {
+            if (vanished(error)) return undefined;
+            throw error;
+          })
+        : undefined;
+      if (central === undefined) {
         gone++;
         continue;
       }

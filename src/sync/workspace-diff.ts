@@ -235,20 +235,31 @@ function findUnsupported(changed: string[], additions: WorkspaceDiff['additions'
 }
 
 /**
- * On a folder that folds case, the disk may show an entry under another case
- * of its name: `docs/b.txt` extracted into the `Docs/` that `Docs/a.txt`
- * made, or `README.txt` rewritten by an editor as `readme.TXT`. The entry is
- * the same file there, so what the scan found is filed under the entry's own
- * name, which sync keeps; open refused true collisions (platform-names.ts).
+ * On a folder that folds case, extraction puts entries whose folders differ
+ * only in case into one folder: `docs/b.txt` lands in the `Docs/` that
+ * `Docs/a.txt` made. The disk then shows the entry under a spelling the
+ * archive itself uses for that folder, and it is the same entry: what the scan
+ * found is filed under the entry's own name, which sync keeps. A spelling the
+ * archive does not use came from outside (`mv docs Docs`): that is a rename,
+ * shown and synced as one. Open refused true collisions (platform-names.ts).
  */
 function matchFoldedNames(items: Map<string, Observed>, emptyDirs: Set<string>, entries: EntryRecord[]): void {
+  const folders = foldersOf(entries);
+  // The disk's spelling is the archive's own when every component that differs names one of its folders.
+  const explained = (disk: string, entry: string) => {
+    const [d, e] = [disk.split('/'), entry.split('/')];
+    return d.every((part, i) => part === e[i] || folders.has(d.slice(0, i + 1).join('/')));
+  };
   const disk = new Map(items);
-  const byFold = new Map<string, string>();
-  for (const found of disk.keys()) byFold.set(foldCase(found), found);
+  const byFold = new Map<string, string[]>();
+  for (const found of disk.keys()) {
+    const key = foldCase(found);
+    byFold.set(key, [...(byFold.get(key) ?? []), found]);
+  }
   const entryPaths = new Set(entries.map((entry) => entry.path));
   for (const entry of entries) {
     if (entry.path === '' || items.has(entry.path)) continue;
-    const found = byFold.get(foldCase(entry.path));
+    const found = byFold.get(foldCase(entry.path))?.find((spelling) => explained(spelling, entry.path));
     if (found === undefined) continue;
     items.set(entry.path, disk.get(found)!);
     if (emptyDirs.has(found)) emptyDirs.add(entry.path);
