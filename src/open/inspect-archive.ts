@@ -71,6 +71,7 @@ export function inspectArchive(zipPath: string, limits: Limits, page: { start: n
   try {
     source = new FileSource(zipPath);
   } catch (error) {
+    if (error instanceof ZipfsError) throw error; // not a regular file: open's own refusal
     throw new ZipfsError('ZIP_NOT_FOUND', `No readable file at ${zipPath} (${(error as Error).message}); check the path.`);
   }
   try {

@@ -117,16 +117,15 @@ function sessionRecord(zipPath: string, source: SessionRecord['source'], staging
 }
 
 function openSource(zipPath: string): FileSource {
-  let stats: fs.Stats;
   try {
-    stats = fs.statSync(zipPath);
+    fs.statSync(zipPath);
   } catch {
     throw new ZipfsError('ZIP_NOT_FOUND', `No file at ${zipPath}; check the path (relative paths are resolved from ${process.cwd()}), or pass ${param('create')} to start a new archive there.`);
   }
-  if (stats.isDirectory()) throw new ZipfsError('ZIP_NOT_FOUND', `${zipPath} is a folder, not a zip file; give the path of a .zip file.`);
   try {
     return new FileSource(zipPath);
   } catch (error) {
+    if (error instanceof ZipfsError) throw error; // a folder, a FIFO, a device: refused by kind, nothing read
     throw new ZipfsError('ZIP_NOT_FOUND', `${zipPath} cannot be read (${(error as Error).message}); check its permissions.`);
   }
 }

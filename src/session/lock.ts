@@ -14,6 +14,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ZipfsError, isSystemError } from '../errors.ts';
+import { keepOnExit, removeOnExit } from '../exit-cleanup.ts';
 import { isProcessAlive } from './process-alive.ts';
 import type { Session } from './session-store.ts';
 
@@ -23,8 +24,6 @@ interface LockOwner {
   command: string;
   since: string;
 }
-
-const held = new Set<string>();
 
 export function lockPath(session: Session): string {
   return path.join(session.dir, 'lock');
@@ -116,7 +115,7 @@ function tryAcquire(file: string, name: string, command: string): LockOwner | 'b
     for (let attempt = 0; attempt < 3; attempt++) {
       try {
         fs.linkSync(draft, file);
-        held.add(file);
+        removeOnExit(file); // a SIGINT or SIGTERM releases it on the way out
         return undefined;
       } catch (error) {
         if (!isSystemError(error, 'EEXIST')) throw error;
@@ -164,11 +163,6 @@ function takeOverIfStale(file: string, name: string): LockOwner | undefined {
 }
 
 function release(file: string): void {
-  held.delete(file);
   fs.rmSync(file, { force: true });
-}
-
-/** Releases the locks this process holds; called on SIGINT/SIGTERM before exit. */
-export function releaseAllLocks(): void {
-  for (const file of held) release(file);
+  keepOnExit(file);
 }
