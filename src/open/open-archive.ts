@@ -3,11 +3,12 @@ import path from 'node:path';
 import { ZipfsError, diskFull, isSystemError, type ErrorCode } from '../errors.ts';
 import { humanBytes } from '../format/units.ts';
 import type { Limits } from '../limits.ts';
-import { FileSource, assertOpenableLayout, readCentralDirectory, readEntryData, type CentralDirectory, type ZipSource } from '../zip/index.ts';
+import { FileSource, readCentralDirectory, type CentralDirectory, type ZipSource } from '../zip/index.ts';
 import { sessionPaths, workspacesDir } from '../session/data-dir.ts';
 import { taskCost, writeFileTask, type FileTask } from './extract-files.ts';
 import type { ExtractJob, ExtractReport } from './extract-worker.ts';
-import { planExtraction, type ExtractionPlan } from './extraction-plan.ts';
+import { checkArchive } from './archive-checks.ts';
+import type { ExtractionPlan } from './extraction-plan.ts';
 import { ctimeFence } from './ctime-fence.ts';
 import { releasePhaseGarbage } from '../memory.ts';
 import { eventLoopTurns } from '../event-loop-turns.ts';
@@ -17,9 +18,6 @@ import { listSessions, loadSession, type Session } from '../session/session-stor
 import { createStaging, discardStaging, releaseStaging, removeDeadStaging } from './staging.ts';
 import { workerPath } from '../worker-path.ts';
 import { invocation, param } from '../message-marks.ts';
-
-/** Read-ahead for the pass over local headers. */
-const LAYOUT_WINDOW_BYTES = 64 * 1024;
 
 export type Progress = (done: number, total: number, message?: string) => void;
 
@@ -48,8 +46,7 @@ export async function openArchive(request: OpenRequest): Promise<Session> {
   const source = openSource(zipPath);
   try {
     const directory = readCentralDirectory(source);
-    const plan = planExtraction(directory, request.limits);
-    assertLayout(zipPath, directory, plan);
+    const plan = checkArchive(zipPath, directory, request.limits);
     const staging = prepareStaging(request, plan.totalBytes);
     try {
       assertDiskSpace(staging, plan.totalBytes);
@@ -127,21 +124,6 @@ function openSource(zipPath: string): FileSource {
   } catch (error) {
     if (error instanceof ZipfsError) throw error; // a folder, a FIFO, a device: refused by kind, nothing read
     throw new ZipfsError('ZIP_NOT_FOUND', `${zipPath} cannot be read (${(error as Error).message}); check its permissions.`);
-  }
-}
-
-/**
- * Every entry's byte range and headers, folders included (layout.ts), through a
- * small read window; and the (empty) data of folder entries, checked like a
- * file's, since sync copies it and other readers verify it.
- */
-function assertLayout(zipPath: string, directory: CentralDirectory, plan: ExtractionPlan): void {
-  const headers = new FileSource(zipPath, LAYOUT_WINDOW_BYTES);
-  try {
-    assertOpenableLayout(headers, directory);
-    for (const item of plan.items) if (item.type === 'dir') readEntryData(headers, item.entry);
-  } finally {
-    headers.close();
   }
 }
 
