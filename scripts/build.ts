@@ -18,6 +18,10 @@ const targets: (string | undefined)[] = values.all ? [...TARGETS] : values.targe
 // Source maps of code-split chunks carry a content hash in their names: drop the previous build's.
 const dist = path.join(root, 'dist');
 if (existsSync(dist)) for (const name of readdirSync(dist)) if (name.endsWith('.js.map')) rmSync(path.join(dist, name));
+// Without NODE_ENV: the bundler inlines process.env.NODE_ENV, and a binary built under `bun test` (the
+// preload builds one; bun test sets NODE_ENV=test) took it for good: consola then drops info lines,
+// such as the MCP HTTP server's start-up line.
+const buildEnv = Object.fromEntries(Object.entries(process.env).filter(([key]) => key !== 'NODE_ENV'));
 let failed = 0;
 for (const target of targets) {
   const outfile = path.join(root, 'dist', target ? `zipfs-${target}${target.startsWith('windows') ? '.exe' : ''}` : 'zipfs');
@@ -27,7 +31,7 @@ for (const target of targets) {
   // start: a CLI call starts in about 15 ms instead of 60 (a bare compiled Bun program: 6 ms).
   const args = ['build', '--compile', '--minify', '--sourcemap', '--splitting', '--bytecode', '--format=esm', 'src/main.ts', 'src/search/grep-worker.ts', 'src/open/extract-worker.ts', '--outfile', outfile];
   if (target) args.push('--target', `bun-${target}`);
-  const result = Bun.spawnSync([process.execPath, ...args], { cwd: root, stdout: 'inherit', stderr: 'inherit' });
+  const result = Bun.spawnSync([process.execPath, ...args], { cwd: root, env: buildEnv, stdout: 'inherit', stderr: 'inherit' });
   if (result.exitCode === 0) console.error(`built ${path.relative(root, outfile)}`);
   else {
     failed++;

@@ -108,3 +108,13 @@ export function quote(value: unknown): string {
   const escaped = quoted(shown);
   return text.length > QUOTE_MAX ? `${escaped} (${text.length} characters)` : escaped;
 }
+
+/**
+ * What a check does with a refusal it finds. Open throws the first (throwRefusal): one refusal
+ * ends it. Inspect collects them all from the same checks, so it reports exactly what open refuses.
+ */
+export type Refuse = (refusal: ZipfsError) => void;
+
+export const throwRefusal: Refuse = (refusal) => {
+  throw refusal;
+};

@@ -4,17 +4,8 @@ import pkg from '../package.json' with { type: 'json' };
 import fs from 'node:fs';
 import { runCli } from './cli/run.ts';
 import { fdOutput, isTerminal } from './cli/terminal.ts';
-import { releaseAllLocks } from './session/lock.ts';
-import { removeAllOnExit } from './exit-cleanup.ts';
 
-// An interrupted open or sync must not leave a half-extracted folder or a half-written archive behind, nor a lock.
-for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
-  process.on(signal, () => {
-    removeAllOnExit();
-    releaseAllLocks();
-    process.exit(code);
-  });
-}
+// SIGINT and SIGTERM: exit-cleanup.ts, which removes what an interrupted open or sync leaves, and the locks.
 
 process.exitCode = await runCli({
   argv: process.argv.slice(2),

@@ -4,6 +4,7 @@ import { defineCommand } from '../command.ts';
 import { humanBytes, table } from '../format/units.ts';
 import { loadLimits } from '../limits.ts';
 import { inspectArchive } from '../open/inspect-archive.ts';
+import { workspaceTarget } from '../open/workspace-rules.ts';
 import { count, name, text } from './schemas.ts';
 
 export const inspect = defineCommand({
@@ -38,7 +39,8 @@ export const inspect = defineCommand({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   cli: { positionals: ['path'], example: 'zipfs inspect download.zip --max-entries 20' },
   run(input, context) {
-    return inspectArchive(path.resolve(input.path), loadLimits(context.env), { start: input.start, max: input.max_entries });
+    // Open's checks as they would run for a session under this data folder: its case folding, its path length.
+    return inspectArchive(path.resolve(input.path), loadLimits(context.env), workspaceTarget(context.home, false), { start: input.start, max: input.max_entries });
   },
   render(out, paint) {
     const rows = out.entries.map((e) => [e.type, humanBytes(e.size), humanBytes(e.compressed_size), e.method, e.name]);

@@ -30,11 +30,16 @@ export function specialKind(mode: number): string | undefined {
   }
 }
 
+/** What a file that is not a regular file is, for messages: "a folder", "a FIFO (named pipe)". */
+export function fileKind(stats: fs.Stats): string {
+  return stats.isDirectory() ? 'a folder' : (specialKind(stats.mode) ?? 'not a regular file');
+}
+
 interface OpenOptions {
   /** For a path already resolved inside the workspace (read, edit); the scan and sync never follow links. */
   followLinks?: boolean;
   /** The error for what is not a regular file; sync's unsupportedFile unless said. */
-  refuse?: (what: string) => ZipfsError;
+  refuse?: (what: string, stats: fs.Stats) => ZipfsError;
 }
 
 /** Opens a regular file for reading; `relative` names it in the error. The caller closes the descriptor. */
@@ -56,8 +61,8 @@ export function openRegularFile(absolute: string, relative: string, options: Ope
   }
   if (!stats.isFile()) {
     fs.closeSync(fd);
-    const what = specialKind(stats.mode) ?? 'not a regular file';
-    throw options.refuse ? options.refuse(what) : unsupportedFile(relative, what);
+    const what = fileKind(stats);
+    throw options.refuse ? options.refuse(what, stats) : unsupportedFile(relative, what);
   }
   return { fd, stats };
 }

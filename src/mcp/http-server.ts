@@ -109,6 +109,6 @@ export async function serveHttp(options: ServerOptions, listen: HttpListen): Pro
   });
   const shown = http.hostname?.includes(':') ? `[${http.hostname}]` : http.hostname;
   log.info(`zipfs ${options.version} MCP server on http://${shown}:${http.port}/mcp`);
-  // Until a signal ends the process (main.ts removes what work in flight leaves, and releases locks).
+  // Until a signal ends the process (exit-cleanup.ts removes what work in flight leaves, and releases locks).
   await new Promise<never>(() => {});
 }

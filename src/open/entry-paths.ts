@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { ZipfsError } from '../errors.ts';
+import { ZipfsError, type Refuse } from '../errors.ts';
 import { quoted } from '../format/quote-name.ts';
 
 /** An archive entry's place in the workspace. */
@@ -82,15 +82,15 @@ export function maxEntryPathBytes(workspaces: string): number {
 }
 
 /** Refuses an archive with an entry whose workspace path would be over maxEntryPathBytes. */
-export function assertPathsFit(items: readonly { path: string; entry: { name: string } }[], workspaces: string): void {
+export function checkPathsFit(items: readonly { path: string; entry: { name: string } }[], workspaces: string, refuse: Refuse): void {
   const max = maxEntryPathBytes(workspaces);
   for (const item of items) {
     const bytes = item.path.length > max / 3 ? Buffer.byteLength(item.path) : 0;
     if (bytes > max) {
-      throw new ZipfsError(
+      refuse(new ZipfsError(
         'LIMIT_EXCEEDED',
         `Entry ${quoted(`${item.entry.name.slice(0, 80)}...`)} is ${bytes} bytes deep; in a workspace under ${workspaces} its path may take at most ${max} bytes, or no program could open it (this system's path limit is ${SYSTEM_PATH_MAX}). Extract it with another tool into a short folder, or set ZIPFS_HOME to a shorter folder if that is enough; the archive was not opened.`,
-      );
+      ));
     }
   }
 }

@@ -1,10 +1,9 @@
-import { ZipfsError } from '../errors.ts';
+import { ZipfsError, throwRefusal, type Refuse } from '../errors.ts';
 import type { Limits } from '../limits.ts';
 import { assertReadable, type CentralDirectory, type ZipEntry } from '../zip/index.ts';
-import { LOCAL_HEADER_LENGTH } from '../zip/constants.ts';
 import { quoted } from '../format/quote-name.ts';
-import { entryPath } from './entry-paths.ts';
 import { assertNoCaseCollisions, assertWindowsNames } from './platform-names.ts';
+import { entryPath, type EntryPath } from './entry-paths.ts';
 
 export type ItemType = 'file' | 'dir' | 'symlink';
 
@@ -43,7 +42,12 @@ export function foldersOf(items: readonly { path: string; type: ItemType }[]): S
  * Decides, from the central directory alone, what an open will write, and
  * refuses the archive before a single byte is extracted when any name is
  * unsafe, two entries claim one path, an entry cannot be decoded, or the
- * declared sizes break a limit. Data-level checks follow during extraction.
+ * declared sizes break a limit. Where the entries lie in the file (overlaps
+ * included) is layout.ts's check, which open runs next (archive-checks.ts);
+ * data-level checks follow during extraction.
+ *
+ * Each refusal goes to `refuse`: open's throws the first; inspect's collects
+ * them and the plan goes on past each, so one pass names every entry concerned.
  */
 /** What the workspace's folder can hold (platform-names.ts): case folded, Windows names. */
 export interface FolderRules {
@@ -51,63 +55,78 @@ export interface FolderRules {
   windowsNames?: boolean;
 }
 
-export function planExtraction(directory: CentralDirectory, limits: Limits, rules: FolderRules = {}): ExtractionPlan {
+export function planExtraction(directory: CentralDirectory, limits: Limits, refuse: Refuse = throwRefusal, rules: FolderRules = {}): ExtractionPlan {
   const { entries } = directory;
   if (entries.length > limits.maxEntries) {
-    throw bomb(`The archive has ${entries.length} entries, over the limit of ${limits.maxEntries}. If it is trusted, raise ZIPFS_MAX_ENTRIES and open it again.`);
+    refuse(bomb(`The archive has ${entries.length} entries, over the limit of ${limits.maxEntries}. If it is trusted, raise ZIPFS_MAX_ENTRIES and open it again.`));
   }
 
   const items: PlannedItem[] = [];
   const byPath = new Map<string, PlannedItem>();
   for (const entry of entries) {
-    const { path, isDirectory } = entryPath(entry.name);
-    const type: ItemType = isDirectory || entry.isDirectory ? 'dir' : entry.isSymlink ? 'symlink' : 'file';
-    const item = { entry, path, type };
-    const clash = byPath.get(path);
+    let place: EntryPath;
+    try {
+      place = entryPath(entry.name);
+    } catch (error) {
+      if (!(error instanceof ZipfsError)) throw error;
+      refuse(error);
+      continue; // no place in the workspace: its other checks follow below, as a bare entry
+    }
+    const type: ItemType = place.isDirectory || entry.isDirectory ? 'dir' : entry.isSymlink ? 'symlink' : 'file';
+    const item = { entry, path: place.path, type };
+    const clash = byPath.get(place.path);
     if (clash) {
       const what = clash.type === 'dir' && type === 'dir' ? 'the same folder' : clash.type === 'dir' || type === 'dir' ? 'a file and a folder at the same path' : 'the same file';
-      throw new ZipfsError('ZIP_INVALID', `Entries ${quoted(clash.entry.name)} and ${quoted(entry.name)} are ${what} (${quoted(path)}); one would silently replace the other, so the archive was not opened.`);
+      refuse(new ZipfsError('ZIP_INVALID', `Entries ${quoted(clash.entry.name)} and ${quoted(entry.name)} are ${what} (${quoted(place.path)}); one would silently replace the other, so the archive was not opened.`));
+      continue;
     }
-    byPath.set(path, item);
+    byPath.set(place.path, item);
     items.push(item);
   }
 
   const directories = foldersOf(items);
-  if (rules.windowsNames) assertWindowsNames(items);
-  if (rules.caseInsensitive) assertNoCaseCollisions(items, directories);
+  if (rules.windowsNames) assertWindowsNames(items, refuse);
+  if (rules.caseInsensitive) assertNoCaseCollisions(items, directories, refuse);
   for (const dir of directories) {
     const holder = byPath.get(dir);
     if (holder && holder.type !== 'dir') {
       const child = items.find((item) => item.path.startsWith(`${dir}/`))!;
-      throw new ZipfsError('ZIP_INVALID', `Entry ${quoted(holder.entry.name)} is a file, but ${quoted(child.entry.name)} needs it to be a folder; the archive cannot be laid out as files, so it was not opened.`);
+      refuse(new ZipfsError('ZIP_INVALID', `Entry ${quoted(holder.entry.name)} is a file, but ${quoted(child.entry.name)} needs it to be a folder; the archive cannot be laid out as files, so it was not opened.`));
     }
   }
 
+  // Every entry, placed or not (a refused name is no reason to skip its sizes): by its planned type, else its own.
+  const typeOf = new Map(items.map((item) => [item.entry, item.type]));
   let totalBytes = 0;
   let totalCompressed = 0;
-  for (const item of items) {
-    assertReadable(item.entry); // folders too: sync copies them as they are, and other readers refuse these flags on any entry
-    if (item.type === 'dir') {
+  for (const entry of entries) {
+    const type = typeOf.get(entry) ?? (entry.isDirectory ? 'dir' : 'file');
+    try {
+      assertReadable(entry); // folders too: sync copies them as they are, and other readers refuse these flags on any entry
+    } catch (error) {
+      if (!(error instanceof ZipfsError)) throw error;
+      refuse(error);
+    }
+    if (type === 'dir') {
       // A folder holds no data: one that claims some is damaged, and would slip past the size limits below.
-      if (item.entry.uncompressedSize > 0) {
-        throw new ZipfsError('ZIP_INVALID', `Folder entry ${quoted(item.entry.name)} claims ${item.entry.uncompressedSize} bytes of data; the archive is damaged, so it was not opened.`);
+      if (entry.uncompressedSize > 0) {
+        refuse(new ZipfsError('ZIP_INVALID', `Folder entry ${quoted(entry.name)} claims ${entry.uncompressedSize} bytes of data; the archive is damaged, so it was not opened.`));
       }
       continue;
     }
-    const { uncompressedSize: size, compressedSize: packed } = item.entry;
+    const { uncompressedSize: size, compressedSize: packed } = entry;
     totalBytes += size;
     totalCompressed += packed;
     if (size > limits.ratioFloorBytes && size / Math.max(packed, 1) > limits.maxEntryRatio) {
-      throw bomb(`Entry ${quoted(item.entry.name)} expands ${Math.round(size / Math.max(packed, 1))}:1 (${size} bytes from ${packed}), over the per-entry limit of ${limits.maxEntryRatio}:1. If it is trusted, raise ZIPFS_MAX_ENTRY_RATIO.`);
+      refuse(bomb(`Entry ${quoted(entry.name)} expands ${Math.round(size / Math.max(packed, 1))}:1 (${size} bytes from ${packed}), over the per-entry limit of ${limits.maxEntryRatio}:1. If it is trusted, raise ZIPFS_MAX_ENTRY_RATIO.`));
     }
   }
   if (totalBytes > limits.maxExtractedBytes) {
-    throw bomb(`The archive expands to ${totalBytes} bytes, over the limit of ${limits.maxExtractedBytes}. If it is trusted, raise ZIPFS_MAX_EXTRACTED_BYTES.`);
+    refuse(bomb(`The archive expands to ${totalBytes} bytes, over the limit of ${limits.maxExtractedBytes}. If it is trusted, raise ZIPFS_MAX_EXTRACTED_BYTES.`));
   }
   if (totalBytes > limits.ratioFloorBytes && totalBytes / Math.max(totalCompressed, 1) > limits.maxRatio) {
-    throw bomb(`The archive expands ${Math.round(totalBytes / Math.max(totalCompressed, 1))}:1 overall (${totalBytes} bytes from ${totalCompressed}), over the limit of ${limits.maxRatio}:1. If it is trusted, raise ZIPFS_MAX_RATIO.`);
+    refuse(bomb(`The archive expands ${Math.round(totalBytes / Math.max(totalCompressed, 1))}:1 overall (${totalBytes} bytes from ${totalCompressed}), over the limit of ${limits.maxRatio}:1. If it is trusted, raise ZIPFS_MAX_RATIO.`));
   }
-  assertNoOverlap(entries);
 
   return {
     items,
@@ -116,22 +135,4 @@ export function planExtraction(directory: CentralDirectory, limits: Limits, rule
     fileCount: items.filter((i) => i.type !== 'dir').length,
     dirCount: directories.size,
   };
-}
-
-/**
- * Entries whose data overlap (one compressed kernel referenced by many
- * entries) are the trick behind non-recursive zip bombs. Each entry needs at
- * least a fixed header plus its compressed bytes before the next one starts;
- * the exact bound, with the local name and extra lengths, is checked as the
- * data is read.
- */
-function assertNoOverlap(entries: ZipEntry[]): void {
-  const ordered = [...entries].sort((a, b) => a.localHeaderOffset - b.localHeaderOffset);
-  for (let i = 1; i < ordered.length; i++) {
-    const previous = ordered[i - 1]!;
-    const next = ordered[i]!;
-    if (previous.localHeaderOffset + LOCAL_HEADER_LENGTH + previous.compressedSize > next.localHeaderOffset) {
-      throw bomb(`Entries ${quoted(previous.name)} and ${quoted(next.name)} share compressed data (overlapping entries), a zip-bomb construction; the archive was refused.`);
-    }
-  }
 }

@@ -3,13 +3,13 @@ import path from 'node:path';
 import { ZipfsError, diskFull, isSystemError, type ErrorCode } from '../errors.ts';
 import { humanBytes } from '../format/units.ts';
 import type { Limits } from '../limits.ts';
-import { FileSource, assertOpenableLayout, readCentralDirectory, readEntryData, type CentralDirectory, type ZipSource } from '../zip/index.ts';
+import { FileSource, readCentralDirectory, type CentralDirectory, type ZipSource } from '../zip/index.ts';
 import { sessionPaths, workspacesDir } from '../session/data-dir.ts';
-import { assertPathsFit } from './entry-paths.ts';
-import { foldsCase } from '../session/case-probe.ts';
+import { workspaceTarget } from './workspace-rules.ts';
 import { taskCost, writeFileTask, type FileTask } from './extract-files.ts';
 import type { ExtractJob, ExtractReport } from './extract-worker.ts';
-import { planExtraction, type ExtractionPlan } from './extraction-plan.ts';
+import { checkArchive } from './archive-checks.ts';
+import type { ExtractionPlan } from './extraction-plan.ts';
 import { ctimeFence } from './ctime-fence.ts';
 import { releasePhaseGarbage } from '../memory.ts';
 import { eventLoopTurns } from '../event-loop-turns.ts';
@@ -19,9 +19,6 @@ import { listSessions, loadSession, type Session } from '../session/session-stor
 import { createStaging, discardStaging, releaseStaging, removeDeadStaging } from './staging.ts';
 import { workerPath } from '../worker-path.ts';
 import { invocation, param } from '../message-marks.ts';
-
-/** Read-ahead for the pass over local headers. */
-const LAYOUT_WINDOW_BYTES = 64 * 1024;
 
 export type Progress = (done: number, total: number, message?: string) => void;
 
@@ -50,10 +47,8 @@ export async function openArchive(request: OpenRequest): Promise<Session> {
   const source = openSource(zipPath);
   try {
     const directory = readCentralDirectory(source);
-    const caseInsensitive = probeWorkspaces(request.home);
-    const plan = planExtraction(directory, request.limits, { caseInsensitive, windowsNames: process.platform === 'win32' });
-    assertPathsFit(plan.items, workspacesDir(request.home));
-    assertLayout(zipPath, directory, plan);
+    const target = workspaceTarget(request.home, true);
+    const plan = checkArchive(zipPath, directory, request.limits, target);
     const staging = prepareStaging(request, plan.totalBytes);
     try {
       assertDiskSpace(staging, plan.totalBytes);
@@ -61,7 +56,7 @@ export async function openArchive(request: OpenRequest): Promise<Session> {
       releasePhaseGarbage(entries.length);
       request.signal?.throwIfAborted();
       const symlinks = plan.items.filter((i) => i.type === 'symlink').map((i) => i.path);
-      const record = sessionRecord(zipPath, fingerprintSource(source, directory, zipPath), staging, { files: plan.fileCount, dirs: plan.dirCount, bytes: plan.totalBytes, symlinks }, caseInsensitive);
+      const record = sessionRecord(zipPath, fingerprintSource(source, directory, zipPath), staging, { files: plan.fileCount, dirs: plan.dirCount, bytes: plan.totalBytes, symlinks }, target.rules.caseInsensitive === true);
       const name = publish(request.home, staging, record, entries, request.name);
       return loadSession(request.home, name)!;
     } catch (error) {
@@ -84,7 +79,7 @@ function createArchiveSession(request: OpenRequest, zipPath: string): Session {
   const staging = prepareStaging(request, 0);
   try {
     fs.mkdirSync(path.join(staging, 'contents'));
-    const record = sessionRecord(zipPath, { size: -1, mtime_ms: 0, directory_sha256: '' }, staging, { files: 0, dirs: 0, bytes: 0, symlinks: [] }, probeWorkspaces(request.home));
+    const record = sessionRecord(zipPath, { size: -1, mtime_ms: 0, directory_sha256: '' }, staging, { files: 0, dirs: 0, bytes: 0, symlinks: [] }, workspaceTarget(request.home, true).rules.caseInsensitive === true);
     return loadSession(request.home, publish(request.home, staging, record, [], request.name))!;
   } catch (error) {
     discardStaging(staging);
@@ -101,13 +96,6 @@ function prepareStaging(request: OpenRequest, bytes: number): string {
   assertRoomForSession(request.home, request.limits, bytes);
   removeDeadStaging(request.home);
   return createStaging(request.home);
-}
-
-/** Whether the folder the workspaces live in folds case: made first if missing, as the session's folder will be. */
-function probeWorkspaces(home: string): boolean {
-  const dir = workspacesDir(home);
-  fs.mkdirSync(dir, { recursive: true });
-  return foldsCase(dir);
 }
 
 function sessionRecord(zipPath: string, source: SessionRecord['source'], staging: string, counts: { files: number; dirs: number; bytes: number; symlinks: string[] }, caseInsensitive: boolean): SessionRecord {
@@ -129,32 +117,16 @@ function sessionRecord(zipPath: string, source: SessionRecord['source'], staging
 }
 
 function openSource(zipPath: string): FileSource {
-  let stats: fs.Stats;
   try {
-    stats = fs.statSync(zipPath);
+    fs.statSync(zipPath);
   } catch {
     throw new ZipfsError('ZIP_NOT_FOUND', `No file at ${zipPath}; check the path (relative paths are resolved from ${process.cwd()}), or pass ${param('create')} to start a new archive there.`);
   }
-  if (stats.isDirectory()) throw new ZipfsError('ZIP_NOT_FOUND', `${zipPath} is a folder, not a zip file; give the path of a .zip file.`);
   try {
     return new FileSource(zipPath);
   } catch (error) {
+    if (error instanceof ZipfsError) throw error; // a folder, a FIFO, a device: refused by kind, nothing read
     throw new ZipfsError('ZIP_NOT_FOUND', `${zipPath} cannot be read (${(error as Error).message}); check its permissions.`);
-  }
-}
-
-/**
- * Every entry's byte range and headers, folders included (layout.ts), through a
- * small read window; and the (empty) data of folder entries, checked like a
- * file's, since sync copies it and other readers verify it.
- */
-function assertLayout(zipPath: string, directory: CentralDirectory, plan: ExtractionPlan): void {
-  const headers = new FileSource(zipPath, LAYOUT_WINDOW_BYTES);
-  try {
-    assertOpenableLayout(headers, directory);
-    for (const item of plan.items) if (item.type === 'dir') readEntryData(headers, item.entry);
-  } finally {
-    headers.close();
   }
 }
 

@@ -11,7 +11,7 @@
  *   nul.txt); `a:b` would even become an alternate data stream of `a`. They
  *   are refused by name, never extracted under another name.
  */
-import { ZipfsError } from '../errors.ts';
+import { ZipfsError, type Refuse } from '../errors.ts';
 import { quoted } from '../format/quote-name.ts';
 import type { ItemType } from './extraction-plan.ts';
 
@@ -27,20 +27,20 @@ export function foldCase(name: string): string {
 }
 
 /** Refuses two items that a case-folding folder would make one path: two files, or a file and a folder. */
-export function assertNoCaseCollisions(items: readonly NamedItem[], folders: ReadonlySet<string>): void {
+export function assertNoCaseCollisions(items: readonly NamedItem[], folders: ReadonlySet<string>, refuse: Refuse): void {
   const files = new Map<string, NamedItem>();
   for (const item of items) {
     if (item.type === 'dir' || item.path === '') continue;
     const key = foldCase(item.path);
     const other = files.get(key);
-    if (other) throw collision(other, item, 'two files');
-    files.set(key, item);
+    if (other) refuse(collision(other, item, 'two files'));
+    else files.set(key, item);
   }
   for (const folder of folders) {
     const file = files.get(foldCase(folder));
-    if (!file) continue;
+    if (!file || file.path === folder) continue; // a file at a folder's exact path is the plan's own clash
     const inside = items.find((item) => foldCase(item.path).startsWith(`${foldCase(folder)}/`) || item.path === folder)!;
-    throw collision(file, inside, 'a file and a folder');
+    refuse(collision(file, inside, 'a file and a folder'));
   }
 }
 
@@ -64,13 +64,14 @@ export function windowsNameProblem(segment: string): string | undefined {
 }
 
 /** Refuses, by name, an entry whose path Windows cannot hold. */
-export function assertWindowsNames(items: readonly NamedItem[]): void {
+export function assertWindowsNames(items: readonly NamedItem[], refuse: Refuse): void {
   for (const item of items) {
     for (const segment of item.path.split('/')) {
       if (segment === '') continue;
       const problem = windowsNameProblem(segment);
       if (problem) {
-        throw new ZipfsError('ZIP_INVALID', `Entry ${quoted(item.entry.name)} ${problem}; it cannot be extracted on this system under its own name, so the archive was not opened. Open it on Linux or macOS, or rename the entry in the archive.`);
+        refuse(new ZipfsError('ZIP_INVALID', `Entry ${quoted(item.entry.name)} ${problem}; it cannot be extracted on this system under its own name, so the archive was not opened. Open it on Linux or macOS, or rename the entry in the archive.`));
+        break;
       }
     }
   }

@@ -7,11 +7,18 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { isSystemError } from '../errors.ts';
 
-export function foldsCase(dir: string): boolean {
+/** Whether names in `dir` fold case; undefined when no probe can be made there (not writable: the caller decides). */
+export function foldsCase(dir: string): boolean | undefined {
   const name = `.zipfs-case-probe-${process.pid}-${globalThis.crypto.randomUUID()}`;
   const file = path.join(dir, name);
-  fs.writeFileSync(file, '', { flag: 'wx' });
+  try {
+    fs.writeFileSync(file, '', { flag: 'wx' });
+  } catch (error) {
+    if (isSystemError(error, 'EACCES', 'EPERM', 'EROFS', 'ENOENT')) return undefined;
+    throw error;
+  }
   try {
     return fs.existsSync(path.join(dir, name.toUpperCase()));
   } finally {

@@ -17,6 +17,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ZipfsError, isSystemError } from '../errors.ts';
+import { keepOnExit, removeOnExit } from '../exit-cleanup.ts';
 import { isProcessAlive } from './process-alive.ts';
 import type { Session } from './session-store.ts';
 
@@ -26,8 +27,6 @@ interface LockOwner {
   command: string;
   since: string;
 }
-
-const held = new Set<string>();
 
 export function lockPath(session: Session): string {
   return path.join(session.dir, 'lock');
@@ -172,7 +171,7 @@ function tryAcquire(target: LockTarget, command: string): LockOwner | 'busy' | u
     for (let attempt = 0; attempt < 3; attempt++) {
       try {
         fs.linkSync(draft, file);
-        held.add(file);
+        removeOnExit(file); // a SIGINT or SIGTERM releases it on the way out
         return undefined;
       } catch (error) {
         if (!isSystemError(error, 'EEXIST')) throw error;
@@ -222,11 +221,6 @@ function takeOverIfStale(target: LockTarget): LockOwner | undefined {
 }
 
 function release(file: string): void {
-  held.delete(file);
   fs.rmSync(file, { force: true });
-}
-
-/** Releases the locks this process holds; called on SIGINT/SIGTERM before exit. */
-export function releaseAllLocks(): void {
-  for (const file of held) release(file);
+  keepOnExit(file);
 }

@@ -28,6 +28,7 @@ import { withZipLock, type LockWait } from '../session/lock.ts';
 import { unsupportedFile } from '../files/regular-file.ts';
 import { Beneath } from '../files/beneath.ts';
 import { showPathsOf } from '../files/descriptor-paths.ts';
+import { openZipFile, zipPathTaken } from '../files/zip-file.ts';
 import { diffWorkspace, type WorkspaceDiff } from './workspace-diff.ts';
 import { invocation, param } from '../message-marks.ts';
 import { releasePhaseGarbage } from '../memory.ts';
@@ -115,6 +116,7 @@ export function sourceState(record: SessionRecord): 'unchanged' | 'changed' | 'm
   } catch {
     return 'missing';
   }
+  if (!stats.isFile()) throw zipPathTaken(record.source_path, stats); // a FIFO, a folder...: never read, never written over, force or not
   if (isNewArchive(record)) return 'changed'; // a file appeared where the new archive is to go
   if (stats.size === record.source.size && stats.mtimeMs === record.source.mtime_ms) return 'unchanged';
   const current = currentFingerprint(record.source_path);
@@ -244,7 +246,7 @@ async function writeArchive(temporary: string, target: string, sourceExists: boo
   const mode = sourceExists ? fs.statSync(target).mode & 0o7777 : 0o644;
   const fd = fs.openSync(temporary, 'wx', mode);
   const source = sourceExists ? new FileSource(target) : undefined;
-  const sourceFd = sourceExists ? fs.openSync(target, 'r') : undefined;
+  const sourceFd = sourceExists ? openZipFile(target).fd : undefined;
   const captured: Captured = new Map();
   let beneath: Beneath | undefined;
   try {

@@ -2,7 +2,7 @@
 export { parseCentralRecordBytes, readCentralDirectory } from './central-directory.ts';
 export { assertReadable, locateEntryData, readEntryData, readLocalExtra, streamEntryData, type EntrySpan } from './entry-data.ts';
 export { ZipWriter } from './writer.ts';
-export { LayoutError, assertOpenableLayout, checkLayout } from './layout.ts';
+export { LayoutError, checkLayout, layoutFaults, openRefusal } from './layout.ts';
 export { refreshExtraFields, type EntryFields } from './records.ts';
 export { extendedTimestampField, type ExtraField } from './extra-fields.ts';
 export { BufferSource, FileSource, type ZipSource } from './source.ts';

@@ -16,11 +16,12 @@ import { quoted } from '../format/quote-name.ts';
 import type { ZipSource } from './source.ts';
 import type { CentralDirectory, ZipEntry } from './types.ts';
 
-/** A fault in the layout; `overlap` marks entries sharing bytes, the zip-bomb construction. */
+/** A fault in the layout of `entry`; `overlap` marks entries sharing bytes, the zip-bomb construction. */
 export class LayoutError extends Error {
   constructor(
     message: string,
     readonly overlap: boolean,
+    readonly entry: ZipEntry,
   ) {
     super(message);
   }
@@ -28,30 +29,40 @@ export class LayoutError extends Error {
 
 /** Throws a LayoutError naming the first entry whose range or headers are not sound. */
 export function checkLayout(source: ZipSource, directory: CentralDirectory): void {
+  for (const fault of layoutFaults(source, directory)) throw fault;
+}
+
+/** Every entry whose range or headers are not sound, in file order: one fault per entry, its first. */
+export function* layoutFaults(source: ZipSource, directory: CentralDirectory): Generator<LayoutError> {
   const ordered = [...directory.entries].sort((a, b) => a.localHeaderOffset - b.localHeaderOffset);
   for (let i = 0; i < ordered.length; i++) {
-    const entry = ordered[i]!;
-    const next = ordered[i + 1];
-    const limit = next?.localHeaderOffset ?? directory.centralStart;
-    const at = entry.localHeaderOffset;
-    if (at < 0 || at + LOCAL_HEADER_LENGTH > directory.centralStart) {
-      throw new LayoutError(`${describe(entry)} has its local header at offset ${at}, outside the entries' area (0..${directory.centralStart})`, false);
-    }
-    const header = source.read(at, LOCAL_HEADER_LENGTH);
-    const reader = new ByteReader(header.length === LOCAL_HEADER_LENGTH ? header : new Uint8Array(LOCAL_HEADER_LENGTH));
-    if (header.length < LOCAL_HEADER_LENGTH || reader.u32(0) !== SIG_LOCAL_HEADER) {
-      throw new LayoutError(`${describe(entry)} points at offset ${at}, where there is no local header`, false);
-    }
-    const dataEnd = at + LOCAL_HEADER_LENGTH + reader.u16(26) + reader.u16(28) + entry.compressedSize;
-    if (dataEnd > limit) {
-      const into = next ? `into ${describe(next)}` : 'into the central directory';
-      throw new LayoutError(`${describe(entry)} has data running ${dataEnd - limit} bytes ${into}`, next !== undefined);
-    }
-    const problem = centralProblem(entry);
-    if (problem) throw new LayoutError(`${describe(entry)} ${problem}`, false);
-    const disagreement = localDisagreement(source, entry, reader);
-    if (disagreement) throw new LayoutError(`${describe(entry)}: its local header ${disagreement}`, false);
+    const fault = entryFault(source, directory, ordered[i]!, ordered[i + 1]);
+    if (fault) yield fault;
   }
+}
+
+/** The first fault of `entry`, whose data must end before `next` (in file order) or the central directory. */
+function entryFault(source: ZipSource, directory: CentralDirectory, entry: ZipEntry, next: ZipEntry | undefined): LayoutError | undefined {
+  const limit = next?.localHeaderOffset ?? directory.centralStart;
+  const at = entry.localHeaderOffset;
+  if (at < 0 || at + LOCAL_HEADER_LENGTH > directory.centralStart) {
+    return new LayoutError(`${describe(entry)} has its local header at offset ${at}, outside the entries' area (0..${directory.centralStart})`, false, entry);
+  }
+  const header = source.read(at, LOCAL_HEADER_LENGTH);
+  const reader = new ByteReader(header.length === LOCAL_HEADER_LENGTH ? header : new Uint8Array(LOCAL_HEADER_LENGTH));
+  if (header.length < LOCAL_HEADER_LENGTH || reader.u32(0) !== SIG_LOCAL_HEADER) {
+    return new LayoutError(`${describe(entry)} points at offset ${at}, where there is no local header`, false, entry);
+  }
+  const dataEnd = at + LOCAL_HEADER_LENGTH + reader.u16(26) + reader.u16(28) + entry.compressedSize;
+  if (dataEnd > limit) {
+    const into = next ? `into ${describe(next)}` : 'into the central directory';
+    return new LayoutError(`${describe(entry)} has data running ${dataEnd - limit} bytes ${into}`, next !== undefined, entry);
+  }
+  const problem = centralProblem(entry);
+  if (problem) return new LayoutError(`${describe(entry)} ${problem}`, false, entry);
+  const disagreement = localDisagreement(source, entry, reader);
+  if (disagreement) return new LayoutError(`${describe(entry)}: its local header ${disagreement}`, false, entry);
+  return undefined;
 }
 
 /**
@@ -106,13 +117,8 @@ function describe(entry: ZipEntry): string {
   return `Entry ${quoted(entry.name)}`;
 }
 
-/** checkLayout for an archive about to be opened: overlaps are a bomb, the rest damage. */
-export function assertOpenableLayout(source: ZipSource, directory: CentralDirectory): void {
-  try {
-    checkLayout(source, directory);
-  } catch (error) {
-    if (!(error instanceof LayoutError)) throw error;
-    if (error.overlap) throw new ZipfsError('ZIP_BOMB_DETECTED', `${error.message} (overlapping entries, a zip-bomb construction); the archive was refused.`);
-    throw new ZipfsError('ZIP_INVALID', `${error.message}. The archive is damaged: zipfs could not write it back faithfully, so it was not opened. Repair it first (zip -FF in.zip --out fixed.zip) and open the repaired copy.`);
-  }
+/** A layout fault as open refuses it: overlapping entries are a bomb, the rest damage. */
+export function openRefusal(fault: LayoutError): ZipfsError {
+  if (fault.overlap) return new ZipfsError('ZIP_BOMB_DETECTED', `${fault.message} (overlapping entries, a zip-bomb construction); the archive was refused.`);
+  return new ZipfsError('ZIP_INVALID', `${fault.message}. The archive is damaged: zipfs could not write it back faithfully, so it was not opened. Repair it first (zip -FF in.zip --out fixed.zip) and open the repaired copy.`);
 }

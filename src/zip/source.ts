@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import { readFully } from '../fd-io.ts';
+import { openZipFile } from '../files/zip-file.ts';
 
 /**
  * Random access to an archive's bytes. Entries are read by offset, so an
@@ -16,7 +17,8 @@ export interface ZipSource {
 
 const WINDOW_BYTES = 4 * 1024 * 1024;
 
-/** A source over an open file descriptor. */
+/** A source over a zip file. What is not a regular file (a FIFO, a device, a folder) is
+ * refused before a byte is read, with a ZipfsError (files/zip-file.ts). */
 export class FileSource implements ZipSource {
   readonly size: number;
   private readonly fd: number;
@@ -27,13 +29,9 @@ export class FileSource implements ZipSource {
    * everything; a pass over local headers alone wants a small one (64 KiB), or it would
    * read megabytes of data it skips for every large entry. */
   constructor(path: string, private readonly windowBytes = WINDOW_BYTES) {
-    this.fd = fs.openSync(path, 'r');
-    try {
-      this.size = fs.fstatSync(this.fd).size;
-    } catch (error) {
-      fs.closeSync(this.fd);
-      throw error;
-    }
+    const { fd, stats } = openZipFile(path);
+    this.fd = fd;
+    this.size = stats.size;
   }
 
   read(offset: number, length: number): Uint8Array {

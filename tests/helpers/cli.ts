@@ -45,6 +45,7 @@ export function runZipfs(args: string[], options: RunOptions = {}): RunResult {
     cwd: options.cwd,
     stdin: options.stdin !== undefined ? Buffer.from(options.stdin) : 'ignore',
     timeout: options.timeoutMs ?? 60_000,
+    killSignal: 'SIGKILL', // a zipfs hung in a system call may not hear SIGTERM
   });
   if (result.exitedDueToTimeout) throw new Error(`zipfs ${args.join(' ')} did not finish within ${options.timeoutMs ?? 60_000} ms (hung)`);
   const stdout = result.stdout.toString();

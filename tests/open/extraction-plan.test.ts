@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'bun:test';
-import { ZipfsError } from '../../src/errors.ts';
+import { ZipfsError, type Refuse } from '../../src/errors.ts';
 import { loadLimits } from '../../src/limits.ts';
 import { planExtraction } from '../../src/open/extraction-plan.ts';
 import { BufferSource, readCentralDirectory } from '../../src/zip/index.ts';
 import { rawZip, type RawEntry } from '../helpers/raw-zip.ts';
 
 const limits = loadLimits({});
-const plan = (entries: RawEntry[], overrides = {}) => planExtraction(readCentralDirectory(new BufferSource(rawZip(entries))), { ...limits, ...overrides });
+const plan = (entries: RawEntry[], overrides = {}, refuse?: Refuse) => planExtraction(readCentralDirectory(new BufferSource(rawZip(entries))), { ...limits, ...overrides }, refuse);
 
 function failure(fn: () => unknown): ZipfsError {
   try {
@@ -46,9 +46,16 @@ describe('extraction plan', () => {
     expect(plan(zeros).totalBytes).toBe(100_000); // under the floor, a high ratio is harmless
   });
 
-  it('refuses overlapping entries before reading any data', () => {
-    const error = failure(() => plan([{ name: 'a', data: 'a'.repeat(1000) }, { name: 'b', shareDataOf: 0 }]));
-    expect(error.code).toBe('ZIP_BOMB_DETECTED');
-    expect(error.message).toContain('overlapping');
+  it('leaves overlapping entries to the layout check open runs next (layout.ts), which knows the exact bound', () => {
+    expect(plan([{ name: 'a', data: 'a'.repeat(1000) }, { name: 'b', shareDataOf: 0 }]).fileCount).toBe(2);
+  });
+
+  it('hands every refusal to a collecting refuse, the first being the one open throws', () => {
+    const entries: RawEntry[] = [{ name: '../up', data: 'x' }, { name: 'x' }, { name: 'x' }, { name: 'secret', data: 'x', flags: 1 }, { name: 'C:/win', data: 'x' }];
+    const refusals: ZipfsError[] = [];
+    plan(entries, { maxEntries: 4 }, (refusal: ZipfsError) => refusals.push(refusal));
+    expect(refusals.map((r) => r.code)).toStrictEqual(['ZIP_BOMB_DETECTED', 'PATH_TRAVERSAL', 'ZIP_INVALID', 'PATH_TRAVERSAL', 'ZIP_INVALID']);
+    expect(refusals[0]).toStrictEqual(failure(() => plan(entries, { maxEntries: 4 })));
+    expect(refusals.slice(1).map((r) => r.message.slice(0, 22))).toStrictEqual(['Entry "../up" climbs o', 'Entries "x" and "x" ar', 'Entry "C:/win" starts ', 'Entry "secret": is enc']);
   });
 });
