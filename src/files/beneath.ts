@@ -20,6 +20,7 @@
  * swap between check and use.
  */
 import fs from 'node:fs';
+import path from 'node:path';
 import { ZipfsError, isSystemError, quote } from '../errors.ts';
 import { recordFolder, shownPath } from './descriptor-paths.ts';
 
@@ -65,7 +66,7 @@ export class Folder {
 
   /** A path for a system call on the child `name`: only `name` is looked up, in this very folder. */
   child(name: string): string {
-    return `${this.path}/${name}`;
+    return this.fd === undefined ? path.join(this.path, name) : `${this.path}/${name}`;
   }
 
   /** The workspace-relative path of the child `name`. */

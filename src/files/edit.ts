@@ -58,6 +58,10 @@ export function writeWorkspaceFile(root: string, input: string, bytes: Uint8Arra
       fs.renameSync(temporary, target && foldsCase ? place.folder.child(storedName(place.folder, place.name, target)) : place.path);
     } catch (error) {
       fs.rmSync(temporary, { force: true });
+      // Windows refuses to replace a file another program holds open (EPERM, or EBUSY).
+      if (target && (isSystemError(error, 'EBUSY') || (process.platform === 'win32' && isSystemError(error, 'EPERM', 'EACCES')))) {
+        throw new ZipfsError('FILE_IN_USE', `${quote(relative)} is in use by another program, which holds it open; nothing was written. Close it there, then retry.`);
+      }
       if (isSystemError(error, 'ENAMETOOLONG', 'EINVAL')) throw new ZipfsError('INVALID_INPUT', `Invalid argument path: ${quote(relative)} cannot be created here (${(error as Error).message}).`);
       throw error;
     }
@@ -82,7 +86,15 @@ export function deleteWorkspacePath(root: string, input: string, recursive: bool
     if (stats.isDirectory() && !recursive && fs.readdirSync(place.path).length > 0) {
       throw new ZipfsError('INVALID_INPUT', `${quote(relative)} is a folder that is not empty; pass ${param('recursive')} to delete it and everything in it.`);
     }
-    removeBeneath(place.folder, place.name); // a link is removed, never its target
+    try {
+      removeBeneath(place.folder, place.name); // a link is removed, never its target
+    } catch (error) {
+      // Windows refuses to remove a file another program holds open (EBUSY, or EPERM).
+      if (isSystemError(error, 'EBUSY') || (process.platform === 'win32' && isSystemError(error, 'EPERM', 'EACCES'))) {
+        throw new ZipfsError('FILE_IN_USE', `${quote(relative)} is in use by another program, which holds it open; it was not deleted. Close it there, then retry.`);
+      }
+      throw error;
+    }
     return relative;
   });
 }

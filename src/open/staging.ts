@@ -3,6 +3,7 @@ import path from 'node:path';
 import { STAGING_PREFIX, workspacesDir } from '../session/data-dir.ts';
 import { isProcessAlive } from '../session/process-alive.ts';
 import { keepOnExit, removeOnExit } from '../exit-cleanup.ts';
+import { removeTree } from '../session/remove-tree.ts';
 
 /** A hidden folder to extract into; it becomes a session only by one rename at the end. */
 export function createStaging(home: string): string {
@@ -16,7 +17,7 @@ export function createStaging(home: string): string {
 
 export function discardStaging(dir: string): void {
   keepOnExit(dir);
-  fs.rmSync(dir, { recursive: true, force: true });
+  removeTree(dir); // one entry at a time through folder handles: Wine 8.0 cannot remove a tree in one call
 }
 
 /** Forgets a staging folder that has been renamed into place. */
@@ -40,6 +41,6 @@ export function removeDeadStaging(home: string): void {
     return;
   }
   for (const name of names) {
-    if (isDeadStaging(name)) fs.rmSync(path.join(workspacesDir(home), name), { recursive: true, force: true });
+    if (isDeadStaging(name)) removeTree(path.join(workspacesDir(home), name));
   }
 }

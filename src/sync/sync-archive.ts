@@ -20,7 +20,7 @@ import { entryRecord, fingerprintSource, readManifest, writeManifest, type Entry
 import type { Progress } from '../open/open-archive.ts';
 import type { Session } from '../session/session-store.ts';
 import { writeAddition, writeFromWorkspace, type Captured } from './sync-entries.ts';
-import { TEMP_MARK, assertBackupPathFree, fsyncDirectory, keepBackup, removeDeadTemporaries, renameOver } from './sync-files.ts';
+import { TEMP_MARK, assertBackupPathFree, draftBackup, fsyncDirectory, placeBackup, removeDeadTemporaries, renameOver } from './sync-files.ts';
 import { verifyWritten } from './verify-written.ts';
 import { assertReopenable, assertWithinOpenLimits } from './reopen-check.ts';
 import type { Limits } from '../limits.ts';
@@ -175,6 +175,7 @@ async function writeBack(request: SyncRequest, manifest: Manifest, diff: Workspa
 
   const temporary = path.join(path.dirname(target), `.${path.basename(target)}${TEMP_MARK}${process.pid}-${globalThis.crypto.randomUUID()}.tmp`);
   removeOnExit(temporary);
+  let draft: string | undefined; // the backup, until the rename has worked (sync-files.ts)
   try {
     const { next, gone } = await writeArchive(temporary, target, source.exists, manifest, diff, session.contents, request.progress, request.signal);
     counts.files_added -= gone;
@@ -189,22 +190,29 @@ async function writeBack(request: SyncRequest, manifest: Manifest, diff: Workspa
     // this file reaching the disk leaves the old manifest, so the next sync reports a conflict
     // (resolved with force); the archive itself is whole either way.
     writeManifest(nextManifestPath(session), next.session, next.entries);
-    const backup = source.exists && request.backup ? keepBackup(target) : null;
+    if (source.exists && request.backup) draft = draftBackup(target);
+    if (draft) removeOnExit(draft);
     await renameOver(temporary, target);
     keepOnExit(temporary);
+    const backup = draft ? placeBackup(draft, target) : null;
+    if (draft) keepOnExit(draft);
     fsyncDirectory(path.dirname(target));
     fs.renameSync(nextManifestPath(session), session.manifest);
     return { synced: true, backup_path: backup, ...counts };
   } catch (error) {
     fs.rmSync(temporary, { force: true });
     keepOnExit(temporary);
+    if (draft) {
+      fs.rmSync(draft, { force: true });
+      keepOnExit(draft);
+    }
     fs.rmSync(nextManifestPath(session), { force: true });
     if (error instanceof ZipfsError && !vanished(error)) throw error;
     if (vanished(error)) {
       throw new ZipfsError('SYNC_FAILED', `A file of the workspace vanished while sync was reading it (${showPathsOf(error as Error).message}); the source zip was left unchanged. Sync again once nothing else is changing the workspace.`);
     }
     if (isSystemError(error, 'EBUSY', 'ETXTBSY') || (process.platform === 'win32' && isSystemError(error, 'EPERM') && (error.path === temporary || error.path === target))) {
-      throw new ZipfsError('FILE_IN_USE', `The zip ${target} is in use by another program, which holds it open, so the new archive could not replace it; the zip and the workspace were left as they were. Close it there, then sync again.`);
+      throw new ZipfsError('FILE_IN_USE', `The zip ${target} is in use by another program, which holds it open; sync left the zip and the workspace as they were. Close it there, then retry the sync.`);
     }
     if (isSystemError(error, 'ENOSPC', 'EDQUOT')) throw new ZipfsError('SYNC_FAILED', `The disk holding ${path.dirname(target)} is full; the source zip was left unchanged. Free some space there and sync again.`);
     if (isSystemError(error, 'EACCES', 'EPERM', 'EROFS')) {

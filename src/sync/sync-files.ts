@@ -21,24 +21,40 @@ export function backupPathFor(source: string): string {
   return `${source}.bak`;
 }
 
-/** Keeps the current archive as `<name>.bak`, replacing an older backup; a hard link costs no copy. */
-export function keepBackup(target: string): string {
-  const backup = backupPathFor(target);
-  const draft = `${backup}${TEMP_MARK}${process.pid}.tmp`;
+/**
+ * The first half of keeping the current archive as `<name>.bak`: a copy of it
+ * beside the zip (a hard link where it can: no copy), made before the new
+ * archive replaces it. placeBackup puts it in place once the rename has
+ * worked, so a sync that fails at the rename leaves the older backup as it was.
+ */
+export function draftBackup(target: string): string {
+  const draft = `${backupPathFor(target)}${TEMP_MARK}${process.pid}.tmp`;
   fs.rmSync(draft, { force: true });
+  // Not linked on Windows, where a link to a zip another program holds open cannot be renamed or removed while it does.
+  if (process.platform === 'win32' || !linked(target, draft)) fs.copyFileSync(target, draft);
+  return draft;
+}
+
+/** The second half: the draft becomes `<name>.bak`, replacing an older backup. Returns the backup's path. */
+export function placeBackup(draft: string, target: string): string {
+  const backup = backupPathFor(target);
   try {
-    try {
-      fs.linkSync(target, draft);
-    } catch {
-      fs.copyFileSync(target, draft);
-    }
     fs.renameSync(draft, backup);
   } finally {
-    // Renamed: gone already. When the backup already is this very file (a sync killed after
-    // taking it), rename(2) does nothing and leaves the draft; when it failed, the draft stays: remove it.
+    // When the backup already is this very file (a sync killed after taking it), rename(2) does
+    // nothing and leaves the draft; when it failed, the draft stays: either way, remove it.
     fs.rmSync(draft, { force: true });
   }
   return backup;
+}
+
+function linked(existing: string, link: string): boolean {
+  try {
+    fs.linkSync(existing, link);
+    return true;
+  } catch {
+    return false; // a file system without hard links, or across devices: the caller copies
+  }
 }
 
 /** Refuses, before anything is written, a backup path that holds something a file cannot replace. */
