@@ -23,6 +23,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ZipfsError, isSystemError, quote } from '../errors.ts';
 import { recordFolder, shownPath } from './descriptor-paths.ts';
+import { invocation } from '../message-marks.ts';
 
 const { O_RDONLY, O_DIRECTORY = 0, O_NOFOLLOW = 0 } = fs.constants;
 const FOLDER_FLAGS = O_RDONLY | O_DIRECTORY | O_NOFOLLOW;
@@ -114,7 +115,7 @@ function checkName(name: string, whole: string, create: boolean | undefined): vo
 
 /**
  * The folders of one workspace, opened on demand for one operation and kept
- * until `close` (or `trim`): resolving many files of one folder opens it once.
+ * until `close` (or `keepFoldersOf`): resolving many files of one folder opens it once.
  */
 export class Beneath {
   private readonly folders = new Map<string, Folder>();
@@ -122,7 +123,7 @@ export class Beneath {
   constructor(readonly root: string) {
     const folder = Folder.open(root, '');
     if (!folder) {
-      throw new ZipfsError('PATH_TRAVERSAL', `The workspace folder ${root} is not a folder (a symbolic link or a file was put in its place); zipfs works only on files inside the workspace. Put the folder back, or remove the session with zipfs close --force.`);
+      throw new ZipfsError('PATH_TRAVERSAL', `The workspace folder ${root} is not a folder (a symbolic link or a file was put in its place); zipfs works only on files inside the workspace. Put the folder back, or remove the session with ${invocation('close', { force: true })}.`);
     }
     this.folders.set('', folder);
   }
@@ -185,10 +186,13 @@ export class Beneath {
   }
 
   /**
-   * Closes every folder that is not `keep` or one of its parents: for loops
-   * over many files, one at a time, so descriptors do not pile up.
+   * Closes every folder that is not on the way to `file`: for loops over many
+   * files, one at a time, so descriptors do not pile up (files that come in
+   * path order keep reusing the folders they share).
    */
-  trim(keep: string): void {
+  keepFoldersOf(file: string): void {
+    const cut = file.lastIndexOf('/');
+    const keep = cut < 0 ? '' : file.slice(0, cut);
     for (const [relative, folder] of this.folders) {
       if (relative === '' || keep === relative || keep.startsWith(`${relative}/`)) continue;
       folder.close();

@@ -1,5 +1,4 @@
 import fs from 'node:fs';
-import path from 'node:path';
 import { ZipfsError, quote } from '../errors.ts';
 import type { Beneath } from './beneath.ts';
 
@@ -21,10 +20,6 @@ export function normaliseToolPath(input: string): string {
     segments.push(segment);
   }
   return segments.join('/');
-}
-
-export function isInside(root: string, candidate: string): boolean {
-  return candidate === root || candidate.startsWith(root.endsWith(path.sep) ? root : root + path.sep);
 }
 
 /** A path inside a workspace, resolved and confined. */

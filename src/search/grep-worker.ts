@@ -21,8 +21,7 @@ function cut(line: string, at = 0): string {
 
 /** A listed file's bytes, reached without links and only if it is still a regular file (never a FIFO that would block). */
 function readBeneath(beneath: Beneath, file: string): Buffer {
-  const cut = file.lastIndexOf('/');
-  beneath.trim(cut < 0 ? '' : file.slice(0, cut)); // files come sorted: keep only the folders on the way to this one
+  beneath.keepFoldersOf(file); // files come sorted: keep only the folders on the way to this one
   const { fd } = openRegularFile(beneath.place(file).path, file);
   try {
     return fs.readFileSync(fd);

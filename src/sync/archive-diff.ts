@@ -48,8 +48,7 @@ function asText(bytes: Uint8Array): string | undefined {
  * without blocking; empty when it vanished or changed kind since the scan.
  */
 function readCurrent(beneath: Beneath, shown: string, link: boolean): Uint8Array {
-  const cut = shown.lastIndexOf('/');
-  beneath.trim(cut < 0 ? '' : shown.slice(0, cut));
+  beneath.keepFoldersOf(shown);
   try {
     const at = beneath.place(shown).path;
     if (link) return readLinkTarget(at);

@@ -171,7 +171,7 @@ async function writeBack(request: SyncRequest, manifest: Manifest, diff: Workspa
   assertWithinOpenLimits(manifest, diff, request.limits);
   if (source.exists && request.backup) assertBackupPathFree(target);
   // A program that is not zipfs takes no lock: what it writes meanwhile is caught before the rename.
-  const before = source.exists ? identity(target) : undefined;
+  const before = source.exists ? fileVersion(target) : undefined;
 
   const temporary = path.join(path.dirname(target), `.${path.basename(target)}${TEMP_MARK}${process.pid}-${globalThis.crypto.randomUUID()}.tmp`);
   removeOnExit(temporary);
@@ -183,7 +183,7 @@ async function writeBack(request: SyncRequest, manifest: Manifest, diff: Workspa
     assertReopenable(verifyWritten(temporary, next.entries.length), request.limits);
     releasePhaseGarbage(next.entries.length);
     request.signal?.throwIfAborted(); // the last moment a cancel can take effect: nothing has replaced the zip yet
-    if (before !== undefined && identity(target) !== before) {
+    if (before !== undefined && fileVersion(target) !== before) {
       throw new ZipfsError('CONFLICT_DETECTED', `The source zip ${target} was changed by another program while this sync was writing; nothing was replaced. Run ${invocation('status')} and sync again.`);
     }
     // Not flushed: only the archive is (one fsync). A power cut between the archive's rename and
@@ -228,8 +228,8 @@ function vanished(error: unknown): boolean {
   return (isSystemError(error, 'ENOENT') && error.path?.startsWith('/proc/self/fd/') === true) || (error instanceof ZipfsError && error.code === 'PATH_NOT_FOUND');
 }
 
-/** A file's identity and version, to see that nothing replaced or wrote it between two moments. */
-function identity(file: string): string | undefined {
+/** A file's identity and version (inode, size, times), to see that nothing replaced or wrote it between two moments. */
+function fileVersion(file: string): string | undefined {
   const stats = fs.statSync(file, { throwIfNoEntry: false });
   return stats && `${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeMs}:${stats.ctimeMs}`;
 }

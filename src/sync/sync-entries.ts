@@ -40,8 +40,7 @@ interface Content {
 
 /** Reads (or opens, for streaming) a workspace item, noting its stat: if it changes after, the next status sees it. */
 function capture(beneath: Beneath, relative: string, captured: Captured): Content {
-  const cut = relative.lastIndexOf('/');
-  beneath.trim(cut < 0 ? '' : relative.slice(0, cut)); // one file at a time: keep only the folders on its way open
+  beneath.keepFoldersOf(relative); // one file at a time: keep only the folders on its way open
   const at = beneath.place(relative).path;
   const link = fs.lstatSync(at);
   if (link.isSymbolicLink()) {

@@ -184,8 +184,7 @@ function fileCrc(at: string, relative: string): number {
  * since the scan. A file swapped for a link or a special file meanwhile is a change.
  */
 function contentMatches(beneath: Beneath, entry: EntryRecord, now: Observed): boolean | 'gone' {
-  const cut = entry.path.lastIndexOf('/');
-  beneath.trim(cut < 0 ? '' : entry.path.slice(0, cut));
+  beneath.keepFoldersOf(entry.path);
   try {
     const at = beneath.place(entry.path).path;
     if (now.kind === 'symlink') {
