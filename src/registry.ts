@@ -11,6 +11,7 @@ import { edit } from './commands/edit.ts';
 import { grep } from './commands/grep.ts';
 import { inspect } from './commands/inspect.ts';
 import { ls } from './commands/ls.ts';
+import { mkdir } from './commands/mkdir.ts';
 import { move } from './commands/move.ts';
 import { open } from './commands/open.ts';
 import { path } from './commands/path.ts';
@@ -22,7 +23,7 @@ import { sync } from './commands/sync.ts';
 import { tree } from './commands/tree.ts';
 import { write } from './commands/write.ts';
 
-export const COMMANDS: readonly Command[] = [open, inspect, sessions, path, ls, tree, read, write, edit, move, del, grep, status, diff, sync, close, prune] as unknown as Command[];
+export const COMMANDS: readonly Command[] = [open, inspect, sessions, path, ls, tree, read, write, edit, mkdir, move, del, grep, status, diff, sync, close, prune] as unknown as Command[];
 
 export const MCP_TOOL_PREFIX = 'zipfs_';
 

@@ -44,11 +44,11 @@ export const close = defineCommand({
       } else if (!input.force) {
         recoverInterruptedSync(session);
         const diff = diffWorkspace(session.contents, readManifest(session.manifest));
-        const pending = diff.modified.length + diff.added.length + diff.deleted.length;
+        const pending = diff.modified.length + diff.added.length + diff.deleted.length + diff.renamed.length;
         if (pending > 0) {
           throw new ZipfsError(
             'UNSYNCED_CHANGES',
-            `Session "${session.record.name}" has unsynced changes (${diff.modified.length} modified, ${diff.added.length} added, ${diff.deleted.length} deleted). Pass ${param('sync')} to save them into the zip first, or ${param('force')} to discard them.`,
+            `Session "${session.record.name}" has unsynced changes (${diff.modified.length} modified, ${diff.added.length} added, ${diff.deleted.length} deleted${diff.renamed.length ? `, ${diff.renamed.length} renamed` : ''}). Pass ${param('sync')} to save them into the zip first, or ${param('force')} to discard them.`,
           );
         }
       }

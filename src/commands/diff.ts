@@ -23,7 +23,8 @@ export const diff = defineCommand({
       v.array(
         v.object({
           path: name('Folders end in /'),
-          status: v.pipe(v.picklist(['modified', 'added', 'deleted']), v.description('Change')),
+          status: v.pipe(v.picklist(['modified', 'added', 'deleted', 'renamed']), v.description('Change')),
+          from: v.optional(name('Old path, if renamed')),
           binary: flag('No text diff'),
           additions: count('Lines'),
           deletions: count('Lines'),
@@ -52,7 +53,7 @@ export const diff = defineCommand({
   },
   render(out, paint, flags) {
     if (flags.stat) {
-      const rows = out.files.map((f) => `${f.status[0]!.toUpperCase()} ${f.path}  ${f.binary ? paint.dim('binary') : `${paint.green(`+${f.additions}`)} ${paint.red(`-${f.deletions}`)}`}`);
+      const rows = out.files.map((f) => `${f.status[0]!.toUpperCase()} ${f.from !== undefined ? `${f.from} -> ` : ''}${f.path}  ${f.binary ? paint.dim('binary') : `${paint.green(`+${f.additions}`)} ${paint.red(`-${f.deletions}`)}`}`);
       return [...rows, `${plural(out.files.length, 'file')} changed`].join('\n');
     }
     return paintDiff(out.diff, paint);

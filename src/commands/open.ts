@@ -1,10 +1,15 @@
 import * as v from 'valibot';
-import { count, flag, name, text } from './schemas.ts';
+import { count, flag, name, names, text } from './schemas.ts';
+import { quoted } from '../format/quote-name.ts';
+import { SYMLINK_NOTE } from '../open/inspect-archive.ts';
 import { defineCommand } from '../command.ts';
 import { humanBytes, plural } from '../format/units.ts';
 import { loadLimits } from '../limits.ts';
 import { openArchive } from '../open/open-archive.ts';
-import { sessionOf } from '../session/session-store.ts';
+import { listSessions, sessionOf } from '../session/session-store.ts';
+
+/** Warnings listed at most; an archive may hold a link per entry. */
+const MAX_WARNINGS = 20;
 
 export const open = defineCommand({
   name: 'open',
@@ -22,6 +27,8 @@ export const open = defineCommand({
     file_count: count('Files'),
     extracted_size_bytes: count('Bytes'),
     already_open: v.optional(flag('Reused')),
+    warnings: v.optional(v.pipe(v.array(v.string()), v.description('What to know, as inspect says'))),
+    other_sessions: v.optional(names('Also open: pass session in calls')),
   }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   cli: { positionals: ['path'], example: 'zipfs open reports.zip --name q4-report' },
@@ -37,7 +44,22 @@ export const open = defineCommand({
       file_count: session.record.file_count,
       extracted_size_bytes: session.record.extracted_size_bytes,
     };
-    return existing ? { ...result, already_open: true } : result;
+    // What an agent needs before its next call: links it will find as plain files, and that calls
+    // without a session are now ambiguous when other sessions are open.
+    const links = session.record.symlinks;
+    const warnings = [...links.slice(0, MAX_WARNINGS).map((link) => `${quoted(link)} ${SYMLINK_NOTE}`), ...(links.length > MAX_WARNINGS ? [`and ${links.length - MAX_WARNINGS} more symbolic links`] : [])];
+    const others = listSessions(context.home).map((s) => s.record.name).filter((other) => other !== session.record.name).sort();
+    return {
+      ...result,
+      ...(existing ? { already_open: true } : {}),
+      ...(warnings.length > 0 ? { warnings } : {}),
+      ...(others.length > 0 ? { other_sessions: others } : {}),
+    };
   },
   render: (out) => `${out.already_open ? `Already open as session "${out.name}" (to open another, give it a name with --name)` : `Opened session "${out.name}"`}: ${plural(out.file_count, 'file')}, ${humanBytes(out.extracted_size_bytes)}\n${out.workspace_path}`,
+  note(out) {
+    const notes = (out.warnings ?? []).map((warning) => `zipfs: ${warning}.`);
+    if (out.other_sessions) notes.push(`zipfs: ${plural(out.other_sessions.length, 'other session')} open (${out.other_sessions.join(', ')}): name the session in later commands (-s ${out.name}, or ZIPFS_SESSION=${out.name}).`);
+    return notes.length > 0 ? notes.join('\n') : undefined;
+  },
 });

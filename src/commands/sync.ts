@@ -23,6 +23,7 @@ export const sync = defineCommand({
     files_modified: count('Paths'),
     files_added: count('Paths'),
     files_deleted: count('Paths'),
+    files_renamed: v.optional(count('Entries moved; written where they stood')),
   }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   cli: { positionals: ['session'], short: { session: 's' }, example: 'zipfs sync --dry-run' },
@@ -31,9 +32,9 @@ export const sync = defineCommand({
     return withSessionLock(session, 'sync', () => syncSession({ session, force: input.force, dryRun: input.dry_run, backup: input.backup, progress: context.progress, signal: context.signal, wait: lockWait(context), limits: loadLimits(context.env) }), lockWait(context));
   },
   render(out) {
-    const counts = `${out.files_modified} modified, ${out.files_added} added, ${out.files_deleted} deleted`;
+    const counts = `${out.files_modified} modified, ${out.files_added} added, ${out.files_deleted} deleted${out.files_renamed ? `, ${out.files_renamed} renamed` : ''}`;
     if (!out.synced) return `Would sync ${counts} (dry run: nothing written).`;
-    if (out.backup_path === null && out.files_modified + out.files_added + out.files_deleted === 0) return 'Nothing to sync: the zip already matches the workspace.';
+    if (out.backup_path === null && out.files_modified + out.files_added + out.files_deleted + (out.files_renamed ?? 0) === 0) return 'Nothing to sync: the zip already matches the workspace.';
     return `Synced ${counts}.${out.backup_path ? ` Previous archive kept as ${out.backup_path}` : ''}`;
   },
 });

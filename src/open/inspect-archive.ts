@@ -36,7 +36,7 @@ export interface Inspection {
 
 /** Refusals and warnings shown at most; a hostile archive may have one per entry. */
 const MAX_WARNINGS = 50;
-const SYMLINK_NOTE = 'is a symbolic link: it is extracted as a regular file holding its target';
+export const SYMLINK_NOTE = 'is a symbolic link: it is extracted as a regular file holding its target';
 
 export function inspectArchive(zipPath: string, limits: Limits, target: WorkspaceTarget, page: { start: number; max: number }): Inspection {
   let source: FileSource;

@@ -72,9 +72,11 @@ export async function openArchive(request: OpenRequest): Promise<Session> {
 
 /** An empty session for an archive still to be written (its fingerprint's size -1 says so: sync-archive.ts, isNewArchive). */
 function createArchiveSession(request: OpenRequest, zipPath: string): Session {
-  const folder = path.dirname(zipPath);
+  // Missing folders on the way are made by the first sync, with the archive; a file where one must go cannot be.
+  let folder = path.dirname(zipPath);
+  while (!fs.existsSync(folder) && path.dirname(folder) !== folder) folder = path.dirname(folder);
   if (!fs.statSync(folder, { throwIfNoEntry: false })?.isDirectory()) {
-    throw new ZipfsError('ZIP_NOT_FOUND', `Cannot create ${zipPath}: the folder ${folder} does not exist. Create it first, or give another path.`);
+    throw new ZipfsError('ZIP_NOT_FOUND', `Cannot create ${zipPath}: ${folder} is a file, not a folder. Give another path.`);
   }
   const staging = prepareStaging(request, 0);
   try {

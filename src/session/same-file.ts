@@ -11,7 +11,12 @@ import path from 'node:path';
 export type FileIdentity = string;
 
 export function identityOf(file: string): FileIdentity | undefined {
-  const stats = fs.statSync(file, { throwIfNoEntry: false });
+  let stats: fs.Stats | undefined;
+  try {
+    stats = fs.statSync(file, { throwIfNoEntry: false });
+  } catch {
+    return undefined; // not reachable (a file where a folder should be, no access): no identity to compare
+  }
   // An inode of 0 is no identity (some Windows file systems): fall back to the path.
   return stats && stats.ino !== 0 ? `${stats.dev}:${stats.ino}` : undefined;
 }

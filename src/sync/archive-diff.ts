@@ -22,7 +22,9 @@ import { diffWorkspace, readLinkTarget } from './workspace-diff.ts';
 
 export interface FileDiff {
   path: string;
-  status: 'modified' | 'added' | 'deleted';
+  status: 'modified' | 'added' | 'deleted' | 'renamed';
+  /** For `renamed`: the path it had. */
+  from?: string;
   binary: boolean;
   additions: number;
   deletions: number;
@@ -96,35 +98,42 @@ export function diffAgainstArchive(root: string, manifest: Manifest, options: { 
       if (observed.kind !== 'symlink' && observed.size > TEXT_DIFF_MAX_BYTES) return new Uint8Array(TEXT_DIFF_MAX_BYTES + 1);
       return readCurrent(beneath, shown, observed.kind === 'symlink');
     };
-    const listed = (['modified', 'added', 'deleted'] as const).flatMap((status) => changes[status].map((shown) => [status, shown] as const));
+    const renamedFrom = new Map(changes.renamed.map((rename) => [rename.to, rename]));
+    const listed = [...(['modified', 'added', 'deleted'] as const).flatMap((status) => changes[status].map((shown) => [status, shown] as const)), ...changes.renamed.map((rename) => ['renamed' as const, rename.to] as const)];
     listed.sort((a, b) => (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0));
     const files: FileDiff[] = [];
     const parts: string[] = [];
     let chars = 0;
     let truncated = false;
     for (const [status, shown] of listed) {
-      if (!inScope(shown)) continue;
+      const rename = status === 'renamed' ? renamedFrom.get(shown) : undefined;
+      if (!inScope(shown) && !(rename && inScope(rename.from))) continue;
       const folder = shown.endsWith('/');
       const bare = folder ? shown.slice(0, -1) : shown;
+      const was = rename ? (folder ? rename.from.slice(0, -1) : rename.from) : bare;
       const special = unsupported.has(shown) || changes.observed.get(bare)?.kind === 'special';
-      const before = status === 'added' || folder ? new Uint8Array(0) : original(byPath.get(bare));
-      const after = status === 'deleted' || folder ? new Uint8Array(0) : current(bare);
+      // A rename whose content did not change shows no content, as git's does.
+      const same = rename !== undefined && rename.modified !== true;
+      const before = status === 'added' || folder || same ? new Uint8Array(0) : original(byPath.get(was));
+      const after = status === 'deleted' || folder || same ? new Uint8Array(0) : current(bare);
       const beforeText = asText(before);
       const afterText = asText(after);
-      const binary = !folder && (special || beforeText === undefined || afterText === undefined);
-      const entry: FileDiff = { path: shown, status, binary, additions: 0, deletions: 0 };
-      let text = '';
-      if (binary) text = `Binary files ${status === 'added' ? '/dev/null' : quoteName(`a/${bare}`)} and ${status === 'deleted' ? '/dev/null' : quoteName(`b/${bare}`)} differ\n`;
+      const binary = !folder && !same && (special || beforeText === undefined || afterText === undefined);
+      const entry: FileDiff = rename ? { path: shown, status, from: rename.from, binary, additions: 0, deletions: 0 } : { path: shown, status, binary, additions: 0, deletions: 0 };
+      let text = rename ? `rename from ${quoteName(was)}\nrename to ${quoteName(bare)}\n` : '';
+      if (same) {
+        // The rename lines are all there is to show.
+      } else if (binary) text += `Binary files ${status === 'added' ? '/dev/null' : quoteName(`a/${bare}`)} and ${status === 'deleted' ? '/dev/null' : quoteName(`b/${bare}`)} differ\n`;
       else if (!folder) {
         const diff = unifiedDiff(bare, beforeText!, afterText!, options.context);
         entry.additions = diff.additions;
         entry.deletions = diff.deletions;
-        text = diff.text;
+        text += diff.text;
       }
       files.push(entry);
       if (text === '' || truncated) continue;
       // Names in the diff's own lines are quoted as git quotes them (files[].path keeps the exact name).
-      const header = `diff --git ${quoteName(`a/${bare}`)} ${quoteName(`b/${bare}`)}\n`;
+      const header = `diff --git ${quoteName(`a/${was}`)} ${quoteName(`b/${bare}`)}\n`;
       if (options.maxChars !== undefined && chars + header.length + text.length > options.maxChars) {
         // Keep whole lines of what fits; the per-file counts above stay complete.
         const room = Math.max(0, options.maxChars - chars - header.length);

@@ -26,7 +26,8 @@ export function assertWithinOpenLimits(manifest: Manifest, diff: WorkspaceDiff, 
     if (state === 'deleted') continue;
     entries++;
     if (entry.type === 'dir') continue;
-    bytes += state === 'modified' ? (diff.observed.get(entry.path)?.size ?? 0) : entry.size;
+    const now = state === 'renamed' ? diff.renames.get(entry.index)! : entry.path;
+    bytes += state === 'modified' || state === 'renamed' ? (diff.observed.get(now)?.size ?? 0) : entry.size;
   }
   for (const { observed } of diff.additions) if (observed.kind !== 'dir') bytes += observed.size;
   if (entries > limits.maxEntries) {

@@ -22,6 +22,7 @@ import type { Session } from '../session/session-store.ts';
 import { writeAddition, writeFromWorkspace, type Captured } from './sync-entries.ts';
 import { TEMP_MARK, assertBackupPathFree, draftBackup, fsyncDirectory, placeBackup, removeDeadTemporaries, renameOver } from './sync-files.ts';
 import { verifyWritten } from './verify-written.ts';
+import { removeEmptiedFolders } from './emptied-folders.ts';
 import { assertReopenable, assertWithinOpenLimits } from './reopen-check.ts';
 import type { Limits } from '../limits.ts';
 import { withZipLock, type LockWait } from '../session/lock.ts';
@@ -55,6 +56,7 @@ export interface SyncResult {
   files_modified: number;
   files_added: number;
   files_deleted: number;
+  files_renamed?: number;
 }
 
 function nextManifestPath(session: Session): string {
@@ -147,7 +149,8 @@ export async function syncSession(request: SyncRequest): Promise<SyncResult> {
   const diff = diffWorkspace(session.contents, manifest);
   releasePhaseGarbage(manifest.entries.length);
   refuseUnsupported(diff);
-  const counts = { files_modified: diff.modified.length, files_added: diff.added.length, files_deleted: diff.deleted.length };
+  // files_renamed only when there are renames: answers of syncs without any keep their shape.
+  const counts = { files_modified: diff.modified.length, files_added: diff.added.length, files_deleted: diff.deleted.length, ...(diff.renamed.length > 0 ? { files_renamed: diff.renamed.length } : {}) };
   if (request.dryRun) {
     checkSource(manifest.session, request.force);
     return { synced: false, backup_path: null, ...counts };
@@ -155,6 +158,8 @@ export async function syncSession(request: SyncRequest): Promise<SyncResult> {
   // The check of the zip and the rename over it are one step against every other zipfs process
   // syncing this zip (two sessions of one zip, in one process or several): under the zip's lock.
   const zipPath = manifest.session.source_path;
+  // A new archive (open with create) may go in folders that do not exist yet: made now, with it.
+  if (isNewArchive(manifest.session) && !fs.existsSync(zipPath)) fs.mkdirSync(path.dirname(zipPath), { recursive: true });
   const lockAt = fs.existsSync(zipPath) ? fs.realpathSync(zipPath) : zipPath;
   return withZipLock(lockAt, 'sync', () => writeBack(request, manifest, diff, counts), request.wait);
 }
@@ -163,7 +168,7 @@ export async function syncSession(request: SyncRequest): Promise<SyncResult> {
 async function writeBack(request: SyncRequest, manifest: Manifest, diff: WorkspaceDiff, counts: Omit<SyncResult, 'synced' | 'backup_path'>): Promise<SyncResult> {
   const { session } = request;
   const source = checkSource(manifest.session, request.force);
-  const changed = counts.files_modified + counts.files_added + counts.files_deleted > 0;
+  const changed = counts.files_modified + counts.files_added + counts.files_deleted + (counts.files_renamed ?? 0) > 0;
   const target = source.exists ? fs.realpathSync(manifest.session.source_path) : manifest.session.source_path;
   // Even a sync with nothing to write clears what a killed sync left beside the zip.
   if (source.exists) removeDeadTemporaries(target);
@@ -198,6 +203,8 @@ async function writeBack(request: SyncRequest, manifest: Manifest, diff: Workspa
     if (draft) keepOnExit(draft);
     fsyncDirectory(path.dirname(target));
     fs.renameSync(nextManifestPath(session), session.manifest);
+    const moved = manifest.entries.filter((entry) => diff.states.get(entry.index) === 'deleted' || diff.states.get(entry.index) === 'renamed');
+    removeEmptiedFolders(session.contents, moved, next.entries);
     return { synced: true, backup_path: backup, ...counts };
   } catch (error) {
     fs.rmSync(temporary, { force: true });
@@ -294,8 +301,10 @@ async function writeArchive(temporary: string, target: string, sourceExists: boo
         writer.addCopiedRecord(source!.read(original.centralOffset, original.centralLength), at); // relocating copies it
         written.push({ path: record.path, type: record.type, copied: original, at });
       } else {
-        const central = await writeFromWorkspace(writer, beneath!, record, original, source, captured, diff, pause);
-        written.push({ path: record.path, type: record.type, central });
+        // Modified, or renamed (written where it stood, under its new name).
+        const renamedTo = diff.renames.get(record.index);
+        const central = await writeFromWorkspace(writer, beneath!, record, original, source, captured, diff, pause, renamedTo);
+        written.push({ path: renamedTo ?? record.path, type: record.type, central });
       }
       await step(record.path);
     }

@@ -9,7 +9,7 @@
 import fs from 'node:fs';
 import type { Beneath } from '../files/beneath.ts';
 import { crc32, deflateRaw, deflateRawPiece } from '../zip/codec.ts';
-import { FLAG_DATA_DESCRIPTOR, FLAG_UTF8, HOST_UNIX, METHOD_DEFLATED, METHOD_STORED, S_IFDIR, S_IFLNK } from '../zip/constants.ts';
+import { EXTRA_UNICODE_PATH, FLAG_DATA_DESCRIPTOR, FLAG_UTF8, HOST_UNIX, METHOD_DEFLATED, METHOD_STORED, S_IFDIR, S_IFLNK } from '../zip/constants.ts';
 import { dateToDosDateTime } from '../zip/dos-time.ts';
 import { extendedTimestampField, readLocalExtra, refreshExtraFields, type EntryFields, type ExtraField, type FileSource, type ZipEntry, type ZipWriter } from '../zip/index.ts';
 import type { EntryRecord } from '../session/manifest.ts';
@@ -111,12 +111,17 @@ async function writeContent(writer: ZipWriter, frame: Frame, content: Content, m
   }
 }
 
-/** A modified entry (or one the source no longer holds): new data, the original's name, attributes and method.
- * Returns the entry's central-directory record. */
-export async function writeFromWorkspace(writer: ZipWriter, beneath: Beneath, record: EntryRecord, original: ZipEntry | undefined, source: FileSource | undefined, captured: Captured, diff: WorkspaceDiff, pause: Pause): Promise<Uint8Array> {
-  // A folder entry is written afresh only when a forced sync finds the source rewritten: it keeps the folder's time.
-  const folder = record.type === 'dir' ? (diff.observed.get(record.path) ?? { kind: 'dir', size: 0, mtime_ms: record.mtime_ms, ctime_ms: 0, ino: 0, nlink: 1 }) : undefined;
-  const content: Content = folder ? { observed: folder, mode: 0 } : capture(beneath, record.path, captured);
+/**
+ * A modified entry (or one the source no longer holds): new data, the original's name, attributes and method.
+ * A renamed one (`renamedTo`, its workspace path now) gets that name, and its content from there; the rest
+ * is the original's, minus an Info-ZIP Unicode Path field, which would still name the old path.
+ * Returns the entry's central-directory record.
+ */
+export async function writeFromWorkspace(writer: ZipWriter, beneath: Beneath, record: EntryRecord, original: ZipEntry | undefined, source: FileSource | undefined, captured: Captured, diff: WorkspaceDiff, pause: Pause, renamedTo?: string): Promise<Uint8Array> {
+  const at = renamedTo ?? record.path;
+  // A folder entry is written afresh when it moved, or when a forced sync finds the source rewritten: it keeps the folder's time.
+  const folder = record.type === 'dir' ? (diff.observed.get(at) ?? { kind: 'dir', size: 0, mtime_ms: record.mtime_ms, ctime_ms: 0, ino: 0, nlink: 1 }) : undefined;
+  const content: Content = folder ? { observed: folder, mode: 0 } : capture(beneath, at, captured);
   let externalAttributes = original?.externalAttributes ?? record.external_attributes;
   let versionMadeBy = original?.versionMadeBy ?? UNIX_MADE_BY;
   if (content.observed.kind === 'symlink' && record.type === 'file') {
@@ -124,10 +129,14 @@ export async function writeFromWorkspace(writer: ZipWriter, beneath: Beneath, re
     externalAttributes = ((S_IFLNK | 0o777) << 16) >>> 0;
     versionMadeBy = (HOST_UNIX << 8) | (versionMadeBy & 0xff);
   }
+  const newName = renamedTo === undefined ? undefined : record.type === 'dir' ? `${renamedTo}/` : renamedTo;
   const frame: Frame = {
     versionMadeBy,
-    flags: ((original?.flags ?? record.flags) & ~FLAG_DATA_DESCRIPTOR) | (original ? 0 : utf8Flag(record.name)),
-    rawName: original?.rawName ?? new TextEncoder().encode(record.name),
+    flags:
+      newName === undefined
+        ? ((original?.flags ?? record.flags) & ~FLAG_DATA_DESCRIPTOR) | (original ? 0 : utf8Flag(record.name))
+        : ((original?.flags ?? record.flags) & ~FLAG_DATA_DESCRIPTOR & ~FLAG_UTF8) | utf8Flag(newName),
+    rawName: newName !== undefined ? new TextEncoder().encode(newName) : (original?.rawName ?? new TextEncoder().encode(record.name)),
     comment: original?.rawComment ?? new Uint8Array(0),
     internalAttributes: original?.internalAttributes ?? 0,
     externalAttributes,
@@ -135,7 +144,8 @@ export async function writeFromWorkspace(writer: ZipWriter, beneath: Beneath, re
   const seconds = Math.floor(content.observed.mtime_ms / 1000);
   const localExtra = original && source ? readLocalExtra(source, original) : new Uint8Array(0);
   const method = record.method === METHOD_STORED ? 'stored' : 'deflate';
-  return writeContent(writer, frame, content, method, refreshExtraFields(localExtra, seconds), refreshExtraFields(original?.rawExtra ?? new Uint8Array(0), seconds), pause);
+  const keep = (fields: ExtraField[]) => (newName === undefined ? fields : fields.filter((field) => field.id !== EXTRA_UNICODE_PATH));
+  return writeContent(writer, frame, content, method, keep(refreshExtraFields(localExtra, seconds)), keep(refreshExtraFields(original?.rawExtra ?? new Uint8Array(0), seconds)), pause);
 }
 
 function utf8Flag(name: string): number {

@@ -20,6 +20,7 @@ import { S_IFDIR, S_IFLNK, S_IFMT, S_IFREG } from '../zip/constants.ts';
 import { tryDecodeUtf8 } from '../zip/names.ts';
 import { foldersOf } from '../open/extraction-plan.ts';
 import { maxEntryPathBytes, unwritableName } from '../open/entry-paths.ts';
+import { findRenames } from './renames.ts';
 import { foldCase } from '../open/platform-names.ts';
 import type { EntryRecord, Manifest } from '../session/manifest.ts';
 import { openRegularFile, specialKind } from '../files/regular-file.ts';
@@ -37,7 +38,8 @@ export interface Observed {
   what?: string;
 }
 
-export type EntryState = 'unchanged' | 'modified' | 'deleted';
+/** `renamed`: the entry is on disk under another path (renames.ts), maybe with new content. */
+export type EntryState = 'unchanged' | 'modified' | 'deleted' | 'renamed';
 
 /** A path sync cannot write into a zip as it is, and why. */
 export interface Unsupported {
@@ -51,6 +53,10 @@ export interface WorkspaceDiff {
   added: string[];
   deleted: string[];
   unchangedCount: number;
+  /** Entries that moved, sorted by their new path; not in `deleted` or `added`. Folders end with `/`. */
+  renamed: { from: string; to: string; modified?: true }[];
+  /** Where each renamed entry is now, by its index. */
+  renames: Map<number, string>;
   /** Changed or added paths that sync refuses, sorted by path. */
   unsupported: Unsupported[];
   /** The state of each manifest entry, by its index. */
@@ -179,6 +185,17 @@ function fileCrc(at: string, relative: string): number {
   return crc;
 }
 
+/** CRC-32 of an added file, for rename detection; undefined when it cannot be read (gone, swapped for a link). */
+function addedCrc(beneath: Beneath, relative: string): number | undefined {
+  beneath.keepFoldersOf(relative);
+  try {
+    return fileCrc(beneath.place(relative).path, relative);
+  } catch (error) {
+    if (error instanceof ZipfsError || isSystemError(error)) return undefined;
+    throw error;
+  }
+}
+
 /**
  * Whether the content on disk is the entry's, or 'gone' when the file vanished
  * since the scan. A file swapped for a link or a special file meanwhile is a change.
@@ -304,19 +321,42 @@ function compare(beneath: Beneath, { session, entries }: Manifest): WorkspaceDif
     else (state === 'modified' ? modified : deleted).push(shown);
   }
 
-  // Folders the archive implied (parents of entries) are not new; new files
-  // are, and so are new folders with nothing in them, which no file would carry.
+  // Folders follow the archive's convention. Where it stores folder entries (a jar, most zip tools), a new
+  // folder gets one, empty or not; where it stores none, folders are implied by their files, and only an
+  // empty one needs an entry to exist at all. Folders the archive implied are never new.
+  const storesFolders = entries.some((entry) => entry.type === 'dir' && entry.path !== '');
   let implied: Set<string> | undefined;
   const isImplied = (dir: string) => (implied ??= foldersOf(entries)).has(dir);
-  const additions: WorkspaceDiff['additions'] = [];
+  let additions: WorkspaceDiff['additions'] = [];
   for (const [relative, observed] of items) {
     if (known.has(relative)) continue;
-    if (observed.kind === 'dir' && (!emptyDirs.has(relative) || isImplied(relative))) continue;
+    if (observed.kind === 'dir' && ((!storesFolders && !emptyDirs.has(relative)) || isImplied(relative))) continue;
     additions.push({ path: relative, observed });
   }
   additions.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+
+  const gone = entries.filter((entry) => states.get(entry.index) === 'deleted');
+  const found = gone.length > 0 && additions.length > 0 ? findRenames(gone, additions, (relative) => addedCrc(beneath, relative)) : [];
+  const renames = new Map(found.map((rename) => [rename.index, rename.to]));
+  // Shown as status shows paths: a folder with its trailing `/`.
+  const folderMark = new Set(gone.filter((entry) => entry.type === 'dir').map((entry) => entry.index));
+  const renamed = found
+    .map(({ index, from, to, modified: changed }) => {
+      const mark = folderMark.has(index) ? '/' : '';
+      return changed ? { from: from + mark, to: to + mark, modified: true as const } : { from: from + mark, to: to + mark };
+    })
+    .sort((a, b) => (a.to < b.to ? -1 : a.to > b.to ? 1 : 0));
+  if (found.length > 0) {
+    for (const rename of found) states.set(rename.index, 'renamed');
+    const moved = new Set(renamed.map((rename) => rename.from));
+    const arrived = new Set(found.map((rename) => rename.to));
+    deleted.splice(0, deleted.length, ...deleted.filter((shown) => !moved.has(shown)));
+    additions = additions.filter((addition) => !arrived.has(addition.path));
+  }
   const added = [...additions.map((a) => (a.observed.kind === 'dir' ? `${a.path}/` : a.path)), ...badNames];
-  const unsupported = findUnsupported([...modified, ...additions.map((a) => a.path)], additions, items, badNames, maxEntryPathBytes(path.dirname(path.dirname(beneath.root))));
+  // A rename writes a new name, and its content comes from the workspace: checked as an addition is.
+  const written = [...additions, ...found.map((rename) => ({ path: rename.to, observed: items.get(rename.to)! }))];
+  const unsupported = findUnsupported([...modified, ...written.map((a) => a.path)], written, items, badNames, maxEntryPathBytes(path.dirname(path.dirname(beneath.root))));
   const sort = (list: string[]) => list.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-  return { modified: sort(modified), added: sort(added), deleted: sort(deleted), unchangedCount, unsupported, states, additions, observed: items };
+  return { modified: sort(modified), added: sort(added), deleted: sort(deleted), renamed, renames, unchangedCount, unsupported, states, additions, observed: items };
 }

@@ -32,7 +32,7 @@ describe('the terminal view of a result', () => {
   it('finds a name in every command that lists entries, files or paths', () => {
     const marked = (command: (typeof COMMANDS)[number]) => JSON.stringify(terminalView(sample(command.output), command.output, () => 'NAME')).includes('NAME');
     const withNames = COMMANDS.filter(marked).map((c) => c.name).sort();
-    expect(withNames).toStrictEqual(['delete', 'diff', 'grep', 'inspect', 'ls', 'move', 'open', 'prune', 'sessions', 'status', 'sync']);
+    expect(withNames).toStrictEqual(['delete', 'diff', 'grep', 'inspect', 'ls', 'mkdir', 'move', 'open', 'prune', 'sessions', 'status', 'sync']);
   });
 });
 

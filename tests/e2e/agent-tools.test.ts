@@ -128,9 +128,8 @@ describe('zipfs diff', () => {
     const out = box.run(['diff', '--json']).json;
     expect(out.files).toStrictEqual([
       { path: 'README.txt', status: 'modified', binary: false, additions: 1, deletions: 1 },
-      { path: 'data/input.csv', status: 'deleted', binary: false, additions: 0, deletions: 3 },
       { path: 'data/output.csv', status: 'deleted', binary: false, additions: 0, deletions: 2 },
-      { path: 'data/renamed.csv', status: 'added', binary: false, additions: 3, deletions: 0 },
+      { path: 'data/renamed.csv', status: 'renamed', from: 'data/input.csv', binary: false, additions: 0, deletions: 0 },
       { path: 'logo.png', status: 'modified', binary: true, additions: 0, deletions: 0 },
       { path: 'new.txt', status: 'added', binary: false, additions: 1, deletions: 0 },
     ]);
@@ -138,11 +137,13 @@ describe('zipfs diff', () => {
     expect(out.diff).toContain('--- /dev/null\n+++ b/new.txt');
     expect(out.diff).toContain('Binary files a/logo.png and b/logo.png differ');
     expect(out.truncated).toBe(false);
-    expect(box.run(['diff', 'data', '--json']).json.files.map((f: { path: string }) => f.path)).toStrictEqual(['data/input.csv', 'data/output.csv', 'data/renamed.csv']);
+    expect(out.diff).toContain('diff --git a/data/input.csv b/data/renamed.csv\nrename from data/input.csv\nrename to data/renamed.csv\n');
+    expect(box.run(['diff', 'data', '--json']).json.files.map((f: { path: string }) => f.path)).toStrictEqual(['data/output.csv', 'data/renamed.csv']);
     const stat = box.run(['diff', '--stat', '--exit-code']);
     expect(stat.code).toBe(1);
     expect(stat.stdout).toContain('M README.txt  +1 -1');
-    expect(stat.stdout).toContain('6 files changed');
+    expect(stat.stdout).toContain('R data/input.csv -> data/renamed.csv');
+    expect(stat.stdout).toContain('5 files changed');
   });
 
   it('says the zip changed instead of diffing against the wrong base; exits 0 with no changes', async () => {
@@ -176,7 +177,10 @@ describe('zipfs mv', () => {
     } finally {
       await mcp.close();
     }
-    expect(box.run(['status', '--json']).json.added).toContain('img/logo.png');
+    // Moves are renames; their new folders get folder entries, as this archive keeps them.
+    const moved = box.run(['status', '--json']).json;
+    expect(moved.renamed).toContainEqual({ from: 'logo.png', to: 'img/logo.png' });
+    expect(moved.added).toStrictEqual(['docs/', 'img/']);
   });
 });
 
@@ -233,7 +237,14 @@ describe('zipfs open --create', () => {
     expect(box.run(['sync', 'fresh', '--json']).json).toMatchObject({ synced: true, files_added: 1, backup_path: null });
     expect(Bun.spawnSync(['unzip', '-tq', fresh]).exitCode).toBe(0);
     expect(box.run(['status', 'fresh', '--json']).json).toStrictEqual({ modified: [], added: [], deleted: [], unchanged_count: 1 });
-    expect(box.run(['open', path.join(box.dir, 'no-such-folder', 'x.zip'), '--create', '--json']).json.error.code).toBe('ZIP_NOT_FOUND');
+    // Folders on the way that do not exist yet are made by the first sync; a file on the way is refused.
+    const nested = path.join(box.dir, 'no-such-folder', 'deeper', 'x.zip');
+    expect(box.run(['open', nested, '--create', '--json']).json.file_count).toBe(0);
+    expect(fs.existsSync(path.join(box.dir, 'no-such-folder'))).toBe(false);
+    box.run(['write', 'x.txt', 'x', '-s', 'x']);
+    expect(box.run(['sync', 'x', '--json']).json).toMatchObject({ synced: true, files_added: 1 });
+    expect(fs.statSync(nested).isFile()).toBe(true);
+    expect(box.run(['open', path.join(box.dir, 'fresh.zip', 'inner.zip'), '--create', '--json']).json.error.code).toBe('ZIP_NOT_FOUND');
     const mcp = await connect(box.home);
     try {
       const other = path.join(box.dir, 'other.zip');

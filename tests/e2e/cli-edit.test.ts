@@ -77,10 +77,12 @@ describe('zipfs status', () => {
     fs.copyFileSync(path.join(root, 'README.txt'), path.join(root, 'data/output.csv')); // cp over
     fs.mkdirSync(path.join(root, 'fresh/empty'), { recursive: true });
     fs.rmSync(path.join(root, 'empty'), { recursive: true });
+    // The archive stores folder entries, so the new folders are entries too; the moved file is a rename.
     const expected = {
       modified: ['data/config.json', 'data/output.csv'],
-      added: ['data/input-renamed.csv', 'fresh/empty/'],
-      deleted: ['data/input.csv', 'empty/'],
+      added: ['fresh/', 'fresh/empty/'],
+      deleted: ['empty/'],
+      renamed: [{ from: 'data/input.csv', to: 'data/input-renamed.csv' }],
       unchanged_count: 5, // README.txt, data/, data/archive/, data/archive/2024.csv, logo.png
     };
     expect(status()).toStrictEqual(expected);
@@ -131,12 +133,13 @@ describe('zipfs sync', () => {
     box.run(['write', 'notes/new.txt', 'new file\n']);
     box.run(['delete', 'README.txt']);
     const result = box.run(['sync', '--json']).json;
-    expect(result).toStrictEqual({ synced: true, backup_path: path.join(box.dir, 'reports.zip.bak'), files_modified: 1, files_added: 1, files_deleted: 1 });
+    // notes/ gets a folder entry of its own: this archive stores them (empty/, data/).
+    expect(result).toStrictEqual({ synced: true, backup_path: path.join(box.dir, 'reports.zip.bak'), files_modified: 1, files_added: 2, files_deleted: 1 });
     expect(fs.readFileSync(result.backup_path).equals(original)).toBe(true);
-    expect(status()).toStrictEqual({ modified: [], added: [], deleted: [], unchanged_count: 9 });
+    expect(status()).toStrictEqual({ modified: [], added: [], deleted: [], unchanged_count: 10 });
     const listing = Bun.spawnSync(['unzip', '-Z1', zip]).stdout.toString().trim().split('\n');
     expect(listing).not.toContain('README.txt');
-    expect(listing.at(-1)).toBe('notes/new.txt');
+    expect(listing.slice(-2)).toStrictEqual(['notes/', 'notes/new.txt']);
     expect(Bun.spawnSync(['unzip', '-p', zip, 'data/config.json']).stdout.toString()).toBe('{"debug": false}\n');
   });
 

@@ -37,12 +37,12 @@ describe.skipIf(!hasPythonSdk)(`the Python SDK${hasPythonSdk ? '' : ' (skipped: 
     expect(seen.tools).toBe(COMMANDS.length);
     expect(seen.opened.file_count).toBe(6);
     expect(seen.parallel_errors).toStrictEqual([]);
-    expect(seen.status_added).toStrictEqual(Array.from({ length: 10 }, (_, i) => `parallel/${i}.txt`).sort());
+    expect(seen.status_added).toStrictEqual(['parallel/', ...Array.from({ length: 10 }, (_, i) => `parallel/${i}.txt`).sort()]); // with its folder entry
     // The cancelled grep's worker is gone: the server idles instead of backtracking for 30 s.
     expect(seen.cpu_after_cancelled_grep).toBeLessThan(0.3);
     expect(seen.sessions_after_cancelled_open).toStrictEqual(['reports']);
     expect(seen.workspaces_after_cancelled_open).toStrictEqual(['reports']);
-    expect(seen.synced).toMatchObject({ synced: true, files_added: 11 });
+    expect(seen.synced).toMatchObject({ synced: true, files_added: 12 });
     expect(seen.progress.length).toBeGreaterThan(0);
     expect(seen.error).toMatchObject({ is_error: true, structured: null, text: { error: { code: 'PATH_NOT_FOUND' } } });
     expect(seen.closed).toStrictEqual({ closed: true, synced: false, name: 'reports' });

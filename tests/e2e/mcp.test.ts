@@ -17,6 +17,7 @@ const ADR_PARAMETERS: Record<string, string[]> = {
   zipfs_inspect: ['path', 'start', 'max_entries'],
   zipfs_edit: ['session', 'path', 'edits', 'dry_run', 'expected_sha256'],
   zipfs_move: ['session', 'from', 'to', 'overwrite'],
+  zipfs_mkdir: ['session', 'path', 'parents'],
   zipfs_diff: ['session', 'path', 'context_lines'],
   zipfs_close: ['session', 'sync', 'force', 'backup'],
   zipfs_write: ['session', 'path', 'content', 'encoding', 'create_dirs', 'append'],
@@ -162,11 +163,11 @@ describe('MCP server: editing and syncing', () => {
     expect((await call(client, 'zipfs_delete', { path: 'data/archive', recursive: true })).data).toStrictEqual({ deleted: true, path: 'data/archive' });
     expect((await call(client, 'zipfs_status')).data).toStrictEqual({
       modified: ['data/config.json'],
-      added: ['bin/blob'],
+      added: ['bin/', 'bin/blob'], // the archive stores folder entries: a new folder gets one
       deleted: ['data/archive/', 'data/archive/2024.csv'],
       unchanged_count: 6,
     });
-    expect((await call(client, 'zipfs_sync', { dry_run: true })).data).toMatchObject({ synced: false, files_modified: 1, files_added: 1, files_deleted: 2 });
+    expect((await call(client, 'zipfs_sync', { dry_run: true })).data).toMatchObject({ synced: false, files_modified: 1, files_added: 2, files_deleted: 2 });
     const progress: { progress: number; total?: number }[] = [];
     const synced = await client.callTool({ name: 'zipfs_sync', arguments: {} }, undefined, { onprogress: (p) => progress.push(p) });
     expect(synced.structuredContent).toMatchObject({ synced: true, backup_path: path.join(box.dir, 'reports.zip.bak') });

@@ -87,8 +87,9 @@ describe.skipIf(skip)(`zipfs.exe under Wine${why}`, () => {
     expect(grep.stdout).toContain('data/config.json:3:');
     expect(box.run(['status', '--json']).json).toMatchObject({
       modified: ['data/config.json'],
-      added: expect.arrayContaining(['notes.txt', 'data/crlf.txt', 'data/archive/input.csv']),
-      deleted: expect.arrayContaining(['data/input.csv', 'data/output.csv']),
+      added: ['data/crlf.txt', 'notes.txt'],
+      deleted: ['data/output.csv'],
+      renamed: [{ from: 'data/input.csv', to: 'data/archive/input.csv' }],
     });
     const diff = box.run(['diff']);
     expect(diff.stdout).toContain('-  "debug": true');
@@ -96,7 +97,7 @@ describe.skipIf(skip)(`zipfs.exe under Wine${why}`, () => {
 
     const synced = box.run(['sync', '--json']);
     expect(synced.code).toBe(0);
-    expect(synced.json).toMatchObject({ synced: true, backup_path: `${toWindows(zip)}.bak`, files_modified: 1, files_added: 3, files_deleted: 2 });
+    expect(synced.json).toMatchObject({ synced: true, backup_path: `${toWindows(zip)}.bak`, files_modified: 1, files_added: 2, files_deleted: 1, files_renamed: 1 });
 
     // The archive written on Windows, read on Linux: whole, names with "/", the old one kept as the backup.
     expect(infoZip(zip).test).toBe(0);
@@ -130,7 +131,7 @@ describe.skipIf(skip)(`zipfs.exe under Wine${why}`, () => {
     const [opened, read, , , status, synced, closed] = transcript.results.map((result) => result.structuredContent);
     expect(opened).toMatchObject({ name: 'reports', workspace_path: `${toWindows(box.home)}\\workspaces\\reports\\contents` });
     expect(read.content).toBe(REPORT_FILES['data/config.json']);
-    expect(status).toMatchObject({ modified: ['data/config.json'], added: ['docs/mcp.txt'], deleted: [] });
+    expect(status).toMatchObject({ modified: ['data/config.json'], added: ['docs/', 'docs/mcp.txt'], deleted: [] }); // docs/: the archive keeps folder entries
     expect(synced).toMatchObject({ synced: true, backup_path: `${toWindows(zip)}.bak` });
     expect(closed).toMatchObject({ closed: true });
 

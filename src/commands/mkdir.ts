@@ -1,0 +1,26 @@
+import * as v from 'valibot';
+import { defineCommand, lockWait } from '../command.ts';
+import { makeWorkspaceFolder } from '../files/make-folder.ts';
+import { withSessionLock } from '../session/lock.ts';
+import { resolveSession } from '../session/resolve-session.ts';
+import { flag, name, sessionParam, workspacePathParam } from './schemas.ts';
+
+export const mkdir = defineCommand({
+  name: 'mkdir',
+  title: 'Make a folder',
+  description: 'Make a folder (and its parents); an empty one syncs as a folder entry.',
+  input: v.strictObject({
+    session: sessionParam,
+    path: workspacePathParam('Folder to make'),
+    parents: v.optional(v.pipe(v.boolean(), v.description('Make missing parents')), true),
+  }),
+  output: v.object({ created: flag('False if it was there'), path: name('Normalised') }),
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  cli: { workspacePaths: ['path'], positionals: ['path'], short: { session: 's' }, example: 'zipfs mkdir META-INF/extra' },
+  async run(input, context) {
+    const session = resolveSession(context.home, input.session, context.hints);
+    const made = await withSessionLock(session, 'mkdir', () => makeWorkspaceFolder(session.contents, input.path, input.parents), lockWait(context));
+    return { created: made.created, path: made.relative };
+  },
+  render: (out) => (out.created ? `Made ${out.path}/.` : `${out.path}/ was already there.`),
+});
