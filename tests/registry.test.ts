@@ -37,10 +37,11 @@ describe('the dispatch table', () => {
     expect(args.json?.type).toBe('boolean');
   });
 
-  it('keeps tools/list within 960 bytes per tool, with every parameter and output field described', () => {
+  it('keeps tools/list within 1010 bytes per tool, with every parameter and output field described', () => {
     const definitions = COMMANDS.map(toolDefinition);
     const bytes = JSON.stringify(definitions).length;
-    expect(bytes / definitions.length).toBeLessThanOrEqual(960);
+    // 960 until issue 21: a `type` beside every enum (Gemini refuses a node without one) and the text encodings.
+    expect(bytes / definitions.length).toBeLessThanOrEqual(1010);
     const undescribed: string[] = [];
     const visit = (schema: any, at: string) => {
       for (const [key, property] of Object.entries<any>(schema.properties ?? {})) {

@@ -28,6 +28,7 @@ export const diff = defineCommand({
           binary: flag('No text diff'),
           additions: count('Lines'),
           deletions: count('Lines'),
+          difference: v.optional(text('If no line differs')),
         }),
       ),
       v.description('By path'),
@@ -53,7 +54,7 @@ export const diff = defineCommand({
   },
   render(out, paint, flags) {
     if (flags.stat) {
-      const rows = out.files.map((f) => `${f.status[0]!.toUpperCase()} ${f.from !== undefined ? `${f.from} -> ` : ''}${f.path}  ${f.binary ? paint.dim('binary') : `${paint.green(`+${f.additions}`)} ${paint.red(`-${f.deletions}`)}`}`);
+      const rows = out.files.map((f) => `${f.status[0]!.toUpperCase()} ${f.from !== undefined ? `${f.from} -> ` : ''}${f.path}  ${f.binary ? paint.dim('binary') : f.difference ? paint.dim(f.difference) : `${paint.green(`+${f.additions}`)} ${paint.red(`-${f.deletions}`)}`}`);
       return [...rows, `${plural(out.files.length, 'file')} changed`].join('\n');
     }
     return paintDiff(out.diff, paint);

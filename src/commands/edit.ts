@@ -9,10 +9,13 @@ import { resolveExisting } from '../files/safe-path.ts';
 import { withBeneath } from '../files/beneath.ts';
 import { notReadable, openRegularFile } from '../files/regular-file.ts';
 import { notTextReason, scanFile } from '../files/text-or-binary.ts';
+import { textEncodingOf, WHOLE_TEXT_MAX_BYTES } from '../files/file-encoding.ts';
+import { decodeText, encodeOrRefuse, TEXT_ENCODINGS, type TextEncoding } from '../files/text-encoding.ts';
 import { withSessionLock } from '../session/lock.ts';
 import { resolveSession } from '../session/resolve-session.ts';
 import { paintDiff } from '../format/paint-diff.ts';
 import { plural } from '../format/units.ts';
+import { param } from '../message-marks.ts';
 import { count, flag, sessionParam, text } from './schemas.ts';
 
 const editSchema = v.strictObject({
@@ -21,13 +24,21 @@ const editSchema = v.strictObject({
   replace_all: v.optional(flag('Every match')),
 });
 
-/** The file's content as UTF-8 text and its SHA-256, or why it cannot be edited as text. */
-function readText(absolute: string, relative: string): { text: string; sha256: string } {
+/**
+ * The file's characters (a BOM kept as U+FEFF), the encoding they are written back in, and
+ * the file's SHA-256; or why it cannot be edited as text.
+ */
+function readText(absolute: string, relative: string, asked: TextEncoding | undefined): { text: string; encoding: TextEncoding; sha256: string } {
   const { fd, stats } = openRegularFile(absolute, relative, { refuse: (what) => notReadable(relative, what) });
   try {
     const { kind, sha256 } = scanFile(fd, stats.size);
-    if (kind !== 'utf-8') throw new ZipfsError('INVALID_INPUT', `${quote(relative)} is ${notTextReason(kind)}; edit works on UTF-8 text files. Replace it whole with write.`);
-    return { text: fs.readFileSync(fd, 'utf8'), sha256 };
+    const encoding = stats.size > WHOLE_TEXT_MAX_BYTES ? undefined : textEncodingOf(fd, stats.size, kind, asked, relative);
+    const text = encoding && decodeText(fs.readFileSync(fd), encoding);
+    if (text === undefined || !encoding) {
+      const why = stats.size > WHOLE_TEXT_MAX_BYTES ? 'over 64 MiB' : kind === 'binary' ? 'binary' : `${notTextReason(kind === 'utf-8' ? 'not-utf-8' : kind)} (name its encoding with ${param('encoding', 'iso-8859-1')} or another, if it is text)`;
+      throw new ZipfsError('INVALID_INPUT', `${quote(relative)} is ${why}; edit works on text files. Replace it whole with write.`);
+    }
+    return { text, encoding, sha256 };
   } finally {
     fs.closeSync(fd);
   }
@@ -43,6 +54,8 @@ export const edit = defineCommand({
     edits: v.pipe(v.array(editSchema), v.minLength(1), v.description('Applied in order')),
     dry_run: v.optional(v.pipe(v.boolean(), v.description('Only the diff')), false),
     expected_sha256: v.optional(v.pipe(v.string(), v.description('From read'))),
+    // Written back in the same encoding; a byte-order mark decides it when there is one (file-encoding.ts).
+    encoding: v.optional(v.pipe(v.picklist(TEXT_ENCODINGS), v.description('If no BOM; default utf-8'))),
   }),
   output: v.object({
     sha256: text('New content'),
@@ -81,14 +94,14 @@ export const edit = defineCommand({
       () => {
         const file = withBeneath(session.contents, (beneath) => {
           const found = resolveExisting(beneath, input.path);
-          return { ...found, before: readText(found.path, found.relative) };
+          return { ...found, before: readText(found.path, found.relative, input.encoding) };
         });
         const before = file.before;
         if (input.expected_sha256 !== undefined && input.expected_sha256.toLowerCase() !== before.sha256) {
           throw new ZipfsError('CONFLICT_DETECTED', `${quote(file.relative)} changed since it was read (its sha256 is now ${before.sha256}); nothing was written. Read it again and redo the edit.`);
         }
         const after = applyEdits(before.text, input.edits as TextEdit[], file.relative);
-        const bytes = Buffer.from(after.text);
+        const bytes = encodeOrRefuse(after.text, before.encoding, file.relative);
         if (!input.dry_run) writeWorkspaceFile(session.contents, file.relative, bytes, false, false, session.record.case_insensitive === true);
         const sha256 = new Bun.CryptoHasher('sha256').update(bytes).digest('hex');
         return { sha256, size_bytes: bytes.length, replacements: after.replacements, diff: unifiedDiff(file.relative, before.text, after.text).text };

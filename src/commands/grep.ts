@@ -6,6 +6,7 @@ import { grepWorkspace } from '../search/grep.ts';
 import { resolveSession } from '../session/resolve-session.ts';
 import { resolveExisting } from '../files/safe-path.ts';
 import { withBeneath } from '../files/beneath.ts';
+import { TEXT_ENCODINGS } from '../files/text-encoding.ts';
 import { count, flag, name, paths, sessionParam, text, workspacePathParam } from './schemas.ts';
 
 const matchSchema = v.object({
@@ -14,6 +15,7 @@ const matchSchema = v.object({
   line_content: text('Line'),
   context_before: v.optional(paths('Before')),
   context_after: v.optional(paths('After')),
+  byte_offset: v.optional(count('Binary file: first match')),
 });
 
 export const grep = defineCommand({
@@ -31,6 +33,9 @@ export const grep = defineCommand({
     context_lines: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(50), v.description('Context lines')), 0),
     names_only: v.optional(v.pipe(v.boolean(), v.description('Match paths instead')), false),
     count_all: v.optional(v.pipe(v.boolean(), v.description('Exact total_matches')), false),
+    // For files without a byte-order mark; a BOM names its own (search/file-text.ts).
+    encoding: v.optional(v.pipe(v.picklist(TEXT_ENCODINGS), v.description('If no BOM')), 'utf-8'),
+    binary: v.optional(v.pipe(v.boolean(), v.description('Search binary files as Latin-1')), false),
   }),
   output: v.object({
     matches: v.pipe(v.array(matchSchema), v.description('In path order')),
@@ -65,6 +70,8 @@ export const grep = defineCommand({
       contextLines: input.context_lines,
       countAll: input.count_all,
       namesOnly: input.names_only,
+      encoding: input.encoding,
+      binary: input.binary,
       budgetMs: limits.grepBudgetMs,
       signal: context.signal,
     });
@@ -76,6 +83,10 @@ export const grep = defineCommand({
     const lines: string[] = [];
     const at = (file: string, line: number, separator: string, text: string) => `${paint.magenta(file)}${paint.dim(separator)}${paint.green(String(line))}${paint.dim(separator)}${text}`;
     for (const match of out.matches) {
+      if (match.byte_offset !== undefined) {
+        lines.push(`${paint.magenta(match.file)}${paint.dim(':')}${paint.green(`byte ${match.byte_offset}`)}${paint.dim(':')}${highlight(match.line_content)}`);
+        continue;
+      }
       if (match.line_number === 0) {
         lines.push(paint.magenta(match.file));
         continue;

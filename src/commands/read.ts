@@ -6,6 +6,7 @@ import { resolveSession } from '../session/resolve-session.ts';
 import { resolveExisting } from '../files/safe-path.ts';
 import { withBeneath } from '../files/beneath.ts';
 import { readPage } from '../files/read-page.ts';
+import { TEXT_ENCODINGS, type TextEncoding } from '../files/text-encoding.ts';
 import { count, sessionParam, text } from './schemas.ts';
 
 /** The largest page, whatever `limit` asks: a larger one is clamped, and remaining_bytes says what is left. */
@@ -19,7 +20,8 @@ export const read = defineCommand({
   input: v.strictObject({
     session: sessionParam,
     path: v.pipe(v.string(), v.description('From the workspace root')),
-    encoding: v.optional(v.pipe(v.picklist(['utf-8', 'base64']), v.description('base64 forces binary')), 'utf-8'),
+    // utf-8, the default, gives way to a byte-order mark; the others are for files without one (file-encoding.ts).
+    encoding: v.optional(v.pipe(v.picklist([...TEXT_ENCODINGS, 'base64']), v.description('Text encoding (a BOM wins); base64: bytes')), 'utf-8'),
     offset: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.description('Start byte'))),
     limit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.description('Default 262144'))),
     start_line: v.optional(v.pipe(v.number(), v.integer(), v.description('1-based; -20: last 20'))),
@@ -28,7 +30,7 @@ export const read = defineCommand({
   output: v.object({
     content: text('Page'),
     size_bytes: count('File size'),
-    encoding: v.pipe(v.picklist(['utf-8', 'base64']), v.description('Of content')),
+    encoding: v.pipe(v.picklist([...TEXT_ENCODINGS, 'base64']), v.description('Of content')),
     offset: count('Page start'),
     bytes_read: count('Page bytes'),
     remaining_bytes: count('After the page'),
@@ -60,7 +62,7 @@ export const read = defineCommand({
       // Line reads are bounded by whole lines, up to the largest page; byte reads by limit.
       const limit = byLines ? MAX_PAGE_BYTES : Math.min(input.limit ?? loadLimits(context.env).readDefaultBytes, MAX_PAGE_BYTES);
       const lines = byLines ? { start: input.start_line, end: input.end_line } : undefined;
-      const page = readPage({ absolute: file.path, relative: file.relative, offset: input.offset ?? 0, limit, lines, base64: input.encoding === 'base64', maxAnswerBytes: context.maxAnswerBytes });
+      const page = readPage({ absolute: file.path, relative: file.relative, offset: input.offset ?? 0, limit, lines, base64: input.encoding === 'base64', encoding: input.encoding === 'base64' ? undefined : (input.encoding as TextEncoding), maxAnswerBytes: context.maxAnswerBytes });
       const result = { content: page.content, size_bytes: page.size, encoding: page.encoding, offset: page.offset, bytes_read: page.bytesRead, remaining_bytes: page.size - page.offset - page.bytesRead, sha256: page.sha256 };
       return page.lines ? { ...result, total_lines: page.lines.total, start_line: page.lines.start, end_line: page.lines.end } : result;
     });

@@ -8,9 +8,11 @@
 import fs from 'node:fs';
 import { ZipfsError, quote } from '../errors.ts';
 import { readFully } from '../fd-io.ts';
-import { tryDecodeUtf8 } from '../zip/names.ts';
 import { notReadable, openRegularFile } from './regular-file.ts';
-import { notTextReason, scanFile, type FileText } from './text-or-binary.ts';
+import { notTextReason, scanFile } from './text-or-binary.ts';
+import { textEncodingOf, WHOLE_TEXT_MAX_BYTES } from './file-encoding.ts';
+import { decodeText, type TextEncoding } from './text-encoding.ts';
+import { lineStarts, wholeCharacters } from './text-units.ts';
 
 export interface PageRequest {
   /** The path for system calls, reached without links (beneath.ts), and the path the caller gave. */
@@ -19,6 +21,8 @@ export interface PageRequest {
   offset: number;
   limit: number;
   base64: boolean;
+  /** The text encoding the caller named; a byte-order mark decides otherwise (file-encoding.ts). */
+  encoding?: TextEncoding;
   /** Read whole lines instead of bytes: 1-based and inclusive, negative counting from the end. */
   lines?: { start?: number; end?: number };
   /** The most the page's content may take once serialised twice (MCP's text block and structuredContent). */
@@ -26,8 +30,9 @@ export interface PageRequest {
 }
 
 export interface Page {
+  /** Text pages hold the file's characters exactly: a byte-order mark is U+FEFF at the start. */
   content: string;
-  encoding: 'utf-8' | 'base64';
+  encoding: TextEncoding | 'base64';
   offset: number;
   bytesRead: number;
   size: number;
@@ -44,11 +49,17 @@ export function readPage(request: PageRequest): Page {
     const size = stats.size;
     if (request.offset > size) throw new ZipfsError('INVALID_INPUT', `Invalid argument offset: ${request.offset} is past the end of ${quote(request.relative)} (${size} bytes).`);
     const { kind, sha256 } = scanOnce(stats, () => scanFile(fd, size));
-    if (request.lines) return { ...linesAt(fd, size, kind, request), sha256 };
-    const text = !request.base64 && (kind === 'utf-8' || kind === 'large-text');
+    const encoding = request.base64 ? undefined : textEncodingOf(fd, size, kind, request.encoding, request.relative);
+    if (request.lines) {
+      if (encoding === undefined || size > WHOLE_TEXT_MAX_BYTES) {
+        const why = encoding !== undefined || kind === 'utf-8' ? 'over 64 MiB' : kind === 'not-utf-8' ? 'not UTF-8 text (if it is in another encoding, name it with encoding)' : notTextReason(kind);
+        throw new ZipfsError('INVALID_INPUT', `${quote(request.relative)} is ${why}; read it by bytes (offset and limit) instead of lines.`);
+      }
+      return { ...linesAt(fd, size, encoding, request), sha256 };
+    }
     let want = Math.min(request.limit, size - request.offset);
     for (;;) {
-      const page = pageAt(fd, size, request.offset, want, text);
+      const page = pageAt(fd, size, request.offset, want, encoding);
       const budget = request.maxAnswerBytes;
       const cost = budget === undefined ? 0 : answerCost(page.content);
       if (budget === undefined || cost <= budget || page.bytesRead <= 1) return { ...page, sha256 };
@@ -59,26 +70,27 @@ export function readPage(request: PageRequest): Page {
   }
 }
 
-/** Whole lines `start..end` of a UTF-8 text file, cut (by whole lines) to the answer budget and `limit`. */
-function linesAt(fd: number, size: number, kind: FileText, request: PageRequest): Omit<Page, 'sha256'> {
-  if (kind !== 'utf-8') {
-    throw new ZipfsError('INVALID_INPUT', `${quote(request.relative)} is ${notTextReason(kind)}; read it by bytes (offset and limit) instead of lines.`);
-  }
+/**
+ * Whole lines `start..end` of a text file, cut (by whole lines) to the answer budget and `limit`.
+ * A range with no line in it is INVALID_INPUT, as an offset past the end is: an empty answer
+ * would read as an empty file (only an empty file read from line 1 answers empty).
+ */
+function linesAt(fd: number, size: number, encoding: TextEncoding, request: PageRequest): Omit<Page, 'sha256'> {
   const bytes = Buffer.allocUnsafe(size);
   readFully(fd, bytes, 0);
-  const starts = [0];
-  for (let at = bytes.indexOf(0x0a); at >= 0 && at + 1 < size; at = bytes.indexOf(0x0a, at + 1)) starts.push(at + 1);
+  const starts = lineStarts(bytes, encoding);
   const total = size === 0 ? 0 : starts.length;
   const resolve = (line: number | undefined, fallback: number) => (line === undefined ? fallback : line < 0 ? total + line + 1 : line);
   const start = Math.max(1, resolve(request.lines!.start, 1));
   let end = Math.min(total, resolve(request.lines!.end, total));
+  emptyRangeCheck(request, start, end, total);
   const byteAt = (line: number) => (line > total ? size : starts[line - 1]!); // where 1-based `line` starts
   for (;;) {
     const from = byteAt(start);
     const to = end >= start ? byteAt(end + 1) : from;
-    const content = bytes.subarray(from, to).toString('utf8');
+    const content = decodeText(bytes.subarray(from, to), encoding)!; // whole lines of a file that decodes whole
     const over = to - from > request.limit || (request.maxAnswerBytes !== undefined && answerCost(content) > request.maxAnswerBytes);
-    if (!over || end <= start) return { content, encoding: 'utf-8', offset: from, bytesRead: to - from, size, lines: { total, start, end: Math.max(end, start - 1) } };
+    if (!over || end <= start) return { content, encoding, offset: from, bytesRead: to - from, size, lines: { total, start, end: Math.max(end, start - 1) } };
     end = start + Math.floor((end - start) / 2); // halve the range until the page fits
   }
 }
@@ -109,20 +121,24 @@ function answerCost(content: string): number {
   return once.length + JSON.stringify(once).length;
 }
 
-function pageAt(fd: number, size: number, offset: number, want: number, text: boolean): Omit<Page, 'sha256'> {
-  // Up to 3 bytes past the page, to see whether its end cuts a character.
-  const raw = Buffer.allocUnsafe(Math.min(size - offset, want + 3));
+function pageAt(fd: number, size: number, offset: number, want: number, encoding: TextEncoding | undefined): Omit<Page, 'sha256'> {
+  // Up to 4 bytes past the page, to see whether its end cuts a character (a UTF-16 pair is 4 bytes).
+  const raw = Buffer.allocUnsafe(Math.min(size - offset, want + 4));
   const bytes = raw.subarray(0, readFully(fd, raw, offset));
-  let from = 0;
-  let to = Math.min(want, bytes.length);
-  if (text) {
-    while (from < 3 && from < bytes.length && (bytes[from]! & 0xc0) === 0x80) from++; // start on a character
-    while (to > from && to < bytes.length && (bytes[to]! & 0xc0) === 0x80) to--; // end before a cut character
-    if (to <= from && from < bytes.length) for (to = from + 1; to < bytes.length && (bytes[to]! & 0xc0) === 0x80; ) to++; // never an empty page: one whole character
-  }
+  const { from, to } = encoding ? wholeCharacters(bytes, offset, want, encoding) : { from: 0, to: Math.min(want, bytes.length) };
   const slice = bytes.subarray(from, to);
-  const decoded = text ? tryDecodeUtf8(slice) : undefined;
+  const decoded = encoding ? decodeText(slice, encoding) : undefined;
   // A text file too large to check whole may still hold a page that is not UTF-8: that page is base64, never mangled.
   const content = decoded ?? Buffer.from(slice).toString('base64');
-  return { content, encoding: decoded === undefined ? 'base64' : 'utf-8', offset: offset + from, bytesRead: slice.length, size };
+  return { content, encoding: decoded === undefined ? 'base64' : encoding!, offset: offset + from, bytesRead: slice.length, size };
+}
+
+/** A line range that holds no line: past the last one, or ending before it starts. */
+function emptyRangeCheck(request: PageRequest, start: number, end: number, total: number): void {
+  if (start > total && !(total === 0 && start === 1)) {
+    throw new ZipfsError('INVALID_INPUT', `Invalid argument start_line: ${quote(request.relative)} has ${total} line${total === 1 ? '' : 's'}, so line ${start} is past its end.`);
+  }
+  if (start > end && total > 0) {
+    throw new ZipfsError('INVALID_INPUT', `Invalid input for read: the lines asked for run from ${start} to ${end} of ${total}, which holds no line; end_line must not come before start_line.`);
+  }
 }

@@ -9,9 +9,9 @@ import { MCP_TOOL_PREFIX } from '../registry.ts';
 
 /**
  * valibot's JSON Schema without what says nothing: the $schema URI, an empty
- * `required`, `"type": "string"` beside an enum of strings, and a boolean's
- * `"default": false`. Every
- * tools/list costs an agent context, so every byte is paid again and again.
+ * `required`, and a boolean's `"default": false`. Every tools/list costs an
+ * agent context, so every byte is paid again and again. An enum keeps its
+ * `"type"`: some clients (Gemini) refuse a schema node without one.
  */
 function jsonSchema(schema: Command['input']): Record<string, unknown> {
   // additionalProperties: false is left out too (500 bytes over the list): an unknown argument
@@ -26,7 +26,6 @@ function lean(node: unknown): unknown {
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(node)) out[key] = lean(value);
   if (Array.isArray(out.required) && out.required.length === 0) delete out.required;
-  if (Array.isArray(out.enum) && out.enum.every((v) => typeof v === 'string') && out.type === 'string') delete out.type;
   if (out.type === 'boolean' && out.default === false) delete out.default; // an absent boolean is false everywhere
   return out;
 }

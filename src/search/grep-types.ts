@@ -1,4 +1,5 @@
 /** The messages between grep's main thread and its worker. */
+import type { TextEncoding } from '../files/text-encoding.ts';
 
 export interface GrepJob {
   root: string;
@@ -12,6 +13,10 @@ export interface GrepJob {
   countAll: boolean;
   /** Match the pattern against paths instead of contents. */
   namesOnly: boolean;
+  /** For files without a byte-order mark (file-text.ts). */
+  encoding: TextEncoding;
+  /** Search binary files as Latin-1 bytes: one match per file, with its byte offset. */
+  binary: boolean;
 }
 
 export interface GrepMatch {
@@ -20,6 +25,8 @@ export interface GrepMatch {
   line_content: string;
   context_before?: string[];
   context_after?: string[];
+  /** In a binary file: where the first match starts. */
+  byte_offset?: number;
 }
 
 /** Sent as the worker goes, so a search stopped by the time budget still returns what it found. */

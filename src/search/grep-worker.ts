@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import { Beneath } from '../files/beneath.ts';
 import { openRegularFile } from '../files/regular-file.ts';
-import { looksBinary } from '../files/text-or-binary.ts';
+import { binaryMatch, grepText } from './file-text.ts';
 import type { GrepJob, GrepMatch, GrepMessage } from './grep-types.ts';
 
 const MAX_LINE = 500;
@@ -68,11 +68,17 @@ function run(job: GrepJob, beneath: Beneath): void {
       continue; // removed, or swapped for a link or a special file, while we searched
     }
     filesSearched++;
-    if (looksBinary(bytes)) {
-      skippedBinary++;
+    const text = grepText(bytes, job.encoding);
+    if (text === undefined) {
+      if (!job.binary) {
+        skippedBinary++;
+        continue;
+      }
+      const hit = binaryMatch(bytes, regex);
+      if (hit && found({ file, line_number: 0, line_content: cut(hit.text), byte_offset: hit.offset })) return finish(true);
       continue;
     }
-    const lines = bytes.toString('utf8').split('\n');
+    const lines = text.split('\n');
     if (lines.at(-1) === '') lines.pop();
     for (let i = 0; i < lines.length; i++) {
       const line = lines[i]!.endsWith('\r') ? lines[i]!.slice(0, -1) : lines[i]!;

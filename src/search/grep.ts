@@ -8,6 +8,9 @@ import { ZipfsError } from '../errors.ts';
 import { withBeneath, type Folder } from '../files/beneath.ts';
 import type { GrepJob, GrepMatch, GrepMessage } from './grep-types.ts';
 import { workerPath } from '../worker-path.ts';
+import type { TextEncoding } from '../files/text-encoding.ts';
+import { quote } from '../errors.ts';
+import { param } from '../message-marks.ts';
 
 export interface GrepRequest {
   root: string;
@@ -20,6 +23,8 @@ export interface GrepRequest {
   contextLines: number;
   countAll: boolean;
   namesOnly: boolean;
+  encoding: TextEncoding;
+  binary: boolean;
   budgetMs: number;
   /** Cancellation: the worker is terminated at once, as at the time budget. */
   signal?: AbortSignal;
@@ -92,6 +97,13 @@ function listFiles(root: string, start: string, accept: (relative: string) => bo
   return files;
 }
 
+/** How to get the matches a full answer left out. */
+function truncatedNote(result: GrepResult, request: GrepRequest): string {
+  const shown = `Showing ${result.matches.length} of ${request.countAll ? '' : 'at least '}${result.total_matches} matches`;
+  const raise = request.maxResults < 100_000 ? `raise ${param('max_results', Math.min(100_000, Math.max(request.maxResults * 10, result.total_matches)))} (up to 100000) for more, or narrow path or glob` : 'narrow path or glob for the rest';
+  return `${shown}; ${raise}${request.countAll ? '' : `; ${param('count_all')} gives the exact total`}.`;
+}
+
 export async function grepWorkspace(request: GrepRequest): Promise<GrepResult> {
   const flags = request.ignoreCase ? 'i' : '';
   compile(request.pattern, flags);
@@ -105,9 +117,12 @@ export async function grepWorkspace(request: GrepRequest): Promise<GrepResult> {
     contextLines: request.contextLines,
     countAll: request.countAll,
     namesOnly: request.namesOnly,
+    encoding: request.encoding,
+    binary: request.binary,
   };
   const result: GrepResult = { matches: [], total_matches: 0, truncated: false, files_searched: 0, skipped_binary: 0 };
-  if (files.length === 0) return result;
+  // Nothing searched is not "nothing found": say why, or an agent concludes the text is absent.
+  if (files.length === 0) return request.glob ? { ...result, note: `The glob ${quote(request.glob)} matched no file under ${quote(request.start || '/')}, so nothing was searched. A glob without "/" matches file names (*.txt); one with "/" matches the whole path from the workspace root (a/**/*.csv).` } : result;
 
   request.signal?.throwIfAborted();
   const worker = new Worker(workerPath('search/grep-worker.ts'));
@@ -143,7 +158,7 @@ export async function grepWorkspace(request: GrepRequest): Promise<GrepResult> {
         return;
       }
       stop();
-      resolve({ ...result, truncated: message.truncated });
+      resolve(message.truncated ? { ...result, truncated: true, note: truncatedNote(result, request) } : result);
     };
     worker.onerror = (event) => {
       stop();

@@ -12,11 +12,10 @@ import { openRegularFile } from '../files/regular-file.ts';
 import { unifiedDiff } from '../files/line-diff.ts';
 import { quoteName } from '../format/quote-name.ts';
 import { normaliseToolPath } from '../files/safe-path.ts';
-import { looksBinary } from '../files/text-or-binary.ts';
+import { diffText, invisibleDifference } from '../files/invisible-difference.ts';
 import { invocation, param } from '../message-marks.ts';
 import type { EntryRecord, Manifest } from '../session/manifest.ts';
 import { FileSource, readEntryData } from '../zip/index.ts';
-import { tryDecodeUtf8 } from '../zip/names.ts';
 import { isNewArchive, sourceState } from './sync-archive.ts';
 import { diffWorkspace, readLinkTarget } from './workspace-diff.ts';
 
@@ -28,6 +27,8 @@ export interface FileDiff {
   binary: boolean;
   additions: number;
   deletions: number;
+  /** For a modified file whose lines read the same: what differs (invisible-difference.ts). */
+  difference?: string;
 }
 
 export interface ArchiveDiff {
@@ -39,10 +40,10 @@ export interface ArchiveDiff {
 /** Files larger than this are listed, not diffed line by line. */
 const TEXT_DIFF_MAX_BYTES = 16 << 20;
 
-/** Text, or undefined for what a line diff cannot show (binary, not UTF-8, too large). */
+/** Text, or undefined for what a line diff cannot show (binary, not UTF-8 or UTF-16 with a BOM, too large). */
 function asText(bytes: Uint8Array): string | undefined {
-  if (bytes.length > TEXT_DIFF_MAX_BYTES || looksBinary(bytes)) return undefined;
-  return tryDecodeUtf8(bytes);
+  if (bytes.length > TEXT_DIFF_MAX_BYTES) return undefined;
+  return diffText(bytes);
 }
 
 /**
@@ -121,10 +122,14 @@ export function diffAgainstArchive(root: string, manifest: Manifest, options: { 
       const binary = !folder && !same && (special || beforeText === undefined || afterText === undefined);
       const entry: FileDiff = rename ? { path: shown, status, from: rename.from, binary, additions: 0, deletions: 0 } : { path: shown, status, binary, additions: 0, deletions: 0 };
       let text = rename ? `rename from ${quoteName(was)}\nrename to ${quoteName(bare)}\n` : '';
+      const invisible = !binary && !folder && !same && (status === 'modified' || status === 'renamed') ? invisibleDifference(before, after, beforeText!, afterText!) : undefined;
       if (same) {
         // The rename lines are all there is to show.
       } else if (binary) text += `Binary files ${status === 'added' ? '/dev/null' : quoteName(`a/${bare}`)} and ${status === 'deleted' ? '/dev/null' : quoteName(`b/${bare}`)} differ\n`;
-      else if (!folder) {
+      else if (invisible !== undefined) {
+        entry.difference = invisible;
+        text += `Files ${quoteName(`a/${was}`)} and ${quoteName(`b/${bare}`)} differ only in ${invisible}\n`;
+      } else if (!folder) {
         const diff = unifiedDiff(bare, beforeText!, afterText!, options.context);
         entry.additions = diff.additions;
         entry.deletions = diff.deletions;

@@ -97,7 +97,6 @@ describe('zipfs read by lines', () => {
     [['--start-line', '-3'], 'line 28\nline 29\nline 30\n', 28, 30],
     [['--start-line', '-2', '--end-line', '-2'], 'line 29\n', 29, 29],
     [['--start-line', '28', '--end-line', '99'], 'line 28\nline 29\nline 30\n', 28, 30],
-    [['--start-line', '31'], '', 31, 30],
   ])('%p', (args, content, start, end) => {
     const out = box.run(['read', 'lines.txt', ...args, '--json']).json;
     expect(out).toMatchObject({ content, total_lines: 30, start_line: start, end_line: end, sha256: sha('lines.txt') });
@@ -106,6 +105,9 @@ describe('zipfs read by lines', () => {
   it('refuses lines mixed with bytes, line 0, and line reads of binary files; every read returns the file hash', async () => {
     expect(box.run(['read', 'lines.txt', '--start-line', '1', '--offset', '3', '--json']).json.error.code).toBe('INVALID_INPUT');
     expect(box.run(['read', 'lines.txt', '--start-line', '0', '--json']).json.error.code).toBe('INVALID_INPUT');
+    // A range that holds no line is an error, never an empty page that reads as an empty file.
+    expect(box.run(['read', 'lines.txt', '--start-line', '31', '--json']).json.error.message).toContain('has 30 lines, so line 31 is past its end');
+    expect(box.run(['read', 'lines.txt', '--start-line', '5', '--end-line', '4', '--json']).json.error.code).toBe('INVALID_INPUT');
     expect(box.run(['read', 'logo.png', '--start-line', '1', '--json']).json.error.message).toContain('is binary');
     const mcp = await connect(box.home);
     try {

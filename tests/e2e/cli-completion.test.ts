@@ -27,7 +27,7 @@ describe('zipfs completion', () => {
       shell('bash', `source <(zipfs completion bash); COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _zipfs; printf '%s\\n' "\${COMPREPLY[@]}"`);
     expect(complete(['zipfs', 'gr'])).toStrictEqual(['grep']);
     expect(complete(['zipfs', 'ls', '--re'])).toStrictEqual(['--recursive']);
-    expect(complete(['zipfs', 'read', 'x', '--encoding', ''])).toStrictEqual(['utf-8', 'base64']);
+    expect(complete(['zipfs', 'read', 'x', '--encoding', ''])).toStrictEqual(['utf-8', 'utf-16le', 'utf-16be', 'iso-8859-1', 'windows-1252', 'base64']);
     expect(complete(['zipfs', 'sync', '-s', 'q4'])).toStrictEqual(['q4-report']);
   });
 

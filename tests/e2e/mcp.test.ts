@@ -15,7 +15,7 @@ import { rawZip } from '../helpers/raw-zip.ts';
 const ADR_PARAMETERS: Record<string, string[]> = {
   zipfs_open: ['path', 'name', 'create'],
   zipfs_inspect: ['path', 'start', 'max_entries'],
-  zipfs_edit: ['session', 'path', 'edits', 'dry_run', 'expected_sha256'],
+  zipfs_edit: ['session', 'path', 'edits', 'dry_run', 'expected_sha256', 'encoding'],
   zipfs_move: ['session', 'from', 'to', 'overwrite'],
   zipfs_mkdir: ['session', 'path', 'parents'],
   zipfs_diff: ['session', 'path', 'context_lines'],
@@ -24,7 +24,7 @@ const ADR_PARAMETERS: Record<string, string[]> = {
   zipfs_delete: ['session', 'path', 'recursive'],
   zipfs_status: ['session'],
   zipfs_sync: ['session', 'force', 'dry_run', 'backup'],
-  zipfs_grep: ['session', 'pattern', 'path', 'glob', 'ignore_case', 'max_results', 'context_lines', 'names_only', 'count_all'],
+  zipfs_grep: ['session', 'pattern', 'path', 'glob', 'ignore_case', 'max_results', 'context_lines', 'names_only', 'count_all', 'encoding', 'binary'],
   zipfs_prune: ['all', 'stale', 'dry_run'],
   zipfs_ls: ['session', 'path', 'recursive'],
   zipfs_tree: ['session', 'path', 'max_depth'],
@@ -70,7 +70,7 @@ describe('MCP server: handshake and tool list', () => {
     }
     const read = tools.find((t) => t.name === 'zipfs_read')!;
     expect(read.inputSchema.required).toStrictEqual(['path']);
-    expect((read.inputSchema.properties as any).encoding).toMatchObject({ enum: ['utf-8', 'base64'], default: 'utf-8' });
+    expect((read.inputSchema.properties as any).encoding).toMatchObject({ type: 'string', enum: ['utf-8', 'utf-16le', 'utf-16be', 'iso-8859-1', 'windows-1252', 'base64'], default: 'utf-8' });
     expect((read.inputSchema.properties as any).offset.type).toBe('integer');
     expect(hints('zipfs_ls')).toMatchObject({ readOnlyHint: true });
     expect(hints('zipfs_close')).toMatchObject({ readOnlyHint: false, destructiveHint: true, idempotentHint: false });

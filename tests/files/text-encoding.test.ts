@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'bun:test';
+import { bomEncoding, decodeText, encodeText, TEXT_ENCODINGS } from '../../src/files/text-encoding.ts';
+import { wholeCharacters } from '../../src/files/text-units.ts';
+
+describe('text encodings', () => {
+  const every = Buffer.from(Array.from({ length: 256 }, (_, i) => i));
+
+  it.each(['iso-8859-1', 'windows-1252'] as const)('%s decodes every byte and encodes it back the same', (encoding) => {
+    const text = decodeText(every, encoding)!;
+    expect(text.length).toBe(256);
+    expect(encodeText(text, encoding)).toStrictEqual(every);
+  });
+
+  it('keeps ISO-8859-1 exact where WHATWG would read windows-1252', () => {
+    expect(decodeText(Buffer.from([0x80, 0xe9]), 'iso-8859-1')).toBe('\u0080é');
+    expect(decodeText(Buffer.from([0x80, 0xe9]), 'windows-1252')).toBe('€é');
+  });
+
+  it.each(TEXT_ENCODINGS)('%s round-trips text, a BOM as U+FEFF where it has one', (encoding) => {
+    const text = encoding === 'iso-8859-1' || encoding === 'windows-1252' ? 'Café' : '\uFEFFCafé 😀';
+    const bytes = encodeText(text, encoding) as Buffer;
+    expect(decodeText(bytes, encoding)).toBe(text);
+    if (text.startsWith('\uFEFF')) expect(bomEncoding(bytes)).toBe(encoding);
+  });
+
+  it('names the first character an encoding cannot hold', () => {
+    expect(encodeText('ab€', 'iso-8859-1')).toStrictEqual({ index: 2, char: '€' });
+    expect(encodeText('a😀', 'windows-1252')).toStrictEqual({ index: 1, char: '😀' });
+  });
+
+  it('cuts UTF-16 pages between code units and never inside a surrogate pair', () => {
+    const bytes = encodeText('a😀b', 'utf-16le') as Buffer; // a, high, low, b: 8 bytes
+    expect(wholeCharacters(bytes, 0, 4, 'utf-16le')).toStrictEqual({ from: 0, to: 2 });
+    expect(wholeCharacters(bytes.subarray(1), 1, 7, 'utf-16le')).toStrictEqual({ from: 1, to: 7 });
+    expect(wholeCharacters(bytes.subarray(4), 4, 4, 'utf-16le')).toStrictEqual({ from: 2, to: 4 });
+    expect(wholeCharacters(bytes.subarray(2), 2, 1, 'utf-16le')).toStrictEqual({ from: 0, to: 4 });
+  });
+});
