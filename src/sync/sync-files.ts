@@ -102,14 +102,18 @@ export function fsyncDirectory(dir: string): void {
   }
 }
 
+const LOCK_DRAFT = 'lock.';
+
 /** Removes temporaries of syncs whose process died (kill -9, power loss). */
 export function removeDeadTemporaries(target: string): void {
   const dir = path.dirname(target);
   const prefix = `.${path.basename(target)}${TEMP_MARK}`;
   const backupPrefix = `${path.basename(backupPathFor(target))}${TEMP_MARK}`;
   for (const name of fs.readdirSync(dir)) {
-    const rest = name.startsWith(prefix) ? name.slice(prefix.length) : name.startsWith(backupPrefix) ? name.slice(backupPrefix.length) : undefined;
-    if (rest === undefined || !name.endsWith('.tmp')) continue;
+    let rest = name.startsWith(prefix) ? name.slice(prefix.length) : name.startsWith(backupPrefix) ? name.slice(backupPrefix.length) : undefined;
+    // The zip lock's drafts (`.<zip>.zipfs-lock.<pid>-<id>`, session/lock.ts) of a process killed while taking it.
+    if (rest?.startsWith(LOCK_DRAFT)) rest = rest.slice(LOCK_DRAFT.length);
+    else if (rest === undefined || !name.endsWith('.tmp')) continue;
     const pid = Number.parseInt(rest, 10);
     if (Number.isInteger(pid) && pid !== process.pid && !isProcessAlive(pid)) fs.rmSync(path.join(dir, name), { force: true });
   }
