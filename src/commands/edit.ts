@@ -13,6 +13,7 @@ import { withSessionLock } from '../session/lock.ts';
 import { resolveSession } from '../session/resolve-session.ts';
 import { paintDiff } from '../format/paint-diff.ts';
 import { plural } from '../format/units.ts';
+import { takePage, textChars } from '../paging.ts';
 import { count, flag, sessionParam, text } from './schemas.ts';
 
 const editSchema = v.strictObject({
@@ -43,12 +44,15 @@ export const edit = defineCommand({
     edits: v.pipe(v.array(editSchema), v.minLength(1), v.description('Applied in order')),
     dry_run: v.optional(v.pipe(v.boolean(), v.description('Only the diff')), false),
     expected_sha256: v.optional(v.pipe(v.string(), v.description('From read'))),
+    diff: v.optional(v.pipe(v.boolean(), v.description('false: leave the diff out')), true),
   }),
   output: v.object({
     sha256: text('New content'),
     size_bytes: count('New size'),
     replacements: count('Made'),
     diff: text('Unified diff'),
+    truncated: v.optional(flag('Diff cut to fit; zipfs_diff pages it')),
+    total: v.optional(count('Diff lines, all; when cut')),
   }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
   cli: {
@@ -91,11 +95,18 @@ export const edit = defineCommand({
         const bytes = Buffer.from(after.text);
         if (!input.dry_run) writeWorkspaceFile(session.contents, file.relative, bytes, false, false, session.record.case_insensitive === true);
         const sha256 = new Bun.CryptoHasher('sha256').update(bytes).digest('hex');
-        return { sha256, size_bytes: bytes.length, replacements: after.replacements, diff: unifiedDiff(file.relative, before.text, after.text).text };
+        const result = { sha256, size_bytes: bytes.length, replacements: after.replacements };
+        if (!input.diff) return { ...result, diff: '' };
+        // Cut as diff pages are, to what fits one answer; edit has no next page (it cannot be run again), zipfs_diff has.
+        const text = unifiedDiff(file.relative, before.text, after.text).text;
+        const lines = text === '' ? [] : text.slice(0, -1).split('\n');
+        const build = (page: string[], next: number | undefined) => ({ ...result, diff: page.map((line) => `${line}\n`).join(''), ...(next === undefined ? {} : { truncated: true, total: lines.length }) });
+        return takePage(lines, {}, context.maxAnswerBytes, build, (line) => textChars(`${line}\n`));
       },
       lockWait(context),
     );
   },
   render: (out, paint) => paintDiff(out.diff, paint),
+  // The CLI has no answer budget: its diff is never cut, so the note need not say so.
   note: (out) => `zipfs: ${plural(out.replacements, 'replacement')}; sha256 ${out.sha256}`,
 });

@@ -6,6 +6,8 @@ import { grepWorkspace } from '../search/grep.ts';
 import { resolveSession } from '../session/resolve-session.ts';
 import { resolveExisting } from '../files/safe-path.ts';
 import { withBeneath } from '../files/beneath.ts';
+import { continuation, itemChars, nextOffsetField, offsetParam, takePage } from '../paging.ts';
+import type { GrepMatch } from '../search/grep-types.ts';
 import { count, flag, name, paths, sessionParam, text, workspacePathParam } from './schemas.ts';
 
 const matchSchema = v.object({
@@ -31,14 +33,16 @@ export const grep = defineCommand({
     context_lines: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(50), v.description('Context lines')), 0),
     names_only: v.optional(v.pipe(v.boolean(), v.description('Match paths instead')), false),
     count_all: v.optional(v.pipe(v.boolean(), v.description('Exact total_matches')), false),
+    offset: offsetParam,
   }),
   output: v.object({
     matches: v.pipe(v.array(matchSchema), v.description('In path order')),
     total_matches: count('Lower bound if truncated'),
-    truncated: flag('Stopped early'),
+    truncated: flag('More than shown'),
     files_searched: count('Files'),
     skipped_binary: count('Binary skipped'),
     note: v.optional(text('Why stopped')),
+    next_offset: nextOffsetField,
   }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   cli: {
@@ -55,19 +59,29 @@ export const grep = defineCommand({
     const session = resolveSession(context.home, input.session, context.hints);
     const start = withBeneath(session.contents, (beneath) => resolveExisting(beneath, input.path));
     const limits = loadLimits(context.env);
-    return grepWorkspace({
+    const offset = input.offset ?? 0;
+    // The search finds the skipped matches again (and counts them in total_matches); only this page's are returned.
+    const found = await grepWorkspace({
       root: session.contents,
       start: start.relative,
       pattern: input.pattern,
       glob: input.glob,
       ignoreCase: input.ignore_case,
-      maxResults: input.max_results,
+      maxResults: offset + input.max_results,
       contextLines: input.context_lines,
       countAll: input.count_all,
       namesOnly: input.names_only,
       budgetMs: limits.grepBudgetMs,
       signal: context.signal,
     });
+    const all = found.matches.slice(offset);
+    // More matches than max_results were found (unless the time budget stopped the search, which a next page would meet again).
+    const more = found.note === undefined && found.total_matches > offset + all.length;
+    const build = (matches: GrepMatch[], next: number | undefined) => {
+      const after = next ?? (more ? offset + matches.length : undefined);
+      return { ...found, matches, truncated: found.truncated || after !== undefined, ...continuation(after) };
+    };
+    return takePage(all, {}, context.maxAnswerBytes, (matches, next) => build(matches, next === undefined ? undefined : offset + next), itemChars);
   },
   render(out, paint, _flags, input) {
     // The matches in each line, marked as grep --color does (paint is plain off a terminal).
@@ -89,6 +103,7 @@ export const grep = defineCommand({
   note(out) {
     const notes = [];
     if (out.note) notes.push(out.note);
+    else if (out.next_offset !== undefined) notes.push(`zipfs: showing ${out.matches.length} of at least ${out.total_matches} matches; continue with --offset ${out.next_offset} (or raise --max-results).`);
     else if (out.truncated) notes.push(`zipfs: showing ${out.matches.length} of at least ${out.total_matches} matches; raise --max-results for more.`);
     if (out.skipped_binary > 0) notes.push(`zipfs: ${out.skipped_binary} binary file(s) skipped.`);
     return notes.length > 0 ? notes.join('\n') : undefined;
