@@ -22,7 +22,10 @@ export interface CommandContext {
   progress?: Progress;
   /** Aborted when the caller gives up (MCP notifications/cancelled): the work stops and leaves nothing behind. */
   signal?: AbortSignal;
-  /** The most one answer may carry on this surface (MCP: well under what clients accept); read cuts its page to fit. */
+  /**
+   * The most one answer may take on this surface, in characters of the MCP result (its JSON twice:
+   * structuredContent and the text block); undefined on the CLI. Pages are cut to fit (paging.ts).
+   */
   maxAnswerBytes?: number;
 }
 

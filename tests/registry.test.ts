@@ -37,11 +37,11 @@ describe('the dispatch table', () => {
     expect(args.json?.type).toBe('boolean');
   });
 
-  it('keeps tools/list within 1010 bytes per tool, with every parameter and output field described', () => {
+  // Every tools/list costs an agent context: the whole list has a budget (no tool has its own, so
+  // a tool can spend what its clarity needs), and tools/list over MCP is checked in e2e/paging.test.ts.
+  it('keeps tools/list under 20,000 bytes, with every parameter and output field described', () => {
     const definitions = COMMANDS.map(toolDefinition);
-    const bytes = JSON.stringify(definitions).length;
-    // 960 until issue 21: a `type` beside every enum (Gemini refuses a node without one) and the text encodings.
-    expect(bytes / definitions.length).toBeLessThanOrEqual(1010);
+    expect(Buffer.byteLength(JSON.stringify({ tools: definitions }))).toBeLessThan(20_000);
     const undescribed: string[] = [];
     const visit = (schema: any, at: string) => {
       for (const [key, property] of Object.entries<any>(schema.properties ?? {})) {

@@ -32,7 +32,7 @@ export async function mcpReadLatency(binary: string, home: string, file: string,
   await client.connect(transport);
   try {
     const { tools } = await client.listTools();
-    return { ...(await readLatency(client, file, calls)), tools: tools.length, toolsListBytes: JSON.stringify({ tools }).length };
+    return { ...(await readLatency(client, file, calls)), tools: tools.length, toolsListBytes: Buffer.byteLength(JSON.stringify({ tools })) };
   } finally {
     await client.close();
   }

@@ -5,9 +5,13 @@ import { plural } from '../format/units.ts';
 import { lockedByOther } from '../session/lock.ts';
 import { readManifest } from '../session/manifest.ts';
 import { resolveSession } from '../session/resolve-session.ts';
-import { diffAgainstArchive } from '../sync/archive-diff.ts';
+import { diffAgainstArchive, type FileDiff } from '../sync/archive-diff.ts';
 import { recoverInterruptedSync } from '../sync/sync-archive.ts';
+import { itemChars, pageFields, limitParam, nextOffsetField, offsetParam, pageNote, takePage, textChars, totalField } from '../paging.ts';
 import { count, flag, name, sessionParam, text } from './schemas.ts';
+
+/** What diff pages through: each changed path's entry in files, then the lines of its diff. */
+type Item = { file: FileDiff } | { line: string };
 
 export const diff = defineCommand({
   name: 'diff',
@@ -17,6 +21,8 @@ export const diff = defineCommand({
     session: sessionParam,
     path: v.optional(v.pipe(v.string(), v.description('Limit to a path'))),
     context_lines: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(100), v.description('Around changes')), 3),
+    offset: offsetParam,
+    limit: limitParam('files + lines'),
   }),
   output: v.object({
     files: v.pipe(
@@ -31,10 +37,12 @@ export const diff = defineCommand({
           difference: v.optional(text('If no line differs')),
         }),
       ),
-      v.description('By path'),
+      v.description('By path; this page\'s'),
     ),
-    diff: text('Unified diff'),
-    truncated: flag('Diff cut to fit'),
+    diff: text('Unified diff, this page'),
+    truncated: flag('More after this page'),
+    total: totalField('files + lines'),
+    next_offset: nextOffsetField,
   }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   cli: {
@@ -43,14 +51,20 @@ export const diff = defineCommand({
     short: { session: 's', context_lines: 'U' },
     example: 'zipfs diff data --stat',
     flags: { stat: 'Per-file line counts instead of the diff', 'exit-code': 'Exit with 1 when there are differences' },
-    exitCode: (out, flags) => (flags['exit-code'] && out.files.length > 0 ? 1 : 0),
+    exitCode: (out, flags) => (flags['exit-code'] && (out.total ?? out.files.length) > 0 ? 1 : 0),
   },
   run(input, context) {
     const session = resolveSession(context.home, input.session, context.hints);
     if (!lockedByOther(session)) recoverInterruptedSync(session);
-    // Over MCP the diff travels twice, escaped: a third of the answer bound keeps it inside.
-    const maxChars = context.maxAnswerBytes === undefined ? undefined : Math.floor(context.maxAnswerBytes / 3);
-    return diffAgainstArchive(session.contents, readManifest(session.manifest), { path: input.path, context: input.context_lines, maxChars });
+    const sections = diffAgainstArchive(session.contents, readManifest(session.manifest), { path: input.path, context: input.context_lines });
+    const items: Item[] = sections.flatMap((section) => [{ file: section.file }, ...section.lines.map((line) => ({ line }))]);
+    const build = (page: Item[], next: number | undefined) => ({
+      files: page.flatMap((item) => ('file' in item ? [item.file] : [])),
+      diff: page.map((item) => ('line' in item ? `${item.line}\n` : '')).join(''),
+      truncated: next !== undefined,
+      ...pageFields(items.length, input.offset, next),
+    });
+    return takePage(items, input, context.maxAnswerBytes, build, (item) => ('file' in item ? itemChars(item.file) : textChars(`${item.line}\n`)));
   },
   render(out, paint, flags) {
     if (flags.stat) {
@@ -59,5 +73,5 @@ export const diff = defineCommand({
     }
     return paintDiff(out.diff, paint);
   },
-  note: (out) => (out.truncated ? 'zipfs: the diff was cut to fit one answer; narrow it with a path.' : out.files.length === 0 ? 'No changes.' : undefined),
+  note: (out) => pageNote('items (files and diff lines)', out.total, out.next_offset) ?? ((out.total ?? out.files.length) === 0 ? 'No changes.' : undefined),
 });

@@ -16,6 +16,7 @@ import { resolveSession } from '../session/resolve-session.ts';
 import { paintDiff } from '../format/paint-diff.ts';
 import { plural } from '../format/units.ts';
 import { param } from '../message-marks.ts';
+import { takePage, textChars } from '../paging.ts';
 import { count, flag, sessionParam, text } from './schemas.ts';
 
 const editSchema = v.strictObject({
@@ -55,13 +56,16 @@ export const edit = defineCommand({
     dry_run: v.optional(v.pipe(v.boolean(), v.description('Only the diff')), false),
     expected_sha256: v.optional(v.pipe(v.string(), v.description('From read'))),
     // Written back in the same encoding; a byte-order mark decides it when there is one (file-encoding.ts).
-    encoding: v.optional(v.pipe(v.picklist(TEXT_ENCODINGS), v.description('If no BOM; default utf-8'))),
+    encoding: v.optional(v.pipe(v.picklist(TEXT_ENCODINGS), v.description('If no BOM (utf-8)'))),
+    diff: v.optional(v.pipe(v.boolean(), v.description('false: leave the diff out')), true),
   }),
   output: v.object({
     sha256: text('New content'),
     size_bytes: count('New size'),
     replacements: count('Made'),
     diff: text('Unified diff'),
+    truncated: v.optional(flag('Diff cut; see zipfs_diff')),
+    total: v.optional(count('All diff lines, if cut')),
   }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
   cli: {
@@ -104,11 +108,18 @@ export const edit = defineCommand({
         const bytes = encodeOrRefuse(after.text, before.encoding, file.relative);
         if (!input.dry_run) writeWorkspaceFile(session.contents, file.relative, bytes, false, false, session.record.case_insensitive === true);
         const sha256 = new Bun.CryptoHasher('sha256').update(bytes).digest('hex');
-        return { sha256, size_bytes: bytes.length, replacements: after.replacements, diff: unifiedDiff(file.relative, before.text, after.text).text };
+        const result = { sha256, size_bytes: bytes.length, replacements: after.replacements };
+        if (!input.diff) return { ...result, diff: '' };
+        // Cut as diff pages are, to what fits one answer; edit has no next page (it cannot be run again), zipfs_diff has.
+        const text = unifiedDiff(file.relative, before.text, after.text).text;
+        const lines = text === '' ? [] : text.slice(0, -1).split('\n');
+        const build = (page: string[], next: number | undefined) => ({ ...result, diff: page.map((line) => `${line}\n`).join(''), ...(next === undefined ? {} : { truncated: true, total: lines.length }) });
+        return takePage(lines, {}, context.maxAnswerBytes, build, (line) => textChars(`${line}\n`));
       },
       lockWait(context),
     );
   },
   render: (out, paint) => paintDiff(out.diff, paint),
+  // The CLI has no answer budget: its diff is never cut, so the note need not say so.
   note: (out) => `zipfs: ${plural(out.replacements, 'replacement')}; sha256 ${out.sha256}`,
 });

@@ -7,6 +7,8 @@ import { resolveSession } from '../session/resolve-session.ts';
 import { resolveExisting } from '../files/safe-path.ts';
 import { withBeneath } from '../files/beneath.ts';
 import { TEXT_ENCODINGS } from '../files/text-encoding.ts';
+import { continuation, itemChars, nextOffsetField, offsetParam, takePage } from '../paging.ts';
+import type { GrepMatch } from '../search/grep-types.ts';
 import { count, flag, name, paths, sessionParam, text, workspacePathParam } from './schemas.ts';
 
 const matchSchema = v.object({
@@ -36,14 +38,16 @@ export const grep = defineCommand({
     // For files without a byte-order mark; a BOM names its own (search/file-text.ts).
     encoding: v.optional(v.pipe(v.picklist(TEXT_ENCODINGS), v.description('If no BOM')), 'utf-8'),
     binary: v.optional(v.pipe(v.boolean(), v.description('Search binary files as Latin-1')), false),
+    offset: offsetParam,
   }),
   output: v.object({
     matches: v.pipe(v.array(matchSchema), v.description('In path order')),
     total_matches: count('Lower bound if truncated'),
-    truncated: flag('Stopped early'),
+    truncated: flag('More than shown'),
     files_searched: count('Files'),
     skipped_binary: count('Binary skipped'),
     note: v.optional(text('Why stopped')),
+    next_offset: nextOffsetField,
   }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   cli: {
@@ -60,13 +64,15 @@ export const grep = defineCommand({
     const session = resolveSession(context.home, input.session, context.hints);
     const start = withBeneath(session.contents, (beneath) => resolveExisting(beneath, input.path));
     const limits = loadLimits(context.env);
-    return grepWorkspace({
+    const offset = input.offset ?? 0;
+    // The search finds the skipped matches again (and counts them in total_matches); only this page's are returned.
+    const searched = await grepWorkspace({
       root: session.contents,
       start: start.relative,
       pattern: input.pattern,
       glob: input.glob,
       ignoreCase: input.ignore_case,
-      maxResults: input.max_results,
+      maxResults: offset + input.max_results,
       contextLines: input.context_lines,
       countAll: input.count_all,
       namesOnly: input.names_only,
@@ -75,6 +81,15 @@ export const grep = defineCommand({
       budgetMs: limits.grepBudgetMs,
       signal: context.signal,
     });
+    const { timedOut, ...found } = searched;
+    const all = found.matches.slice(offset);
+    // More matches than max_results were found (unless the time budget stopped the search, which a next page would meet again).
+    const more = timedOut === undefined && found.total_matches > offset + all.length;
+    const build = (matches: GrepMatch[], next: number | undefined) => {
+      const after = next ?? (more ? offset + matches.length : undefined);
+      return { ...found, matches, truncated: found.truncated || after !== undefined, ...continuation(after) };
+    };
+    return takePage(all, {}, context.maxAnswerBytes, (matches, next) => build(matches, next === undefined ? undefined : offset + next), itemChars);
   },
   render(out, paint, _flags, input) {
     // The matches in each line, marked as grep --color does (paint is plain off a terminal).
@@ -99,7 +114,8 @@ export const grep = defineCommand({
   },
   note(out) {
     const notes = [];
-    if (out.note) notes.push(out.note);
+    if (out.next_offset !== undefined) notes.push(`zipfs: showing ${out.matches.length} of at least ${out.total_matches} matches; continue with --offset ${out.next_offset} (or raise --max-results).`);
+    else if (out.note) notes.push(out.note);
     else if (out.truncated) notes.push(`zipfs: showing ${out.matches.length} of at least ${out.total_matches} matches; raise --max-results for more.`);
     if (out.skipped_binary > 0) notes.push(`zipfs: ${out.skipped_binary} binary file(s) skipped.`);
     return notes.length > 0 ? notes.join('\n') : undefined;

@@ -5,6 +5,7 @@ import { humanBytes, table } from '../format/units.ts';
 import { loadLimits } from '../limits.ts';
 import { inspectArchive } from '../open/inspect-archive.ts';
 import { workspaceTarget } from '../open/workspace-rules.ts';
+import { continuation, limitParam, nextOffsetField, offsetParam, pageNote, takePage } from '../paging.ts';
 import { count, name, text } from './schemas.ts';
 
 export const inspect = defineCommand({
@@ -13,8 +14,11 @@ export const inspect = defineCommand({
   description: 'Entries and warnings, without opening.',
   input: v.strictObject({
     path: v.pipe(v.string(), v.description('Zip path')),
-    start: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.description('First entry index')), 0),
-    max_entries: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.description('Page size')), 200),
+    // start and max_entries came first; offset and limit are the names every paged tool takes.
+    start: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.description('= offset')), 0),
+    max_entries: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.description('= limit')), 200),
+    offset: offsetParam,
+    limit: limitParam('entries (200)'),
   }),
   output: v.object({
     entries: v.pipe(
@@ -35,12 +39,19 @@ export const inspect = defineCommand({
     total_compressed: count('Bytes'),
     comment: name('Comment'),
     warnings: v.pipe(v.array(v.string()), v.description('Empty: opens cleanly')),
+    next_offset: nextOffsetField,
   }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   cli: { positionals: ['path'], example: 'zipfs inspect download.zip --max-entries 20' },
   run(input, context) {
     // Open's checks as they would run for a session under this data folder: its case folding, its path length.
-    return inspectArchive(path.resolve(input.path), loadLimits(context.env), workspaceTarget(context.home, false), { start: input.start, max: input.max_entries });
+    const offset = input.offset ?? input.start;
+    const found = inspectArchive(path.resolve(input.path), loadLimits(context.env), workspaceTarget(context.home, false), { start: offset, max: input.limit ?? input.max_entries });
+    // The page asked for, cut further to what fits the answer; next_offset counts from the archive's first entry.
+    return takePage(found.entries, {}, context.maxAnswerBytes, (entries) => {
+      const end = Math.min(offset, found.total_entries) + entries.length;
+      return { ...found, entries, ...continuation(end < found.total_entries ? end : undefined) };
+    });
   },
   render(out, paint) {
     const rows = out.entries.map((e) => [e.type, humanBytes(e.size), humanBytes(e.compressed_size), e.method, e.name]);
@@ -49,5 +60,5 @@ export const inspect = defineCommand({
     for (const warning of out.warnings) lines.push(paint.yellow(`warning: ${warning}`));
     return lines.join('\n');
   },
-  note: (out) => (out.entries.length < out.total_entries ? `zipfs: showing ${out.entries.length} of ${out.total_entries} entries; page with --start and --max-entries` : undefined),
+  note: (out) => pageNote('entries', out.total_entries, out.next_offset),
 });

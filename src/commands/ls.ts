@@ -5,6 +5,7 @@ import { walk } from '../files/listing.ts';
 import { resolveSession } from '../session/resolve-session.ts';
 import { resolveExisting } from '../files/safe-path.ts';
 import { withBeneath } from '../files/beneath.ts';
+import { limitParam, pageFields, nextOffsetField, offsetParam, pageNote, takePage, totalField } from '../paging.ts';
 import { count, name, sessionParam, text, workspacePathParam } from './schemas.ts';
 
 const entrySchema = v.object({
@@ -22,8 +23,10 @@ export const ls = defineCommand({
     session: sessionParam,
     path: workspacePathParam('Folder or file'),
     recursive: v.optional(v.pipe(v.boolean(), v.description('All levels')), false),
+    offset: offsetParam,
+    limit: limitParam('entries'),
   }),
-  output: v.object({ entries: v.pipe(v.array(entrySchema), v.description('Folders first')) }),
+  output: v.object({ entries: v.pipe(v.array(entrySchema), v.description('Folders first')), total: totalField('entries'), next_offset: nextOffsetField }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   cli: { workspacePaths: ['path'], fromCurrentFolder: true, positionals: ['path'], short: { session: 's', recursive: 'r' }, example: 'zipfs ls data -r' },
   run(input, context) {
@@ -40,7 +43,7 @@ export const ls = defineCommand({
       walk(beneath.folder(target.relative), { maxDepth: input.recursive ? Infinity : 1, archiveSymlinks: symlinks, base: target.relative }, (item) => {
         entries.push({ name: item.type === 'dir' ? `${item.path}/` : item.path, type: item.type, size_bytes: item.size, modified_at: isoSeconds(item.mtime) });
       });
-      return { entries };
+      return takePage(entries, input, context.maxAnswerBytes, (page, next) => ({ entries: page, ...pageFields(entries.length, input.offset, next) }));
     });
   },
   render(out, paint) {
@@ -48,4 +51,5 @@ export const ls = defineCommand({
     const rows = out.entries.map((e) => [e.type, e.type === 'dir' ? '-' : humanBytes(e.size_bytes), localMinute(new Date(e.modified_at)), e.type === 'dir' ? paint.bold(paint.cyan(e.name)) : e.type === 'symlink' ? paint.cyan(e.name) : e.name]);
     return table(rows, [1]);
   },
+  note: (out) => pageNote('entries', out.total, out.next_offset),
 });

@@ -8,7 +8,7 @@ import { flag, name, sessionParam, workspacePathParam } from './schemas.ts';
 export const mkdir = defineCommand({
   name: 'mkdir',
   title: 'Make a folder',
-  description: 'Make a folder (and its parents); an empty one syncs as a folder entry.',
+  description: 'Make a folder and its parents.',
   input: v.strictObject({
     session: sessionParam,
     path: workspacePathParam('Folder to make'),

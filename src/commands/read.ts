@@ -7,10 +7,14 @@ import { resolveExisting } from '../files/safe-path.ts';
 import { withBeneath } from '../files/beneath.ts';
 import { readPage } from '../files/read-page.ts';
 import { TEXT_ENCODINGS, type TextEncoding } from '../files/text-encoding.ts';
+import { param } from '../message-marks.ts';
+import { nextOffsetField, textChars } from '../paging.ts';
 import { count, sessionParam, text } from './schemas.ts';
 
 /** The largest page, whatever `limit` asks: a larger one is clamped, and remaining_bytes says what is left. */
 const MAX_PAGE_BYTES = 64 * 1024 * 1024;
+/** What the answer's other fields take over MCP (twice, as all of it): the content gets the rest of the budget. */
+const FIELDS_CHARS = 1_000;
 
 export const read = defineCommand({
   name: 'read',
@@ -21,16 +25,17 @@ export const read = defineCommand({
     session: sessionParam,
     path: v.pipe(v.string(), v.description('From the workspace root')),
     // utf-8, the default, gives way to a byte-order mark; the others are for files without one (file-encoding.ts).
-    encoding: v.optional(v.pipe(v.picklist([...TEXT_ENCODINGS, 'base64']), v.description('Text encoding (a BOM wins); base64: bytes')), 'utf-8'),
+    encoding: v.optional(v.pipe(v.picklist([...TEXT_ENCODINGS, 'base64']), v.description('A BOM wins; base64: bytes')), 'utf-8'),
     offset: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.description('Start byte'))),
-    limit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.description('Default 262144'))),
+    limit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.description('Default 262144; cut to fit'))),
     start_line: v.optional(v.pipe(v.number(), v.integer(), v.description('1-based; -20: last 20'))),
     end_line: v.optional(v.pipe(v.number(), v.integer(), v.description('Inclusive'))),
   }),
   output: v.object({
     content: text('Page'),
     size_bytes: count('File size'),
-    encoding: v.pipe(v.picklist([...TEXT_ENCODINGS, 'base64']), v.description('Of content')),
+    // The input's enum names the values; here a string is enough (the list twice costs every agent's context).
+    encoding: v.pipe(v.string(), v.description('Of content, as in the input')),
     offset: count('Page start'),
     bytes_read: count('Page bytes'),
     remaining_bytes: count('After the page'),
@@ -38,6 +43,8 @@ export const read = defineCommand({
     total_lines: v.optional(count('In file')),
     start_line: v.optional(count('First line')),
     end_line: v.optional(count('Last line')),
+    next_offset: nextOffsetField,
+    next_start_line: v.optional(count('Lines: absent at the end')),
   }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   cli: {
@@ -62,14 +69,22 @@ export const read = defineCommand({
       // Line reads are bounded by whole lines, up to the largest page; byte reads by limit.
       const limit = byLines ? MAX_PAGE_BYTES : Math.min(input.limit ?? loadLimits(context.env).readDefaultBytes, MAX_PAGE_BYTES);
       const lines = byLines ? { start: input.start_line, end: input.end_line } : undefined;
-      const page = readPage({ absolute: file.path, relative: file.relative, offset: input.offset ?? 0, limit, lines, base64: input.encoding === 'base64', encoding: input.encoding === 'base64' ? undefined : (input.encoding as TextEncoding), maxAnswerBytes: context.maxAnswerBytes });
-      const result = { content: page.content, size_bytes: page.size, encoding: page.encoding, offset: page.offset, bytes_read: page.bytesRead, remaining_bytes: page.size - page.offset - page.bytesRead, sha256: page.sha256 };
-      return page.lines ? { ...result, total_lines: page.lines.total, start_line: page.lines.start, end_line: page.lines.end } : result;
+      const page = readPage({ absolute: file.path, relative: file.relative, offset: input.offset ?? 0, limit, lines, base64: input.encoding === 'base64', encoding: input.encoding === 'base64' ? undefined : (input.encoding as TextEncoding), maxAnswerBytes: context.maxAnswerBytes === undefined ? undefined : context.maxAnswerBytes - FIELDS_CHARS });
+      // A read by lines gives whole lines; one line longer than an answer holds (minified JSON) is read by bytes instead.
+      const budget = context.maxAnswerBytes;
+      if (page.lines && page.lines.end === page.lines.start && budget !== undefined && textChars(page.content) > budget) {
+        throw new ZipfsError('INVALID_INPUT', `Line ${page.lines.start} of ${quote(file.relative)} is ${page.bytesRead} bytes, more than one answer holds; read it by bytes from ${param('offset', page.offset)} (each page gives the next_offset).`);
+      }
+      const remaining = page.size - page.offset - page.bytesRead;
+      const result = { content: page.content, size_bytes: page.size, encoding: page.encoding, offset: page.offset, bytes_read: page.bytesRead, remaining_bytes: remaining, sha256: page.sha256 };
+      // The argument that continues, as every paged tool gives it: start_line for a read by lines, offset for one by bytes.
+      if (page.lines) return { ...result, total_lines: page.lines.total, start_line: page.lines.start, end_line: page.lines.end, ...(page.lines.end < page.lines.total ? { next_start_line: page.lines.end + 1 } : {}) };
+      return remaining > 0 ? { ...result, next_offset: page.offset + page.bytesRead } : result;
     });
   },
   render: (out) => out.content,
   note(out) {
-    if (out.total_lines !== undefined) return out.end_line! < out.total_lines ? `zipfs: lines ${out.start_line}-${out.end_line} of ${out.total_lines}; continue with --start-line ${out.end_line! + 1}` : undefined;
-    return out.remaining_bytes > 0 ? `zipfs: ${out.remaining_bytes} more bytes; continue with --offset ${out.offset + out.bytes_read}` : undefined;
+    if (out.next_start_line !== undefined) return `zipfs: lines ${out.start_line}-${out.end_line} of ${out.total_lines}; continue with --start-line ${out.next_start_line}`;
+    return out.next_offset !== undefined ? `zipfs: ${out.remaining_bytes} more bytes; continue with --offset ${out.next_offset}` : undefined;
   },
 });

@@ -2,7 +2,7 @@
 import * as v from 'valibot';
 
 export const sessionParam = v.optional(
-  v.pipe(v.string(), v.description('Name or id; needed if several')),
+  v.pipe(v.string(), v.description('Name or id')),
 );
 
 export const workspacePathParam = (description: string) =>

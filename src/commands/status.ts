@@ -5,26 +5,32 @@ import { lockedByOther } from '../session/lock.ts';
 import { readManifest } from '../session/manifest.ts';
 import { resolveSession } from '../session/resolve-session.ts';
 import { recoverInterruptedSync } from '../sync/sync-archive.ts';
-import { diffWorkspace } from '../sync/workspace-diff.ts';
+import { diffWorkspace, type Unsupported, type WorkspaceDiff } from '../sync/workspace-diff.ts';
+import { itemChars, pageFields, limitParam, nextOffsetField, offsetParam, pageNote, takePage, totalField } from '../paging.ts';
 import { count, flag, name, names, sessionParam, text } from './schemas.ts';
 
-function changeCount(out: { modified: string[]; added: string[]; deleted: string[]; renamed?: unknown[] }): number {
-  return out.modified.length + out.added.length + out.deleted.length + (out.renamed?.length ?? 0);
+function changeCount(out: { modified: string[]; added: string[]; deleted: string[]; renamed?: unknown[]; total?: number }): number {
+  return out.total ?? out.modified.length + out.added.length + out.deleted.length + (out.renamed?.length ?? 0);
 }
+
+/** One changed path as paging counts it: the lists are one run, modified, added, deleted, then renamed. */
+type Change = { list: 'modified' | 'added' | 'deleted' | 'renamed'; path: string; rename?: WorkspaceDiff['renamed'][number]; unsupported?: Unsupported };
 
 export const status = defineCommand({
   name: 'status',
   title: 'Status',
   description:
     'Changes since open or last sync.',
-  input: v.strictObject({ session: sessionParam }),
+  input: v.strictObject({ session: sessionParam, offset: offsetParam, limit: limitParam('paths') }),
   output: v.object({
     modified: names('Folders end in /'),
     added: names('New'),
     deleted: names('Removed'),
-    renamed: v.optional(v.pipe(v.array(v.object({ from: name('Old path'), to: name('New path'), modified: v.optional(flag('Content changed too')) })), v.description('Moved entries; not in added or deleted'))),
+    renamed: v.optional(v.pipe(v.array(v.object({ from: name('Old path'), to: name('New path'), modified: v.optional(flag('Content changed too')) })), v.description('Moved; not in added, deleted'))),
     unchanged_count: count('Entries'),
-    unsupported: v.optional(v.pipe(v.array(v.object({ path: name('Path'), reason: text('And the fix') })), v.description('Sync refuses these'))),
+    unsupported: v.optional(v.pipe(v.array(v.object({ path: name('Path'), reason: text('And the fix') })), v.description('Sync refuses these (of this page)'))),
+    total: totalField('changed paths'),
+    next_offset: nextOffsetField,
   }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   cli: {
@@ -38,14 +44,20 @@ export const status = defineCommand({
     const session = resolveSession(context.home, input.session, context.hints);
     if (!lockedByOther(session)) recoverInterruptedSync(session);
     const diff = diffWorkspace(session.contents, readManifest(session.manifest));
-    return {
-      modified: diff.modified,
-      added: diff.added,
-      deleted: diff.deleted,
-      ...(diff.renamed.length > 0 ? { renamed: diff.renamed } : {}),
-      unchanged_count: diff.unchangedCount,
-      ...(diff.unsupported.length > 0 ? { unsupported: diff.unsupported } : {}),
+    const refused = new Map(diff.unsupported.map((u) => [u.path, u]));
+    const changes: Change[] = [
+      ...(['modified', 'added', 'deleted'] as const).flatMap((list) => diff[list].map((path) => ({ list, path, unsupported: refused.get(path) }))),
+      ...diff.renamed.map((rename) => ({ list: 'renamed' as const, path: rename.to, rename, unsupported: refused.get(rename.to) })),
+    ];
+    // What sync would refuse is told beside its path (a modified, added or renamed one), on the page that lists it.
+    const build = (page: Change[], next: number | undefined) => {
+      const pick = (list: Change['list']) => page.filter((c) => c.list === list).map((c) => c.path);
+      const renamed = page.flatMap((c) => (c.rename ? [c.rename] : []));
+      const unsupported = page.flatMap((c) => (c.unsupported ? [c.unsupported] : []));
+      const result = { modified: pick('modified'), added: pick('added'), deleted: pick('deleted'), ...(renamed.length > 0 ? { renamed } : {}), unchanged_count: diff.unchangedCount };
+      return { ...result, ...(unsupported.length > 0 ? { unsupported } : {}), ...pageFields(changes.length, input.offset, next) };
     };
+    return takePage(changes, input, context.maxAnswerBytes, build, (c) => itemChars(c.path) + (c.rename ? itemChars(c.rename) : 0) + (c.unsupported ? itemChars(c.unsupported) : 0));
   },
   // As git status --short: R (RM when the content changed too) old -> new.
   render: (out, paint) =>
@@ -56,7 +68,10 @@ export const status = defineCommand({
       ...out.deleted.map((p) => paint.red(`D ${p}`)),
     ].join('\n'),
   note(out) {
-    if (out.unsupported) return out.unsupported.map((u) => `zipfs: sync will refuse ${u.path}: ${u.reason}.`).join('\n');
-    return changeCount(out) === 0 ? `Nothing to sync: ${plural(out.unchanged_count, 'entry', 'entries')} unchanged.` : undefined;
+    const notes = (out.unsupported ?? []).map((u) => `zipfs: sync will refuse ${u.path}: ${u.reason}.`);
+    const more = pageNote('changed paths', out.total, out.next_offset);
+    if (more) notes.push(more);
+    if (changeCount(out) === 0) notes.push(`Nothing to sync: ${plural(out.unchanged_count, 'entry', 'entries')} unchanged.`);
+    return notes.length > 0 ? notes.join('\n') : undefined;
   },
 });

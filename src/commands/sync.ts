@@ -23,7 +23,7 @@ export const sync = defineCommand({
     files_modified: count('Paths'),
     files_added: count('Paths'),
     files_deleted: count('Paths'),
-    files_renamed: v.optional(count('Entries moved; written where they stood')),
+    files_renamed: v.optional(count('Moved, kept in place')),
   }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   cli: { positionals: ['session'], short: { session: 's' }, example: 'zipfs sync --dry-run' },

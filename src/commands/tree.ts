@@ -7,6 +7,7 @@ import { resolveExisting } from '../files/safe-path.ts';
 import { withBeneath } from '../files/beneath.ts';
 import { ZipfsError, quote } from '../errors.ts';
 import { quoteName } from '../format/quote-name.ts';
+import { limitParam, pageFields, nextOffsetField, offsetParam, pageNote, takePage, textChars, totalField } from '../paging.ts';
 import { count, sessionParam, text, workspacePathParam } from './schemas.ts';
 
 export const tree = defineCommand({
@@ -17,8 +18,16 @@ export const tree = defineCommand({
     session: sessionParam,
     path: workspacePathParam('Start folder'),
     max_depth: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.description('Levels; default all'))),
+    offset: offsetParam,
+    limit: limitParam('lines'),
   }),
-  output: v.object({ tree: text('Drawn'), file_count: count('Shown'), dir_count: count('Shown') }),
+  output: v.object({
+    tree: text('Drawn: this page\'s lines'),
+    file_count: count('In the whole tree'),
+    dir_count: count('In the whole tree'),
+    total: totalField('lines'),
+    next_offset: nextOffsetField,
+  }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   cli: { workspacePaths: ['path'], fromCurrentFolder: true, positionals: ['path'], short: { session: 's' }, example: 'zipfs tree --max-depth 2' },
   run(input, context) {
@@ -41,8 +50,11 @@ export const tree = defineCommand({
         if (item.type === 'dir') dirCount++;
         else fileCount++;
       });
-      return { tree: lines.join('\n'), file_count: fileCount, dir_count: dirCount };
+      // Pages are runs of the drawing's lines: joined with newlines, the pages give the whole drawing.
+      const build = (page: string[], next: number | undefined) => ({ tree: page.join('\n'), file_count: fileCount, dir_count: dirCount, ...pageFields(lines.length, input.offset, next) });
+      return takePage(lines, input, context.maxAnswerBytes, build, (line) => textChars(`${line}\n`));
     });
   },
-  render: (out) => `${out.tree}\n\n${plural(out.dir_count, 'folder')}, ${plural(out.file_count, 'file')}`,
+  render: (out) => (out.next_offset === undefined ? `${out.tree}\n\n${plural(out.dir_count, 'folder')}, ${plural(out.file_count, 'file')}` : out.tree),
+  note: (out) => pageNote('lines', out.total, out.next_offset),
 });

@@ -3,9 +3,11 @@
  * O(ND) algorithm on what is left once the common head and tail are set
  * aside; past MAX_DISTANCE differing lines the middle is shown as one
  * replacement (still a correct diff, only a longer one), so a diff of two
- * unrelated large files costs no quadratic time or memory.
+ * unrelated large files costs no quadratic time or memory. Lines over 500
+ * characters are shortened around the change (shorten-diff-lines.ts).
  */
 import { quoteName } from '../format/quote-name.ts';
+import { shortenHunk, type DiffLine } from './shorten-diff-lines.ts';
 
 const MAX_DISTANCE = 2000;
 
@@ -110,7 +112,7 @@ export function unifiedDiff(name: string, before: string, after: string, context
       if (ops[j]!.kind !== '+') oldStart++;
       if (ops[j]!.kind !== '-') newStart++;
     }
-    const body: string[] = [];
+    const hunk: (DiffLine & { noNewline: boolean })[] = [];
     let oldCount = 0;
     let newCount = 0;
     for (let j = start; j < end; j++) {
@@ -119,10 +121,11 @@ export function unifiedDiff(name: string, before: string, after: string, context
       if (op.kind !== '-') newCount++;
       if (op.kind === '+') additions++;
       if (op.kind === '-') deletions++;
-      const bare = op.line.endsWith(NO_NEWLINE) ? op.line.slice(0, -1) : op.line;
-      body.push(`${op.kind}${bare}`);
-      if (bare !== op.line) body.push('\\ No newline at end of file');
+      const noNewline = op.line.endsWith(NO_NEWLINE);
+      hunk.push({ kind: op.kind, text: noNewline ? op.line.slice(0, -1) : op.line, noNewline });
     }
+    shortenHunk(hunk);
+    const body = hunk.flatMap((line) => (line.noNewline ? [`${line.kind}${line.text}`, '\\ No newline at end of file'] : [`${line.kind}${line.text}`]));
     const range = (from: number, count: number) => `${count === 0 ? from - 1 : from}${count === 1 ? '' : `,${count}`}`;
     out.push(`@@ -${range(oldStart, oldCount)} +${range(newStart, newCount)} @@`, ...body);
     i = last + 1;

@@ -19,11 +19,13 @@ const INSTRUCTIONS =
   'zipfs_status shows what changed and zipfs_sync writes it back into the original zip atomically with a backup; the session argument may be left out whenever exactly one session is open.';
 
 /**
- * What one answer may carry. The TypeScript SDK's clients (the Inspector among
- * them) drop the connection on a message over 10 MiB; a read's content travels
- * twice (text block and structuredContent), so pages are cut to keep it at 4 MiB.
+ * What one answer may take: an agent pays for every answer in context, so none is over about
+ * 25,000 tokens, taken as 100,000 characters of the MCP result (structuredContent plus the text
+ * block that repeats it as escaped JSON). Long answers come in pages that fit (src/paging.ts).
  */
-const MAX_ANSWER_BYTES = 4 * 1024 * 1024;
+export const MAX_ANSWER_CHARS = 100_000;
+/** Left free when a page is measured, for what is added after: message marks in MCP's words, a note. */
+const MARGIN_CHARS = 1_000;
 /** The largest message zipfs takes in; a larger one is answered with an error saying to write in pieces. */
 export const MAX_MESSAGE_BYTES = 8 * 1024 * 1024;
 
@@ -56,7 +58,7 @@ export async function createMcpServer(options: ServerOptions): Promise<Server> {
       throw Object.assign(new Error(`Unknown tool ${quote(request.params.name)}; zipfs tools are ${names}.`), { code: ErrorCode.InvalidParams });
     }
     const progressToken = request.params._meta?.progressToken;
-    const context: CommandContext = { home: options.home, env: options.env, hints: {}, signal: extra.signal, maxAnswerBytes: MAX_ANSWER_BYTES };
+    const context: CommandContext = { home: options.home, env: options.env, hints: {}, signal: extra.signal, maxAnswerBytes: MAX_ANSWER_CHARS - MARGIN_CHARS };
     if (progressToken !== undefined) {
       context.progress = throttleProgress((progress, total, message) => {
         void extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress, total, message } });

@@ -37,6 +37,8 @@ export interface GrepResult {
   files_searched: number;
   skipped_binary: number;
   note?: string;
+  /** Stopped by the time budget (a next page would meet it again): for the caller, not the answer. */
+  timedOut?: true;
 }
 
 /** Compiles the pattern here first, so a bad one is INVALID_INPUT with the engine's reason. */
@@ -145,6 +147,7 @@ export async function grepWorkspace(request: GrepRequest): Promise<GrepResult> {
       resolve({
         ...result,
         truncated: true,
+        timedOut: true,
         note: `Stopped after the ${request.budgetMs} ms time budget with ${result.files_searched} of ${files.length} files searched; the pattern may backtrack catastrophically. Simplify it, narrow path or glob, or raise ZIPFS_GREP_TIME_BUDGET_MS.`,
       });
     }, request.budgetMs);

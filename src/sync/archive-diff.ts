@@ -31,10 +31,10 @@ export interface FileDiff {
   difference?: string;
 }
 
-export interface ArchiveDiff {
-  files: FileDiff[];
-  diff: string;
-  truncated: boolean;
+/** One changed path and its part of the unified diff, as lines without their newline ([] for a folder). */
+export interface FileSection {
+  file: FileDiff;
+  lines: string[];
 }
 
 /** Files larger than this are listed, not diffed line by line. */
@@ -67,7 +67,8 @@ function readCurrent(beneath: Beneath, shown: string, link: boolean): Uint8Array
   }
 }
 
-export function diffAgainstArchive(root: string, manifest: Manifest, options: { path?: string; context: number; maxChars?: number }): ArchiveDiff {
+/** Every changed path in scope, by path, with its diff: the diff command pages through them (paging.ts). */
+export function diffAgainstArchive(root: string, manifest: Manifest, options: { path?: string; context: number }): FileSection[] {
   const record = manifest.session;
   const state = sourceState(record);
   const fresh = isNewArchive(record);
@@ -102,10 +103,7 @@ export function diffAgainstArchive(root: string, manifest: Manifest, options: { 
     const renamedFrom = new Map(changes.renamed.map((rename) => [rename.to, rename]));
     const listed = [...(['modified', 'added', 'deleted'] as const).flatMap((status) => changes[status].map((shown) => [status, shown] as const)), ...changes.renamed.map((rename) => ['renamed' as const, rename.to] as const)];
     listed.sort((a, b) => (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0));
-    const files: FileDiff[] = [];
-    const parts: string[] = [];
-    let chars = 0;
-    let truncated = false;
+    const sections: FileSection[] = [];
     for (const [status, shown] of listed) {
       const rename = status === 'renamed' ? renamedFrom.get(shown) : undefined;
       if (!inScope(shown) && !(rename && inScope(rename.from))) continue;
@@ -135,21 +133,11 @@ export function diffAgainstArchive(root: string, manifest: Manifest, options: { 
         entry.deletions = diff.deletions;
         text += diff.text;
       }
-      files.push(entry);
-      if (text === '' || truncated) continue;
       // Names in the diff's own lines are quoted as git quotes them (files[].path keeps the exact name).
-      const header = `diff --git ${quoteName(`a/${was}`)} ${quoteName(`b/${bare}`)}\n`;
-      if (options.maxChars !== undefined && chars + header.length + text.length > options.maxChars) {
-        // Keep whole lines of what fits; the per-file counts above stay complete.
-        const room = Math.max(0, options.maxChars - chars - header.length);
-        parts.push(header + text.slice(0, text.lastIndexOf('\n', room) + 1));
-        truncated = true;
-        continue;
-      }
-      parts.push(header + text);
-      chars += header.length + text.length;
+      const header = `diff --git ${quoteName(`a/${was}`)} ${quoteName(`b/${bare}`)}`;
+      sections.push({ file: entry, lines: text === '' ? [] : [header, ...text.slice(0, -1).split('\n')] });
     }
-    return { files, diff: parts.join(''), truncated };
+    return sections;
   } finally {
     beneath.close();
     source?.close();

@@ -11,23 +11,23 @@ import { initialize, initialized, rawSession } from '../helpers/raw-mcp.ts';
 import { rawZip } from '../helpers/raw-zip.ts';
 
 /** The ADR's thirteen tools and their parameters, exactly; extensions: `force` on close (DESIGN.md), `backup` on sync and close (field-reliability issue), `append` on write (MCP issue),
- * and grep's `context_lines`, `names_only`, `count_all` (asked for by the search issue). */
+ * grep's `context_lines`, `names_only`, `count_all` (asked for by the search issue), and paging's `offset` and `limit`, and edit's `diff` (issue 21). */
 const ADR_PARAMETERS: Record<string, string[]> = {
   zipfs_open: ['path', 'name', 'create'],
-  zipfs_inspect: ['path', 'start', 'max_entries'],
-  zipfs_edit: ['session', 'path', 'edits', 'dry_run', 'expected_sha256', 'encoding'],
+  zipfs_inspect: ['path', 'start', 'max_entries', 'offset', 'limit'],
+  zipfs_edit: ['session', 'path', 'edits', 'dry_run', 'expected_sha256', 'encoding', 'diff'],
   zipfs_move: ['session', 'from', 'to', 'overwrite'],
   zipfs_mkdir: ['session', 'path', 'parents'],
-  zipfs_diff: ['session', 'path', 'context_lines'],
+  zipfs_diff: ['session', 'path', 'context_lines', 'offset', 'limit'],
   zipfs_close: ['session', 'sync', 'force', 'backup'],
   zipfs_write: ['session', 'path', 'content', 'encoding', 'create_dirs', 'append'],
   zipfs_delete: ['session', 'path', 'recursive'],
-  zipfs_status: ['session'],
+  zipfs_status: ['session', 'offset', 'limit'],
   zipfs_sync: ['session', 'force', 'dry_run', 'backup'],
-  zipfs_grep: ['session', 'pattern', 'path', 'glob', 'ignore_case', 'max_results', 'context_lines', 'names_only', 'count_all', 'encoding', 'binary'],
+  zipfs_grep: ['session', 'pattern', 'path', 'glob', 'ignore_case', 'max_results', 'context_lines', 'names_only', 'count_all', 'encoding', 'binary', 'offset'],
   zipfs_prune: ['all', 'stale', 'dry_run'],
-  zipfs_ls: ['session', 'path', 'recursive'],
-  zipfs_tree: ['session', 'path', 'max_depth'],
+  zipfs_ls: ['session', 'path', 'recursive', 'offset', 'limit'],
+  zipfs_tree: ['session', 'path', 'max_depth', 'offset', 'limit'],
   zipfs_read: ['session', 'path', 'encoding', 'offset', 'limit', 'start_line', 'end_line'],
   zipfs_path: ['session'],
   zipfs_sessions: [],

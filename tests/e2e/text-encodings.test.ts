@@ -122,7 +122,8 @@ describe('zipfs read, edit, grep and diff over text encodings (CLI)', () => {
   it('says why nothing was searched or shown: a glob that matched no file, a truncated answer, an empty line range', () => {
     expect(box.run(['grep', 'x', '--glob', '*.java', '--json']).json.note).toContain('The glob "*.java" matched no file');
     const truncated = box.run(['grep', 'e', '-m', '1']);
-    expect(truncated.stderr).toContain('raise --max-results 10 (up to 100000) for more');
+    expect(truncated.stderr).toContain('continue with --offset 1 (or raise --max-results)'); // the next page, as every paged answer says
+    expect(box.run(['grep', 'e', '-m', '1', '--json']).json.note).toContain('raise --max-results 10 (up to 100000) for more');
     expect(box.run(['read', 'data/crlf.txt', '--start-line', '5', '--json']).json.error.message).toContain('has 2 lines, so line 5 is past its end');
     expect(box.run(['read', 'data/crlf.txt', '--start-line', '2', '--end-line', '1', '--json']).json.error.code).toBe('INVALID_INPUT');
   });

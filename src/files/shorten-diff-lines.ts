@@ -1,0 +1,58 @@
+/**
+ * Long lines in a diff, shortened around the change: a one-line minified JSON file whose single
+ * value changed would otherwise make a diff of two whole copies of it. Each line over MAX_LINE
+ * characters keeps a window that starts a little before where it differs from its counterpart
+ * (a removed line paired with the added line in the same place of a replaced block), and says how
+ * many characters it left out on each side, in the marks grep uses for its long lines
+ * (search/grep-worker.ts). Lines without a counterpart, and context lines, keep their start.
+ */
+
+/** As grep's: enough to read a change in its surroundings. */
+export const MAX_LINE = 500;
+/** How much of what comes before the change the window shows. */
+const LEAD = 100;
+
+/** `line` cut to MAX_LINE characters from a little before `at`, with what was left out marked. */
+export function shortenAround(line: string, at = 0): string {
+  if (line.length <= MAX_LINE) return line;
+  const start = Math.max(0, Math.min(at - LEAD, line.length - MAX_LINE));
+  const end = start + MAX_LINE;
+  return `${start > 0 ? `…[${start} chars] ` : ''}${line.slice(start, end)}${end < line.length ? ` …[${line.length - end} more chars]` : ''}`;
+}
+
+/** Where two lines start to differ. */
+function firstDifference(a: string, b: string): number {
+  let i = 0;
+  while (i < a.length && i < b.length && a[i] === b[i]) i++;
+  return i;
+}
+
+export interface DiffLine {
+  kind: ' ' | '-' | '+';
+  text: string;
+}
+
+/** Shortens the long lines of one hunk in place: removed and added lines of a replaced block pair up in order. */
+export function shortenHunk(lines: DiffLine[]): void {
+  let i = 0;
+  while (i < lines.length) {
+    if (lines[i]!.kind === ' ') {
+      lines[i]!.text = shortenAround(lines[i]!.text);
+      i++;
+      continue;
+    }
+    const removedFrom = i;
+    while (i < lines.length && lines[i]!.kind === '-') i++;
+    const addedFrom = i;
+    while (i < lines.length && lines[i]!.kind === '+') i++;
+    const removed = lines.slice(removedFrom, addedFrom);
+    const added = lines.slice(addedFrom, i);
+    for (let k = 0; k < Math.max(removed.length, added.length); k++) {
+      const before = removed[k];
+      const after = added[k];
+      const at = before && after ? firstDifference(before.text, after.text) : 0;
+      if (before) before.text = shortenAround(before.text, at);
+      if (after) after.text = shortenAround(after.text, at);
+    }
+  }
+}
