@@ -81,6 +81,35 @@ describe.skipIf(!hasInspector)(`the MCP Inspector CLI${hasInspector ? '' : ' (sk
   }, 120_000);
 });
 
+describe('schemas as function-calling APIs take them', () => {
+  // Gemini's function declarations need one `type` on every schema node (an enum without one fails the
+  // whole request), and clients that pass MCP schemas through unchanged (the Google GenAI SDK's
+  // mcpToTool hands inputSchema over as parametersJsonSchema) leave the check to the API: made here.
+  it('gives every node of every input and output schema exactly one type, and no anyOf beside it', async () => {
+    const mcp = await connect(box.home);
+    try {
+      const { tools } = await mcp.client.listTools();
+      const faults: string[] = [];
+      const visit = (node: any, at: string) => {
+        // A nullable value, anyOf [T, null], is the one union Gemini takes (it becomes `nullable: true`).
+        const nullable = Array.isArray(node.anyOf) && node.anyOf.length === 2 && node.anyOf.some((n: any) => n.type === 'null');
+        if (nullable) return visit(node.anyOf.find((n: any) => n.type !== 'null'), `${at}?`);
+        if (typeof node.type !== 'string') faults.push(`${at}: type ${JSON.stringify(node.type)}`);
+        if (node.anyOf && node.type) faults.push(`${at}: type and anyOf`);
+        for (const [key, child] of Object.entries(node.properties ?? {})) visit(child, `${at}.${key}`);
+        if (node.items) visit(node.items, `${at}[]`);
+      };
+      for (const tool of tools) {
+        visit(tool.inputSchema, `${tool.name} input`);
+        visit(tool.outputSchema, `${tool.name} output`);
+      }
+      expect(faults).toStrictEqual([]);
+    } finally {
+      await mcp.close();
+    }
+  });
+});
+
 describe('schemas in ajv strict mode', () => {
   it('every input and output schema compiles strictly, and results validate against them', async () => {
     const mcp = await connect(box.home);
