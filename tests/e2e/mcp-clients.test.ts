@@ -38,8 +38,10 @@ describe.skipIf(!hasPythonSdk)(`the Python SDK${hasPythonSdk ? '' : ' (skipped: 
     expect(seen.opened.file_count).toBe(6);
     expect(seen.parallel_errors).toStrictEqual([]);
     expect(seen.status_added).toStrictEqual(['parallel/', ...Array.from({ length: 10 }, (_, i) => `parallel/${i}.txt`).sort()]); // with its folder entry
-    // The cancelled grep's worker is gone: the server idles instead of backtracking for 30 s.
-    expect(seen.cpu_after_cancelled_grep).toBeLessThan(0.3);
+    // The cancelled grep's worker is gone: the server idles instead of backtracking for 30 s. A
+    // backtracking worker burns a whole core (1.0 s of CPU in the 1 s measured); the bound leaves room
+    // for a loaded machine (0.54 s was seen with two suites running at once, never above).
+    expect(seen.cpu_after_cancelled_grep).toBeLessThan(0.7);
     expect(seen.sessions_after_cancelled_open).toStrictEqual(['reports']);
     expect(seen.workspaces_after_cancelled_open).toStrictEqual(['reports']);
     expect(seen.synced).toMatchObject({ synced: true, files_added: 12 });
