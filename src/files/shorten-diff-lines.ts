@@ -3,11 +3,12 @@
  * value changed would otherwise make a diff of two whole copies of it. Each line over MAX_LINE
  * characters keeps a window that starts a little before where it differs from its counterpart
  * (a removed line paired with the added line in the same place of a replaced block), and says how
- * many characters it left out on each side, in the marks grep uses for its long lines
- * (search/grep-worker.ts). Lines without a counterpart, and context lines, keep their start.
+ * many characters it left out on each side, in the same marks as grep's long lines (grep-worker.ts
+ * cuts its lines around the match with shortenAround too). Lines without a counterpart, and
+ * context lines, keep their start.
  */
 
-/** As grep's: enough to read a change in its surroundings. */
+/** Enough to read a change, or a match, in its surroundings. */
 export const MAX_LINE = 500;
 /** How much of what comes before the change the window shows. */
 const LEAD = 100;

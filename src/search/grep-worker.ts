@@ -5,19 +5,10 @@
  */
 import fs from 'node:fs';
 import { Beneath } from '../files/beneath.ts';
+import { shortenAround as cut } from '../files/shorten-diff-lines.ts';
 import { openRegularFile } from '../files/regular-file.ts';
 import { binaryMatch, grepText } from './file-text.ts';
 import type { GrepJob, GrepMatch, GrepMessage } from './grep-types.ts';
-
-const MAX_LINE = 500;
-
-/** Cuts a long line to a window around the match, marking what was left out. */
-function cut(line: string, at = 0): string {
-  if (line.length <= MAX_LINE) return line;
-  const start = Math.max(0, Math.min(at - 100, line.length - MAX_LINE));
-  const end = start + MAX_LINE;
-  return `${start > 0 ? `…[${start} chars] ` : ''}${line.slice(start, end)}${end < line.length ? ` …[${line.length - end} more chars]` : ''}`;
-}
 
 /** A listed file's bytes, reached without links and only if it is still a regular file (never a FIFO that would block). */
 function readBeneath(beneath: Beneath, file: string): Buffer {
