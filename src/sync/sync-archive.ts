@@ -22,6 +22,7 @@ import type { Session } from '../session/session-store.ts';
 import { writeAddition, writeFromWorkspace, type Captured } from './sync-entries.ts';
 import { TEMP_MARK, assertBackupPathFree, draftBackup, fsyncDirectory, placeBackup, removeDeadTemporaries, renameOver } from './sync-files.ts';
 import { verifyWritten } from './verify-written.ts';
+import { describeZipChanges, zipChangesSince } from './zip-changes.ts';
 import { removeEmptiedFolders } from './emptied-folders.ts';
 import { assertReopenable, assertWithinOpenLimits } from './reopen-check.ts';
 import type { Limits } from '../limits.ts';
@@ -126,7 +127,8 @@ export function sourceState(record: SessionRecord): 'unchanged' | 'changed' | 'm
 }
 
 /** Refuses to write over a source that changed since it was opened or last synced, or that vanished, unless forced. */
-function checkSource(record: SessionRecord, force: boolean): { exists: boolean; modified: boolean } {
+function checkSource(manifest: Manifest, force: boolean): { exists: boolean; modified: boolean } {
+  const record = manifest.session;
   const state = sourceState(record);
   const fresh = isNewArchive(record);
   if (state === 'missing') {
@@ -134,8 +136,16 @@ function checkSource(record: SessionRecord, force: boolean): { exists: boolean; 
     throw new ZipfsError('ZIP_NOT_FOUND', `The source zip ${record.source_path} no longer exists (moved or deleted). Put it back, or pass ${param('force')} to write the workspace there as a new archive.`);
   }
   if (state === 'changed' && !force) {
-    const what = fresh ? `A file appeared at ${record.source_path}, where this session's new archive is to go,` : `Source zip ${record.source_path} has been modified`;
-    throw new ZipfsError('CONFLICT_DETECTED', `${what} since it was opened. Pass ${param('force')} to overwrite it with the workspace, or close the session and open the zip again.`);
+    if (fresh) {
+      throw new ZipfsError('CONFLICT_DETECTED', `A file appeared at ${record.source_path}, where this session's new archive is to go, since it was opened. Pass ${param('force')} to replace it with the workspace, or close the session and open that zip instead.`);
+    }
+    // Say what the other writer did, and what force would throw away of it.
+    const changes = zipChangesSince(manifest, record.source_path);
+    const what = changes ? `changed since this session's base (another session or program wrote it): ${describeZipChanges(changes)}` : 'was replaced since this session\'s base by something that cannot be read as a zip';
+    throw new ZipfsError(
+      'CONFLICT_DETECTED',
+      `The zip ${record.source_path} ${what}. Nothing was written. Pass ${param('force')} to replace it with the workspace, which discards those changes (entries it gained are dropped, the ones it changed go back to this workspace's version); or close this session and open the zip again, then redo your changes there.`,
+    );
   }
   // Forced over a file that appeared where a new archive goes: replaced whole, nothing of it copied.
   if (fresh) return { exists: false, modified: true };
@@ -152,7 +162,7 @@ export async function syncSession(request: SyncRequest): Promise<SyncResult> {
   // files_renamed only when there are renames: answers of syncs without any keep their shape.
   const counts = { files_modified: diff.modified.length, files_added: diff.added.length, files_deleted: diff.deleted.length, ...(diff.renamed.length > 0 ? { files_renamed: diff.renamed.length } : {}) };
   if (request.dryRun) {
-    checkSource(manifest.session, request.force);
+    checkSource(manifest, request.force);
     return { synced: false, backup_path: null, ...counts };
   }
   // The check of the zip and the rename over it are one step against every other zipfs process
@@ -167,7 +177,7 @@ export async function syncSession(request: SyncRequest): Promise<SyncResult> {
 /** The part of a sync that holds the zip's lock: the conflict check, the new archive, and the rename. */
 async function writeBack(request: SyncRequest, manifest: Manifest, diff: WorkspaceDiff, counts: Omit<SyncResult, 'synced' | 'backup_path'>): Promise<SyncResult> {
   const { session } = request;
-  const source = checkSource(manifest.session, request.force);
+  const source = checkSource(manifest, request.force);
   const changed = counts.files_modified + counts.files_added + counts.files_deleted + (counts.files_renamed ?? 0) > 0;
   const target = source.exists ? fs.realpathSync(manifest.session.source_path) : manifest.session.source_path;
   // Even a sync with nothing to write clears what a killed sync left beside the zip.
@@ -182,8 +192,10 @@ async function writeBack(request: SyncRequest, manifest: Manifest, diff: Workspa
   removeOnExit(temporary);
   let draft: string | undefined; // the backup, until the rename has worked (sync-files.ts)
   try {
-    const { next, gone } = await writeArchive(temporary, target, source.exists, manifest, diff, session.contents, request.progress, request.signal);
+    const { next, gone, replaced } = await writeArchive(temporary, target, source.exists, manifest, diff, session.contents, request.progress, request.signal);
     counts.files_added -= gone;
+    // A forced sync counts against the zip it replaces, not against this session's base.
+    if (source.modified && replaced) Object.assign(counts, replaced);
     releasePhaseGarbage(next.entries.length);
     assertReopenable(verifyWritten(temporary, next.entries.length), request.limits);
     releasePhaseGarbage(next.entries.length);
@@ -256,7 +268,7 @@ function refuseUnsupported(diff: WorkspaceDiff): void {
  * with the stat of each workspace file it was written from, so the next
  * status is clean without reading the archive back.
  */
-async function writeArchive(temporary: string, target: string, sourceExists: boolean, manifest: Manifest, diff: WorkspaceDiff, root: string, progress?: Progress, signal?: AbortSignal): Promise<{ next: Manifest; gone: number }> {
+async function writeArchive(temporary: string, target: string, sourceExists: boolean, manifest: Manifest, diff: WorkspaceDiff, root: string, progress?: Progress, signal?: AbortSignal): Promise<{ next: Manifest; gone: number; replaced?: Omit<SyncResult, 'synced' | 'backup_path'> }> {
   let gone = 0;
   const mode = sourceExists ? fs.statSync(target).mode & 0o7777 : 0o644;
   const fd = fs.openSync(temporary, 'wx', mode);
@@ -347,6 +359,9 @@ async function writeArchive(temporary: string, target: string, sourceExists: boo
       if (record.type !== 'dir' && observed) record.extracted = { size: observed.size, mtime_ms: observed.mtime_ms, ctime_ms: observed.ctime_ms, ino: observed.ino };
       return record;
     });
+    // The new archive against the zip it replaces, by name: after a forced sync over a zip another
+    // writer changed, these are the counts that say what it kept of the workspace and what it discarded.
+    const replaced = directory ? againstReplaced(directory, entries, new Set(manifest.entries.filter((entry) => diff.states.get(entry.index) === 'renamed').map((entry) => entry.name))) : undefined;
     // The source's parsed directory is ~0.5 KB per entry, and the runtime keeps an async function's
     // locals for a while after it returns: let go of it here (50 MiB at 100,000 entries).
     directory = undefined;
@@ -360,13 +375,28 @@ async function writeArchive(temporary: string, target: string, sourceExists: boo
       extracted_size_bytes: files.reduce((sum, e) => sum + e.size, 0),
       symlinks: entries.filter((e) => e.type === 'symlink').map((e) => e.path),
     };
-    return { next: { session, entries }, gone };
+    return { next: { session, entries }, gone, replaced };
   } finally {
     beneath?.close();
     fs.closeSync(fd);
     if (sourceFd !== undefined) fs.closeSync(sourceFd);
     source?.close();
   }
+}
+
+/** Modified, added and deleted entries of a new archive against the zip it replaces, by name (renamed ones' old names aside). */
+function againstReplaced(directory: CentralDirectory, written: EntryRecord[], renamedFrom: ReadonlySet<string>): Omit<SyncResult, 'synced' | 'backup_path'> {
+  const before = new Map(directory.entries.map((entry) => [entry.name, entry]));
+  let modified = 0;
+  let added = 0;
+  for (const entry of written) {
+    const was = before.get(entry.name);
+    before.delete(entry.name);
+    if (!was) added++;
+    else if (was.crc32 !== entry.crc32 || was.uncompressedSize !== entry.size || was.method !== entry.method) modified++;
+  }
+  const deleted = [...before.keys()].filter((name) => !renamedFrom.has(name)).length;
+  return { files_modified: modified, files_added: added, files_deleted: deleted };
 }
 
 /** Where each entry's raw bytes end: at the next local header in file order, or the central directory. */
