@@ -2,9 +2,10 @@ import * as v from 'valibot';
 import { defineCommand } from '../command.ts';
 import { plural } from '../format/units.ts';
 import { lockedByOther } from '../session/lock.ts';
-import { readManifest } from '../session/manifest.ts';
+import { readManifest, type Manifest } from '../session/manifest.ts';
+import { zipChangesSince } from '../sync/zip-changes.ts';
 import { resolveSession } from '../session/resolve-session.ts';
-import { recoverInterruptedSync } from '../sync/sync-archive.ts';
+import { isNewArchive, recoverInterruptedSync, sourceState } from '../sync/sync-archive.ts';
 import { diffWorkspace, type Unsupported, type WorkspaceDiff } from '../sync/workspace-diff.ts';
 import { itemChars, pageFields, limitParam, nextOffsetField, offsetParam, pageNote, takePage, totalField } from '../paging.ts';
 import { count, flag, name, names, sessionParam, text } from './schemas.ts';
@@ -15,6 +16,24 @@ function changeCount(out: { modified: string[]; added: string[]; deleted: string
 
 /** One changed path as paging counts it: the lists are one run, modified, added, deleted, then renamed. */
 type Change = { list: 'modified' | 'added' | 'deleted' | 'renamed'; path: string; rename?: WorkspaceDiff['renamed'][number]; unsupported?: Unsupported };
+
+/** Most zip-side changes listed; the rest are counted. */
+const MAX_ZIP_CHANGES = 200;
+
+/** What the zip's other writer did since the base, when the zip moved (zip-changes.ts); undefined when it did not. */
+function zipBehind(manifest: Manifest): string[] | undefined {
+  let state: ReturnType<typeof sourceState>;
+  try {
+    state = sourceState(manifest.session);
+  } catch {
+    return undefined; // not a file any more: sync and diff say so
+  }
+  if (state !== 'changed' || isNewArchive(manifest.session)) return undefined;
+  const changes = zipChangesSince(manifest, manifest.session.source_path);
+  if (!changes) return [];
+  const all = [...changes.added.map((name) => `A ${name}`), ...changes.modified.map((name) => `M ${name}`), ...changes.deleted.map((name) => `D ${name}`)];
+  return all.length > MAX_ZIP_CHANGES ? [...all.slice(0, MAX_ZIP_CHANGES), `... and ${all.length - MAX_ZIP_CHANGES} more`] : all;
+}
 
 export const status = defineCommand({
   name: 'status',
@@ -30,6 +49,7 @@ export const status = defineCommand({
     unchanged_count: count('Entries'),
     unsupported: v.optional(v.pipe(v.array(v.object({ path: name('Path'), reason: text('And the fix') })), v.description('Sync refuses these (of this page)'))),
     total: totalField('changed paths'),
+    zip_changed: v.optional(v.pipe(v.array(v.string()), v.description('The zip since base, by another writer: A/M/D name; sync merge takes them'))),
     next_offset: nextOffsetField,
   }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
@@ -43,7 +63,9 @@ export const status = defineCommand({
   run(input, context) {
     const session = resolveSession(context.home, input.session, context.hints);
     if (!lockedByOther(session)) recoverInterruptedSync(session);
-    const diff = diffWorkspace(session.contents, readManifest(session.manifest));
+    const manifest = readManifest(session.manifest);
+    const diff = diffWorkspace(session.contents, manifest);
+    const behind = zipBehind(manifest);
     const refused = new Map(diff.unsupported.map((u) => [u.path, u]));
     const changes: Change[] = [
       ...(['modified', 'added', 'deleted'] as const).flatMap((list) => diff[list].map((path) => ({ list, path, unsupported: refused.get(path) }))),
@@ -57,7 +79,8 @@ export const status = defineCommand({
       const result = { modified: pick('modified'), added: pick('added'), deleted: pick('deleted'), ...(renamed.length > 0 ? { renamed } : {}), unchanged_count: diff.unchangedCount };
       return { ...result, ...(unsupported.length > 0 ? { unsupported } : {}), ...pageFields(changes.length, input.offset, next) };
     };
-    return takePage(changes, input, context.maxAnswerBytes, build, (c) => itemChars(c.path) + (c.rename ? itemChars(c.rename) : 0) + (c.unsupported ? itemChars(c.unsupported) : 0));
+    const page = (changes: Change[], next: number | undefined) => ({ ...build(changes, next), ...(behind ? { zip_changed: behind } : {}) });
+    return takePage(changes, input, context.maxAnswerBytes, page, (c) => itemChars(c.path) + (c.rename ? itemChars(c.rename) : 0) + (c.unsupported ? itemChars(c.unsupported) : 0));
   },
   // As git status --short: R (RM when the content changed too) old -> new.
   render: (out, paint) =>
@@ -69,6 +92,11 @@ export const status = defineCommand({
     ].join('\n'),
   note(out) {
     const notes = (out.unsupported ?? []).map((u) => `zipfs: sync will refuse ${u.path}: ${u.reason}.`);
+    if (out.zip_changed) {
+      // As git says a branch is behind: the other writer's changes, and the way to take them in.
+      const what = out.zip_changed.length > 0 ? out.zip_changed.map((change) => `  ${change}`).join('\n') : '  (rewritten with the same entries)';
+      notes.push(`zipfs: the zip changed since this session's base (another writer):\n${what}\nzipfs: sync --merge takes these in beside your changes; a plain sync is refused.`);
+    }
     const more = pageNote('changed paths', out.total, out.next_offset);
     if (more) notes.push(more);
     if (changeCount(out) === 0) notes.push(`Nothing to sync: ${plural(out.unchanged_count, 'entry', 'entries')} unchanged.`);

@@ -14,6 +14,7 @@ export const sync = defineCommand({
   input: v.strictObject({
     session: sessionParam,
     force: v.optional(v.pipe(v.boolean(), v.description('Overwrite a changed zip')), false),
+    merge: v.optional(v.pipe(v.boolean(), v.description("Keep a changed zip's changes too")), false),
     dry_run: v.optional(v.pipe(v.boolean(), v.description('Write nothing')), false),
     backup: backupParam,
   }),
@@ -24,17 +25,19 @@ export const sync = defineCommand({
     files_added: count('Paths'),
     files_deleted: count('Paths'),
     files_renamed: v.optional(count('Moved, kept in place')),
+    from_zip: v.optional(v.pipe(v.array(v.string()), v.description('Merged from the zip: A/M/D path'))),
   }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   cli: { positionals: ['session'], short: { session: 's' }, example: 'zipfs sync --dry-run' },
   async run(input, context) {
     const session = resolveSession(context.home, input.session, context.hints);
-    return withSessionLock(session, 'sync', () => syncSession({ session, force: input.force, dryRun: input.dry_run, backup: input.backup, progress: context.progress, signal: context.signal, wait: lockWait(context), limits: loadLimits(context.env) }), lockWait(context));
+    return withSessionLock(session, 'sync', () => syncSession({ session, force: input.force, merge: input.merge, dryRun: input.dry_run, backup: input.backup, progress: context.progress, signal: context.signal, wait: lockWait(context), limits: loadLimits(context.env) }), lockWait(context));
   },
   render(out) {
     const counts = `${out.files_modified} modified, ${out.files_added} added, ${out.files_deleted} deleted${out.files_renamed ? `, ${out.files_renamed} renamed` : ''}`;
-    if (!out.synced) return `Would sync ${counts} (dry run: nothing written).`;
+    const merged = out.from_zip ? `\nFrom the zip (another writer's changes${out.synced ? ', now in the workspace too' : ''}):\n${out.from_zip.map((change) => `  ${change}`).join('\n')}` : '';
+    if (!out.synced) return `Would sync ${counts} (dry run: nothing written).${merged}`;
     if (out.backup_path === null && out.files_modified + out.files_added + out.files_deleted + (out.files_renamed ?? 0) === 0) return 'Nothing to sync: the zip already matches the workspace.';
-    return `Synced ${counts}.${out.backup_path ? ` Previous archive kept as ${out.backup_path}` : ''}`;
+    return `Synced ${counts}.${out.backup_path ? ` Previous archive kept as ${out.backup_path}` : ''}${merged}`;
   },
 });

@@ -31,6 +31,23 @@ function lean(node: unknown): unknown {
   return out;
 }
 
+/**
+ * An output schema without its `required` lists. They tell a code generator which result fields
+ * are always there, and cost every agent's context on each tools/list (about 1.3 KB of the whole
+ * list's 20,000-byte budget); the field descriptions already say which are there only sometimes
+ * ("if renamed", "absent at the end"), and a result that has them still validates.
+ */
+function withoutRequired(node: unknown): Record<string, unknown> {
+  const strip = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(strip);
+    if (typeof value !== 'object' || value === null) return value;
+    const out: Record<string, unknown> = {};
+    for (const [key, child] of Object.entries(value)) if (key !== 'required') out[key] = key === 'properties' ? Object.fromEntries(Object.entries(child as object).map(([name, schema]) => [name, strip(schema)])) : strip(child);
+    return out;
+  };
+  return strip(node) as Record<string, unknown>;
+}
+
 export interface ToolDefinition {
   name: string;
   title: string;
@@ -67,7 +84,7 @@ export function toolDefinition(command: Command): ToolDefinition {
     title: command.title,
     description: command.description,
     inputSchema: jsonSchema(command.input),
-    outputSchema: jsonSchema(command.output),
+    outputSchema: withoutRequired(jsonSchema(command.output)),
     annotations: hints(command.annotations),
   };
 }

@@ -14,8 +14,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ZipfsError, isSystemError, permissionDenied, quote } from '../errors.ts';
 import { keepOnExit, removeOnExit } from '../exit-cleanup.ts';
-import { FileSource, ZipWriter, parseCentralRecordBytes, readCentralDirectory, type CentralDirectory, type ZipEntry } from '../zip/index.ts';
-import { foldersOf, type ItemType } from '../open/extraction-plan.ts';
+import { FileSource, ZipWriter, checkLayout, parseCentralRecordBytes, readCentralDirectory, type CentralDirectory, type ZipEntry } from '../zip/index.ts';
+import { foldersOf, planExtraction, type ItemType } from '../open/extraction-plan.ts';
 import { entryRecord, fingerprintSource, readManifest, writeManifest, type EntryRecord, type Manifest, type SessionRecord } from '../session/manifest.ts';
 import type { Progress } from '../open/open-archive.ts';
 import type { Session } from '../session/session-store.ts';
@@ -23,15 +23,17 @@ import { writeAddition, writeFromWorkspace, type Captured } from './sync-entries
 import { TEMP_MARK, assertBackupPathFree, draftBackup, fsyncDirectory, placeBackup, removeDeadTemporaries, renameOver } from './sync-files.ts';
 import { verifyWritten } from './verify-written.ts';
 import { describeZipChanges, zipChangesSince } from './zip-changes.ts';
+import { planMerge, type MergePlan, type Step } from './merge-plan.ts';
+import { takeZipSide } from './merge-apply.ts';
 import { removeEmptiedFolders } from './emptied-folders.ts';
 import { assertReopenable, assertWithinOpenLimits } from './reopen-check.ts';
 import type { Limits } from '../limits.ts';
 import { withZipLock, type LockWait } from '../session/lock.ts';
 import { unsupportedFile } from '../files/regular-file.ts';
-import { Beneath } from '../files/beneath.ts';
+import { Beneath, withBeneath } from '../files/beneath.ts';
 import { showPathsOf } from '../files/descriptor-paths.ts';
 import { openZipFile, zipPathTaken } from '../files/zip-file.ts';
-import { diffWorkspace, type WorkspaceDiff } from './workspace-diff.ts';
+import { addedCrc, diffWorkspace, type WorkspaceDiff } from './workspace-diff.ts';
 import { invocation, param } from '../message-marks.ts';
 import { releasePhaseGarbage } from '../memory.ts';
 import { eventLoopTurns } from '../event-loop-turns.ts';
@@ -39,6 +41,8 @@ import { eventLoopTurns } from '../event-loop-turns.ts';
 export interface SyncRequest {
   session: Session;
   force: boolean;
+  /** Take the zip's own changes since the base beside the workspace's (merge-plan.ts). */
+  merge?: boolean;
   dryRun: boolean;
   /** Keep the previous archive as `<zip>.bak`. */
   backup: boolean;
@@ -58,6 +62,8 @@ export interface SyncResult {
   files_added: number;
   files_deleted: number;
   files_renamed?: number;
+  /** A merge: what the zip's side brought into the workspace (`A path`, `M path`, `D path`). */
+  from_zip?: string[];
 }
 
 function nextManifestPath(session: Session): string {
@@ -127,9 +133,10 @@ export function sourceState(record: SessionRecord): 'unchanged' | 'changed' | 'm
 }
 
 /** Refuses to write over a source that changed since it was opened or last synced, or that vanished, unless forced. */
-function checkSource(manifest: Manifest, force: boolean): { exists: boolean; modified: boolean } {
+function checkSource(manifest: Manifest, force: boolean, merge = false): { exists: boolean; modified: boolean } {
   const record = manifest.session;
   const state = sourceState(record);
+  if (state === 'changed' && merge && !isNewArchive(record)) return { exists: true, modified: true }; // the merge decides, entry by entry
   const fresh = isNewArchive(record);
   if (state === 'missing') {
     if (fresh || force) return { exists: false, modified: true };
@@ -144,7 +151,7 @@ function checkSource(manifest: Manifest, force: boolean): { exists: boolean; mod
     const what = changes ? `changed since this session's base (another session or program wrote it): ${describeZipChanges(changes)}` : 'was replaced since this session\'s base by something that cannot be read as a zip';
     throw new ZipfsError(
       'CONFLICT_DETECTED',
-      `The zip ${record.source_path} ${what}. Nothing was written. Pass ${param('force')} to replace it with the workspace, which discards those changes (entries it gained are dropped, the ones it changed go back to this workspace's version); or close this session and open the zip again, then redo your changes there.`,
+      `The zip ${record.source_path} ${what}. Nothing was written. Pass ${param('merge')} to keep those changes beside this workspace's (an entry both sides changed is named as a conflict); or pass ${param('force')} to replace it with the workspace, which discards those changes (entries it gained are dropped, the ones it changed go back to this workspace's version).`,
     );
   }
   // Forced over a file that appeared where a new archive goes: replaced whole, nothing of it copied.
@@ -161,8 +168,11 @@ export async function syncSession(request: SyncRequest): Promise<SyncResult> {
   refuseUnsupported(diff);
   // files_renamed only when there are renames: answers of syncs without any keep their shape.
   const counts = { files_modified: diff.modified.length, files_added: diff.added.length, files_deleted: diff.deleted.length, ...(diff.renamed.length > 0 ? { files_renamed: diff.renamed.length } : {}) };
+  if (request.merge && request.force) throw new ZipfsError('INVALID_INPUT', `Invalid input for sync: ${param('merge')} keeps the zip's other changes and ${param('force')} discards them; pass one.`);
   if (request.dryRun) {
-    checkSource(manifest, request.force);
+    const source = checkSource(manifest, request.force, request.merge);
+    // A merge's plan: what comes from the zip (or CONFLICT_DETECTED naming what cannot merge).
+    if (request.merge && source.modified) return { synced: false, backup_path: null, ...mergedCounts(counts, mergePlanFor(request, manifest, diff)) };
     return { synced: false, backup_path: null, ...counts };
   }
   // The check of the zip and the rename over it are one step against every other zipfs process
@@ -177,12 +187,15 @@ export async function syncSession(request: SyncRequest): Promise<SyncResult> {
 /** The part of a sync that holds the zip's lock: the conflict check, the new archive, and the rename. */
 async function writeBack(request: SyncRequest, manifest: Manifest, diff: WorkspaceDiff, counts: Omit<SyncResult, 'synced' | 'backup_path'>): Promise<SyncResult> {
   const { session } = request;
-  const source = checkSource(manifest, request.force);
+  const source = checkSource(manifest, request.force, request.merge);
+  const plan = request.merge && source.modified ? mergePlanFor(request, manifest, diff) : undefined;
+  if (plan) Object.assign(counts, mergedCounts(counts, plan));
   const changed = counts.files_modified + counts.files_added + counts.files_deleted + (counts.files_renamed ?? 0) > 0;
   const target = source.exists ? fs.realpathSync(manifest.session.source_path) : manifest.session.source_path;
   // Even a sync with nothing to write clears what a killed sync left beside the zip.
   if (source.exists) removeDeadTemporaries(target);
   if (!changed && !source.modified) return { synced: true, backup_path: null, ...counts };
+
   assertWithinOpenLimits(manifest, diff, request.limits);
   if (source.exists && request.backup) assertBackupPathFree(target);
   // A program that is not zipfs takes no lock: what it writes meanwhile is caught before the rename.
@@ -192,10 +205,10 @@ async function writeBack(request: SyncRequest, manifest: Manifest, diff: Workspa
   removeOnExit(temporary);
   let draft: string | undefined; // the backup, until the rename has worked (sync-files.ts)
   try {
-    const { next, gone, replaced } = await writeArchive(temporary, target, source.exists, manifest, diff, session.contents, request.progress, request.signal);
+    const { next, gone, replaced } = await writeArchive(temporary, target, source.exists, manifest, diff, session.contents, plan, request.progress, request.signal);
     counts.files_added -= gone;
     // A forced sync counts against the zip it replaces, not against this session's base.
-    if (source.modified && replaced) Object.assign(counts, replaced);
+    if (source.modified && replaced && !plan) Object.assign(counts, replaced);
     releasePhaseGarbage(next.entries.length);
     assertReopenable(verifyWritten(temporary, next.entries.length), request.limits);
     releasePhaseGarbage(next.entries.length);
@@ -203,6 +216,8 @@ async function writeBack(request: SyncRequest, manifest: Manifest, diff: Workspa
     if (before !== undefined && fileVersion(target) !== before) {
       throw new ZipfsError('CONFLICT_DETECTED', `The source zip ${target} was changed by another program while this sync was writing; nothing was replaced. Run ${invocation('status')} and sync again.`);
     }
+    // A merge brings the zip's side into the workspace now, from the zip as it still is (merge-apply.ts).
+    if (plan) takeZipSide(session.contents, target, plan);
     // Not flushed: only the archive is (one fsync). A power cut between the archive's rename and
     // this file reaching the disk leaves the old manifest, so the next sync reports a conflict
     // (resolved with force); the archive itself is whole either way.
@@ -215,7 +230,7 @@ async function writeBack(request: SyncRequest, manifest: Manifest, diff: Workspa
     if (draft) keepOnExit(draft);
     fsyncDirectory(path.dirname(target));
     fs.renameSync(nextManifestPath(session), session.manifest);
-    const moved = manifest.entries.filter((entry) => diff.states.get(entry.index) === 'deleted' || diff.states.get(entry.index) === 'renamed');
+    const moved = [...manifest.entries.filter((entry) => diff.states.get(entry.index) === 'deleted' || diff.states.get(entry.index) === 'renamed'), ...(plan?.zipDeleted ?? [])];
     removeEmptiedFolders(session.contents, moved, next.entries);
     return { synced: true, backup_path: backup, ...counts };
   } catch (error) {
@@ -240,6 +255,28 @@ async function writeBack(request: SyncRequest, manifest: Manifest, diff: Workspa
     }
     throw new ZipfsError('SYNC_FAILED', `Sync failed (${showPathsOf(error as Error).message}); the source zip was left unchanged.`, { cause: error });
   }
+}
+
+/**
+ * The merge of a changed zip and the workspace, planned against the zip as it is now, which must
+ * pass the checks open makes of an archive (a zip replaced by something damaged or hostile is
+ * refused as open would refuse it): its entries are copied into the new archive and the workspace.
+ */
+function mergePlanFor(request: SyncRequest, manifest: Manifest, diff: WorkspaceDiff): MergePlan {
+  const source = new FileSource(manifest.session.source_path);
+  try {
+    const directory = readCentralDirectory(source);
+    planExtraction(directory, request.limits);
+    checkLayout(source, directory);
+    return withBeneath(request.session.contents, (beneath) => planMerge(manifest, diff, directory.entries, (relative) => addedCrc(beneath, relative)));
+  } finally {
+    source.close();
+  }
+}
+
+/** A merge's counts: the workspace's side (its additions the zip made too are not added twice), and the zip's. */
+function mergedCounts(counts: Omit<SyncResult, 'synced' | 'backup_path'>, plan: MergePlan): Omit<SyncResult, 'synced' | 'backup_path'> {
+  return { ...counts, files_added: counts.files_added - plan.sameAdditions.size, from_zip: plan.fromZip };
 }
 
 /** A workspace path that was there at the scan and is gone now (workspace files are reached through beneath.ts's descriptors). */
@@ -268,7 +305,7 @@ function refuseUnsupported(diff: WorkspaceDiff): void {
  * with the stat of each workspace file it was written from, so the next
  * status is clean without reading the archive back.
  */
-async function writeArchive(temporary: string, target: string, sourceExists: boolean, manifest: Manifest, diff: WorkspaceDiff, root: string, progress?: Progress, signal?: AbortSignal): Promise<{ next: Manifest; gone: number; replaced?: Omit<SyncResult, 'synced' | 'backup_path'> }> {
+async function writeArchive(temporary: string, target: string, sourceExists: boolean, manifest: Manifest, diff: WorkspaceDiff, root: string, plan: MergePlan | undefined, progress?: Progress, signal?: AbortSignal): Promise<{ next: Manifest; gone: number; replaced?: Omit<SyncResult, 'synced' | 'backup_path'> }> {
   let gone = 0;
   const mode = sourceExists ? fs.statSync(target).mode & 0o7777 : 0o644;
   const fd = fs.openSync(temporary, 'wx', mode);
@@ -299,8 +336,20 @@ async function writeArchive(temporary: string, target: string, sourceExists: boo
     };
 
     // What each entry of the new archive is, in its order: a copied entry (its record from the source) or a fresh one.
-    const written: { path: string; type: ItemType; copied?: ZipEntry; at?: number; central?: Uint8Array }[] = [];
-    for (const record of manifest.entries) {
+    const written: { path: string; type: ItemType; copied?: ZipEntry; at?: number; central?: Uint8Array; fromZip?: true }[] = [];
+    // The entries in their new order: the base's (a plain sync), or the merge's (the zip's current order, merge-plan.ts).
+    const steps: Step[] = plan?.steps ?? manifest.entries.map((record) => ({ kind: 'base', record }));
+    for (const item of steps) {
+      if (item.kind === 'zip') {
+        // The zip's side of a merge: its entry as it is now, copied raw.
+        const at = writer.size;
+        writer.copyRange(sourceFd!, item.entry.localHeaderOffset, ends.get(item.entry.index)!);
+        writer.addCopiedRecord(source!.read(item.entry.centralOffset, item.entry.centralLength), at);
+        written.push({ path: item.path, type: item.type, copied: item.entry, at, fromZip: true });
+        await step(item.path);
+        continue;
+      }
+      const { record } = item;
       const state = diff.states.get(record.index);
       if (state === 'deleted') {
         await step(record.path);
@@ -321,6 +370,7 @@ async function writeArchive(temporary: string, target: string, sourceExists: boo
       await step(record.path);
     }
     for (const addition of diff.additions) {
+      if (plan?.sameAdditions.has(addition.path)) continue; // the zip added the same: written from it above
       const { kind } = addition.observed;
       if (kind === 'special') throw unsupportedFile(addition.path, addition.observed.what!); // refused before writing began; never packed
       // What came and went since the scan (an editor's swap file) is not there to write: left out, and not
@@ -356,7 +406,7 @@ async function writeArchive(temporary: string, target: string, sourceExists: boo
         record = entryRecord(entry, item.path, item.type !== 'dir' && entry.isSymlink ? 'symlink' : item.type);
       }
       const observed = captured.get(item.path) ?? diff.observed.get(item.path);
-      if (record.type !== 'dir' && observed) record.extracted = { size: observed.size, mtime_ms: observed.mtime_ms, ctime_ms: observed.ctime_ms, ino: observed.ino };
+      if (record.type !== 'dir' && observed && !item.fromZip) record.extracted = { size: observed.size, mtime_ms: observed.mtime_ms, ctime_ms: observed.ctime_ms, ino: observed.ino };
       return record;
     });
     // The new archive against the zip it replaces, by name: after a forced sync over a zip another

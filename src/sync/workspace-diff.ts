@@ -185,8 +185,8 @@ function fileCrc(at: string, relative: string): number {
   return crc;
 }
 
-/** CRC-32 of an added file, for rename detection; undefined when it cannot be read (gone, swapped for a link). */
-function addedCrc(beneath: Beneath, relative: string): number | undefined {
+/** CRC-32 of a workspace file (rename detection, merge); undefined when it cannot be read (gone, swapped for a link). */
+export function addedCrc(beneath: Beneath, relative: string): number | undefined {
   beneath.keepFoldersOf(relative);
   try {
     return fileCrc(beneath.place(relative).path, relative);

@@ -142,10 +142,11 @@ describe('argument errors', () => {
     fs.appendFileSync(path.join(box.dir, 'reports.zip'), 'changed elsewhere');
     box.run(['write', 'x.txt', 'x']);
     const cli = box.run(['sync', '--json']).json.error.message;
-    expect(cli).toContain('Pass --force to replace');
+    expect(cli).toContain('Pass --merge to keep those changes');
+    expect(cli).toContain('pass --force to replace');
     expect(cli).not.toContain('force: true');
     const { byId } = await rawSession(box.home, [initialize(1, '2025-11-25'), initialized, tool(2, 'zipfs_sync', {})], [2]);
-    expect(errorOf(byId.get(2)).message).toContain('Pass force: true to replace');
+    expect(errorOf(byId.get(2)).message).toContain('pass force: true to replace');
     expect(box.run(['delete', 'data', '--json']).json.error.message).toContain('pass --recursive');
   });
 });

@@ -23,7 +23,7 @@ const ADR_PARAMETERS: Record<string, string[]> = {
   zipfs_write: ['session', 'path', 'content', 'encoding', 'create_dirs', 'append'],
   zipfs_delete: ['session', 'path', 'recursive'],
   zipfs_status: ['session', 'offset', 'limit'],
-  zipfs_sync: ['session', 'force', 'dry_run', 'backup'],
+  zipfs_sync: ['session', 'force', 'dry_run', 'backup', 'merge'],
   zipfs_grep: ['session', 'pattern', 'path', 'glob', 'ignore_case', 'max_results', 'context_lines', 'names_only', 'count_all', 'encoding', 'binary', 'offset'],
   zipfs_prune: ['all', 'stale', 'dry_run'],
   zipfs_ls: ['session', 'path', 'recursive', 'offset', 'limit'],
