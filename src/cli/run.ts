@@ -176,7 +176,8 @@ export async function runCli(io: CliIo): Promise<number> {
   const name = rest.find((a) => !a.startsWith('-'));
 
   if (version && !name) {
-    io.stdout.write(`${io.version}\n`);
+    // --json asks for JSON everywhere, the version too.
+    io.stdout.write(json ? `${JSON.stringify({ version: io.version }, null, 2)}\n` : `${io.version}\n`);
     return 0;
   }
   if (!name) {

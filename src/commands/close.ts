@@ -9,7 +9,7 @@ import { removeSession, removeSessionFolder, scanWorkspaces } from '../session/s
 import { recoverInterruptedSync, syncSession } from '../sync/sync-archive.ts';
 import { removeDeadSyncTemporaries } from '../sync/sync-files.ts';
 import { diffWorkspace } from '../sync/workspace-diff.ts';
-import { backupParam, flag, sessionParam, text } from './schemas.ts';
+import { backupParam, count, flag, sessionParam, text } from './schemas.ts';
 import { param } from '../message-marks.ts';
 
 export const close = defineCommand({
@@ -23,7 +23,13 @@ export const close = defineCommand({
     force: v.optional(v.pipe(v.boolean(), v.description('Discard changes; with sync, overwrite a changed zip')), false),
     backup: backupParam,
   }),
-  output: v.object({ closed: flag('True'), synced: flag('Synced first'), name: text('Session') }),
+  output: v.object({
+    closed: flag('True'),
+    synced: flag('Synced first'),
+    name: text('Session'),
+    // With sync: what zipfs_sync would have answered, so a script loses nothing by closing in the same call.
+    sync: v.optional(v.pipe(v.object({ backup_path: v.pipe(v.nullable(v.string()), v.description('Old zip')), files_modified: count('Paths'), files_added: count('Paths'), files_deleted: count('Paths') }), v.description('With sync: its counts'))),
+  }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
   cli: { positionals: ['session'], short: { session: 's' }, example: 'zipfs close q4-report --sync' },
   async run(input, context) {
@@ -39,8 +45,11 @@ export const close = defineCommand({
     const session = resolveSession(context.home, input.session, context.hints, { intact: !discard });
     return withSessionLock(session, 'close', async () => {
       let synced = false;
+      let sync: { backup_path: string | null; files_modified: number; files_added: number; files_deleted: number } | undefined;
       if (input.sync) {
-        synced = (await syncSession({ session, force: input.force, dryRun: false, backup: input.backup, progress: context.progress, signal: context.signal, wait: lockWait(context), limits: loadLimits(context.env) })).synced;
+        const result = await syncSession({ session, force: input.force, dryRun: false, backup: input.backup, progress: context.progress, signal: context.signal, wait: lockWait(context), limits: loadLimits(context.env) });
+        synced = result.synced;
+        sync = { backup_path: result.backup_path, files_modified: result.files_modified, files_added: result.files_added, files_deleted: result.files_deleted };
       } else if (!input.force) {
         recoverInterruptedSync(session);
         const diff = diffWorkspace(session.contents, readManifest(session.manifest));
@@ -54,8 +63,11 @@ export const close = defineCommand({
       }
       removeSession(session);
       removeDeadSyncTemporaries(session.record.source_path);
-      return { closed: true, synced, name: session.record.name };
+      return sync ? { closed: true, synced, name: session.record.name, sync } : { closed: true, synced, name: session.record.name };
     }, lockWait(context));
   },
-  render: (out) => (out.synced ? `Synced and closed session "${out.name}".` : `Closed session "${out.name}".`),
+  render: (out) =>
+    out.sync
+      ? `Synced (${out.sync.files_modified} modified, ${out.sync.files_added} added, ${out.sync.files_deleted} deleted${out.sync.backup_path ? `; previous archive kept as ${out.sync.backup_path}` : ''}) and closed session "${out.name}".`
+      : `Closed session "${out.name}".`,
 });

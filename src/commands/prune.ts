@@ -24,9 +24,11 @@ export const prune = defineCommand({
   run(input, context) {
     return pruneSessions({ home: context.home, all: input.all, staleMs: input.stale === undefined ? undefined : parseDuration(input.stale), dryRun: input.dry_run });
   },
-  render(out) {
+  render(out, _paint, _flags, input) {
     if (out.pruned.length === 0 && out.skipped.length === 0) return 'Nothing to prune.';
     const rows = [...out.pruned.map((p) => [p.name, p.reason]), ...out.skipped.map((s) => [s.name, `skipped: ${s.reason}`])];
-    return `${table([['NAME', 'REASON'], ...rows])}\n\n${plural(out.pruned.length, 'item')} pruned, ${humanBytes(out.freed_bytes)} freed`;
+    // A dry run says what it would do: it removed nothing.
+    const done = input.dry_run ? `${plural(out.pruned.length, 'item')} would be pruned, ${humanBytes(out.freed_bytes)} would be freed (dry run: nothing removed)` : `${plural(out.pruned.length, 'item')} pruned, ${humanBytes(out.freed_bytes)} freed`;
+    return `${table([['NAME', 'REASON'], ...rows])}\n\n${done}`;
   },
 });
