@@ -15,6 +15,7 @@ import { JSON_FLAG, commandArgs, kebab, positionalKey } from './args.ts';
 import { SHELLS, completionScript } from './completion.ts';
 import { PROGRESS_DELAY_SETTING, progressLine } from './progress-line.ts';
 import { readSetting } from '../env-setting.ts';
+import { parseExec, runExec } from './exec.ts';
 import { NATIVE_SETTING } from '../native/libc.ts';
 import { fieldInfo } from './schema-introspection.ts';
 import { stripAnsi, styleFor } from './style.ts';
@@ -41,6 +42,7 @@ const MODES: Record<string, CommandDef> = {
   mcp: { meta: { name: 'mcp', description: 'Serve every operation as an MCP tool over stdio, or with --http [HOST:]PORT over Streamable HTTP (for Claude Code, Cursor and other MCP clients)' } },
   completion: { meta: { name: 'completion', description: `Print a shell completion script: zipfs completion ${SHELLS.join('|')}` } },
   help: { meta: { name: 'help', description: 'Show this help, or a command\'s: zipfs help sync' } },
+  exec: { meta: { name: 'exec', description: 'Open a zip privately, run a command in its workspace, sync if it succeeds, close: zipfs exec ZIP [--merge] [--no-backup] [--keep-on-failure] -- COMMAND [ARGS...]' } },
 };
 
 function citty(command: Command): CommandDef {
@@ -204,6 +206,10 @@ export async function runCli(io: CliIo): Promise<number> {
     if (name === 'mcp') {
       await serveMcpMode(rest.slice(rest.indexOf(name) + 1), { version: io.version, home, env: io.env });
       return 0;
+    }
+    if (name === 'exec') {
+      const say = (line: string) => io.stderr.write(`${line}\n`);
+      return await runExec(parseExec(rest.slice(rest.indexOf(name) + 1)), { home, env: io.env, hints: {} }, say);
     }
     if (name === 'completion') {
       io.stdout.write(completionScript(rest[rest.indexOf(name) + 1], COMMANDS));

@@ -1,0 +1,92 @@
+/**
+ * `zipfs exec ZIP [--merge] [--no-backup] [--keep-on-failure] -- COMMAND [ARGS...]`:
+ * the one call a CI job needs. A private session of the zip is opened, COMMAND
+ * runs in its workspace folder with ZIPFS_SESSION naming it (so `zipfs edit`,
+ * `sed -i`, a build tool all work there), and then: COMMAND exited 0, the
+ * changes are synced; it failed or was interrupted, they are discarded. The
+ * session is closed (kept on failure only when asked, for a post-mortem, and
+ * always when the sync itself fails, so no work is lost), and zipfs exits with
+ * COMMAND's status, or its own error code when the sync fails. CLI only: no
+ * MCP tool runs commands.
+ */
+import { ZipfsError } from '../errors.ts';
+import { findCommand } from '../registry.ts';
+import type { CommandContext } from '../command.ts';
+
+export interface ExecOptions {
+  zip: string;
+  command: string[];
+  merge: boolean;
+  backup: boolean;
+  keepOnFailure: boolean;
+}
+
+const USAGE = 'zipfs exec ZIP [--merge] [--no-backup] [--keep-on-failure] -- COMMAND [ARGS...]';
+
+/** The exec line's own options, before `--`, and the command after it. */
+export function parseExec(argv: string[]): ExecOptions {
+  const cut = argv.indexOf('--');
+  const own = cut < 0 ? argv : argv.slice(0, cut);
+  const command = cut < 0 ? [] : argv.slice(cut + 1);
+  const known = new Set(['--merge', '--no-backup', '--keep-on-failure']);
+  const unknown = own.find((arg) => arg.startsWith('-') && !known.has(arg));
+  if (unknown) throw new ZipfsError('INVALID_INPUT', `Unknown option ${unknown} for exec. Usage: ${USAGE}`);
+  const paths = own.filter((arg) => !arg.startsWith('-'));
+  if (paths.length !== 1 || command.length === 0) throw new ZipfsError('INVALID_INPUT', `Invalid input for exec: give one zip and, after --, the command to run in its workspace. Usage: ${USAGE}`);
+  return { zip: paths[0]!, command, merge: own.includes('--merge'), backup: !own.includes('--no-backup'), keepOnFailure: own.includes('--keep-on-failure') };
+}
+
+const SIGNAL_EXIT = { SIGINT: 130, SIGTERM: 143 } as const;
+
+/** Runs the whole exec; returns the exit code. Progress and notes go to `say` (stderr). */
+export async function runExec(options: ExecOptions, context: CommandContext, say: (line: string) => void): Promise<number> {
+  const run = async (name: string, input: Record<string, unknown>) => (await findCommand(name)!.run(input as never, context)) as Record<string, unknown>;
+  // A name of its own: parallel jobs on one data folder never meet in one session.
+  const name = `exec-${process.pid}-${globalThis.crypto.randomUUID().slice(0, 8)}`;
+  const opened = await run('open', { path: options.zip, name, create: false });
+  const close = (force: boolean) => run('close', { session: name, force, sync: false, backup: options.backup });
+
+  const child = Bun.spawn(options.command, {
+    cwd: opened.workspace_path as string,
+    env: { ...context.env, ZIPFS_SESSION: name, ZIPFS_HOME: context.home },
+    stdin: 'inherit',
+    stdout: 'inherit',
+    stderr: 'inherit',
+  });
+  // A job's timeout or Ctrl-C stops the command too, and then nothing of its half-done work is synced.
+  let interrupted: keyof typeof SIGNAL_EXIT | undefined;
+  const forward = (signal: keyof typeof SIGNAL_EXIT) => () => {
+    interrupted = signal;
+    child.kill(signal);
+  };
+  const handlers = (Object.keys(SIGNAL_EXIT) as (keyof typeof SIGNAL_EXIT)[]).map((signal) => [signal, forward(signal)] as const);
+  for (const [signal, handler] of handlers) process.on(signal, handler);
+  let status: number;
+  try {
+    status = await child.exited;
+  } finally {
+    for (const [signal, handler] of handlers) process.off(signal, handler);
+  }
+
+  if (interrupted || status !== 0) {
+    const why = interrupted ? `was interrupted (${interrupted})` : `exited with ${status}`;
+    if (options.keepOnFailure) {
+      say(`zipfs exec: ${options.command[0]} ${why}; nothing synced. The session "${name}" is kept for a look: zipfs status -s ${name}, then zipfs close ${name} --force.`);
+    } else {
+      await close(true);
+      say(`zipfs exec: ${options.command[0]} ${why}; nothing synced, the session was discarded.`);
+    }
+    return interrupted ? SIGNAL_EXIT[interrupted] : status;
+  }
+  try {
+    const synced = await run('sync', { session: name, force: false, merge: options.merge, dry_run: false, backup: options.backup });
+    say(`zipfs exec: synced ${synced.files_modified} modified, ${synced.files_added} added, ${synced.files_deleted} deleted${synced.backup_path ? `; previous archive kept as ${synced.backup_path}` : ''}.`);
+  } catch (error) {
+    // The command did its work and only the sync failed (the zip changed: try --merge; a full disk): the
+    // work is not thrown away, whatever --keep-on-failure says.
+    say(`zipfs exec: the sync failed; the session "${name}" is kept with the changes (zipfs status -s ${name}; zipfs sync ${name} --merge, or zipfs close ${name} --force).`);
+    throw error;
+  }
+  await close(true);
+  return 0;
+}

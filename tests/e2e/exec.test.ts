@@ -1,0 +1,71 @@
+/**
+ * `zipfs exec ZIP -- COMMAND` (issue 24, point 1): one call opens a private
+ * session, runs COMMAND in its workspace with ZIPFS_SESSION set, syncs when it
+ * succeeds, discards when it fails or is interrupted, closes, and exits with
+ * COMMAND's status.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'bun:test';
+import fs from 'node:fs';
+import path from 'node:path';
+import { BINARY } from '../helpers/ensure-binary.ts';
+import { sandbox, writeZip } from '../helpers/cli.ts';
+import { rawZip } from '../helpers/raw-zip.ts';
+import { rawEntries } from '../helpers/zip-compare.ts';
+
+let box: ReturnType<typeof sandbox>;
+let zip: string;
+let original: Buffer;
+beforeEach(() => {
+  box = sandbox();
+  zip = writeZip(box.dir, 'app.zip', rawZip([{ name: 'config.properties', data: 'server.port=8080\n' }]));
+  original = fs.readFileSync(zip);
+});
+afterEach(() => box.cleanup());
+
+const sessions = () => box.run(['sessions', '--json']).json.sessions;
+const env = () => ({ ZIPFS: BINARY });
+
+describe('zipfs exec', () => {
+  it('runs the command in the workspace, where zipfs itself finds the session; syncs when it succeeds and closes', () => {
+    const result = box.run(['exec', zip, '--', 'sh', '-c', 'echo new > added.txt && "$ZIPFS" edit config.properties --old 8080 --new 9090 >/dev/null && echo "$ZIPFS_SESSION"'], { env: env() });
+    expect(result.code).toBe(0);
+    expect(result.stdout.trim()).toMatch(/^exec-\d+-[0-9a-f]{8}$/); // the command saw its private session
+    expect(result.stderr).toContain('zipfs exec: synced 1 modified, 1 added, 0 deleted');
+    expect(rawEntries(zip).order).toStrictEqual(['config.properties', 'added.txt']);
+    expect(sessions()).toStrictEqual([]);
+  });
+
+  it('exits with the command\'s status when it fails, discarding its changes', () => {
+    const result = box.run(['exec', zip, '--', 'sh', '-c', 'echo half > half.txt; exit 3']);
+    expect(result.code).toBe(3);
+    expect(result.stderr).toContain('exited with 3; nothing synced, the session was discarded');
+    expect(fs.readFileSync(zip).equals(original)).toBe(true);
+    expect(sessions()).toStrictEqual([]);
+  });
+
+  it('keeps the session of a failed command when asked, for a look', () => {
+    const result = box.run(['exec', zip, '--keep-on-failure', '--', 'sh', '-c', 'echo half > half.txt; exit 1']);
+    expect(result.code).toBe(1);
+    const [kept] = sessions();
+    expect(result.stderr).toContain(`The session "${kept.name}" is kept`);
+    expect(box.run(['status', '-s', kept.name, '--json']).json.added).toStrictEqual(['half.txt']);
+  });
+
+  it('stops the command on SIGTERM, syncs nothing and closes (exit 143)', async () => {
+    const child = Bun.spawn([BINARY, 'exec', zip, '--', 'sh', '-c', 'echo x > x.txt; exec sleep 30'], { env: { ...process.env, ZIPFS_HOME: box.home }, stdout: 'ignore', stderr: 'pipe' });
+    for (const deadline = Date.now() + 10_000; sessions().length === 0 && Date.now() < deadline; ) await Bun.sleep(20);
+    await Bun.sleep(200);
+    child.kill('SIGTERM');
+    expect(await child.exited).toBe(143);
+    expect(await new Response(child.stderr).text()).toContain('was interrupted (SIGTERM); nothing synced');
+    expect(fs.readFileSync(zip).equals(original)).toBe(true);
+    expect(sessions()).toStrictEqual([]);
+  });
+
+  it('says how to call it when the command or the zip is missing', () => {
+    const result = box.run(['exec', zip, '--json']);
+    expect(result.code).toBe(2);
+    expect(result.json.error.message).toContain('zipfs exec ZIP');
+    expect(box.run(['exec', path.join(box.dir, 'missing.zip'), '--', 'true', '--json']).code).toBe(6);
+  });
+});
