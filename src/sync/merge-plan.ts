@@ -20,6 +20,7 @@ import type { ItemType } from '../open/extraction-plan.ts';
 import type { EntryRecord, Manifest } from '../session/manifest.ts';
 import type { ZipEntry } from '../zip/index.ts';
 import type { WorkspaceDiff } from './workspace-diff.ts';
+import { entryChanged } from './zip-changes.ts';
 
 /** One entry of the new archive, in its order. */
 export type Step = { kind: 'base'; record: EntryRecord } | { kind: 'zip'; entry: ZipEntry; path: string; type: ItemType };
@@ -36,7 +37,6 @@ export interface MergePlan {
 
 type Side = 'added' | 'modified' | 'deleted' | 'renamed';
 
-const changed = (was: EntryRecord, now: ZipEntry) => was.crc32 !== now.crc32 || was.size !== now.uncompressedSize || was.method !== now.method;
 
 function typeOf(entry: ZipEntry, isDirectory: boolean): ItemType {
   return isDirectory || entry.isDirectory ? 'dir' : entry.isSymlink ? 'symlink' : 'file';
@@ -72,7 +72,7 @@ export function planMerge(manifest: Manifest, diff: WorkspaceDiff, current: read
       }
       continue;
     }
-    if (!changed(was, entry)) {
+    if (!entryChanged(was, entry)) {
       steps.push({ kind: 'base', record: was });
       continue;
     }

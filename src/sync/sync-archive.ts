@@ -22,7 +22,7 @@ import type { Session } from '../session/session-store.ts';
 import { writeAddition, writeFromWorkspace, type Captured } from './sync-entries.ts';
 import { TEMP_MARK, assertBackupPathFree, draftBackup, fsyncDirectory, placeBackup, removeDeadTemporaries, renameOver } from './sync-files.ts';
 import { verifyWritten } from './verify-written.ts';
-import { describeZipChanges, zipChangesSince } from './zip-changes.ts';
+import { describeZipChanges, entryChanged, readCurrentZip, zipChangesSince } from './zip-changes.ts';
 import { planMerge, type MergePlan, type Step } from './merge-plan.ts';
 import { takeZipSide } from './merge-apply.ts';
 import { removeEmptiedFolders } from './emptied-folders.ts';
@@ -93,19 +93,7 @@ export function recoverInterruptedSync(session: Session): void {
 }
 
 function currentFingerprint(zipPath: string): SessionRecord['source'] | undefined {
-  let source: FileSource;
-  try {
-    source = new FileSource(zipPath);
-  } catch {
-    return undefined;
-  }
-  try {
-    return fingerprintSource(source, readCentralDirectory(source), zipPath);
-  } catch {
-    return undefined;
-  } finally {
-    source.close();
-  }
+  return readCurrentZip(zipPath, (source, directory) => fingerprintSource(source, directory, zipPath));
 }
 
 /** Whether a session's source is an archive still to be written: opened with create on a path that was empty. */
@@ -443,7 +431,7 @@ function againstReplaced(directory: CentralDirectory, written: EntryRecord[], re
     const was = before.get(entry.name);
     before.delete(entry.name);
     if (!was) added++;
-    else if (was.crc32 !== entry.crc32 || was.uncompressedSize !== entry.size || was.method !== entry.method) modified++;
+    else if (entryChanged(entry, was)) modified++;
   }
   const deleted = [...before.keys()].filter((name) => !renamedFrom.has(name)).length;
   return { files_modified: modified, files_added: added, files_deleted: deleted };

@@ -5,9 +5,9 @@
  * Status shows it as git shows a branch that is behind; sync's conflict names
  * it, and what `force` would discard.
  */
-import { ZipfsError } from '../errors.ts';
-import type { Manifest } from '../session/manifest.ts';
-import { FileSource, readCentralDirectory } from '../zip/index.ts';
+import { ZipfsError, isSystemError } from '../errors.ts';
+import type { EntryRecord, Manifest } from '../session/manifest.ts';
+import { FileSource, readCentralDirectory, type CentralDirectory, type ZipEntry } from '../zip/index.ts';
 
 export interface ZipChanges {
   added: string[];
@@ -15,8 +15,16 @@ export interface ZipChanges {
   deleted: string[];
 }
 
-/** The zip's changes since the base; undefined when it cannot be read as a zip (gone, damaged: the caller says so). */
-export function zipChangesSince({ entries }: Manifest, zipPath: string): ZipChanges | undefined {
+/** Whether an entry's content differs between a manifest record and an entry of a zip (same name). */
+export function entryChanged(record: EntryRecord, entry: ZipEntry): boolean {
+  return record.crc32 !== entry.crc32 || record.size !== entry.uncompressedSize || record.method !== entry.method;
+}
+
+/**
+ * `read` over the zip at `zipPath` and its central directory; undefined when there is no zip to
+ * read there (gone, not readable, damaged): the caller says so, as status and sync each do.
+ */
+export function readCurrentZip<T>(zipPath: string, read: (source: FileSource, directory: CentralDirectory) => T): T | undefined {
   let source: FileSource;
   try {
     source = new FileSource(zipPath);
@@ -24,7 +32,18 @@ export function zipChangesSince({ entries }: Manifest, zipPath: string): ZipChan
     return undefined;
   }
   try {
-    const now = readCentralDirectory(source).entries;
+    return read(source, readCentralDirectory(source));
+  } catch (error) {
+    if (error instanceof ZipfsError || isSystemError(error)) return undefined;
+    throw error;
+  } finally {
+    source.close();
+  }
+}
+
+/** The zip's changes since the base; undefined when it cannot be read as a zip (gone, damaged: the caller says so). */
+export function zipChangesSince({ entries }: Manifest, zipPath: string): ZipChanges | undefined {
+  return readCurrentZip(zipPath, (_source, { entries: now }) => {
     const base = new Map(entries.map((entry) => [entry.name, entry]));
     const changes: ZipChanges = { added: [], modified: [], deleted: [] };
     const seen = new Set<string>();
@@ -32,17 +51,12 @@ export function zipChangesSince({ entries }: Manifest, zipPath: string): ZipChan
       seen.add(entry.name);
       const was = base.get(entry.name);
       if (!was) changes.added.push(entry.name);
-      else if (was.crc32 !== entry.crc32 || was.size !== entry.uncompressedSize || was.method !== entry.method) changes.modified.push(entry.name);
+      else if (entryChanged(was, entry)) changes.modified.push(entry.name);
     }
     for (const entry of entries) if (!seen.has(entry.name)) changes.deleted.push(entry.name);
     for (const list of Object.values(changes)) list.sort();
     return changes;
-  } catch (error) {
-    if (error instanceof ZipfsError) return undefined;
-    throw error;
-  } finally {
-    source.close();
-  }
+  });
 }
 
 /** "1 added (NEWFILE.txt), 2 modified (a, b), 0 deleted": for messages, a few names each. */
