@@ -161,6 +161,8 @@ export class Beneath {
     if (folder) return folder;
     const stats = fs.lstatSync(parent.child(name), { throwIfNoEntry: false });
     if (!stats) return undefined;
+    // Gone at the open and made again before the lstat (an editor's churn): a folder after all.
+    if (stats.isDirectory()) return parent.openChild(name);
     if (stats.isSymbolicLink()) throw throughLink(whole, parent.childRelative(name));
     throw new ZipfsError('INVALID_INPUT', `Invalid argument path: ${quote(parent.childRelative(name))}, a parent of ${quote(whole)}, is a file, not a folder.`);
   }
