@@ -12,6 +12,8 @@ import { notTextReason, scanFile } from '../files/text-or-binary.ts';
 import { textEncodingOf, WHOLE_TEXT_MAX_BYTES } from '../files/file-encoding.ts';
 import { decodeText, encodeOrRefuse, TEXT_ENCODINGS, type TextEncoding } from '../files/text-encoding.ts';
 import { withSessionLock } from '../session/lock.ts';
+import { extractForChange } from '../session/lazy-changes.ts';
+import { loadLimits } from '../limits.ts';
 import { resolveSession } from '../session/resolve-session.ts';
 import { paintDiff } from '../format/paint-diff.ts';
 import { plural } from '../format/units.ts';
@@ -95,7 +97,8 @@ export const edit = defineCommand({
     return withSessionLock(
       session,
       'edit',
-      () => {
+      async () => {
+        await extractForChange(session, [input.path], context.home, loadLimits(context.env)); // a lazy session's entry, onto disk first
         const file = withBeneath(session.contents, (beneath) => {
           const found = resolveExisting(beneath, input.path);
           return { ...found, before: readText(found.path, found.relative, input.encoding) };

@@ -19,6 +19,7 @@ import { listSessions, loadSession, type Session } from '../session/session-stor
 import { createStaging, discardStaging, releaseStaging, removeDeadStaging } from './staging.ts';
 import { workerPath } from '../worker-path.ts';
 import { invocation, param } from '../message-marks.ts';
+import { openLazy } from './open-lazy.ts';
 
 export type Progress = (done: number, total: number, message?: string) => void;
 
@@ -32,6 +33,10 @@ export interface OpenRequest {
   signal?: AbortSignal;
   /** Where no file is yet, open an empty session instead of ZIP_NOT_FOUND. */
   create?: boolean;
+  /** Extract nothing: a lazy session, made from the central directory alone (open-lazy.ts). */
+  lazy?: boolean;
+  /** Extract only the entries these paths or globs name, and leave the rest lazy. */
+  only?: string[];
 }
 
 /**
@@ -44,6 +49,7 @@ export interface OpenRequest {
 export async function openArchive(request: OpenRequest): Promise<Session> {
   const zipPath = path.resolve(request.zipPath);
   if (request.create && !fs.existsSync(zipPath)) return createArchiveSession(request, zipPath);
+  if (request.lazy || (request.only?.length ?? 0) > 0) return openLazy(request, zipPath);
   const source = openSource(zipPath);
   try {
     const directory = readCentralDirectory(source);
@@ -90,7 +96,7 @@ function createArchiveSession(request: OpenRequest, zipPath: string): Session {
 }
 
 /** The checks before anything is written (name, session and byte limits), then a fresh staging folder. */
-function prepareStaging(request: OpenRequest, bytes: number): string {
+export function prepareStaging(request: OpenRequest, bytes: number): string {
   if (request.name !== undefined) {
     assertValidName(request.name);
     assertNameFree(request.home, request.name);
@@ -100,7 +106,7 @@ function prepareStaging(request: OpenRequest, bytes: number): string {
   return createStaging(request.home);
 }
 
-function sessionRecord(zipPath: string, source: SessionRecord['source'], staging: string, counts: { files: number; dirs: number; bytes: number; symlinks: string[] }, caseInsensitive: boolean): SessionRecord {
+export function sessionRecord(zipPath: string, source: SessionRecord['source'], staging: string, counts: { files: number; dirs: number; bytes: number; symlinks: string[] }, caseInsensitive: boolean): SessionRecord {
   return {
     kind: 'session',
     format: MANIFEST_FORMAT,
@@ -118,7 +124,7 @@ function sessionRecord(zipPath: string, source: SessionRecord['source'], staging
   };
 }
 
-function openSource(zipPath: string): FileSource {
+export function openSource(zipPath: string): FileSource {
   try {
     fs.statSync(zipPath);
   } catch {
@@ -266,7 +272,7 @@ function startWorker(job: ExtractJob, advance: (bytes: number) => void): { finis
 }
 
 /** Writes the manifest and renames the staging folder into place under a free name. */
-function publish(home: string, staging: string, record: SessionRecord, entries: EntryRecord[], explicitName: string | undefined): string {
+export function publish(home: string, staging: string, record: SessionRecord, entries: EntryRecord[], explicitName: string | undefined): string {
   const taken = (name: string) => fs.existsSync(sessionPaths(home, name).dir);
   const base = explicitName ?? deriveName(record.source_path);
   for (;;) {

@@ -43,10 +43,17 @@ export function* layoutFaults(source: ZipSource, directory: CentralDirectory): G
 
 /** The first fault of `entry`, whose data must end before `next` (in file order) or the central directory. */
 function entryFault(source: ZipSource, directory: CentralDirectory, entry: ZipEntry, next: ZipEntry | undefined): LayoutError | undefined {
-  const limit = next?.localHeaderOffset ?? directory.centralStart;
+  return entryLayoutFault(source, entry, next?.localHeaderOffset ?? directory.centralStart, directory.centralStart, next);
+}
+
+/**
+ * The first fault of one entry, whose bytes must end by `limit` (the next local header in file
+ * order, or the directory at `centralStart`): for an entry read on its own, as a lazy session reads.
+ */
+export function entryLayoutFault(source: ZipSource, entry: ZipEntry, limit: number, centralStart: number, next?: ZipEntry): LayoutError | undefined {
   const at = entry.localHeaderOffset;
-  if (at < 0 || at + LOCAL_HEADER_LENGTH > directory.centralStart) {
-    return new LayoutError(`${describe(entry)} has its local header at offset ${at}, outside the entries' area (0..${directory.centralStart})`, false, entry);
+  if (at < 0 || at + LOCAL_HEADER_LENGTH > centralStart) {
+    return new LayoutError(`${describe(entry)} has its local header at offset ${at}, outside the entries' area (0..${centralStart})`, false, entry);
   }
   const header = source.read(at, LOCAL_HEADER_LENGTH);
   const reader = new ByteReader(header.length === LOCAL_HEADER_LENGTH ? header : new Uint8Array(LOCAL_HEADER_LENGTH));
@@ -55,8 +62,8 @@ function entryFault(source: ZipSource, directory: CentralDirectory, entry: ZipEn
   }
   const dataEnd = at + LOCAL_HEADER_LENGTH + reader.u16(26) + reader.u16(28) + entry.compressedSize;
   if (dataEnd > limit) {
-    const into = next ? `into ${describe(next)}` : 'into the central directory';
-    return new LayoutError(`${describe(entry)} has data running ${dataEnd - limit} bytes ${into}`, next !== undefined, entry);
+    const into = next ? `into ${describe(next)}` : limit < centralStart ? 'into the next entry' : 'into the central directory';
+    return new LayoutError(`${describe(entry)} has data running ${dataEnd - limit} bytes ${into}`, limit < centralStart, entry);
   }
   const problem = centralProblem(entry);
   if (problem) return new LayoutError(`${describe(entry)} ${problem}`, false, entry);
