@@ -22,6 +22,7 @@ import { lazyEntries } from '../session/lazy-session.ts';
 import { withSessionLock } from '../session/lock.ts';
 import { discardStaging } from './staging.ts';
 import { quote } from '../errors.ts';
+import { releasePhaseGarbage } from '../memory.ts';
 import { openSource, prepareStaging, publish, sessionRecord, type OpenRequest } from './open-archive.ts';
 
 export async function openLazy(request: OpenRequest, zipPath: string): Promise<Session> {
@@ -31,6 +32,7 @@ export async function openLazy(request: OpenRequest, zipPath: string): Promise<S
     const directory = readPackedDirectory(source);
     const target = workspaceTarget(request.home, true);
     const { lazy, facts } = lazyEntriesOf(directory, target.rules);
+    releasePhaseGarbage(lazy.count); // the checks' garbage, before the session is written
     const staging = prepareStaging(request, 0);
     try {
       fs.mkdirSync(path.join(staging, 'contents'));

@@ -11,8 +11,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ZipfsError, type Refuse, throwRefusal } from '../errors.ts';
 import { quoted } from '../format/quote-name.ts';
-import { PackedDirectory, assertReadable, type ZipEntry } from '../zip/index.ts';
+import { PackedDirectory, assertReadable } from '../zip/index.ts';
+import { FLAG_ENCRYPTED, FLAG_PATCHED, FLAG_STRONG_ENCRYPTION, METHOD_DEFLATED, METHOD_STORED } from '../zip/constants.ts';
+
+/** Flags that make an entry unreadable (assertReadable says why). */
+const UNREADABLE_FLAGS = FLAG_ENCRYPTED | FLAG_STRONG_ENCRYPTION | FLAG_PATCHED;
 import { entryPath } from '../open/entry-paths.ts';
+import { releasePhaseGarbage } from '../memory.ts';
 import { foldCase, windowsNameProblem } from '../open/platform-names.ts';
 import type { FolderRules, ItemType } from '../open/extraction-plan.ts';
 import { entryRecord, type EntryRecord, type SessionRecord } from './manifest.ts';
@@ -21,6 +26,11 @@ import { entryRecord, type EntryRecord, type SessionRecord } from './manifest.ts
 export const CENTRAL_FILE = 'central.bin';
 
 const TYPES: readonly ItemType[] = ['file', 'dir', 'symlink'];
+
+/** A name that is its own workspace path: relative, `/`-separated, no empty or NUL part, no drive, parts under 256 bytes. */
+const PLAIN_PATH = /^(?![A-Za-z]:)(?:[^/\\\0]{1,255}\/)*[^/\\\0]{1,255}\/?$/;
+/** A `.` or `..` part, which entryPath resolves. */
+const DOT_SEGMENT = /(?:^|\/)\.\.?(?:\/|$)/;
 
 export interface LazyFacts {
   /** Entries in central.bin. */
@@ -143,20 +153,26 @@ export class LazyEntries {
  * stay in the zip. Sizes and ratios are left to the moment an entry is read.
  */
 export function lazyEntriesOf(directory: PackedDirectory, rules: FolderRules, refuse: Refuse = throwRefusal): { lazy: LazyEntries; facts: LazyFacts } {
+  const { paths, codes } = placeEntries(directory, refuse);
+  // Read in place, not parsed: a million entries must not become a million objects.
   const starts = new Float64Array(directory.count);
   const ends = new Float64Array(directory.count);
-  const { paths, codes } = placeEntries(directory, refuse, (entry, i, dir) => {
-    if (dir && entry.uncompressedSize > 0) refuse(new ZipfsError('ZIP_INVALID', `Folder entry ${quoted(entry.name)} claims ${entry.uncompressedSize} bytes of data; the archive is damaged, so it was not opened.`));
-    try {
-      assertReadable(entry); // as open: sync copies every entry as it is, and other readers refuse these on any entry
-    } catch (error) {
-      if (!(error instanceof ZipfsError)) throw error;
-      refuse(error);
+  for (let i = 0; i < directory.count; i++) {
+    const { compressed, uncompressed, nameLength } = directory.sizes(i);
+    if (codes[i] === 1 && uncompressed > 0) refuse(new ZipfsError('ZIP_INVALID', `Folder entry ${quoted(directory.entry(i).name)} claims ${uncompressed} bytes of data; the archive is damaged, so it was not opened.`));
+    // As open: sync copies every entry as it is, and other readers refuse these on any entry.
+    if (directory.flags(i) & UNREADABLE_FLAGS || (directory.method(i) !== METHOD_STORED && directory.method(i) !== METHOD_DEFLATED)) {
+      try {
+        assertReadable(directory.entry(i));
+      } catch (error) {
+        if (!(error instanceof ZipfsError)) throw error;
+        refuse(error);
+      }
     }
-    starts[i] = entry.localHeaderOffset;
+    starts[i] = directory.localHeaderOffset(i);
     // The least room the entry takes: its local header with the central name, and its data.
-    ends[i] = entry.localHeaderOffset + 30 + entry.rawName.length + entry.compressedSize;
-  });
+    ends[i] = starts[i]! + 30 + nameLength + compressed;
+  }
   const lazy = new LazyEntries(directory, paths, codes);
   checkClashes(lazy, refuse);
   checkOverlaps(directory, starts, ends, paths, refuse);
@@ -239,18 +255,26 @@ export function loadLazyEntries(dir: string, record: SessionRecord): LazyEntries
   const region = new Uint8Array(fs.readFileSync(path.join(dir, CENTRAL_FILE)));
   const directory = new PackedDirectory(region, { baseOffset: facts.base_offset, centralStart: facts.central_start, comment: '', commentBytes: new Uint8Array(0), zip64: false });
   const { paths, codes } = placeEntries(directory, () => {}); // refused at open: nothing here to refuse again
+  releasePhaseGarbage(paths.length);
   return new LazyEntries(directory, paths, codes, facts.unrepresentable);
 }
 
 /**
  * Each entry's workspace path and type code, as open places them; a name
  * `refuse` does not stop gets a placeholder path no real path equals.
- * `each` sees every entry once, parsed, for checks of its own.
  */
-function placeEntries(directory: PackedDirectory, refuse: Refuse, each?: (entry: ZipEntry, index: number, dir: boolean) => void): { paths: string[]; codes: Uint8Array } {
+function placeEntries(directory: PackedDirectory, refuse: Refuse): { paths: string[]; codes: Uint8Array } {
   const paths: string[] = new Array(directory.count);
   const codes = new Uint8Array(directory.count);
   for (let i = 0; i < directory.count; i++) {
+    // Most names are plain ASCII paths: placed straight from the record, without parsing it into an object.
+    const plain = directory.plainName(i);
+    if (plain !== undefined && PLAIN_PATH.test(plain) && !DOT_SEGMENT.test(plain)) {
+      const dir = plain.endsWith('/');
+      paths[i] = dir ? plain.slice(0, -1) : plain;
+      codes[i] = dir ? 1 : directory.isSymlink(i) ? 2 : 0;
+      continue;
+    }
     const entry = directory.entry(i);
     let place: { path: string; isDirectory: boolean };
     try {
@@ -263,7 +287,6 @@ function placeEntries(directory: PackedDirectory, refuse: Refuse, each?: (entry:
     paths[i] = place.path;
     const dir = place.isDirectory || entry.isDirectory;
     codes[i] = dir ? 1 : entry.isSymlink ? 2 : 0;
-    each?.(entry, i, dir);
   }
   return { paths, codes };
 }

@@ -37,6 +37,11 @@ export function lazyEntriesAt(dir: string, record: SessionRecord): LazyEntries {
   return cached.lazy;
 }
 
+/** Lets the cached entries go (a sync's check indexes the new archive: two at once would double its peak). */
+export function forgetLazyEntries(): void {
+  cached = undefined;
+}
+
 /** Indexes of the entries the manifest lists: extracted, or deleted without ever being extracted. */
 export function trackedIndexes(manifest: Manifest): Set<number> {
   return new Set(manifest.entries.map((entry) => entry.index));

@@ -96,8 +96,12 @@ export function entryRecord(entry: ZipEntry, path: string, type: ItemType): Entr
 }
 
 /** Identifies an archive by its size, mtime and a hash of its central directory and end records. */
-export function fingerprintSource(source: ZipSource, directory: { centralStart: number }, zipPath: string): SourceFingerprint {
-  const hash = new Bun.CryptoHasher('sha256').update(source.read(directory.centralStart, source.size - directory.centralStart)).digest('hex');
+export function fingerprintSource(source: ZipSource, directory: { centralStart: number; centralEnd?: number; region?: Uint8Array }, zipPath: string): SourceFingerprint {
+  const hasher = new Bun.CryptoHasher('sha256');
+  // A packed directory holds its records already: hashed in place, then the end records after them.
+  if (directory.region && directory.centralEnd !== undefined) hasher.update(directory.region.subarray(0, directory.centralEnd - directory.centralStart)).update(source.read(directory.centralEnd, source.size - directory.centralEnd));
+  else hasher.update(source.read(directory.centralStart, source.size - directory.centralStart));
+  const hash = hasher.digest('hex');
   return { size: source.size, mtime_ms: fs.statSync(zipPath).mtimeMs, directory_sha256: hash };
 }
 

@@ -23,6 +23,7 @@ import { writeAddition, writeFromWorkspace, type Captured } from './sync-entries
 import { TEMP_MARK, assertBackupPathFree, draftBackup, fsyncDirectory, placeBackup, removeDeadTemporaries, renameOver } from './sync-files.ts';
 import { verifyWritten, verifyWrittenPacked } from './verify-written.ts';
 import { CENTRAL_FILE, lazyEntriesOf } from '../session/lazy-entries.ts';
+import { forgetLazyEntries } from '../session/lazy-session.ts';
 import { describeZipChanges, entryChanged, readCurrentZip, zipChangesSince } from './zip-changes.ts';
 import { planMerge, type MergePlan, type Step } from './merge-plan.ts';
 import { takeZipSide } from './merge-apply.ts';
@@ -181,7 +182,7 @@ export async function syncSession(request: SyncRequest): Promise<SyncResult> {
   recoverInterruptedSync(session);
   const manifest = readManifest(session.manifest);
   const diff = diffWorkspace(session.contents, manifest);
-  releasePhaseGarbage(manifest.entries.length);
+  releasePhaseGarbage(Math.max(manifest.entries.length, manifest.session.lazy?.entries ?? 0));
   refuseUnsupported(diff);
   // files_renamed only when there are renames: answers of syncs without any keep their shape.
   const counts = { files_modified: diff.modified.length, files_added: diff.added.length, files_deleted: diff.deleted.length, ...(diff.renamed.length > 0 ? { files_renamed: diff.renamed.length } : {}) };
@@ -231,7 +232,11 @@ async function writeBack(request: SyncRequest, manifest: Manifest, diff: Workspa
     counts.files_added -= gone;
     // A forced sync counts against the zip it replaces, not against this session's base.
     if (source.modified && replaced && !plan) Object.assign(counts, replaced);
-    releasePhaseGarbage(next.entries.length);
+    if (manifest.session.lazy) {
+      manifest.lazy = undefined;
+      forgetLazyEntries();
+    }
+    releasePhaseGarbage(Math.max(next.entries.length, manifest.session.lazy?.entries ?? 0));
     const central = manifest.session.lazy ? checkLazyArchive(temporary, total, next.session) : (assertReopenable(verifyWritten(temporary, total), request.limits), undefined);
     releasePhaseGarbage(next.entries.length);
     request.signal?.throwIfAborted(); // the last moment a cancel can take effect: nothing has replaced the zip yet

@@ -32,7 +32,8 @@ export function readPackedDirectory(source: ZipSource): PackedDirectory {
   if (!end.countMayWrap && end.entryCount * CENTRAL_HEADER_LENGTH > regionLength) {
     throw invalid(`The end record claims ${end.entryCount} entries, more than the ${regionLength}-byte central directory can hold`);
   }
-  const region = source.read(start, regionLength).slice();
+  // Not copied: the source hands out fresh buffers for reads this large, and views of windows it never reuses.
+  const region = source.read(start, regionLength);
   const packed = new PackedDirectory(region, { baseOffset, centralStart: start, comment: end.comment, commentBytes: end.commentBytes, zip64: end.zip64 });
 
   // Writers that do not know zip64 let the 16-bit count wrap past 65,535, so only

@@ -6,7 +6,7 @@
  * only when asked for; the few fields hot loops need are read in place.
  */
 import { ByteReader } from './bytes.ts';
-import { CENTRAL_HEADER_LENGTH, SIG_CENTRAL_HEADER, UINT32_MAX } from './constants.ts';
+import { CENTRAL_HEADER_LENGTH, HOST_MACOS, HOST_UNIX, SIG_CENTRAL_HEADER, UINT32_MAX } from './constants.ts';
 import { invalid, parseCentralRecord } from './central-record.ts';
 import type { EntryLocation, ZipEntry } from './types.ts';
 
@@ -81,6 +81,44 @@ export class PackedDirectory {
   location(index: number): EntryLocation {
     const { name, flags, method, compressedSize, uncompressedSize, crc32, localHeaderOffset } = this.entry(index);
     return { name, flags, method, compressedSize, uncompressedSize, crc32, localHeaderOffset };
+  }
+
+  /**
+   * Entry `index`'s name when it reads the same in every encoding zip uses (ASCII, no Unicode-path
+   * extra field to prefer), read in place; undefined otherwise (ask entry() for the decoded name).
+   */
+  plainName(index: number): string | undefined {
+    const at = this.starts[index]!;
+    const nameLength = this.reader.u16(at + 28);
+    if (this.reader.u16(at + 30) > 0) return undefined; // an extra field may hold a Unicode path
+    const start = at + CENTRAL_HEADER_LENGTH;
+    for (let i = start; i < start + nameLength; i++) if (this.region[i]! >= 0x80) return undefined;
+    return Buffer.from(this.region.buffer, this.region.byteOffset + start, nameLength).toString('latin1');
+  }
+
+  /** Whether entry `index` is a symbolic link (Unix mode bits from a Unix or macOS creator), read in place. */
+  isSymlink(index: number): boolean {
+    const at = this.starts[index]!;
+    const host = this.reader.u16(at + 4) >> 8;
+    return (host === HOST_UNIX || host === HOST_MACOS) && ((this.reader.u32(at + 38) >>> 16) & 0o170000) === 0o120000;
+  }
+
+  /** Entry `index`'s general-purpose flags and compression method, read in place. */
+  flags(index: number): number {
+    return this.reader.u16(this.starts[index]! + 8);
+  }
+
+  method(index: number): number {
+    return this.reader.u16(this.starts[index]! + 10);
+  }
+
+  /** Entry `index`'s sizes and name length, read in place unless a zip64 field holds a size. */
+  sizes(index: number): { compressed: number; uncompressed: number; nameLength: number } {
+    const at = this.starts[index]!;
+    let compressed = this.reader.u32(at + 20);
+    let uncompressed = this.reader.u32(at + 24);
+    if (compressed === UINT32_MAX || uncompressed === UINT32_MAX) ({ compressedSize: compressed, uncompressedSize: uncompressed } = this.entry(index));
+    return { compressed, uncompressed, nameLength: this.reader.u16(at + 28) };
   }
 
   /** Entry indexes in the order their local headers sit in the file (computed once). */
