@@ -31,5 +31,5 @@ export interface GrepMatch {
 
 /** Sent as the worker goes, so a search stopped by the time budget still returns what it found. */
 export type GrepMessage =
-  | { kind: 'matches'; matches: GrepMatch[]; total: number; filesSearched: number; skippedBinary: number }
+  | { kind: 'matches'; matches: GrepMatch[]; total: number; filesSearched: number; skippedBinary: number; cutLines: number }
   | { kind: 'done'; truncated: boolean };

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { ZipfsError } from '../errors.ts';
 import { withBeneath, type Folder } from '../files/beneath.ts';
 import type { GrepJob, GrepMatch, GrepMessage } from './grep-types.ts';
+import { LINE_CAP_CHARS } from './line-search.ts';
 import { workerPath } from '../worker-path.ts';
 import type { TextEncoding } from '../files/text-encoding.ts';
 import { quote } from '../errors.ts';
@@ -123,6 +124,13 @@ export async function grepWorkspace(request: GrepRequest): Promise<GrepResult> {
     binary: request.binary,
   };
   const result: GrepResult = { matches: [], total_matches: 0, truncated: false, files_searched: 0, skipped_binary: 0 };
+  let cutLines = 0;
+  // Lines searched in part only (line-search.ts): said, or an agent would take the rest of them as searched.
+  const noteCuts = (answer: GrepResult): GrepResult => {
+    if (cutLines === 0) return answer;
+    const cuts = `${cutLines} line(s) longer than ${LINE_CAP_CHARS} characters were searched in their first ${LINE_CAP_CHARS} characters only.`;
+    return { ...answer, note: answer.note ? `${answer.note} ${cuts}` : cuts };
+  };
   // Nothing searched is not "nothing found": say why, or an agent concludes the text is absent.
   if (files.length === 0) return request.glob ? { ...result, note: `The glob ${quote(request.glob)} matched no file under ${quote(request.start || '/')}, so nothing was searched. A glob without "/" matches file names (*.txt); one with "/" matches the whole path from the workspace root (a/**/*.csv).` } : result;
 
@@ -144,12 +152,12 @@ export async function grepWorkspace(request: GrepRequest): Promise<GrepResult> {
     request.signal?.addEventListener('abort', cancel, { once: true });
     const timer = setTimeout(() => {
       stop();
-      resolve({
+      resolve(noteCuts({
         ...result,
         truncated: true,
         timedOut: true,
         note: `Stopped after the ${request.budgetMs} ms time budget with ${result.files_searched} of ${files.length} files searched; the pattern may backtrack catastrophically. Simplify it, narrow path or glob, or raise ZIPFS_GREP_TIME_BUDGET_MS.`,
-      });
+      }));
     }, request.budgetMs);
     worker.onmessage = (event: MessageEvent<GrepMessage>) => {
       const message = event.data;
@@ -158,10 +166,11 @@ export async function grepWorkspace(request: GrepRequest): Promise<GrepResult> {
         result.total_matches = message.total;
         result.files_searched = message.filesSearched;
         result.skipped_binary = message.skippedBinary;
+        cutLines = message.cutLines;
         return;
       }
       stop();
-      resolve(message.truncated ? { ...result, truncated: true, note: truncatedNote(result, request) } : result);
+      resolve(noteCuts(message.truncated ? { ...result, truncated: true, note: truncatedNote(result, request) } : result));
     };
     worker.onerror = (event) => {
       stop();
