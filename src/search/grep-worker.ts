@@ -5,9 +5,10 @@
  * Each file is read as a stream of pieces (grep-sources.ts) and searched as it
  * comes (file-search.ts), so memory stays bounded whatever the file's size.
  */
+import { toZipfsError } from '../errors.ts';
 import { Beneath } from '../files/beneath.ts';
 import { FileSearch, type FileSink } from './file-search.ts';
-import { CHUNK_BYTES, readWorkspaceFile } from './grep-sources.ts';
+import { CHUNK_BYTES, ZipSources, readWorkspaceFile, readZipEntry } from './grep-sources.ts';
 import type { GrepJob, GrepMatch, GrepMessage } from './grep-types.ts';
 
 /** How often, at most, what was found is handed over while a search runs. */
@@ -17,7 +18,7 @@ function post(message: GrepMessage): void {
   postMessage(message);
 }
 
-function run(job: GrepJob, beneath: Beneath): void {
+async function run(job: GrepJob, beneath: Beneath, zips: ZipSources): Promise<void> {
   const regex = new RegExp(job.pattern, job.flags);
   let pending: GrepMatch[] = [];
   let total = 0;
@@ -39,9 +40,10 @@ function run(job: GrepJob, beneath: Beneath): void {
   };
   const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
 
-  for (const file of job.files) {
+  for (const item of job.files) {
     // Hand over what was found before each file: the next one may be where a pattern hangs.
     if (pending.length > 0 || Date.now() - lastPost > POST_EVERY_MS) flush();
+    const { file } = item;
     if (job.namesOnly) {
       filesSearched++;
       if (regex.test(file) && sink.count()) sink.keep({ file, line_number: 0, line_content: file });
@@ -55,8 +57,13 @@ function run(job: GrepJob, beneath: Beneath): void {
       if (Date.now() - lastPost > POST_EVERY_MS) flush();
       return more;
     };
-    if (!readWorkspaceFile(beneath, file, buffer, take)) continue; // removed, or swapped for a link or a special file, while we searched
-    filesSearched++;
+    if (item.zip) {
+      filesSearched++;
+      await readZipEntry(zips.get(item.zip.zipPath), item.zip.entry, take);
+    } else {
+      if (!readWorkspaceFile(beneath, file, buffer, take)) continue; // removed, or swapped for a link or a special file, while we searched
+      filesSearched++;
+    }
     search.end();
     if (sink.full()) return finish(true);
   }
@@ -69,11 +76,17 @@ function run(job: GrepJob, beneath: Beneath): void {
 }
 
 // The worker global's onmessage; bun-types declares it only alongside the DOM library.
-(globalThis as unknown as { onmessage: (event: MessageEvent<GrepJob>) => void }).onmessage = (event) => {
+(globalThis as unknown as { onmessage: (event: MessageEvent<GrepJob>) => Promise<void> }).onmessage = async (event) => {
   const beneath = new Beneath(event.data.root);
+  const zips = new ZipSources();
   try {
-    run(event.data, beneath);
+    await run(event.data, beneath, zips);
+  } catch (error) {
+    // A zip entry that is a bomb or damaged, or a zip that cannot be opened: the caller gets the ZipfsError itself.
+    const { code, message } = toZipfsError(error);
+    post({ kind: 'error', code, message });
   } finally {
+    zips.close();
     beneath.close();
   }
 };

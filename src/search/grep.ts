@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ZipfsError } from '../errors.ts';
 import { withBeneath, type Folder } from '../files/beneath.ts';
-import type { GrepJob, GrepMatch, GrepMessage } from './grep-types.ts';
+import type { GrepItem, GrepJob, GrepMatch, GrepMessage, GrepZipEntry } from './grep-types.ts';
 import { LINE_CAP_CHARS } from './line-search.ts';
 import { workerPath } from '../worker-path.ts';
 import type { TextEncoding } from '../files/text-encoding.ts';
@@ -29,6 +29,14 @@ export interface GrepRequest {
   budgetMs: number;
   /** Cancellation: the worker is terminated at once, as at the time budget. */
   signal?: AbortSignal;
+  /**
+   * Entries searched straight from a zip, as if they were workspace files at
+   * their `file` path (a lazy session's entries not extracted): the same glob
+   * and `start` apply, and they are searched in path order among the listed
+   * files. A workspace file at the same path wins: it is the newer copy.
+   * A bomb or damaged entry rejects the whole grep with its ZipfsError.
+   */
+  zipEntries?: GrepZipEntry[];
 }
 
 export interface GrepResult {
@@ -100,6 +108,38 @@ function listFiles(root: string, start: string, accept: (relative: string) => bo
   return files;
 }
 
+/**
+ * The order listFiles walks in: folder by folder, each folder's names sorted
+ * by code unit. It is plain string order once "/" sorts below every character
+ * a name can hold, so a folder's contents come before a sibling "a.txt" of "a".
+ */
+function walkOrderKey(relative: string): string {
+  return relative.replaceAll('/', '\0');
+}
+
+/** Whether `relative` is `start` or lies below it ('' is the root). */
+function isWithin(start: string, relative: string): boolean {
+  return start === '' || relative === start || relative.startsWith(`${start}/`);
+}
+
+/** The workspace files and the zip entries (filtered the same way) merged in walk order. */
+function mergeZipEntries(files: string[], entries: GrepZipEntry[], start: string, accept: (relative: string) => boolean): GrepItem[] {
+  const onDisk = new Set(files);
+  const extra = entries
+    .filter(({ file }) => isWithin(start, file) && accept(file) && !onDisk.has(file))
+    .map(({ file, zipPath, entry }) => ({ key: walkOrderKey(file), item: { file, zip: { zipPath, entry } } }))
+    .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  const items: GrepItem[] = [];
+  let next = 0;
+  for (const file of files) {
+    const key = walkOrderKey(file);
+    while (next < extra.length && extra[next]!.key < key) items.push(extra[next++]!.item);
+    items.push({ file });
+  }
+  while (next < extra.length) items.push(extra[next++]!.item);
+  return items;
+}
+
 /** How to get the matches a full answer left out. */
 function truncatedNote(result: GrepResult, request: GrepRequest): string {
   const shown = `Showing ${result.matches.length} of ${request.countAll ? '' : 'at least '}${result.total_matches} matches`;
@@ -110,7 +150,9 @@ function truncatedNote(result: GrepResult, request: GrepRequest): string {
 export async function grepWorkspace(request: GrepRequest): Promise<GrepResult> {
   const flags = request.ignoreCase ? 'i' : '';
   compile(request.pattern, flags);
-  const files = listFiles(request.root, request.start, globFilter(request.glob));
+  const accept = globFilter(request.glob);
+  const listed = listFiles(request.root, request.start, accept);
+  const files = request.zipEntries?.length ? mergeZipEntries(listed, request.zipEntries, request.start, accept) : listed.map((file) => ({ file }));
   const job: GrepJob = {
     root: request.root,
     files,
@@ -170,6 +212,7 @@ export async function grepWorkspace(request: GrepRequest): Promise<GrepResult> {
         return;
       }
       stop();
+      if (message.kind === 'error') return reject(new ZipfsError(message.code, message.message));
       resolve(noteCuts(message.truncated ? { ...result, truncated: true, note: truncatedNote(result, request) } : result));
     };
     worker.onerror = (event) => {
