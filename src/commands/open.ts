@@ -5,7 +5,7 @@ import { SYMLINK_NOTE } from '../open/inspect-archive.ts';
 import { defineCommand } from '../command.ts';
 import { humanBytes, plural } from '../format/units.ts';
 import { loadLimits } from '../limits.ts';
-import { openArchive } from '../open/open-archive.ts';
+import { openArchive, type Opened } from '../open/open-archive.ts';
 import { listSessions, sessionOf } from '../session/session-store.ts';
 
 /** Warnings listed at most; an archive may hold a link per entry. */
@@ -19,6 +19,8 @@ export const open = defineCommand({
     path: v.pipe(v.string(), v.description('Zip file path')),
     name: v.optional(v.pipe(v.string(), v.description('Default: zip base name'))),
     create: v.optional(v.pipe(v.boolean(), v.description('Start empty if none')), false),
+    // CI jobs sharing a data folder must not share a session: a fresh one, named as a taken derived name is (app-2).
+    new: v.optional(flag('Never reuse one'), false),
   }),
   output: v.object({
     session_id: text('Id'),
@@ -35,8 +37,8 @@ export const open = defineCommand({
   async run(input, context) {
     // The same zip opened again (without asking for another session by name) is the session it already has:
     // a second one would silently conflict with the first on the next sync.
-    const existing = input.name === undefined ? sessionOf(context.home, input.path) : undefined;
-    const session = existing ?? (await openArchive({ zipPath: input.path, name: input.name, create: input.create, home: context.home, limits: loadLimits(context.env), progress: context.progress, signal: context.signal }));
+    const existing = input.name === undefined && !input.new ? sessionOf(context.home, input.path) : undefined;
+    const session: Opened = existing ?? (await openArchive({ zipPath: input.path, name: input.name, create: input.create, home: context.home, limits: loadLimits(context.env), progress: context.progress, signal: context.signal, owner: context.owner }));
     const result = {
       session_id: session.record.id,
       name: session.record.name,
@@ -47,7 +49,7 @@ export const open = defineCommand({
     // What an agent needs before its next call: links it will find as plain files, and that calls
     // without a session are now ambiguous when other sessions are open.
     const links = session.record.symlinks;
-    const warnings = [...links.slice(0, MAX_WARNINGS).map((link) => `${quoted(link)} ${SYMLINK_NOTE}`), ...(links.length > MAX_WARNINGS ? [`and ${links.length - MAX_WARNINGS} more symbolic links`] : [])];
+    const warnings = [...(session.tookOver ? [session.tookOver] : []), ...links.slice(0, MAX_WARNINGS).map((link) => `${quoted(link)} ${SYMLINK_NOTE}`), ...(links.length > MAX_WARNINGS ? [`and ${links.length - MAX_WARNINGS} more symbolic links`] : [])];
     const others = listSessions(context.home).map((s) => s.record.name).filter((other) => other !== session.record.name).sort();
     return {
       ...result,

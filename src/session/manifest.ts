@@ -12,6 +12,7 @@ import { entryRecordProblem, sessionRecordProblem } from './manifest-check.ts';
 import type { CentralDirectory, ZipEntry, ZipSource } from '../zip/index.ts';
 import type { ItemType } from '../open/extraction-plan.ts';
 import { invocation } from '../message-marks.ts';
+import type { SessionOwner } from './owner.ts';
 
 export const MANIFEST_FORMAT = 1;
 
@@ -43,6 +44,8 @@ export interface SessionRecord {
   symlinks: string[];
   /** The workspace's folder does not tell names apart by case (probed at open: case-probe.ts); absent in older manifests, read as false. */
   case_insensitive?: boolean;
+  /** The process of the job that opened it (owner.ts); absent in older manifests, whose owner is unknown. */
+  owner?: SessionOwner;
 }
 
 export interface EntryRecord {
