@@ -28,11 +28,11 @@ const buildEnv = Object.fromEntries(Object.entries(process.env).filter(([key]) =
 let failed = 0;
 for (const target of targets) {
   const outfile = values.outfile ? path.resolve(values.outfile) : path.join(root, 'dist', target ? `zipfs-${target}${target.startsWith('windows') ? '.exe' : ''}` : 'zipfs');
-  // The workers (grep, extraction) are entry points too: a worker in a compiled binary must be built into it.
+  // The workers (grep, extraction, edit's patterns) are entry points too: a worker in a compiled binary must be built into it.
   // --splitting keeps what is imported lazily (the MCP server and its SDK, consola) in chunks of
   // their own, loaded only when used; --bytecode ships them precompiled, so nothing is parsed at
   // start: a CLI call starts in about 15 ms instead of 60 (a bare compiled Bun program: 6 ms).
-  const args = ['build', '--compile', '--minify', '--sourcemap', '--splitting', '--bytecode', '--format=esm', 'src/main.ts', 'src/search/grep-worker.ts', 'src/open/extract-worker.ts', '--outfile', outfile];
+  const args = ['build', '--compile', '--minify', '--sourcemap', '--splitting', '--bytecode', '--format=esm', 'src/main.ts', 'src/search/grep-worker.ts', 'src/open/extract-worker.ts', 'src/files/edit-worker.ts', '--outfile', outfile];
   if (target) args.push('--target', `bun-${target}`);
   if (values.runtime) args.push(`--compile-executable-path=${values.runtime}`);
   const result = Bun.spawnSync([process.execPath, ...args], { cwd: root, env: buildEnv, stdout: 'inherit', stderr: 'inherit' });

@@ -8,6 +8,7 @@ import type { Paint } from './format/paint.ts';
 import type { Progress } from './open/open-archive.ts';
 import type { SessionHints } from './session/resolve-session.ts';
 import type { LockWait } from './session/lock.ts';
+import type { SessionOwner } from './session/owner.ts';
 import { loadLimits } from './limits.ts';
 
 export type ObjectSchema = v.ObjectSchema<v.ObjectEntries, undefined> | v.StrictObjectSchema<v.ObjectEntries, undefined>;
@@ -27,6 +28,8 @@ export interface CommandContext {
    * structuredContent and the text block); undefined on the CLI. Pages are cut to fit (paging.ts).
    */
   maxAnswerBytes?: number;
+  /** The process of the job this caller works for (session/owner.ts): recorded by open, spared by prune. */
+  owner?: SessionOwner;
 }
 
 /** How long a mutation waits for another process's lock on its session (ZIPFS_LOCK_WAIT_MS), and what stops the wait. */

@@ -26,7 +26,10 @@ try {
   console.error(`zipfs: the package ${name}, which holds the zipfs binary for ${platform}, is not installed. Reinstall zipfs with optional dependencies (not --no-optional / --omit=optional).`);
   process.exit(1);
 }
-const result = spawnSync(binary, process.argv.slice(2), { stdio: 'inherit' });
+// A session belongs to the process of the job that opened it, which zipfs takes to be its parent: that is
+// this launcher, gone when the command ends, so name the launcher's own parent (the job's shell) instead.
+const env = process.env.ZIPFS_OWNER_PID ? process.env : { ...process.env, ZIPFS_OWNER_PID: String(process.ppid) };
+const result = spawnSync(binary, process.argv.slice(2), { stdio: 'inherit', env });
 if (result.error) {
   console.error(`zipfs: could not run ${binary}: ${result.error.message}`);
   process.exit(1);

@@ -11,6 +11,7 @@ import { logger } from '../log.ts';
 import { COMMANDS, findCommand } from '../registry.ts';
 import { validateInput } from '../validate.ts';
 import { dataDir } from '../session/data-dir.ts';
+import { cliOwner, ownerOf } from '../session/owner.ts';
 import { JSON_FLAG, commandArgs, kebab, positionalKey } from './args.ts';
 import { SHELLS, completionScript } from './completion.ts';
 import { PROGRESS_DELAY_SETTING, progressLine } from './progress-line.ts';
@@ -229,7 +230,8 @@ export async function runCli(io: CliIo): Promise<number> {
     }
     if (name === 'exec') {
       const say = (line: string) => io.stderr.write(`${line}\n`);
-      return await runExec(parseExec(rest.slice(rest.indexOf(name) + 1)), { home, env: io.env, hints: {} }, say);
+      // exec lives as long as its job: it owns its session itself.
+      return await runExec(parseExec(rest.slice(rest.indexOf(name) + 1)), { home, env: io.env, hints: {}, owner: ownerOf(process.pid) }, say);
     }
     if (name === 'completion') {
       io.stdout.write(completionScript(rest[rest.indexOf(name) + 1], COMMANDS));
@@ -257,7 +259,7 @@ export async function runCli(io: CliIo): Promise<number> {
     rebaseOnCurrentFolder(command, raw, home, io.cwd, io.env.ZIPFS_SESSION || undefined);
     await fillFromStdin(command, raw, io);
     const input = validateInput(command, raw);
-    const context: CommandContext = { home, env: io.env, hints: { env: io.env.ZIPFS_SESSION || undefined, cwd: io.cwd } };
+    const context: CommandContext = { home, env: io.env, hints: { env: io.env.ZIPFS_SESSION || undefined, cwd: io.cwd }, owner: cliOwner(io.env) };
     const delay = readSetting(io.env, PROGRESS_DELAY_SETTING);
     const line = io.stderr.isTTY && !json ? progressLine(io.stderr, command.name, delay) : undefined;
     if (line) context.progress = line.progress;

@@ -2,7 +2,9 @@ import fs from 'node:fs';
 import * as v from 'valibot';
 import { defineCommand, lockWait } from '../command.ts';
 import { ZipfsError, quote } from '../errors.ts';
-import { applyEdits, type TextEdit } from '../files/edit-text.ts';
+import type { TextEdit } from '../files/edit-text.ts';
+import { applyEditsTimed } from '../files/edit-in-worker.ts';
+import { loadLimits } from '../limits.ts';
 import { writeWorkspaceFile } from '../files/edit.ts';
 import { unifiedDiff } from '../files/line-diff.ts';
 import { resolveExisting } from '../files/safe-path.ts';
@@ -13,7 +15,6 @@ import { textEncodingOf, WHOLE_TEXT_MAX_BYTES } from '../files/file-encoding.ts'
 import { decodeText, encodeOrRefuse, TEXT_ENCODINGS, type TextEncoding } from '../files/text-encoding.ts';
 import { withSessionLock } from '../session/lock.ts';
 import { extractForChange } from '../session/lazy-changes.ts';
-import { loadLimits } from '../limits.ts';
 import { resolveSession } from '../session/resolve-session.ts';
 import { paintDiff } from '../format/paint-diff.ts';
 import { plural } from '../format/units.ts';
@@ -25,6 +26,7 @@ const editSchema = v.strictObject({
   old_text: v.pipe(v.string(), v.description('Exact, unique')),
   new_text: text('Replacement'),
   replace_all: v.optional(flag('Every match')),
+  regex: v.optional(flag('old_text as regex; $1 refs')),
 });
 
 /**
@@ -75,8 +77,11 @@ export const edit = defineCommand({
     positionals: ['path'],
     short: { session: 's' },
     example: 'zipfs edit data/config.json --old \'"debug": true\' --new \'"debug": false\'',
-    options: { old: 'Text to replace (one edit)', new: 'Its replacement', 'edits-file': 'JSON file: [{"old_text", "new_text", "replace_all"}]' },
-    flags: { 'replace-all': 'With --old: replace every match' },
+    options: { old: 'Text to replace (one edit)', new: 'Its replacement', 'edits-file': 'JSON file: [{"old_text", "new_text", "replace_all", "regex"}]' },
+    flags: {
+      'replace-all': 'With --old: replace every match',
+      regex: 'With --old: it is a JavaScript regular expression, ^ and $ anchoring at each line; --new may use $1, $<name>, $&',
+    },
     viaOptions: ['edits'],
     fromCli(input, extras) {
       if (extras['edits-file'] !== undefined) {
@@ -86,7 +91,7 @@ export const edit = defineCommand({
           throw new ZipfsError('INVALID_INPUT', `Invalid option --edits-file: ${(error as Error).message}. It must hold a JSON list of {"old_text", "new_text"} objects.`);
         }
       } else if (extras.old !== undefined) {
-        input.edits = [{ old_text: extras.old, new_text: extras.new ?? '', ...(extras['replace-all'] ? { replace_all: true } : {}) }];
+        input.edits = [{ old_text: extras.old, new_text: extras.new ?? '', ...(extras['replace-all'] ? { replace_all: true } : {}), ...(extras.regex ? { regex: true } : {}) }];
       } else {
         throw new ZipfsError('INVALID_INPUT', 'Give the edit with --old TEXT --new TEXT, or several with --edits-file FILE (see zipfs edit --help).');
       }
@@ -94,6 +99,7 @@ export const edit = defineCommand({
   },
   async run(input, context) {
     const session = resolveSession(context.home, input.session, context.hints);
+    const { grepBudgetMs } = loadLimits(context.env);
     return withSessionLock(
       session,
       'edit',
@@ -107,7 +113,7 @@ export const edit = defineCommand({
         if (input.expected_sha256 !== undefined && input.expected_sha256.toLowerCase() !== before.sha256) {
           throw new ZipfsError('CONFLICT_DETECTED', `${quote(file.relative)} changed since it was read (its sha256 is now ${before.sha256}); nothing was written. Read it again and redo the edit.`);
         }
-        const after = applyEdits(before.text, input.edits as TextEdit[], file.relative);
+        const after = await applyEditsTimed(before.text, input.edits as TextEdit[], file.relative, grepBudgetMs, context.signal);
         const bytes = encodeOrRefuse(after.text, before.encoding, file.relative);
         if (!input.dry_run) writeWorkspaceFile(session.contents, file.relative, bytes, false, false, session.record.case_insensitive === true);
         const sha256 = new Bun.CryptoHasher('sha256').update(bytes).digest('hex');

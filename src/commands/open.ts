@@ -5,7 +5,7 @@ import { SYMLINK_NOTE } from '../open/inspect-archive.ts';
 import { defineCommand } from '../command.ts';
 import { humanBytes, plural } from '../format/units.ts';
 import { loadLimits } from '../limits.ts';
-import { openArchive } from '../open/open-archive.ts';
+import { openArchive, type Opened } from '../open/open-archive.ts';
 import { listSessions, sessionOf } from '../session/session-store.ts';
 import { notExtractedCount } from '../session/lazy-session.ts';
 
@@ -22,6 +22,8 @@ export const open = defineCommand({
     create: v.optional(v.pipe(v.boolean(), v.description('Start empty if none')), false),
     lazy: v.optional(v.pipe(v.boolean(), v.description('Extract nothing; read from zip')), false),
     only: v.optional(v.pipe(v.array(v.string()), v.description('Extract these paths/globs; rest lazy'))),
+    // CI jobs sharing a data folder must not share a session: a fresh one, named as a taken derived name is (app-2).
+    new: v.optional(flag('Never reuse one'), false),
   }),
   output: v.object({
     session_id: text('Id'),
@@ -39,8 +41,8 @@ export const open = defineCommand({
   async run(input, context) {
     // The same zip opened again (without asking for another session by name) is the session it already has:
     // a second one would silently conflict with the first on the next sync.
-    const existing = input.name === undefined ? sessionOf(context.home, input.path) : undefined;
-    const session = existing ?? (await openArchive({ zipPath: input.path, name: input.name, create: input.create, lazy: input.lazy, only: input.only, home: context.home, limits: loadLimits(context.env), progress: context.progress, signal: context.signal }));
+    const existing = input.name === undefined && !input.new ? sessionOf(context.home, input.path) : undefined;
+    const session: Opened = existing ?? (await openArchive({ zipPath: input.path, name: input.name, create: input.create, lazy: input.lazy, only: input.only, home: context.home, limits: loadLimits(context.env), progress: context.progress, signal: context.signal, owner: context.owner }));
     const result = {
       session_id: session.record.id,
       name: session.record.name,
@@ -52,7 +54,7 @@ export const open = defineCommand({
     // What an agent needs before its next call: links it will find as plain files, and that calls
     // without a session are now ambiguous when other sessions are open.
     const links = session.record.symlinks;
-    const warnings = [...links.slice(0, MAX_WARNINGS).map((link) => `${quoted(link)} ${SYMLINK_NOTE}`), ...(links.length > MAX_WARNINGS ? [`and ${links.length - MAX_WARNINGS} more symbolic links`] : [])];
+    const warnings = [...(session.tookOver ? [session.tookOver] : []), ...links.slice(0, MAX_WARNINGS).map((link) => `${quoted(link)} ${SYMLINK_NOTE}`), ...(links.length > MAX_WARNINGS ? [`and ${links.length - MAX_WARNINGS} more symbolic links`] : [])];
     const others = listSessions(context.home).map((s) => s.record.name).filter((other) => other !== session.record.name).sort();
     return {
       ...result,

@@ -8,10 +8,12 @@ export const prune = defineCommand({
   name: 'prune',
   title: 'Prune',
   description:
-    'Remove stale or all sessions, unsynced changes too, and leftovers.',
+    'Remove stale, orphaned or all sessions, unsynced changes too, and leftovers.',
   input: v.strictObject({
     all: v.optional(v.pipe(v.boolean(), v.description('Every session')), false),
     stale: v.optional(v.pipe(v.string(), v.description('Unused for: 30m, 24h, 7d'))),
+    orphaned: v.optional(v.pipe(v.boolean(), v.description('Job process gone')), false),
+    include_live: v.optional(v.pipe(v.boolean(), v.description("A live job's too")), false),
     dry_run: v.optional(v.pipe(v.boolean(), v.description('Remove nothing')), false),
   }),
   output: v.object({
@@ -20,9 +22,9 @@ export const prune = defineCommand({
     freed_bytes: count('Bytes'),
   }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
-  cli: { example: 'zipfs prune --stale 7d --dry-run' },
+  cli: { example: 'zipfs prune --orphaned --dry-run' },
   run(input, context) {
-    return pruneSessions({ home: context.home, all: input.all, staleMs: input.stale === undefined ? undefined : parseDuration(input.stale), dryRun: input.dry_run });
+    return pruneSessions({ home: context.home, all: input.all, staleMs: input.stale === undefined ? undefined : parseDuration(input.stale), orphaned: input.orphaned, includeLive: input.include_live, caller: context.owner, dryRun: input.dry_run });
   },
   render(out, _paint, _flags, input) {
     if (out.pruned.length === 0 && out.skipped.length === 0) return 'Nothing to prune.';

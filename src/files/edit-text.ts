@@ -5,6 +5,14 @@
  * as it was. A file written with CRLF is matched and edited as LF and written
  * back with CRLF, so an agent's LF snippets match and line endings survive; a
  * missing final newline stays missing.
+ *
+ * With `regex`, old_text is a JavaScript regular expression with the m flag,
+ * so ^ and $ anchor at each line (`^server\.port=8080$` must not match
+ * `management.server.port=8080`), run over the LF text, and new_text may use
+ * $1, $<name>, $& and $$ as String.prototype.replace reads them. The same
+ * checks hold: it must match once, or with replace_all at least once. A
+ * pattern can backtrack for ever: edit runs regex edits in a worker under a
+ * time budget (edit-worker.ts).
  */
 import { ZipfsError, quote } from '../errors.ts';
 import { param } from '../message-marks.ts';
@@ -13,6 +21,27 @@ export interface TextEdit {
   old_text: string;
   new_text: string;
   replace_all?: boolean;
+  regex?: boolean;
+}
+
+/** The pattern of a regex edit (flags g and m), or INVALID_INPUT with the engine's reason. */
+export function compilePattern(source: string, which: string): RegExp {
+  try {
+    return new RegExp(source, 'gm');
+  } catch (error) {
+    throw new ZipfsError('INVALID_INPUT', `${which}: old_text is not a valid regular expression: ${(error as Error).message}. It is a JavaScript regular expression; escape special characters such as ( [ . * + ? with a backslash, or leave regex off to match the text exactly.`);
+  }
+}
+
+/** Checks every regex edit's pattern, before any work: a bad one is the caller's mistake, said at once. */
+export function checkPatterns(edits: TextEdit[]): void {
+  edits.forEach((edit, i) => edit.regex && compilePattern(edit.old_text, edits.length > 1 ? `Edit ${i + 1} of ${edits.length}` : 'The edit'));
+}
+
+function matchCount(text: string, pattern: RegExp): number {
+  let count = 0;
+  for (const _ of text.matchAll(pattern)) count++;
+  return count;
 }
 
 /** Whether every line break is CRLF (a mixed file is matched byte for byte instead). */
@@ -35,14 +64,18 @@ export function applyEdits(original: string, edits: TextEdit[], fileName: string
     const which = edits.length > 1 ? `Edit ${i + 1} of ${edits.length}` : 'The edit';
     const needle = lf(edit.old_text);
     if (needle === '') throw new ZipfsError('INVALID_INPUT', `${which} has an empty old_text; give the exact text to replace.`);
-    const found = occurrences(text, needle);
+    const pattern = edit.regex ? compilePattern(edit.old_text, which) : undefined;
+    const found = pattern ? matchCount(text, pattern) : occurrences(text, needle);
+    const what = pattern ? `the pattern ${quote(edit.old_text)}` : `old_text ${quote(edit.old_text)}`;
     if (found === 0) {
-      throw new ZipfsError('EDIT_MISMATCH', `${which}: old_text ${quote(edit.old_text)} is not in ${quote(fileName)}${i > 0 ? ' (after the edits before it)' : ''}; nothing was written. Read the file again and copy the text exactly, whitespace included.`);
+      const hint = pattern ? 'Read the file again; ^ and $ anchor at each line, and lines end in \n (never \r\n) when the pattern runs.' : 'Read the file again and copy the text exactly, whitespace included.';
+      throw new ZipfsError('EDIT_MISMATCH', `${which}: ${what} ${pattern ? 'matches nothing' : 'is not'} in ${quote(fileName)}${i > 0 ? ' (after the edits before it)' : ''}; nothing was written. ${hint}`);
     }
     if (found > 1 && !edit.replace_all) {
-      throw new ZipfsError('EDIT_MISMATCH', `${which}: old_text ${quote(edit.old_text)} is in ${quote(fileName)} ${found} times; nothing was written. Include more surrounding text so it matches once, or pass ${param('replace_all')} to replace every one.`);
+      throw new ZipfsError('EDIT_MISMATCH', `${which}: ${what} ${pattern ? 'matches' : 'is in'} ${quote(fileName)} ${found} times; nothing was written. ${pattern ? 'Make the pattern narrower' : 'Include more surrounding text'} so it matches once, or pass ${param('replace_all')} to replace every one.`);
     }
-    text = edit.replace_all ? text.replaceAll(needle, lf(edit.new_text)) : text.replace(needle, () => lf(edit.new_text));
+    if (pattern) text = text.replace(edit.replace_all ? pattern : new RegExp(pattern.source, 'm'), lf(edit.new_text));
+    else text = edit.replace_all ? text.replaceAll(needle, lf(edit.new_text)) : text.replace(needle, () => lf(edit.new_text));
     replacements += edit.replace_all ? found : 1;
   });
   return { text: crlf ? text.replaceAll('\n', '\r\n') : text, replacements };

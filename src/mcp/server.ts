@@ -13,6 +13,7 @@ import { validateInput } from '../validate.ts';
 import { mcpMessage, mcpResult } from './render-message.ts';
 import { LineTransport } from './stdio-transport.ts';
 import { toolDefinition } from './tools.ts';
+import { ownerOf } from '../session/owner.ts';
 
 const INSTRUCTIONS =
   'zipfs opens a zip archive as a folder: zipfs_open extracts it into a workspace session whose files you read and change with these tools, or with any tool in the folder zipfs_path returns. ' +
@@ -46,6 +47,8 @@ let toolList: { command: (typeof COMMANDS)[number]; definition: ReturnType<typeo
 export async function createMcpServer(options: ServerOptions): Promise<Server> {
   const log = await logger();
   const server = new Server({ name: 'zipfs', title: 'zipfs', version: options.version }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
+  // The server lives as long as its client's job: what it opens is its own.
+  const serverOwner = ownerOf(process.pid);
   const tools = (toolList ??= COMMANDS.map((command) => ({ command, definition: toolDefinition(command) })));
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: tools.map((t) => t.definition) }));
@@ -58,7 +61,7 @@ export async function createMcpServer(options: ServerOptions): Promise<Server> {
       throw Object.assign(new Error(`Unknown tool ${quote(request.params.name)}; zipfs tools are ${names}.`), { code: ErrorCode.InvalidParams });
     }
     const progressToken = request.params._meta?.progressToken;
-    const context: CommandContext = { home: options.home, env: options.env, hints: {}, signal: extra.signal, maxAnswerBytes: MAX_ANSWER_CHARS - MARGIN_CHARS };
+    const context: CommandContext = { home: options.home, env: options.env, hints: {}, owner: serverOwner, signal: extra.signal, maxAnswerBytes: MAX_ANSWER_CHARS - MARGIN_CHARS };
     if (progressToken !== undefined) {
       context.progress = throttleProgress((progress, total, message) => {
         void extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress, total, message } });

@@ -20,6 +20,8 @@ import { createStaging, discardStaging, releaseStaging, removeDeadStaging } from
 import { workerPath } from '../worker-path.ts';
 import { invocation, param } from '../message-marks.ts';
 import { openLazy } from './open-lazy.ts';
+import type { SessionOwner } from '../session/owner.ts';
+import { claimName } from '../session/take-over.ts';
 
 export type Progress = (done: number, total: number, message?: string) => void;
 
@@ -37,7 +39,12 @@ export interface OpenRequest {
   lazy?: boolean;
   /** Extract only the entries these paths or globs name, and leave the rest lazy. */
   only?: string[];
+  /** The job's process, recorded as the session's owner (session/owner.ts). */
+  owner?: SessionOwner;
 }
+
+/** A new session, and the warning when an orphaned session of the same name was taken over to make it. */
+export type Opened = Session & { tookOver?: string };
 
 /**
  * `open`: extracts an archive into a new session. Everything is written into
@@ -46,8 +53,18 @@ export interface OpenRequest {
  * `create`, a path where no file is yet opens an empty session whose first
  * sync writes the archive.
  */
-export async function openArchive(request: OpenRequest): Promise<Session> {
+export async function openArchive(request: OpenRequest): Promise<Opened> {
   const zipPath = path.resolve(request.zipPath);
+  let tookOver: string | undefined;
+  if (request.name !== undefined) {
+    assertValidName(request.name);
+    tookOver = await claimName(request.home, request.name, request.owner);
+  }
+  const session = await openNamed(request, zipPath);
+  return tookOver ? { ...session, tookOver } : session;
+}
+
+async function openNamed(request: OpenRequest, zipPath: string): Promise<Session> {
   if (request.create && !fs.existsSync(zipPath)) return createArchiveSession(request, zipPath);
   if (request.lazy || (request.only?.length ?? 0) > 0) return openLazy(request, zipPath);
   const source = openSource(zipPath);
@@ -62,7 +79,7 @@ export async function openArchive(request: OpenRequest): Promise<Session> {
       releasePhaseGarbage(entries.length);
       request.signal?.throwIfAborted();
       const symlinks = plan.items.filter((i) => i.type === 'symlink').map((i) => i.path);
-      const record = sessionRecord(zipPath, fingerprintSource(source, directory, zipPath), staging, { files: plan.fileCount, dirs: plan.dirCount, bytes: plan.totalBytes, symlinks }, target.rules.caseInsensitive === true);
+      const record = sessionRecord(zipPath, fingerprintSource(source, directory, zipPath), staging, { files: plan.fileCount, dirs: plan.dirCount, bytes: plan.totalBytes, symlinks }, target.rules.caseInsensitive === true, request.owner);
       const name = publish(request.home, staging, record, entries, request.name);
       return loadSession(request.home, name)!;
     } catch (error) {
@@ -87,7 +104,7 @@ function createArchiveSession(request: OpenRequest, zipPath: string): Session {
   const staging = prepareStaging(request, 0);
   try {
     fs.mkdirSync(path.join(staging, 'contents'));
-    const record = sessionRecord(zipPath, { size: -1, mtime_ms: 0, directory_sha256: '' }, staging, { files: 0, dirs: 0, bytes: 0, symlinks: [] }, workspaceTarget(request.home, true).rules.caseInsensitive === true);
+    const record = sessionRecord(zipPath, { size: -1, mtime_ms: 0, directory_sha256: '' }, staging, { files: 0, dirs: 0, bytes: 0, symlinks: [] }, workspaceTarget(request.home, true).rules.caseInsensitive === true, request.owner);
     return loadSession(request.home, publish(request.home, staging, record, [], request.name))!;
   } catch (error) {
     discardStaging(staging);
@@ -106,7 +123,7 @@ export function prepareStaging(request: OpenRequest, bytes: number): string {
   return createStaging(request.home);
 }
 
-export function sessionRecord(zipPath: string, source: SessionRecord['source'], staging: string, counts: { files: number; dirs: number; bytes: number; symlinks: string[] }, caseInsensitive: boolean): SessionRecord {
+export function sessionRecord(zipPath: string, source: SessionRecord['source'], staging: string, counts: { files: number; dirs: number; bytes: number; symlinks: string[] }, caseInsensitive: boolean, owner: SessionOwner | undefined): SessionRecord {
   return {
     kind: 'session',
     format: MANIFEST_FORMAT,
@@ -121,6 +138,7 @@ export function sessionRecord(zipPath: string, source: SessionRecord['source'], 
     ctime_fence_ms: ctimeFence(staging),
     symlinks: counts.symlinks,
     case_insensitive: caseInsensitive,
+    ...(owner ? { owner } : {}),
   };
 }
 

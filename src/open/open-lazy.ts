@@ -39,7 +39,7 @@ export async function openLazy(request: OpenRequest, zipPath: string): Promise<S
       fs.writeFileSync(path.join(staging, CENTRAL_FILE), directory.region.subarray(0, directory.centralEnd - directory.centralStart));
       const counts = { files: 0, dirs: lazy.folderCount(), bytes: 0, symlinks: [] as string[] };
       for (let i = 0; i < lazy.count; i++) if (lazy.type(i) !== 'dir') counts.files++;
-      const record = { ...sessionRecord(zipPath, fingerprintSource(source, directory, zipPath), staging, counts, target.rules.caseInsensitive === true), lazy: facts };
+      const record = { ...sessionRecord(zipPath, fingerprintSource(source, directory, zipPath), staging, counts, target.rules.caseInsensitive === true, request.owner), lazy: facts };
       name = publish(request.home, staging, record, [], request.name);
     } catch (error) {
       discardStaging(staging);

@@ -14,6 +14,7 @@ import type { ItemType } from '../open/extraction-plan.ts';
 import { invocation } from '../message-marks.ts';
 import type { LazyEntries, LazyFacts } from './lazy-entries.ts';
 import { lazyEntriesAt } from './lazy-session.ts';
+import type { SessionOwner } from './owner.ts';
 
 export const MANIFEST_FORMAT = 1;
 
@@ -47,6 +48,8 @@ export interface SessionRecord {
   case_insensitive?: boolean;
   /** A lazy session: entries not listed below are not extracted, and central.bin holds them all (lazy-entries.ts). */
   lazy?: LazyFacts;
+  /** The process of the job that opened it (owner.ts); absent in older manifests, whose owner is unknown. */
+  owner?: SessionOwner;
 }
 
 export interface EntryRecord {

@@ -1,7 +1,11 @@
 /**
- * prune: removes stale (or all) sessions and the leftovers of interrupted
- * operations. A session another process holds locked is skipped, not removed,
- * and so is one whose manifest cannot be read, unless all are asked for.
+ * prune: removes stale, orphaned (or all) sessions and the leftovers of
+ * interrupted operations. A session another process holds locked is skipped,
+ * not removed, and so is one whose manifest cannot be read, unless all are
+ * asked for. A session whose owner (the job that opened it: owner.ts) still
+ * runs is skipped too unless it is the caller's own or include_live is given:
+ * in a data folder shared by parallel CI jobs, one job's cleanup must not
+ * remove another's unsynced work between its commands.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -13,12 +17,19 @@ import { removeSession, removeSessionFolder, scanWorkspaces } from './session-st
 import { removeDeadSyncTemporaries } from '../sync/sync-files.ts';
 import { isDeadStaging } from '../open/staging.ts';
 import { invocation, param } from '../message-marks.ts';
+import { ownerState, sameOwner, type SessionOwner } from './owner.ts';
 
 export interface PruneRequest {
   home: string;
   all: boolean;
   /** Sessions not used for this long are stale. */
   staleMs?: number;
+  /** Sessions whose owner process is gone (a killed job's). */
+  orphaned?: boolean;
+  /** Remove sessions of other live owners too. */
+  includeLive?: boolean;
+  /** The caller's job: its own sessions are never spared as another's. */
+  caller?: SessionOwner;
   dryRun: boolean;
 }
 
@@ -84,16 +95,22 @@ function leftovers(home: string): { dir: string; reason: string }[] {
 }
 
 export async function prune(request: PruneRequest): Promise<PruneResult> {
-  if (!request.all && request.staleMs === undefined) {
-    throw new ZipfsError('INVALID_INPUT', `Nothing to prune: pass ${param('all')} to remove every session, or ${param('stale', '7d')} (any duration: 30m, 24h, 2w) to remove sessions unused for that long.`);
+  if (!request.all && request.staleMs === undefined && !request.orphaned) {
+    throw new ZipfsError('INVALID_INPUT', `Nothing to prune: pass ${param('all')} to remove every session, ${param('stale', '7d')} (any duration: 30m, 24h, 2w) to remove sessions unused for that long, or ${param('orphaned')} to remove those whose job's process is gone.`);
   }
   const result: PruneResult = { pruned: [], skipped: [], freed_bytes: 0 };
   const now = Date.now();
   const { sessions, damaged } = scanWorkspaces(request.home);
   for (const session of sessions) {
     const idle = now - session.lastAccessedAt.getTime();
-    const reason = request.all ? 'all' : idle > request.staleMs! ? `stale (${age(idle)})` : undefined;
+    const owner = session.record.owner;
+    const state = ownerState(owner);
+    const reason = request.all ? 'all' : request.staleMs !== undefined && idle > request.staleMs ? `stale (${age(idle)})` : request.orphaned && state === 'gone' ? `orphaned (process ${owner!.pid} is gone)` : undefined;
     if (!reason) continue;
+    if (state === 'alive' && !request.includeLive && !sameOwner(owner, request.caller)) {
+      result.skipped.push({ name: session.record.name, reason: `its owner, process ${owner!.pid}, is still running (the job that opened it); pass ${param('include_live')} to remove it anyway` });
+      continue;
+    }
     const holder = lockedByOther(session);
     if (holder) {
       result.skipped.push({ name: session.record.name, reason: `locked by process ${holder.pid} (zipfs ${holder.command})` });

@@ -11,9 +11,9 @@ import { initialize, initialized, rawSession } from '../helpers/raw-mcp.ts';
 import { rawZip } from '../helpers/raw-zip.ts';
 
 /** The ADR's thirteen tools and their parameters, exactly; extensions: `force` on close (DESIGN.md), `backup` on sync and close (field-reliability issue), `append` on write (MCP issue),
- * grep's `context_lines`, `names_only`, `count_all` (asked for by the search issue), and paging's `offset` and `limit`, and edit's `diff` (issue 21). */
+ * grep's `context_lines`, `names_only`, `count_all` (asked for by the search issue), and paging's `offset` and `limit`, and edit's `diff` (issue 21), open's `new` and prune's `orphaned` and `include_live` (issue 24). */
 const ADR_PARAMETERS: Record<string, string[]> = {
-  zipfs_open: ['path', 'name', 'create'],
+  zipfs_open: ['path', 'name', 'create', 'new'],
   zipfs_inspect: ['path', 'start', 'max_entries', 'offset', 'limit'],
   zipfs_edit: ['session', 'path', 'edits', 'dry_run', 'expected_sha256', 'encoding', 'diff'],
   zipfs_move: ['session', 'from', 'to', 'overwrite'],
@@ -25,7 +25,7 @@ const ADR_PARAMETERS: Record<string, string[]> = {
   zipfs_status: ['session', 'offset', 'limit'],
   zipfs_sync: ['session', 'force', 'dry_run', 'backup', 'merge'],
   zipfs_grep: ['session', 'pattern', 'path', 'glob', 'ignore_case', 'max_results', 'context_lines', 'names_only', 'count_all', 'encoding', 'binary', 'offset'],
-  zipfs_prune: ['all', 'stale', 'dry_run'],
+  zipfs_prune: ['all', 'stale', 'orphaned', 'include_live', 'dry_run'],
   zipfs_ls: ['session', 'path', 'recursive', 'offset', 'limit'],
   zipfs_tree: ['session', 'path', 'max_depth', 'offset', 'limit'],
   zipfs_read: ['session', 'path', 'encoding', 'offset', 'limit', 'start_line', 'end_line'],
