@@ -12,16 +12,15 @@ import { count, sessionParam } from './schemas.ts';
 export const extract = defineCommand({
   name: 'extract',
   title: 'Extract',
-  description: 'Lazy session: put entries in the folder, for other tools.',
+  description: 'Put lazy entries in the folder.',
   input: v.strictObject({
     session: sessionParam,
-    paths: v.optional(v.pipe(v.array(v.string()), v.description('Paths/globs; default all'))),
+    paths: v.optional(v.pipe(v.array(v.string()), v.description('Globs; default all'))),
   }),
   output: v.object({
-    extracted: count('Entries written'),
-    bytes: count('Their size'),
-    already_there: count('On disk before'),
-    not_extracted: count('Left in the zip'),
+    extracted: count('Written'),
+    bytes: count('Bytes'),
+    not_extracted: count('Still lazy'),
   }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   cli: { workspacePaths: [], positionals: ['paths'], short: { session: 's' }, example: "zipfs extract word/document.xml 'word/media/**'" },
@@ -29,10 +28,10 @@ export const extract = defineCommand({
     const session = resolveSession(context.home, input.session, context.hints);
     const lazy = lazyEntries(session);
     // An eager session has everything extracted already.
-    if (!lazy) return { extracted: 0, bytes: 0, already_there: 0, not_extracted: 0 };
+    if (!lazy) return { extracted: 0, bytes: 0, not_extracted: 0 };
     const chosen = input.paths?.length ? matchEntries(lazy, input.paths) : Array.from({ length: lazy.count }, (_, i) => i);
     const done = await withSessionLock(session, 'extract', () => extractEntries(session, lazy, chosen, context.home, loadLimits(context.env), context.signal), lockWait(context));
-    return { extracted: done.count, bytes: done.bytes, already_there: done.present, not_extracted: notExtractedCount(session) };
+    return { extracted: done.count, bytes: done.bytes, not_extracted: notExtractedCount(session) };
   },
-  render: (out) => `Extracted ${plural(out.extracted, 'entry', 'entries')} (${humanBytes(out.bytes)})${out.already_there > 0 ? `, ${out.already_there} already there` : ''}; ${plural(out.not_extracted, 'entry', 'entries')} left in the zip.`,
+  render: (out) => `Extracted ${plural(out.extracted, 'entry', 'entries')} (${humanBytes(out.bytes)}); ${plural(out.not_extracted, 'entry', 'entries')} left in the zip.`,
 });

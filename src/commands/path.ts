@@ -9,7 +9,7 @@ export const path = defineCommand({
   title: 'Workspace folder',
   description: 'A session\'s files folder, for other tools.',
   input: v.strictObject({ session: sessionParam }),
-  output: v.object({ path: text('Absolute'), not_extracted: v.optional(count('Lazy: only in the zip; see extract')) }),
+  output: v.object({ path: text('Absolute'), not_extracted: v.optional(count('Lazy: in zip only')) }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   cli: { positionals: ['session'], short: { session: 's' }, example: 'cd "$(zipfs path q4-report)"' },
   run(input, context) {
