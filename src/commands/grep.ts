@@ -132,7 +132,7 @@ export const grep = defineCommand({
 function lazyGrepEntries(view: LazyView, reader: LazyReader, start: string, accept: (relative: string) => boolean, zipPath: string): GrepZipEntry[] {
   const found: GrepZipEntry[] = [];
   const own = view.at(start);
-  const indexes = own?.index !== undefined && own.type !== 'dir' ? [own.index] : [...view.lazy.under(start)];
+  const indexes = own?.index !== undefined && own.type !== 'dir' ? [own.index] : view.lazy.under(start);
   for (const index of indexes) {
     // Folders, what the glob leaves out (never read, so never refused), and what the manifest lists.
     if (view.lazy.type(index) === 'dir' || !accept(view.lazy.paths[index]!) || view.at(view.lazy.paths[index]!)?.index !== index) continue;

@@ -21,6 +21,8 @@ export interface VirtualItem {
   index?: number;
 }
 
+const SLASH = 0x2f;
+
 export class LazyView {
   constructor(
     readonly lazy: LazyEntries,
@@ -31,18 +33,22 @@ export class LazyView {
   children(relative: string): Map<string, VirtualItem> {
     const found = new Map<string, VirtualItem>();
     const prefix = relative === '' ? '' : `${relative}/`;
-    for (const index of this.lazy.under(relative)) {
-      if (this.tracked.has(index)) continue;
-      const rest = this.lazy.paths[index]!.slice(prefix.length);
-      const slash = rest.indexOf('/');
-      const name = slash < 0 ? rest : rest.slice(0, slash);
+    // Paths come sorted, so a subfolder's entries come together: its name is cut once, not once per entry in it.
+    let folder = '';
+    this.lazy.forEachUnder(relative, (index) => {
+      if (this.tracked.has(index)) return;
+      const own = this.lazy.paths[index]!;
+      if (folder !== '' && own.startsWith(folder) && own.charCodeAt(folder.length) === SLASH) return;
+      const slash = own.indexOf('/', prefix.length);
       if (slash >= 0) {
+        folder = own.slice(0, slash);
+        const name = own.slice(prefix.length, slash);
         // A folder only implied by paths below it shows the time of its first entry.
         if (!found.has(name)) found.set(name, { type: 'dir', size: 0, mtime: this.lazy.directory.entry(index).modifiedAt });
-        continue;
+        return;
       }
-      found.set(name, this.item(index));
-    }
+      found.set(own.slice(prefix.length), this.item(index));
+    });
     return found;
   }
 
@@ -50,8 +56,13 @@ export class LazyView {
   at(relative: string): VirtualItem | undefined {
     const index = this.lazy.indexOf(relative);
     if (index >= 0 && !this.tracked.has(index)) return this.item(index);
-    for (const below of this.lazy.under(relative)) if (!this.tracked.has(below)) return { type: 'dir', size: 0, mtime: this.lazy.directory.entry(below).modifiedAt };
-    return undefined;
+    let folder: VirtualItem | undefined;
+    this.lazy.forEachUnder(relative, (below) => {
+      if (this.tracked.has(below)) return true;
+      folder = { type: 'dir', size: 0, mtime: this.lazy.directory.entry(below).modifiedAt };
+      return false;
+    });
+    return folder;
   }
 
   private item(index: number): VirtualItem {

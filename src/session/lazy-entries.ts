@@ -12,7 +12,7 @@ import path from 'node:path';
 import { ZipfsError, type Refuse, throwRefusal } from '../errors.ts';
 import { quoted } from '../format/quote-name.ts';
 import { PackedDirectory, assertReadable } from '../zip/index.ts';
-import { FLAG_ENCRYPTED, FLAG_PATCHED, FLAG_STRONG_ENCRYPTION, METHOD_DEFLATED, METHOD_STORED } from '../zip/constants.ts';
+import { CENTRAL_HEADER_LENGTH, FLAG_ENCRYPTED, FLAG_PATCHED, FLAG_STRONG_ENCRYPTION, METHOD_DEFLATED, METHOD_STORED } from '../zip/constants.ts';
 
 /** Flags that make an entry unreadable (assertReadable says why). */
 const UNREADABLE_FLAGS = FLAG_ENCRYPTED | FLAG_STRONG_ENCRYPTION | FLAG_PATCHED;
@@ -21,6 +21,11 @@ import { releasePhaseGarbage } from '../memory.ts';
 import { foldCase, windowsNameProblem } from '../open/platform-names.ts';
 import type { FolderRules, ItemType } from '../open/extraction-plan.ts';
 import { entryRecord, type EntryRecord, type SessionRecord } from './manifest.ts';
+
+/** Whether `own`, whose last `/` is at `slash`, lies directly in `folder`: compared in place, as a slice per path would cost a string per entry. */
+function inFolder(own: string, slash: number, folder: string): boolean {
+  return slash === folder.length && own.startsWith(folder);
+}
 
 /** The file beside manifest.jsonl holding the base archive's central directory. */
 export const CENTRAL_FILE = 'central.bin';
@@ -91,22 +96,41 @@ export class LazyEntries {
     return at < order.length && this.paths[order[at]!] === relative ? order[at]! : -1;
   }
 
-  /** Indexes of every entry below folder `relative` ('' for all), in path order. */
-  *under(relative: string): Generator<number> {
+  /**
+   * Calls `visit` with the index of every entry below folder `relative` ('' for all), in path
+   * order, until it returns false. A callback, not a generator: each step of an iterator is an
+   * object, and a listing of a million entries must not make a million of them.
+   */
+  forEachUnder(relative: string, visit: (index: number) => boolean | void): void {
     const order = this.sorted();
     const prefix = relative === '' ? '' : `${relative}/`;
     for (let at = this.lowerBound(prefix); at < order.length; at++) {
       const index = order[at]!;
-      if (!this.paths[index]!.startsWith(prefix)) return;
-      if (this.paths[index] !== '') yield index;
+      const own = this.paths[index]!;
+      if (!own.startsWith(prefix)) return;
+      if (own !== '' && visit(index) === false) return;
     }
+  }
+
+  /** Indexes of every entry below folder `relative`, in path order. */
+  under(relative: string): number[] {
+    const found: number[] = [];
+    this.forEachUnder(relative, (index) => {
+      found.push(index);
+    });
+    return found;
   }
 
   /** Whether any entry lies below folder `relative`, or is that folder: the archive has it. */
   hasFolder(relative: string): boolean {
     const index = this.indexOf(relative);
     if (index >= 0) return this.type(index) === 'dir';
-    return !this.under(relative).next().done;
+    let any = false;
+    this.forEachUnder(relative, () => {
+      any = true;
+      return false;
+    });
+    return any;
   }
 
   /** Whether the archive stores folder entries (a jar, most zip tools) rather than implying folders. */
@@ -123,9 +147,8 @@ export class LazyEntries {
       const own = this.paths[i]!;
       if (this.typeCodes[i] === 1 && own !== '') folders.add(own);
       const cut = own.lastIndexOf('/');
-      if (cut < 0) continue;
+      if (cut < 0 || inFolder(own, cut, last)) continue;
       const parent = own.slice(0, cut);
-      if (parent === last) continue;
       last = parent;
       for (let at = parent.length; at > 0; at = parent.lastIndexOf('/', at - 1)) folders.add(parent.slice(0, at));
     }
@@ -158,8 +181,8 @@ export function lazyEntriesOf(directory: PackedDirectory, rules: FolderRules, re
   const starts = new Float64Array(directory.count);
   const ends = new Float64Array(directory.count);
   for (let i = 0; i < directory.count; i++) {
-    const { compressed, uncompressed, nameLength } = directory.sizes(i);
-    if (codes[i] === 1 && uncompressed > 0) refuse(new ZipfsError('ZIP_INVALID', `Folder entry ${quoted(directory.entry(i).name)} claims ${uncompressed} bytes of data; the archive is damaged, so it was not opened.`));
+    const uncompressed = codes[i] === 1 ? directory.uncompressedSize(i) : 0;
+    if (uncompressed > 0) refuse(new ZipfsError('ZIP_INVALID', `Folder entry ${quoted(directory.entry(i).name)} claims ${uncompressed} bytes of data; the archive is damaged, so it was not opened.`));
     // As open: sync copies every entry as it is, and other readers refuse these on any entry.
     if (directory.flags(i) & UNREADABLE_FLAGS || (directory.method(i) !== METHOD_STORED && directory.method(i) !== METHOD_DEFLATED)) {
       try {
@@ -171,7 +194,7 @@ export function lazyEntriesOf(directory: PackedDirectory, rules: FolderRules, re
     }
     starts[i] = directory.localHeaderOffset(i);
     // The least room the entry takes: its local header with the central name, and its data.
-    ends[i] = starts[i]! + 30 + nameLength + compressed;
+    ends[i] = starts[i]! + 30 + directory.nameLength(i) + directory.compressedSize(i);
   }
   const lazy = new LazyEntries(directory, paths, codes);
   checkClashes(lazy, refuse);
@@ -185,19 +208,21 @@ export function lazyEntriesOf(directory: PackedDirectory, rules: FolderRules, re
 function checkClashes(lazy: LazyEntries, refuse: Refuse): void {
   const order = lazy.sorted();
   const name = (index: number) => lazy.directory.entry(index).name;
+  // Indexed loops, no destructuring or iterators: a million iterations must not allocate.
   for (let k = 1; k < order.length; k++) {
-    const [a, b] = [order[k - 1]!, order[k]!];
+    const a = order[k - 1]!;
+    const b = order[k]!;
     if (lazy.paths[a] === lazy.paths[b]) {
       refuse(new ZipfsError('ZIP_INVALID', `Entries ${quoted(name(a))} and ${quoted(name(b))} claim the same path (${quoted(lazy.paths[a]!)}); one would silently replace the other, so the archive was not opened.`));
     }
   }
   let lastParent = '';
-  for (const index of order) {
+  for (let k = 0; k < order.length; k++) {
+    const index = order[k]!;
     const own = lazy.paths[index]!;
     const slash = own.lastIndexOf('/');
-    if (slash < 0) continue;
+    if (slash < 0 || inFolder(own, slash, lastParent)) continue;
     const parent = own.slice(0, slash);
-    if (parent === lastParent) continue;
     lastParent = parent;
     // Every folder on the way, not only the nearest: a file "a" breaks "a/b/c" too.
     for (let cut = parent.length; cut > 0; cut = parent.lastIndexOf('/', cut - 1)) {
@@ -234,7 +259,9 @@ function platformMisfits(lazy: LazyEntries, rules: FolderRules): { index: number
   }
   if (rules.caseInsensitive) {
     const seen = new Map<string, number>();
-    for (const index of lazy.sorted()) {
+    const order = lazy.sorted();
+    for (let k = 0; k < order.length; k++) {
+      const index = order[k]!;
       if (lazy.type(index) === 'dir' || lazy.paths[index] === '') continue;
       const key = foldCase(lazy.paths[index]!);
       const other = seen.get(key);
@@ -247,6 +274,73 @@ function platformMisfits(lazy: LazyEntries, rules: FolderRules): { index: number
     }
   }
   return found.sort((a, b) => a.index - b.index);
+}
+
+/**
+ * Files and folders of a directory whose names open has checked already (a lazy session's new
+ * archive: copied names were checked at open, new ones by sync), counted from one name at a time:
+ * the count must not hold a million paths, as an index would.
+ */
+export function countEntries(directory: PackedDirectory): { files: number; folders: number } {
+  const folders = new Set<string>();
+  const region = directory.region;
+  let files = 0;
+  let parentStart = 0;
+  let parentLength = -1;
+  for (let i = 0; i < directory.count; i++) {
+    const start = directory.recordStart(i) + CENTRAL_HEADER_LENGTH;
+    const length = directory.nameLength(i);
+    if (!plainBytes(region, start, length) || directory.field16(i, 30) > 0) {
+      // Not plain ASCII, or an extra field that may name it otherwise: placed as open places it.
+      const place = entryPath(directory.entry(i).name);
+      if (place.isDirectory) {
+        if (place.path !== '') folders.add(place.path);
+      } else files++;
+      addFoldersOf(place.path, folders);
+      continue;
+    }
+    const isDirectory = region[start + length - 1] === SLASH;
+    const end = isDirectory ? length - 1 : length;
+    if (isDirectory) folders.add(latin1(region, start, end));
+    else files++;
+    let slash = end - 1;
+    while (slash >= 0 && region[start + slash] !== SLASH) slash--;
+    if (slash < 0) continue;
+    // A new parent folder only when the bytes before the last slash differ from the previous entry's.
+    if (slash === parentLength && sameBytes(region, start, parentStart, slash)) continue;
+    parentStart = start;
+    parentLength = slash;
+    addFoldersOf(`${latin1(region, start, slash)}/x`, folders);
+  }
+  return { files, folders: folders.size };
+}
+
+const SLASH = 0x2f;
+
+/** ASCII without `\`, NUL, an empty part or a `.`/`..` part: a name that is its own path. */
+function plainBytes(bytes: Uint8Array, start: number, length: number): boolean {
+  if (length === 0 || bytes[start] === SLASH) return false;
+  for (let i = 0; i < length; i++) {
+    const byte = bytes[start + i]!;
+    if (byte >= 0x80 || byte === 0x5c || byte === 0) return false;
+    const partStart = i === 0 || bytes[start + i - 1] === SLASH;
+    if (partStart && (byte === SLASH || (byte === 0x2e && (i + 1 === length || bytes[start + i + 1] === SLASH || (bytes[start + i + 1] === 0x2e && (i + 2 === length || bytes[start + i + 2] === SLASH)))))) return false;
+  }
+  return true;
+}
+
+function sameBytes(bytes: Uint8Array, a: number, b: number, length: number): boolean {
+  for (let i = 0; i < length; i++) if (bytes[a + i] !== bytes[b + i]) return false;
+  return true;
+}
+
+function latin1(bytes: Uint8Array, start: number, end: number): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset + start, end - start).toString('latin1');
+}
+
+/** Every folder on the way to `own`. */
+function addFoldersOf(own: string, folders: Set<string>): void {
+  for (let at = own.lastIndexOf('/'); at > 0; at = own.lastIndexOf('/', at - 1)) folders.add(own.slice(0, at));
 }
 
 /** The lazy entries of a session: its central.bin, read and indexed again (each call of the CLI is a new process). */

@@ -22,7 +22,7 @@ import type { Session } from '../session/session-store.ts';
 import { writeAddition, writeFromWorkspace, type Captured } from './sync-entries.ts';
 import { TEMP_MARK, assertBackupPathFree, draftBackup, fsyncDirectory, placeBackup, removeDeadTemporaries, renameOver } from './sync-files.ts';
 import { verifyWritten, verifyWrittenPacked } from './verify-written.ts';
-import { CENTRAL_FILE, lazyEntriesOf } from '../session/lazy-entries.ts';
+import { CENTRAL_FILE, countEntries, lazyEntriesOf } from '../session/lazy-entries.ts';
 import { forgetLazyEntries } from '../session/lazy-session.ts';
 import { describeZipChanges, entryChanged, readCurrentZip, zipChangesSince } from './zip-changes.ts';
 import { planMerge, type MergePlan, type Step } from './merge-plan.ts';
@@ -83,10 +83,19 @@ function nextCentralPath(session: Session): string {
  * record from it, and returns the directory's bytes for the next central.bin.
  */
 function checkLazyArchive(temporary: string, total: number, next: SessionRecord): Uint8Array {
-  const directory = verifyWrittenPacked(temporary, total);
+  const directory = verifyWrittenPacked(temporary, total); // every entry's headers and place, overlaps included
+  const rules = { caseInsensitive: next.case_insensitive === true, windowsNames: process.platform === 'win32' };
+  if (!rules.caseInsensitive && !rules.windowsNames) {
+    // Names were checked already: the copied ones at open, the new ones by the scan (unwritableName), and a new
+    // path is never an entry's (the scan takes it as that entry). Only the counts are left: no index of every path.
+    const { files, folders } = countEntries(directory);
+    Object.assign(next, { lazy: { entries: directory.count, base_offset: directory.baseOffset, central_start: directory.centralStart }, file_count: files, dir_count: folders });
+    return directory.region.subarray(0, directory.centralEnd - directory.centralStart);
+  }
+  // Where the folder folds case or takes Windows names, which entries it cannot hold is worked out again.
   let checked;
   try {
-    checked = lazyEntriesOf(directory, { caseInsensitive: next.case_insensitive === true, windowsNames: process.platform === 'win32' });
+    checked = lazyEntriesOf(directory, rules);
   } catch (error) {
     if (!(error instanceof ZipfsError)) throw error;
     throw new ZipfsError(error.code, `Sync stopped before replacing the zip, because zipfs open would refuse the new archive: ${error.message.replace(/;? ?the archive was (not opened|refused)\.?$/, '.')} The zip was left as it was.`);
@@ -165,8 +174,9 @@ function checkSource(manifest: Manifest, force: boolean, merge = false): { exist
       throw new ZipfsError('CONFLICT_DETECTED', `A file appeared at ${record.source_path}, where this session's new archive is to go, since it was opened. Pass ${param('force')} to replace it with the workspace, or close the session and open that zip instead.`);
     }
     // Say what the other writer did, and what force would throw away of it.
-    const changes = zipChangesSince(manifest, record.source_path);
-    const what = changes ? `changed since this session's base (another session or program wrote it): ${describeZipChanges(changes)}` : 'was replaced since this session\'s base by something that cannot be read as a zip';
+    // A lazy session's manifest lists only what it extracted: what the other writer did is not told apart from what it never read.
+    const changes = record.lazy ? undefined : zipChangesSince(manifest, record.source_path);
+    const what = changes ? `changed since this session's base (another session or program wrote it): ${describeZipChanges(changes)}` : record.lazy ? 'changed since this session\'s base (another session or program wrote it)' : 'was replaced since this session\'s base by something that cannot be read as a zip';
     throw new ZipfsError(
       'CONFLICT_DETECTED',
       `The zip ${record.source_path} ${what}. Nothing was written. Pass ${param('merge')} to keep those changes beside this workspace's (an entry both sides changed is named as a conflict); or pass ${param('force')} to replace it with the workspace, which discards those changes (entries it gained are dropped, the ones it changed go back to this workspace's version).`,
@@ -182,6 +192,11 @@ export async function syncSession(request: SyncRequest): Promise<SyncResult> {
   recoverInterruptedSync(session);
   const manifest = readManifest(session.manifest);
   const diff = diffWorkspace(session.contents, manifest);
+  if (manifest.session.lazy) {
+    // The lazy index served the scan; what sync needs of it is in manifest.entries now. Let it go before writing.
+    manifest.lazy = undefined;
+    forgetLazyEntries();
+  }
   releasePhaseGarbage(Math.max(manifest.entries.length, manifest.session.lazy?.entries ?? 0));
   refuseUnsupported(diff);
   // files_renamed only when there are renames: answers of syncs without any keep their shape.
@@ -349,6 +364,7 @@ async function writeArchive(temporary: string, target: string, sourceExists: boo
     // Packed: a source of a million entries costs its directory's bytes, not an object per entry.
     let directory = source ? readPackedDirectory(source) : undefined;
     const writer = new ZipWriter(fd, directory?.baseOffset ?? 0);
+    if (directory) writer.reserveDirectory(directory.centralEnd - directory.centralStart + (64 << 10));
     const ends = directory ? directory.rawEnds() : new Float64Array(0);
     const firstLocal = directory ? (directory.count > 0 ? Math.min(directory.localHeaderOffset(directory.byOffset()[0]!), directory.centralStart) : directory.centralStart) : 0;
     if (sourceFd !== undefined && firstLocal > 0) writer.copyRange(sourceFd, 0, firstLocal); // a prefix stub stays
@@ -374,16 +390,24 @@ async function writeArchive(temporary: string, target: string, sourceExists: boo
     // What each entry of the new archive is, in its order: a copied entry (its record from the source) or a fresh one.
     const written: ({ path: string; type: ItemType; copied?: ZipEntry; at?: number; central?: Uint8Array; fromZip?: true } | typeof LEFT_IN_ZIP)[] = [];
     // The entries in their new order: the base's (a plain sync), or the merge's (the zip's current order, merge-plan.ts).
-    const steps: Iterable<Step | LazyStep> = plan?.steps ?? baseSteps(manifest);
-    for (const item of steps) {
-      if (item.kind === 'lazy') {
-        // Not extracted: unchanged, copied raw from the base, which the source still is (checkSource).
+    // A lazy session's entries not extracted: unchanged, copied raw from the base, which the source still is (checkSource).
+    // Copied by index, between the manifest's records, with no object per entry: there may be a million.
+    let lazyNext = 0;
+    const copyLazyUpTo = async (end: number) => {
+      for (; lazyNext < end; lazyNext++) {
         const at = writer.size;
-        writer.copyRange(sourceFd!, directory!.localHeaderOffset(item.index), ends[item.index]!);
-        writer.addCopiedRecord(directory!.record(item.index), at);
+        writer.copyRange(sourceFd!, directory!.localHeaderOffset(lazyNext), ends[lazyNext]!);
+        writer.addCopiedRecordFrom(directory!.region, directory!.recordStart(lazyNext), directory!.recordLength(lazyNext), at);
         written.push(LEFT_IN_ZIP);
-        if ((written.length & 1023) === 0) await step('');
-        continue;
+        if ((lazyNext & 0xffff) === 0xffff) await step('');
+      }
+    };
+    const lazy = manifest.session.lazy !== undefined && !plan;
+    const steps: Iterable<Step> = plan?.steps ?? manifest.entries.map((record) => ({ kind: 'base', record }));
+    for (const item of steps) {
+      if (lazy && item.kind === 'base') {
+        await copyLazyUpTo(item.record.index);
+        lazyNext = item.record.index + 1;
       }
       if (item.kind === 'zip') {
         // The zip's side of a merge: its entry as it is now, copied raw.
@@ -414,6 +438,7 @@ async function writeArchive(temporary: string, target: string, sourceExists: boo
       }
       await step(record.path);
     }
+    if (lazy) await copyLazyUpTo(manifest.session.lazy!.entries);
     for (const addition of diff.additions) {
       if (plan?.sameAdditions.has(addition.path)) continue; // the zip added the same: written from it above
       const { kind } = addition.observed;
@@ -517,20 +542,3 @@ function findOriginal(directory: PackedDirectory, byName: () => Map<string, numb
 /** Marks, in the list of what a sync wrote, an entry of a lazy session copied without being extracted. */
 const LEFT_IN_ZIP = Symbol('left in the zip');
 
-/** A lazy session's entry that is not extracted, at its index in the base. */
-type LazyStep = { kind: 'lazy'; index: number };
-
-/** The base's entries in order: the manifest's records, and in a lazy session the entries it does not list between them. */
-function* baseSteps(manifest: Manifest): Generator<Step | LazyStep> {
-  if (!manifest.session.lazy) {
-    for (const record of manifest.entries) yield { kind: 'base', record };
-    return;
-  }
-  let next = 0;
-  for (const record of manifest.entries) {
-    for (; next < record.index; next++) yield { kind: 'lazy', index: next };
-    yield { kind: 'base', record };
-    next = record.index + 1;
-  }
-  for (; next < manifest.session.lazy.entries; next++) yield { kind: 'lazy', index: next };
-}

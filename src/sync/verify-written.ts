@@ -7,7 +7,7 @@
  * so the check costs about one central-directory read, whatever the data.
  */
 import { ZipfsError } from '../errors.ts';
-import { FileSource, checkLayout, entryLayoutFault, readCentralDirectory, readPackedDirectory, type CentralDirectory, type PackedDirectory } from '../zip/index.ts';
+import { FileSource, checkLayout, packedLayoutFault, readCentralDirectory, readPackedDirectory, type CentralDirectory, type PackedDirectory } from '../zip/index.ts';
 
 const HEADER_WINDOW_BYTES = 64 * 1024;
 
@@ -33,7 +33,7 @@ export function verifyWrittenPacked(file: string, entriesWritten: number): Packe
     const ends = directory.byOffset();
     for (let k = 0; k < ends.length; k++) {
       const limit = k + 1 < ends.length ? directory.localHeaderOffset(ends[k + 1]!) : directory.centralStart;
-      const fault = entryLayoutFault(source, directory.entry(ends[k]!), limit, directory.centralStart);
+      const fault = packedLayoutFault(source, directory, ends[k]!, limit);
       if (fault) throw fault;
     }
     return directory;

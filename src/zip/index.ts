@@ -3,7 +3,7 @@ export { parseCentralRecordBytes, readCentralDirectory, readPackedDirectory } fr
 export { PackedDirectory } from './packed-directory.ts';
 export { assertReadable, locateEntryData, readEntryData, readLocalExtra, streamEntryData, type EntrySpan } from './entry-data.ts';
 export { ZipWriter } from './writer.ts';
-export { LayoutError, checkLayout, entryLayoutFault, layoutFaults, openRefusal } from './layout.ts';
+export { LayoutError, checkLayout, entryLayoutFault, layoutFaults, openRefusal, packedLayoutFault } from './layout.ts';
 export { refreshExtraFields, type EntryFields } from './records.ts';
 export { extendedTimestampField, type ExtraField } from './extra-fields.ts';
 export { BufferSource, FileSource, type ZipSource } from './source.ts';

@@ -33,6 +33,8 @@ export class PackedDirectory {
   /** Where each record starts in `region`. */
   private readonly starts: Uint32Array;
   private offsetOrder: Uint32Array | undefined;
+  /** The region as a Buffer, for decoding names in place: one view, not one per name. */
+  private text: Buffer | undefined;
 
   /** `region`: the directory's bytes from its first record; what follows the last record (end records) is ignored. */
   constructor(
@@ -47,14 +49,14 @@ export class PackedDirectory {
     let at = 0;
     while (at + CENTRAL_HEADER_LENGTH <= region.length && this.reader.u32(at) === SIG_CENTRAL_HEADER) {
       count++;
-      at += this.recordLength(at);
+      at += this.recordLengthAt(at);
     }
     this.count = count;
     this.starts = new Uint32Array(count);
     at = 0;
     for (let i = 0; i < count; i++) {
       this.starts[i] = at;
-      at += this.recordLength(at);
+      at += this.recordLengthAt(at);
     }
     if (at > region.length) throw invalid(`Central-directory record ${count} runs past the end of the directory`);
     this.centralEnd = this.centralStart + at;
@@ -65,10 +67,19 @@ export class PackedDirectory {
     return parseCentralRecord(this.reader, this.starts[index]!, index, this.baseOffset, this.centralStart);
   }
 
+  /** Where entry `index`'s record starts in `region`, and its length: for copying it without a view. */
+  recordStart(index: number): number {
+    return this.starts[index]!;
+  }
+
+  recordLength(index: number): number {
+    return this.recordLengthAt(this.starts[index]!);
+  }
+
   /** Entry `index`'s record as stored, for copying it into another archive. */
   record(index: number): Uint8Array {
     const at = this.starts[index]!;
-    return this.region.subarray(at, at + this.recordLength(at));
+    return this.region.subarray(at, at + this.recordLengthAt(at));
   }
 
   /** Absolute offset of entry `index`'s local header; read in place unless a zip64 field holds it. */
@@ -93,7 +104,7 @@ export class PackedDirectory {
     if (this.reader.u16(at + 30) > 0) return undefined; // an extra field may hold a Unicode path
     const start = at + CENTRAL_HEADER_LENGTH;
     for (let i = start; i < start + nameLength; i++) if (this.region[i]! >= 0x80) return undefined;
-    return Buffer.from(this.region.buffer, this.region.byteOffset + start, nameLength).toString('latin1');
+    return (this.text ??= Buffer.from(this.region.buffer, this.region.byteOffset, this.region.length)).toString('latin1', start, start + nameLength);
   }
 
   /** Whether entry `index` is a symbolic link (Unix mode bits from a Unix or macOS creator), read in place. */
@@ -101,6 +112,15 @@ export class PackedDirectory {
     const at = this.starts[index]!;
     const host = this.reader.u16(at + 4) >> 8;
     return (host === HOST_UNIX || host === HOST_MACOS) && ((this.reader.u32(at + 38) >>> 16) & 0o170000) === 0o120000;
+  }
+
+  /** A 16- or 32-bit field of entry `index`'s record, at `offset` within it (the fields APPNOTE 4.3.12 lists). */
+  field16(index: number, offset: number): number {
+    return this.reader.u16(this.starts[index]! + offset);
+  }
+
+  field32(index: number, offset: number): number {
+    return this.reader.u32(this.starts[index]! + offset);
   }
 
   /** Entry `index`'s general-purpose flags and compression method, read in place. */
@@ -112,13 +132,19 @@ export class PackedDirectory {
     return this.reader.u16(this.starts[index]! + 10);
   }
 
-  /** Entry `index`'s sizes and name length, read in place unless a zip64 field holds a size. */
-  sizes(index: number): { compressed: number; uncompressed: number; nameLength: number } {
-    const at = this.starts[index]!;
-    let compressed = this.reader.u32(at + 20);
-    let uncompressed = this.reader.u32(at + 24);
-    if (compressed === UINT32_MAX || uncompressed === UINT32_MAX) ({ compressedSize: compressed, uncompressedSize: uncompressed } = this.entry(index));
-    return { compressed, uncompressed, nameLength: this.reader.u16(at + 28) };
+  /** Entry `index`'s sizes and name length, read in place unless a zip64 field holds a size (no object per call: hot loops ask a million times). */
+  compressedSize(index: number): number {
+    const stored = this.reader.u32(this.starts[index]! + 20);
+    return stored === UINT32_MAX ? this.entry(index).compressedSize : stored;
+  }
+
+  uncompressedSize(index: number): number {
+    const stored = this.reader.u32(this.starts[index]! + 24);
+    return stored === UINT32_MAX ? this.entry(index).uncompressedSize : stored;
+  }
+
+  nameLength(index: number): number {
+    return this.reader.u16(this.starts[index]! + 28);
   }
 
   /** Entry indexes in the order their local headers sit in the file (computed once). */
@@ -145,7 +171,7 @@ export class PackedDirectory {
     return ends;
   }
 
-  private recordLength(at: number): number {
+  private recordLengthAt(at: number): number {
     return CENTRAL_HEADER_LENGTH + this.reader.u16(at + 28) + this.reader.u16(at + 30) + this.reader.u16(at + 32);
   }
 }
