@@ -168,3 +168,19 @@ export async function entryFileForRead(session: Session, reader: LazyReader, ind
   for (const old of kept.slice(READ_CACHE_FILES)) fs.rmSync(path.join(folder, old.name), { force: true });
   return file;
 }
+
+/**
+ * A lazy session's base as an eager session's manifest lists it: every entry,
+ * those the manifest lists as it has them. For what compares the whole base
+ * with the zip as it is now (the other writer's changes, a merge), which must
+ * not take an entry never extracted for one the other writer added. At a
+ * million entries this is a million records: only those paths pay for it.
+ */
+export function wholeBase(manifest: Manifest, dir: string): Manifest {
+  if (!manifest.session.lazy) return manifest;
+  const lazy = manifest.lazy?.() ?? lazyEntriesAt(dir, manifest.session);
+  const listed = new Map(manifest.entries.map((entry) => [entry.index, entry]));
+  const entries = new Array(lazy.count);
+  for (let i = 0; i < lazy.count; i++) entries[i] = listed.get(i) ?? lazy.record(i);
+  return { session: manifest.session, entries, lazy: () => lazy };
+}

@@ -23,7 +23,7 @@ import { writeAddition, writeFromWorkspace, type Captured } from './sync-entries
 import { TEMP_MARK, assertBackupPathFree, draftBackup, fsyncDirectory, placeBackup, removeDeadTemporaries, renameOver } from './sync-files.ts';
 import { verifyWritten, verifyWrittenPacked } from './verify-written.ts';
 import { CENTRAL_FILE, countEntries, lazyEntriesOf } from '../session/lazy-entries.ts';
-import { forgetLazyEntries } from '../session/lazy-session.ts';
+import { forgetLazyEntries, wholeBase } from '../session/lazy-session.ts';
 import { describeZipChanges, entryChanged, readCurrentZip, zipChangesSince } from './zip-changes.ts';
 import { planMerge, type MergePlan, type Step } from './merge-plan.ts';
 import { takeZipSide } from './merge-apply.ts';
@@ -160,7 +160,7 @@ export function sourceState(record: SessionRecord): 'unchanged' | 'changed' | 'm
 }
 
 /** Refuses to write over a source that changed since it was opened or last synced, or that vanished, unless forced. */
-function checkSource(manifest: Manifest, force: boolean, merge = false): { exists: boolean; modified: boolean } {
+function checkSource(manifest: Manifest, force: boolean, merge: boolean, dir: string): { exists: boolean; modified: boolean } {
   const record = manifest.session;
   const state = sourceState(record);
   if (state === 'changed' && merge && !isNewArchive(record)) return { exists: true, modified: true }; // the merge decides, entry by entry
@@ -175,8 +175,8 @@ function checkSource(manifest: Manifest, force: boolean, merge = false): { exist
     }
     // Say what the other writer did, and what force would throw away of it.
     // A lazy session's manifest lists only what it extracted: what the other writer did is not told apart from what it never read.
-    const changes = record.lazy ? undefined : zipChangesSince(manifest, record.source_path);
-    const what = changes ? `changed since this session's base (another session or program wrote it): ${describeZipChanges(changes)}` : record.lazy ? 'changed since this session\'s base (another session or program wrote it)' : 'was replaced since this session\'s base by something that cannot be read as a zip';
+    const changes = zipChangesSince(wholeBase(manifest, dir), record.source_path);
+    const what = changes ? `changed since this session's base (another session or program wrote it): ${describeZipChanges(changes)}` : 'was replaced since this session\'s base by something that cannot be read as a zip';
     throw new ZipfsError(
       'CONFLICT_DETECTED',
       `The zip ${record.source_path} ${what}. Nothing was written. Pass ${param('merge')} to keep those changes beside this workspace's (an entry both sides changed is named as a conflict); or pass ${param('force')} to replace it with the workspace, which discards those changes (entries it gained are dropped, the ones it changed go back to this workspace's version).`,
@@ -203,9 +203,9 @@ export async function syncSession(request: SyncRequest): Promise<SyncResult> {
   const counts = { files_modified: diff.modified.length, files_added: diff.added.length, files_deleted: diff.deleted.length, ...(diff.renamed.length > 0 ? { files_renamed: diff.renamed.length } : {}) };
   if (request.merge && request.force) throw new ZipfsError('INVALID_INPUT', `Invalid input for sync: ${param('merge')} keeps the zip's other changes and ${param('force')} discards them; pass one.`);
   if (request.dryRun) {
-    const source = checkSource(manifest, request.force, request.merge);
+    const source = checkSource(manifest, request.force, request.merge === true, request.session.dir);
     // A merge's plan: what comes from the zip (or CONFLICT_DETECTED naming what cannot merge).
-    if (request.merge && source.modified) return { synced: false, backup_path: null, ...mergedCounts(counts, mergePlanFor(request, manifest, diff)) };
+    if (request.merge && source.modified) return { synced: false, backup_path: null, ...mergedCounts(counts, mergePlanFor(request, mergeSides(request, manifest, diff))) };
     return { synced: false, backup_path: null, ...counts };
   }
   // The check of the zip and the rename over it are one step against every other zipfs process
@@ -220,8 +220,10 @@ export async function syncSession(request: SyncRequest): Promise<SyncResult> {
 /** The part of a sync that holds the zip's lock: the conflict check, the new archive, and the rename. */
 async function writeBack(request: SyncRequest, manifest: Manifest, diff: WorkspaceDiff, counts: Omit<SyncResult, 'synced' | 'backup_path'>): Promise<SyncResult> {
   const { session } = request;
-  const source = checkSource(manifest, request.force, request.merge);
-  const plan = request.merge && source.modified ? mergePlanFor(request, manifest, diff) : undefined;
+  const source = checkSource(manifest, request.force, request.merge === true, session.dir);
+  // A lazy session merges its whole base: the entries it never extracted are its side too, unchanged.
+  const sides = request.merge && source.modified ? mergeSides(request, manifest, diff) : undefined;
+  const plan = sides ? mergePlanFor(request, sides) : undefined;
   if (plan) Object.assign(counts, mergedCounts(counts, plan));
   const changed = counts.files_modified + counts.files_added + counts.files_deleted + (counts.files_renamed ?? 0) > 0;
   const target = source.exists ? fs.realpathSync(manifest.session.source_path) : manifest.session.source_path;
@@ -229,9 +231,9 @@ async function writeBack(request: SyncRequest, manifest: Manifest, diff: Workspa
   if (source.exists) removeDeadTemporaries(target);
   if (!changed && !source.modified) return { synced: true, backup_path: null, ...counts };
 
-  if (manifest.session.lazy && source.modified) {
-    // The bytes of entries never extracted are only in the base, which the other writer replaced.
-    throw new ZipfsError('CONFLICT_DETECTED', `The zip ${target} changed since this lazy session's base, and the entries it never extracted are read from that base; a ${plan ? 'merge' : 'forced sync'} of a lazy session is not supported yet. Nothing was written. Keep your changed files (${invocation('status')} lists them), close this session, open the zip again and apply them there.`);
+  if (manifest.session.lazy && source.modified && !plan) {
+    // Forced: the workspace replaces the zip, but the bytes of the entries it never extracted were only in the base.
+    throw new ZipfsError('CONFLICT_DETECTED', `The zip ${target} changed since this lazy session's base, whose entries it never extracted it would have to write as they were; a forced sync of a lazy session cannot. Nothing was written. Sync with ${param('merge')} to keep both sides' changes, or extract everything (${invocation('extract')}) and force then.`);
   }
   // A lazy session's limits are on what it extracts (extract-entries.ts), not on the archive.
   if (!manifest.session.lazy) assertWithinOpenLimits(manifest, diff, request.limits);
@@ -243,7 +245,7 @@ async function writeBack(request: SyncRequest, manifest: Manifest, diff: Workspa
   removeOnExit(temporary);
   let draft: string | undefined; // the backup, until the rename has worked (sync-files.ts)
   try {
-    const { next, gone, replaced, total } = await writeArchive(temporary, target, source.exists, manifest, diff, session.contents, plan, source.modified && !plan, request.progress, request.signal);
+    const { next, gone, replaced, total } = await writeArchive(temporary, target, source.exists, manifest, sides?.diff ?? diff, session.contents, plan, source.modified && !plan, request.progress, request.signal, sides?.tracked);
     counts.files_added -= gone;
     // A forced sync counts against the zip it replaces, not against this session's base.
     if (source.modified && replaced && !plan) Object.assign(counts, replaced);
@@ -259,7 +261,8 @@ async function writeBack(request: SyncRequest, manifest: Manifest, diff: Workspa
       throw new ZipfsError('CONFLICT_DETECTED', `The source zip ${target} was changed by another program while this sync was writing; nothing was replaced. Run ${invocation('status')} and sync again.`);
     }
     // A merge brings the zip's side into the workspace now, from the zip as it still is (merge-apply.ts).
-    if (plan) takeZipSide(session.contents, target, plan);
+    // In a lazy session, only what is on disk takes the zip's side there; the rest stays in the zip.
+    if (plan) takeZipSide(session.contents, target, plan, sides?.tracked ? (relative) => sides.tracked!.paths.has(relative) : undefined);
     // Not flushed: only the archive is (one fsync). A power cut between the archive's rename and
     // this file reaching the disk leaves the old manifest, so the next sync reports a conflict
     // (resolved with force); the archive itself is whole either way.
@@ -307,16 +310,35 @@ async function writeBack(request: SyncRequest, manifest: Manifest, diff: Workspa
  * pass the checks open makes of an archive (a zip replaced by something damaged or hostile is
  * refused as open would refuse it): its entries are copied into the new archive and the workspace.
  */
-function mergePlanFor(request: SyncRequest, manifest: Manifest, diff: WorkspaceDiff): MergePlan {
+function mergePlanFor(request: SyncRequest, { manifest, diff }: MergeSides): MergePlan {
   const source = new FileSource(manifest.session.source_path);
   try {
     const directory = readCentralDirectory(source);
-    planExtraction(directory, request.limits);
+    // A lazy session's zip is checked as a lazy open checks it: its limits are on what is extracted.
+    if (manifest.session.lazy) lazyEntriesOf(readPackedDirectory(source), { caseInsensitive: manifest.session.case_insensitive === true, windowsNames: process.platform === 'win32' });
+    else planExtraction(directory, request.limits);
     checkLayout(source, directory);
     return withBeneath(request.session.contents, (beneath) => planMerge(manifest, diff, directory.entries, (relative) => addedCrc(beneath, relative)));
   } finally {
     source.close();
   }
+}
+
+/** The workspace's side of a merge: in a lazy session, the whole base, and what of it is on disk. */
+interface MergeSides {
+  manifest: Manifest;
+  diff: WorkspaceDiff;
+  /** A lazy session's entries that are on disk (extracted, or a tool's file at their path), by index and path. */
+  tracked?: { indexes: Set<number>; paths: Set<string> };
+}
+
+function mergeSides(request: SyncRequest, manifest: Manifest, diff: WorkspaceDiff): MergeSides {
+  if (!manifest.session.lazy) return { manifest, diff };
+  const whole = wholeBase(manifest, request.session.dir);
+  // The entries never extracted are unchanged on this side.
+  const states = new Map(diff.states);
+  for (const entry of whole.entries) if (!states.has(entry.index)) states.set(entry.index, 'unchanged');
+  return { manifest: whole, diff: { ...diff, states }, tracked: { indexes: new Set(manifest.entries.map((entry) => entry.index)), paths: new Set(manifest.entries.map((entry) => entry.path)) } };
 }
 
 /** A merge's counts: the workspace's side (its additions the zip made too are not added twice), and the zip's. */
@@ -350,7 +372,7 @@ function refuseUnsupported(diff: WorkspaceDiff): void {
  * with the stat of each workspace file it was written from, so the next
  * status is clean without reading the archive back.
  */
-async function writeArchive(temporary: string, target: string, sourceExists: boolean, manifest: Manifest, diff: WorkspaceDiff, root: string, plan: MergePlan | undefined, forced: boolean, progress?: Progress, signal?: AbortSignal): Promise<{ next: Manifest; gone: number; total: number; replaced?: Omit<SyncResult, 'synced' | 'backup_path'> }> {
+async function writeArchive(temporary: string, target: string, sourceExists: boolean, manifest: Manifest, diff: WorkspaceDiff, root: string, plan: MergePlan | undefined, forced: boolean, progress?: Progress, signal?: AbortSignal, tracked?: MergeSides['tracked']): Promise<{ next: Manifest; gone: number; total: number; replaced?: Omit<SyncResult, 'synced' | 'backup_path'> }> {
   let gone = 0;
   const mode = sourceExists ? fs.statSync(target).mode & 0o7777 : 0o644;
   const fd = fs.openSync(temporary, 'wx', mode);
@@ -414,7 +436,7 @@ async function writeArchive(temporary: string, target: string, sourceExists: boo
         const at = writer.size;
         writer.copyRange(sourceFd!, item.entry.localHeaderOffset, ends[item.entry.index]!);
         writer.addCopiedRecord(source!.read(item.entry.centralOffset, item.entry.centralLength), at);
-        written.push({ path: item.path, type: item.type, copied: item.entry, at, fromZip: true });
+        written.push(tracked && !tracked.paths.has(item.path) ? LEFT_IN_ZIP : { path: item.path, type: item.type, copied: item.entry, at, fromZip: true });
         await step(item.path);
         continue;
       }
@@ -429,7 +451,7 @@ async function writeArchive(temporary: string, target: string, sourceExists: boo
         const at = writer.size;
         writer.copyRange(sourceFd, original.localHeaderOffset, ends[original.index]!);
         writer.addCopiedRecord(directory!.record(original.index), at); // relocating copies it
-        written.push({ path: record.path, type: record.type, copied: original, at });
+        written.push(tracked && !tracked.indexes.has(record.index) ? LEFT_IN_ZIP : { path: record.path, type: record.type, copied: original, at });
       } else {
         // Modified, or renamed (written where it stood, under its new name).
         const renamedTo = diff.renames.get(record.index);

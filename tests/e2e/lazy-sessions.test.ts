@@ -128,6 +128,33 @@ describe('changes in a lazy session', () => {
     expect(rawEntries(zip).order.sort()).toEqual(['data/blob.bin', 'logs/app.log', 'moved/', 'moved/top.txt'].sort());
   });
 
+  it('merges with another writer: the zip side of entries never extracted stays in the zip', () => {
+    const root = box.run(['open', zip, '--lazy', '--json']).json.workspace_path;
+    expect(box.run(['edit', 'docs/a.txt', '--old', 'alpha', '--new', 'ours']).code).toBe(0);
+    // The other writer: an eager session of the same zip changes an entry this one never extracted, and adds one.
+    const theirs = box.run(['open', zip, '--name', 'theirs', '--json']).json.workspace_path;
+    fs.writeFileSync(path.join(theirs, 'top.txt'), 'top, theirs\n');
+    fs.writeFileSync(path.join(theirs, 'added.txt'), 'added by them\n');
+    expect(box.run(['sync', 'theirs']).code).toBe(0);
+    expect(box.run(['status', '-s', 'lazy', '--json']).json.zip_changed).toEqual(['A added.txt', 'M top.txt']);
+    expect(box.run(['sync', '-s', 'lazy', '--json']).json.error.code).toBe('CONFLICT_DETECTED');
+    expect(box.run(['sync', '-s', 'lazy', '--force', '--json']).json.error.code).toBe('CONFLICT_DETECTED'); // a lazy session cannot force
+    const merged = box.run(['sync', '-s', 'lazy', '--merge', '--json']).json;
+    expect(merged.from_zip).toEqual(['A added.txt', 'M top.txt']);
+    expect(merged.files_modified).toBe(1);
+    if (has('python3')) {
+      const read = pythonRead(zip).contents;
+      expect(Buffer.from(read['docs/a.txt']!, 'hex').toString()).toBe('ours\nserver.port=8080\n');
+      expect(Buffer.from(read['top.txt']!, 'hex').toString()).toBe('top, theirs\n');
+      expect(Buffer.from(read['added.txt']!, 'hex').toString()).toBe('added by them\n');
+    }
+    expect(rawEntries(zip).entries.get('logs/app.log')!.local.equals(original.get('logs/app.log')!.local)).toBe(true);
+    // Only what this session had on disk is there; the zip's side of the rest is read from the zip.
+    expect(filesIn(root)).toEqual(['docs/a.txt']);
+    expect(box.run(['read', 'top.txt', '-s', 'lazy']).stdout).toBe('top, theirs\n');
+    expect(box.run(['status', '-s', 'lazy', '--json']).json.modified).toEqual([]);
+  });
+
   it('refuses to read entries from a zip another writer changed', () => {
     box.run(['open', zip, '--lazy']);
     writeZip(box.dir, 'lazy.zip', rawZip([{ name: 'top.txt', data: 'replaced\n' }]));
