@@ -11,6 +11,7 @@ import { ZipfsError, quote } from '../errors.ts';
 import type { Limits } from '../limits.ts';
 import { param } from '../message-marks.ts';
 import { normaliseToolPath } from '../files/safe-path.ts';
+import { makeWorkspaceFolder } from '../files/make-folder.ts';
 import { extractEntries } from './extract-entries.ts';
 import { lazyEntries, trackedIndexes } from './lazy-session.ts';
 import { readManifest, writeManifest } from './manifest.ts';
@@ -55,4 +56,14 @@ export function deleteFromZipOnly(session: Session, input: string, recursive: bo
   writeManifest(next, manifest.session, entries);
   fs.renameSync(next, session.manifest);
   return doomed.length;
+}
+
+/** In a lazy session, makes on disk the folder `input` sits in when that folder exists only in the zip (its entries are not extracted). */
+export function makeZipOnlyFolders(session: Session, input: string): void {
+  const relative = normaliseToolPath(input);
+  const cut = relative.lastIndexOf('/');
+  if (cut < 0) return;
+  const parent = relative.slice(0, cut);
+  const lazy = lazyEntries(session);
+  if (lazy?.hasFolder(parent)) makeWorkspaceFolder(session.contents, parent, true);
 }

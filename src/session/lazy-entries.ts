@@ -301,7 +301,7 @@ export function countEntries(directory: PackedDirectory): { files: number; folde
     }
     const isDirectory = region[start + length - 1] === SLASH;
     const end = isDirectory ? length - 1 : length;
-    if (isDirectory) folders.add(latin1(region, start, end));
+    if (isDirectory) folders.add(latin1(region, start, start + end));
     else files++;
     let slash = end - 1;
     while (slash >= 0 && region[start + slash] !== SLASH) slash--;
@@ -310,7 +310,7 @@ export function countEntries(directory: PackedDirectory): { files: number; folde
     if (slash === parentLength && sameBytes(region, start, parentStart, slash)) continue;
     parentStart = start;
     parentLength = slash;
-    addFoldersOf(`${latin1(region, start, slash)}/x`, folders);
+    addFoldersOf(`${latin1(region, start, start + slash)}/x`, folders);
   }
   return { files, folders: folders.size };
 }

@@ -69,7 +69,6 @@ export function notExtractedCount(session: Session): number {
  */
 export class LazyReader {
   private readonly source: FileSource;
-  private ends: Float64Array | undefined;
 
   constructor(
     session: Session,
@@ -91,8 +90,7 @@ export class LazyReader {
     // An entry the folder cannot hold (lazy.unrepresentable) is read all the same: only extracting it is refused.
     // Its size and ratio against open's limits, as one archive of one entry.
     planExtraction({ entries: [entry], comment: '', commentBytes: new Uint8Array(0), baseOffset: 0, centralStart: 0, centralEnd: 0, zip64: false }, { ...this.limits, maxEntries: Infinity }, throwRefusal);
-    this.ends ??= this.lazy.directory.rawEnds();
-    const fault = entryLayoutFault(this.source, entry, this.ends[index]!, this.lazy.directory.centralStart);
+    const fault = entryLayoutFault(this.source, entry, this.lazy.directory.rawEnds()[index]!, this.lazy.directory.centralStart);
     if (fault) throw openRefusal(fault);
     return entry;
   }

@@ -33,6 +33,7 @@ export class PackedDirectory {
   /** Where each record starts in `region`. */
   private readonly starts: Uint32Array;
   private offsetOrder: Uint32Array | undefined;
+  private ends: Float64Array | undefined;
   /** The region as a Buffer, for decoding names in place: one view, not one per name. */
   private text: Buffer | undefined;
 
@@ -163,12 +164,13 @@ export class PackedDirectory {
     return (this.offsetOrder = order);
   }
 
-  /** Where each entry's raw bytes end (indexed by entry): the next local header in file order, or the directory. */
+  /** Where each entry's raw bytes end (indexed by entry): the next local header in file order, or the directory (computed once). */
   rawEnds(): Float64Array {
+    if (this.ends) return this.ends;
     const order = this.byOffset();
     const ends = new Float64Array(this.count);
     for (let k = 0; k < order.length; k++) ends[order[k]!] = k + 1 < order.length ? this.localHeaderOffset(order[k + 1]!) : this.centralStart;
-    return ends;
+    return (this.ends = ends);
   }
 
   private recordLengthAt(at: number): number {

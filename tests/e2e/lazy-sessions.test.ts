@@ -116,6 +116,15 @@ describe('changes in a lazy session', () => {
     expect(filesIn(root)).toEqual(['docs/a.txt', 'notes/new.txt', 'top.txt']);
   });
 
+  it('writes and makes folders inside folders only in the zip, without asking for parents', () => {
+    const root = box.run(['open', zip, '--lazy', '--json']).json.workspace_path;
+    expect(box.run(['write', 'docs/c.txt', 'gamma', '--create-dirs=false', '--json']).json.written).toBe(true);
+    expect(box.run(['mkdir', 'logs/old', '--json']).json.error).toBeUndefined();
+    expect(fs.readFileSync(path.join(root, 'docs/c.txt'), 'utf8')).toBe('gamma');
+    expect(box.run(['status', '--json']).json.added).toEqual(['docs/c.txt', 'logs/old/']);
+    expect(box.run(['write', 'nowhere/c.txt', 'x', '--create-dirs=false', '--json']).json.error.code).toBe('PATH_NOT_FOUND');
+  });
+
   it('moves an entry never extracted, and deletes a folder of them', () => {
     box.run(['open', zip, '--lazy']);
     expect(box.run(['mv', 'top.txt', 'moved/top.txt']).code).toBe(0);
