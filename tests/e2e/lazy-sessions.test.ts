@@ -226,9 +226,14 @@ describe('over MCP', () => {
       const opened = await call(client, 'zipfs_open', { path: zip, lazy: true });
       expect(opened.data.not_extracted).toBe(6);
       expect((await call(client, 'zipfs_read', { path: 'logs/app.log', start_line: 3, end_line: 3 })).data.content).toBe('line 3 of the log\n');
+      expect((await call(client, 'zipfs_ls', { path: 'docs' })).data.entries.map((e: { name: string }) => e.name)).toEqual(['a.txt', 'b.txt']);
+      expect((await call(client, 'zipfs_grep', { pattern: 'line 7 ' })).data.matches.map((m: { file: string }) => m.file)).toEqual(['logs/app.log']);
+      expect((await call(client, 'zipfs_delete', { path: 'top.txt' })).isError).toBe(false);
+      expect((await call(client, 'zipfs_diff', {})).data.files.map((f: { path: string }) => f.path)).toEqual(['top.txt']);
       expect((await call(client, 'zipfs_extract', { paths: ['docs/**'] })).data.extracted).toBe(2);
       expect((await call(client, 'zipfs_write', { path: 'docs/b.txt', content: 'beta 2\n' })).isError).toBe(false);
-      expect((await call(client, 'zipfs_sync', {})).data.files_modified).toBe(1);
+      const synced = (await call(client, 'zipfs_sync', {})).data;
+      expect([synced.files_modified, synced.files_deleted]).toEqual([1, 1]);
       expect(rawEntries(zip).entries.get('logs/app.log')!.local.equals(original.get('logs/app.log')!.local)).toBe(true);
     } finally {
       await close();
