@@ -72,48 +72,55 @@ async function openNamed(request: OpenRequest, zipPath: string): Promise<Session
     const directory = readCentralDirectory(source);
     const target = workspaceTarget(request.home, true);
     const plan = checkArchive(zipPath, directory, request.limits, target);
-    const staging = prepareStaging(request, plan.totalBytes);
-    try {
+    const name = await inStaging(request, plan.totalBytes, async (staging) => {
       assertDiskSpace(staging, plan.totalBytes);
       const entries = await extract(zipPath, source, directory, plan, path.join(staging, 'contents'), request.limits.threads, request.progress, request.signal);
       releasePhaseGarbage(entries.length);
       request.signal?.throwIfAborted();
       const symlinks = plan.items.filter((i) => i.type === 'symlink').map((i) => i.path);
       const record = sessionRecord(zipPath, fingerprintSource(source, directory, zipPath), staging, { files: plan.fileCount, dirs: plan.dirCount, bytes: plan.totalBytes, symlinks }, target.rules.caseInsensitive === true, request.owner);
-      const name = publish(request.home, staging, record, entries, request.name);
-      return loadSession(request.home, name)!;
-    } catch (error) {
-      discardStaging(staging);
-      // A write to a descriptor says ENOSPC without a path: name the disk the workspaces are on.
-      if (isSystemError(error, 'ENOSPC', 'EDQUOT')) throw diskFull(error as NodeJS.ErrnoException, workspacesDir(request.home));
-      throw error;
-    }
+      return publish(request.home, staging, record, entries, request.name);
+    });
+    return loadSession(request.home, name)!;
   } finally {
     source.close();
   }
 }
 
 /** An empty session for an archive still to be written (its fingerprint's size -1 says so: sync-archive.ts, isNewArchive). */
-function createArchiveSession(request: OpenRequest, zipPath: string): Session {
+async function createArchiveSession(request: OpenRequest, zipPath: string): Promise<Session> {
   // Missing folders on the way are made by the first sync, with the archive; a file where one must go cannot be.
   let folder = path.dirname(zipPath);
   while (!fs.existsSync(folder) && path.dirname(folder) !== folder) folder = path.dirname(folder);
   if (!fs.statSync(folder, { throwIfNoEntry: false })?.isDirectory()) {
     throw new ZipfsError('ZIP_NOT_FOUND', `Cannot create ${zipPath}: ${folder} is a file, not a folder. Give another path.`);
   }
-  const staging = prepareStaging(request, 0);
-  try {
+  const name = await inStaging(request, 0, (staging) => {
     fs.mkdirSync(path.join(staging, 'contents'));
     const record = sessionRecord(zipPath, { size: -1, mtime_ms: 0, directory_sha256: '' }, staging, { files: 0, dirs: 0, bytes: 0, symlinks: [] }, workspaceTarget(request.home, true).rules.caseInsensitive === true, request.owner);
-    return loadSession(request.home, publish(request.home, staging, record, [], request.name))!;
+    return publish(request.home, staging, record, [], request.name);
+  });
+  return loadSession(request.home, name)!;
+}
+
+/**
+ * Runs `fill` on a fresh staging folder (prepareStaging's checks first), which it turns into a
+ * session (publish); if it fails, the folder goes, so a failed open leaves nothing behind.
+ */
+export async function inStaging<T>(request: OpenRequest, bytes: number, fill: (staging: string) => T | Promise<T>): Promise<T> {
+  const staging = prepareStaging(request, bytes);
+  try {
+    return await fill(staging);
   } catch (error) {
     discardStaging(staging);
+    // A write to a descriptor says ENOSPC without a path: name the disk the workspaces are on.
+    if (isSystemError(error, 'ENOSPC', 'EDQUOT')) throw diskFull(error as NodeJS.ErrnoException, workspacesDir(request.home));
     throw error;
   }
 }
 
 /** The checks before anything is written (name, session and byte limits), then a fresh staging folder. */
-export function prepareStaging(request: OpenRequest, bytes: number): string {
+function prepareStaging(request: OpenRequest, bytes: number): string {
   if (request.name !== undefined) {
     assertValidName(request.name);
     assertNameFree(request.home, request.name);

@@ -10,9 +10,8 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { ZipfsError, isSystemError, diskFull } from '../errors.ts';
+import { ZipfsError } from '../errors.ts';
 import { readPackedDirectory } from '../zip/index.ts';
-import { workspacesDir } from '../session/data-dir.ts';
 import { workspaceTarget } from './workspace-rules.ts';
 import { CENTRAL_FILE, lazyEntriesOf, type LazyEntries } from '../session/lazy-entries.ts';
 import { fingerprintSource } from '../session/manifest.ts';
@@ -20,10 +19,9 @@ import { loadSession, removeSession, type Session } from '../session/session-sto
 import { extractEntries } from '../session/extract-entries.ts';
 import { lazyEntries } from '../session/lazy-session.ts';
 import { withSessionLock } from '../session/lock.ts';
-import { discardStaging } from './staging.ts';
 import { quote } from '../errors.ts';
 import { releasePhaseGarbage } from '../memory.ts';
-import { openSource, prepareStaging, publish, sessionRecord, type OpenRequest } from './open-archive.ts';
+import { inStaging, openSource, publish, sessionRecord, type OpenRequest } from './open-archive.ts';
 
 export async function openLazy(request: OpenRequest, zipPath: string): Promise<Session> {
   const source = openSource(zipPath);
@@ -33,19 +31,14 @@ export async function openLazy(request: OpenRequest, zipPath: string): Promise<S
     const target = workspaceTarget(request.home, true);
     const { lazy, facts } = lazyEntriesOf(directory, target.rules);
     releasePhaseGarbage(lazy.count); // the checks' garbage, before the session is written
-    const staging = prepareStaging(request, 0);
-    try {
+    name = await inStaging(request, 0, (staging) => {
       fs.mkdirSync(path.join(staging, 'contents'));
       fs.writeFileSync(path.join(staging, CENTRAL_FILE), directory.region.subarray(0, directory.centralEnd - directory.centralStart));
       const counts = { files: 0, dirs: lazy.folderCount(), bytes: 0, symlinks: [] as string[] };
       for (let i = 0; i < lazy.count; i++) if (lazy.type(i) !== 'dir') counts.files++;
       const record = { ...sessionRecord(zipPath, fingerprintSource(source, directory, zipPath), staging, counts, target.rules.caseInsensitive === true, request.owner), lazy: facts };
-      name = publish(request.home, staging, record, [], request.name);
-    } catch (error) {
-      discardStaging(staging);
-      if (isSystemError(error, 'ENOSPC', 'EDQUOT')) throw diskFull(error as NodeJS.ErrnoException, workspacesDir(request.home));
-      throw error;
-    }
+      return publish(request.home, staging, record, [], request.name);
+    });
   } finally {
     source.close();
   }
