@@ -21,7 +21,7 @@ export interface ExecOptions {
   keepOnFailure: boolean;
 }
 
-const USAGE = 'zipfs exec ZIP [--merge] [--no-backup] [--keep-on-failure] -- COMMAND [ARGS...]';
+const USAGE = 'zipfs exec ZIP [-q] [--merge] [--no-backup] [--keep-on-failure] -- COMMAND [ARGS...]';
 
 /** The exec line's own options, before `--`, and the command after it. */
 export function parseExec(argv: string[]): ExecOptions {
@@ -38,8 +38,8 @@ export function parseExec(argv: string[]): ExecOptions {
 
 const SIGNAL_EXIT = { SIGINT: 130, SIGTERM: 143 } as const;
 
-/** Runs the whole exec; returns the exit code. Progress and notes go to `say` (stderr). */
-export async function runExec(options: ExecOptions, context: CommandContext, say: (line: string) => void): Promise<number> {
+/** Runs the whole exec; returns the exit code. Notes go to `say` (stderr); with `quiet` (-q), only those about a failure. */
+export async function runExec(options: ExecOptions, context: CommandContext, say: (line: string) => void, quiet = false): Promise<number> {
   const run = async (name: string, input: Record<string, unknown>) => (await findCommand(name)!.run(input as never, context)) as Record<string, unknown>;
   // A name of its own: parallel jobs on one data folder never meet in one session.
   const name = `exec-${process.pid}-${globalThis.crypto.randomUUID().slice(0, 8)}`;
@@ -80,7 +80,7 @@ export async function runExec(options: ExecOptions, context: CommandContext, say
   }
   try {
     const synced = await run('sync', { session: name, force: false, merge: options.merge, dry_run: false, backup: options.backup });
-    say(`zipfs exec: synced ${synced.files_modified} modified, ${synced.files_added} added, ${synced.files_deleted} deleted${synced.backup_path ? `; previous archive kept as ${synced.backup_path}` : ''}.`);
+    if (!quiet) say(`zipfs exec: synced ${synced.files_modified} modified, ${synced.files_added} added, ${synced.files_deleted} deleted${synced.backup_path ? `; previous archive kept as ${synced.backup_path}` : ''}.`);
   } catch (error) {
     // The command did its work and only the sync failed (the zip changed: try --merge; a full disk): the
     // work is not thrown away, whatever --keep-on-failure says.

@@ -33,7 +33,7 @@ export const open = defineCommand({
     other_sessions: v.optional(names('Open too: name one in calls')),
   }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-  cli: { positionals: ['path'], example: 'zipfs open reports.zip --name q4-report' },
+  cli: { message: true, positionals: ['path'], example: 'zipfs open reports.zip --name q4-report' },
   async run(input, context) {
     // The same zip opened again (without asking for another session by name) is the session it already has:
     // a second one would silently conflict with the first on the next sync.
@@ -59,9 +59,9 @@ export const open = defineCommand({
     };
   },
   render: (out) => `${out.already_open ? `Already open as session "${out.name}" (to open another, give it a name with --name)` : `Opened session "${out.name}"`}: ${plural(out.file_count, 'file')}, ${humanBytes(out.extracted_size_bytes)}\n${out.workspace_path}`,
-  note(out) {
+  note(out, quiet) {
     const notes = (out.warnings ?? []).map((warning) => `zipfs: ${warning}.`);
-    if (out.other_sessions) notes.push(`zipfs: ${plural(out.other_sessions.length, 'other session')} open (${out.other_sessions.join(', ')}): name the session in later commands (-s ${out.name}, or ZIPFS_SESSION=${out.name}).`);
+    if (out.other_sessions && !quiet) notes.push(`zipfs: ${plural(out.other_sessions.length, 'other session')} open (${out.other_sessions.join(', ')}): name the session in later commands (-s ${out.name}, or ZIPFS_SESSION=${out.name}).`);
     return notes.length > 0 ? notes.join('\n') : undefined;
   },
 });
