@@ -43,27 +43,35 @@ export async function runExec(options: ExecOptions, context: CommandContext, say
   const run = async (name: string, input: Record<string, unknown>) => (await findCommand(name)!.run(input as never, context)) as Record<string, unknown>;
   // A name of its own: parallel jobs on one data folder never meet in one session.
   const name = `exec-${process.pid}-${globalThis.crypto.randomUUID().slice(0, 8)}`;
-  const opened = await run('open', { path: options.zip, name, create: false });
   const close = (force: boolean) => run('close', { session: name, force, sync: false, backup: options.backup });
 
-  const child = Bun.spawn(options.command, {
-    cwd: opened.workspace_path as string,
-    env: { ...context.env, ZIPFS_SESSION: name, ZIPFS_HOME: context.home },
-    stdin: 'inherit',
-    stdout: 'inherit',
-    stderr: 'inherit',
-  });
   // A job's timeout or Ctrl-C stops the command too, and then nothing of its half-done work is synced.
+  // The handlers are in place before the open: a signal while it extracts ends zipfs through
+  // exit-cleanup.ts, which removes the staging folder; one just after it, or the moment the command
+  // has started, would otherwise kill zipfs by default, leaving the session, and the command running.
   let interrupted: keyof typeof SIGNAL_EXIT | undefined;
+  let child: ReturnType<typeof Bun.spawn> | undefined;
   const forward = (signal: keyof typeof SIGNAL_EXIT) => () => {
     interrupted = signal;
-    child.kill(signal);
+    child?.kill(signal);
   };
   const handlers = (Object.keys(SIGNAL_EXIT) as (keyof typeof SIGNAL_EXIT)[]).map((signal) => [signal, forward(signal)] as const);
   for (const [signal, handler] of handlers) process.on(signal, handler);
-  let status: number;
+  let status = 0;
+  let opened: Record<string, unknown>;
   try {
-    status = await child.exited;
+    opened = await run('open', { path: options.zip, name, create: false });
+    await Bun.sleep(0); // the runtime installs signal handlers from its event loop: let it, before the command can be signalled
+    if (!interrupted) {
+      child = Bun.spawn(options.command, {
+        cwd: opened.workspace_path as string,
+        env: { ...context.env, ZIPFS_SESSION: name, ZIPFS_HOME: context.home },
+        stdin: 'inherit',
+        stdout: 'inherit',
+        stderr: 'inherit',
+      });
+      status = await child.exited;
+    }
   } finally {
     for (const [signal, handler] of handlers) process.off(signal, handler);
   }
