@@ -183,3 +183,39 @@ describe('open --new', () => {
     }
   });
 });
+
+describe('parallel jobs on one runner', () => {
+  /** Starts `count` exec jobs on the zip at once, each adding part-N.txt after a pause; `homeOf` gives each job's data folder. */
+  const startJobs = (count: number, homeOf: (n: number) => string) =>
+    Array.from({ length: count }, (_, n) =>
+      Bun.spawn([BINARY, 'exec', '--merge', zip, '--', 'sh', '-c', `sleep 0.3; echo ${n} > part-${n}.txt`], { env: shellEnv(homeOf(n)), stdout: 'pipe', stderr: 'pipe' }),
+    );
+  const finish = async (jobs: ReturnType<typeof startJobs>) =>
+    Promise.all(jobs.map(async (child) => ({ code: await child.exited, stderr: await new Response(child.stderr).text() })));
+  const parts = () => {
+    const listed = Bun.spawnSync([BINARY, 'inspect', zip, '--json'], { env: shellEnv() }).stdout.toString();
+    return JSON.parse(listed).entries.map((e: { name: string }) => e.name).filter((n: string) => n.startsWith('part-')).sort();
+  };
+
+  it('share a data folder: each exec has its own session, and another job pruning meanwhile removes none of them', async () => {
+    const jobs = startJobs(4, () => box.home);
+    for (const deadline = Date.now() + 10_000; names().length < 4 && Date.now() < deadline; ) await Bun.sleep(20);
+    // Another job's cleanup while they run: everything it may remove, it finds belonging to a live job.
+    const all = job('"$ZIPFS" prune --all --json');
+    const orphaned = job('"$ZIPFS" prune --orphaned --json');
+    const results = await finish(jobs);
+    expect(results.map((r) => r.code)).toStrictEqual([0, 0, 0, 0]);
+    expect(JSON.parse(all.stdout).pruned).toStrictEqual([]);
+    expect(JSON.parse(all.stdout).skipped.map((s: { reason: string }) => s.reason)).toStrictEqual(Array(4).fill(expect.stringContaining('is still running')));
+    expect(JSON.parse(orphaned.stdout).pruned).toStrictEqual([]);
+    expect(parts()).toStrictEqual(['part-0.txt', 'part-1.txt', 'part-2.txt', 'part-3.txt']);
+    expect(names()).toStrictEqual([]);
+  });
+
+  it('each with a data folder of its own: --merge takes in what the others synced', async () => {
+    const results = await finish(startJobs(3, (n) => path.join(box.dir, `home-${n}`)));
+    expect(results.map((r) => r.code)).toStrictEqual([0, 0, 0]);
+    expect(parts()).toStrictEqual(['part-0.txt', 'part-1.txt', 'part-2.txt']);
+  });
+});
+
