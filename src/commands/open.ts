@@ -2,7 +2,8 @@ import * as v from 'valibot';
 import { count, flag, name, names, text } from './schemas.ts';
 import { quoted } from '../format/quote-name.ts';
 import { SYMLINK_NOTE } from '../open/inspect-archive.ts';
-import { defineCommand } from '../command.ts';
+import { defineCommand, lockWait } from '../command.ts';
+import { adoptSession } from '../session/take-over.ts';
 import { humanBytes, plural } from '../format/units.ts';
 import { loadLimits } from '../limits.ts';
 import { openArchive, type Opened } from '../open/open-archive.ts';
@@ -38,6 +39,8 @@ export const open = defineCommand({
     // The same zip opened again (without asking for another session by name) is the session it already has:
     // a second one would silently conflict with the first on the next sync.
     const existing = input.name === undefined && !input.new ? sessionOf(context.home, input.path) : undefined;
+    // Reusing a killed job's session makes it this job's: prune --orphaned must not take it from under it.
+    if (existing) await adoptSession(existing, context.owner, lockWait(context));
     const session: Opened = existing ?? (await openArchive({ zipPath: input.path, name: input.name, create: input.create, home: context.home, limits: loadLimits(context.env), progress: context.progress, signal: context.signal, owner: context.owner }));
     const result = {
       session_id: session.record.id,

@@ -12,7 +12,9 @@ import { invocation } from '../message-marks.ts';
 import { diffWorkspace } from '../sync/workspace-diff.ts';
 import { recoverInterruptedSync } from '../sync/sync-archive.ts';
 import { lockedByOther, withSessionLock } from './lock.ts';
-import { readManifest } from './manifest.ts';
+import { readManifest, writeManifest } from './manifest.ts';
+import type { LockWait } from './lock.ts';
+import { keepOnExit, removeOnExit } from '../exit-cleanup.ts';
 import { ownerState, sameOwner, type SessionOwner } from './owner.ts';
 import { loadSession, removeSession, type Session } from './session-store.ts';
 import fs from 'node:fs';
@@ -63,4 +65,29 @@ export async function claimName(home: string, name: string, caller: SessionOwner
     throw error;
   }
   return `took over session "${name}" left by process ${owner!.pid}, which is gone; it had no unsynced changes`;
+}
+
+/**
+ * Makes the caller the owner of a session it reuses (open of a zip that already has one) when the
+ * session's owner is gone or unknown: the job now working in it is the caller, and an orphan's
+ * owner would let `prune --orphaned` remove it under the caller's unsynced changes. A live owner's
+ * session stays its owner's. The manifest is rewritten beside itself and renamed over, under the lock.
+ */
+export async function adoptSession(session: Session, caller: SessionOwner | undefined, wait: LockWait): Promise<void> {
+  const owner = session.record.owner;
+  if (!caller || sameOwner(owner, caller)) return;
+  if (owner !== undefined && ownerState(owner) !== 'gone') return;
+  await withSessionLock(session, 'open', () => {
+    const manifest = readManifest(session.manifest);
+    const draft = `${session.manifest}.owner-${globalThis.crypto.randomUUID()}`;
+    removeOnExit(draft);
+    try {
+      writeManifest(draft, { ...manifest.session, owner: caller }, manifest.entries);
+      fs.renameSync(draft, session.manifest);
+    } finally {
+      fs.rmSync(draft, { force: true });
+      keepOnExit(draft);
+    }
+  }, wait);
+  session.record.owner = caller;
 }

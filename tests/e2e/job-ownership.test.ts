@@ -30,9 +30,9 @@ function job(script: string, home = box.home): { code: number; stdout: string; s
   return { code: result.exitCode ?? -1, stdout: result.stdout.toString(), stderr: result.stderr.toString() };
 }
 
-/** A job still running: its shell opened `name` and waits until killed. */
-async function liveJob(name: string): Promise<{ pid: number; stop(): Promise<void> }> {
-  const child = Bun.spawn(['sh', '-c', `"$ZIPFS" open app.zip --name ${name} >/dev/null && echo ready; sleep 60; true`], { cwd: box.dir, env: shellEnv(), stdout: 'pipe' });
+/** A job still running: its shell opened `name` (or, with no name, the zip's session) and waits until killed. */
+async function liveJob(name?: string): Promise<{ pid: number; stop(): Promise<void> }> {
+  const child = Bun.spawn(['sh', '-c', `"$ZIPFS" open app.zip ${name ? `--name ${name}` : ''} >/dev/null && echo ready; sleep 60; true`], { cwd: box.dir, env: shellEnv(), stdout: 'pipe' });
   const reader = child.stdout.getReader();
   expect(new TextDecoder().decode((await reader.read()).value)).toBe('ready\n');
   reader.releaseLock();
@@ -99,6 +99,21 @@ describe('a session belongs to the job that opened it', () => {
       expect(taken.stderr).toContain(`belongs to process ${running.pid}, which is still running`);
       expect(names()).toStrictEqual(['build-1']);
       expect(box.run(['prune', '--all', '--include-live', '--json']).json.pruned.map((p: { name: string }) => p.name)).toStrictEqual(['build-1']);
+    } finally {
+      await running.stop();
+    }
+  });
+
+  it('makes a killed job\'s session the job\'s that reuses it (open without a name), so prune --orphaned leaves it', async () => {
+    job('"$ZIPFS" open app.zip >/dev/null');
+    const running = await liveJob();
+    try {
+      expect(names()).toStrictEqual(['app']);
+      expect(record('app').owner.pid).toBe(running.pid);
+      expect(box.run(['prune', '--orphaned', '--json']).json.pruned).toStrictEqual([]);
+      // Another job reusing it while its owner runs does not take it from that owner.
+      expect(box.run(['open', zip, '--json']).json.already_open).toBe(true);
+      expect(record('app').owner.pid).toBe(running.pid);
     } finally {
       await running.stop();
     }
