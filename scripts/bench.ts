@@ -6,7 +6,7 @@
  *   bun run bench                        every task at --scale 0.5, 5 rounds
  *   bun run bench -- --scale 1 --rounds 7
  *   bun run bench -- --quick             a smoke run in well under a minute
- *   bun run bench -- --only open,sync    some tasks (open, sync, status, memory, entries, verify, large, mcp)
+ *   bun run bench -- --only open,sync    some tasks (open, sync, status, memory, entries, verify, large, grep, mcp)
  * Archives are generated deterministically into .cache/bench (not committed).
  */
 import fs from 'node:fs';
@@ -20,6 +20,7 @@ import { runRounds, type Contender } from './bench/rounds.ts';
 import { largeFileSync } from './bench/large-file.ts';
 import { verifyCost } from './bench/verify-cost.ts';
 import { entriesMemory } from './bench/entries-memory.ts';
+import { grepContenders, grepLargeFile } from './bench/grep-cost.ts';
 
 const root = path.resolve(import.meta.dir, '..');
 const { values } = parseArgs({
@@ -33,7 +34,7 @@ const { values } = parseArgs({
 });
 const scale = values.quick ? 0.02 : Number(values.scale);
 const rounds = values.quick ? 1 : Number(values.rounds);
-const tasks = new Set((values.only ?? 'open,sync,status,memory,entries,verify,large,mcp').split(','));
+const tasks = new Set((values.only ?? 'open,sync,status,memory,entries,verify,large,grep,mcp').split(','));
 const binary = path.join(root, 'dist', 'zipfs');
 const cache = path.join(root, '.cache', 'bench');
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'zipfs-bench-'));
@@ -201,6 +202,16 @@ try {
       rows.push(`| ${MiB(bytes)} (sparse: zeros) | ${run.seconds.toFixed(1)} s | ${MiB(run.peakRssKiB * 1024)} | ${MiB(run.archiveBytes)} |`);
     }
     print(['### sync of one large added file: streamed through the deflater in pieces', '', ...rows, ''].join('\n'));
+  }
+  if (tasks.has('grep')) {
+    const bytes = Math.round(400 * 2 ** 20 * scale);
+    print(report(`grep over text: ${MiB(bytes)} in 20 files`, runRounds(grepContenders(binary, scratch, bytes), rounds), bytes));
+    const rows = ['| one text file | zipfs grep --count-all | peak RSS |', '| --- | ---: | ---: |'];
+    for (const size of values.quick ? [64 * 2 ** 20] : [2 ** 28, 2 ** 30]) {
+      const run = grepLargeFile(binary, scratch, size);
+      rows.push(`| ${MiB(size)} | ${run.seconds.toFixed(1)} s | ${MiB(run.peakRssKiB * 1024)} |`);
+    }
+    print(['### grep of one large text file: streamed in pieces, memory flat as the file grows', '', ...rows, ''].join('\n'));
   }
   if (tasks.has('mcp')) {
     const home = path.join(scratch, 'home-mcp');

@@ -8,6 +8,7 @@ import { close } from './commands/close.ts';
 import { del } from './commands/delete.ts';
 import { diff } from './commands/diff.ts';
 import { edit } from './commands/edit.ts';
+import { extract } from './commands/extract.ts';
 import { grep } from './commands/grep.ts';
 import { inspect } from './commands/inspect.ts';
 import { ls } from './commands/ls.ts';
@@ -23,7 +24,7 @@ import { sync } from './commands/sync.ts';
 import { tree } from './commands/tree.ts';
 import { write } from './commands/write.ts';
 
-export const COMMANDS: readonly Command[] = [open, inspect, sessions, path, ls, tree, read, write, edit, mkdir, move, del, grep, status, diff, sync, close, prune] as unknown as Command[];
+export const COMMANDS: readonly Command[] = [open, inspect, sessions, path, ls, tree, read, write, edit, mkdir, move, del, extract, grep, status, diff, sync, close, prune] as unknown as Command[];
 
 export const MCP_TOOL_PREFIX = 'zipfs_';
 

@@ -13,6 +13,7 @@ export const OUTPUT_DOCS: Record<string, Record<string, string>> = {
     workspace_path: 'Absolute path of the folder holding the extracted files.',
     file_count: 'Files in the session.',
     extracted_size_bytes: 'Bytes the files take, as extracted.',
+    not_extracted: 'A lazy session: entries still only in the zip, not in the folder (zipfs extract puts them there).',
     already_open: 'Present (true) when the zip already had a session and that one is answered, not a new one.',
     warnings: 'What inspect would warn of (links extracted as plain files), and a session taken over from a job that is gone.',
     other_sessions: 'Names of the other open sessions: later calls must name theirs.',
@@ -45,6 +46,12 @@ export const OUTPUT_DOCS: Record<string, Record<string, string>> = {
   },
   path: {
     path: 'Absolute path of the session\'s workspace folder.',
+    not_extracted: 'A lazy session: entries only in the zip, which other tools do not see in the folder until zipfs extract.',
+  },
+  extract: {
+    extracted: 'Entries written into the folder by this call.',
+    bytes: 'Bytes written.',
+    not_extracted: 'Entries still only in the zip afterwards.',
   },
   ls: {
     entries: 'The folder\'s entries (this page): folders first, then files, each by name.',

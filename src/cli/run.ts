@@ -129,17 +129,37 @@ function toInput(command: Command, args: ArgsDef, argv: string[]): { input: Reco
     throw new ZipfsError('INVALID_INPUT', `${stripAnsi((error as Error).message)}. See zipfs ${command.name} --help.`); // citty colours its messages
   }
   const positionals = command.cli.positionals ?? [];
-  const extra = (parsed._ as string[]).slice(positionals.length);
-  if (extra.length > 0) throw new ZipfsError('INVALID_INPUT', `Unexpected argument "${extra[0]}" for zipfs ${command.name}. See zipfs ${command.name} --help.`);
+  const isList = (key: string) => fieldInfo(command.input.entries[key] as GenericSchema).type === 'array';
+  // A list as the last positional takes every argument left (`zipfs extract a.txt 'docs/**'`).
+  const variadic = positionals.length > 0 && isList(positionals.at(-1)!);
+  const rest = (parsed._ as string[]).slice(positionals.length - (variadic ? 1 : 0));
+  if (!variadic && rest.length > 0) throw new ZipfsError('INVALID_INPUT', `Unexpected argument "${rest[0]}" for zipfs ${command.name}. See zipfs ${command.name} --help.`);
 
   const input: Record<string, unknown> = {};
   for (const [key, schema] of Object.entries(command.input.entries)) {
     let value = parsed[kebab(key)] ?? (positionals.includes(key) ? parsed[positionalKey(key)] : undefined);
+    if (isList(key)) {
+      // A list flag is given once per item (`--only '*.xml' --only 'docs/**'`); citty keeps only one, so argv is read again.
+      const items = [...flagValues(argv, kebab(key)), ...(variadic && key === positionals.at(-1) ? rest : [])];
+      if (items.length > 0) input[key] = items;
+      continue;
+    }
     if (value === undefined) continue;
     if (fieldInfo(schema as GenericSchema).type === 'number' && typeof value === 'string' && /^-?\d+(\.\d+)?$/.test(value.trim())) value = Number(value);
     input[key] = value;
   }
   return { input, parsed };
+}
+
+/** Every value given to `--name` (`--name v` and `--name=v`), in order. */
+function flagValues(argv: string[], name: string): string[] {
+  const values: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    if (argv[i] === '--') break;
+    if (argv[i] === `--${name}` && i + 1 < argv.length) values.push(argv[++i]!);
+    else if (argv[i]!.startsWith(`--${name}=`)) values.push(argv[i]!.slice(name.length + 3));
+  }
+  return values;
 }
 
 /**

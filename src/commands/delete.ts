@@ -1,6 +1,9 @@
 import * as v from 'valibot';
 import { defineCommand, lockWait } from '../command.ts';
 import { deleteWorkspacePath } from '../files/edit.ts';
+import { ZipfsError } from '../errors.ts';
+import { normaliseToolPath } from '../files/safe-path.ts';
+import { deleteFromZipOnly } from '../session/lazy-changes.ts';
 import { withSessionLock } from '../session/lock.ts';
 import { resolveSession } from '../session/resolve-session.ts';
 import { flag, name, sessionParam } from './schemas.ts';
@@ -19,7 +22,21 @@ export const del = defineCommand({
   cli: { message: true, workspacePaths: ['path'], positionals: ['path'], short: { session: 's', recursive: 'r' }, example: 'zipfs delete data/old -r' },
   async run(input, context) {
     const session = resolveSession(context.home, input.session, context.hints);
-    const deleted = await withSessionLock(session, 'delete', () => deleteWorkspacePath(session.contents, input.path, input.recursive), lockWait(context));
+    const deleted = await withSessionLock(
+      session,
+      'delete',
+      () => {
+        // In a lazy session, entries only in the zip are deleted in the manifest; what is on disk, from the folder.
+        const fromZip = deleteFromZipOnly(session, input.path, input.recursive);
+        try {
+          return deleteWorkspacePath(session.contents, input.path, input.recursive);
+        } catch (error) {
+          if (fromZip > 0 && error instanceof ZipfsError && error.code === 'PATH_NOT_FOUND') return normaliseToolPath(input.path);
+          throw error;
+        }
+      },
+      lockWait(context),
+    );
     return { deleted: true, path: deleted };
   },
   render: (out) => `Deleted ${out.path}.`,

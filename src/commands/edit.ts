@@ -14,6 +14,7 @@ import { notTextReason, scanFile } from '../files/text-or-binary.ts';
 import { textEncodingOf, WHOLE_TEXT_MAX_BYTES } from '../files/file-encoding.ts';
 import { decodeText, encodeOrRefuse, TEXT_ENCODINGS, type TextEncoding } from '../files/text-encoding.ts';
 import { withSessionLock } from '../session/lock.ts';
+import { extractForChange } from '../session/lazy-changes.ts';
 import { resolveSession } from '../session/resolve-session.ts';
 import { paintDiff } from '../format/paint-diff.ts';
 import { plural } from '../format/units.ts';
@@ -104,6 +105,7 @@ export const edit = defineCommand({
       session,
       'edit',
       async () => {
+        await extractForChange(session, [input.path], context.home, loadLimits(context.env)); // a lazy session's entry, onto disk first
         const file = withBeneath(session.contents, (beneath) => {
           const found = resolveExisting(beneath, input.path);
           return { ...found, before: readText(found.path, found.relative, input.encoding) };

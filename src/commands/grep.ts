@@ -2,9 +2,11 @@ import * as v from 'valibot';
 import { defineCommand } from '../command.ts';
 import { ZipfsError } from '../errors.ts';
 import { loadLimits } from '../limits.ts';
-import { grepWorkspace } from '../search/grep.ts';
+import { globFilter, grepWorkspace } from '../search/grep.ts';
+import { lazyView, resolveSeen, type LazyView } from '../files/lazy-view.ts';
+import { withLazyReader, type LazyReader } from '../session/lazy-session.ts';
+import type { GrepZipEntry } from '../search/grep-types.ts';
 import { resolveSession } from '../session/resolve-session.ts';
-import { resolveExisting } from '../files/safe-path.ts';
 import { withBeneath } from '../files/beneath.ts';
 import { TEXT_ENCODINGS } from '../files/text-encoding.ts';
 import { continuation, itemChars, nextOffsetField, offsetParam, takePage } from '../paging.ts';
@@ -62,8 +64,11 @@ export const grep = defineCommand({
   async run(input, context) {
     if (input.pattern === '') throw new ZipfsError('INVALID_INPUT', 'Invalid argument pattern: it is empty; give a JavaScript regular expression (names_only matches it against paths).');
     const session = resolveSession(context.home, input.session, context.hints);
-    const start = withBeneath(session.contents, (beneath) => resolveExisting(beneath, input.path));
+    const view = lazyView(session);
+    const start = withBeneath(session.contents, (beneath) => resolveSeen(beneath, input.path, view));
     const limits = loadLimits(context.env);
+    // A lazy session's entries only in the zip are searched there, each checked as a read checks it (a bomb is refused).
+    const zipEntries = view ? await withLazyReader(session, view.lazy, limits, (reader) => lazyGrepEntries(view, reader, start.relative, globFilter(input.glob), session.record.source_path)) : undefined;
     const offset = input.offset ?? 0;
     // The search finds the skipped matches again (and counts them in total_matches); only this page's are returned.
     const searched = await grepWorkspace({
@@ -80,6 +85,7 @@ export const grep = defineCommand({
       binary: input.binary,
       budgetMs: limits.grepBudgetMs,
       signal: context.signal,
+      ...(zipEntries ? { zipEntries } : {}),
     });
     const { timedOut, ...found } = searched;
     const all = found.matches.slice(offset);
@@ -121,3 +127,16 @@ export const grep = defineCommand({
     return notes.length > 0 ? notes.join('\n') : undefined;
   },
 });
+
+/** The files of a lazy session only in the zip, at or below `start`, for grep to read from the zip. */
+function lazyGrepEntries(view: LazyView, reader: LazyReader, start: string, accept: (relative: string) => boolean, zipPath: string): GrepZipEntry[] {
+  const found: GrepZipEntry[] = [];
+  const own = view.at(start);
+  const indexes = own?.index !== undefined && own.type !== 'dir' ? [own.index] : view.lazy.under(start);
+  for (const index of indexes) {
+    // Folders, what the glob leaves out (never read, so never refused), and what the manifest lists.
+    if (view.lazy.type(index) === 'dir' || !accept(view.lazy.paths[index]!) || view.at(view.lazy.paths[index]!)?.index !== index) continue;
+    found.push({ file: view.lazy.paths[index]!, zipPath, entry: reader.location(index) });
+  }
+  return found;
+}

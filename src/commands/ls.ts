@@ -3,7 +3,7 @@ import { defineCommand } from '../command.ts';
 import { humanBytes, isoSeconds, localMinute, table } from '../format/units.ts';
 import { walk } from '../files/listing.ts';
 import { resolveSession } from '../session/resolve-session.ts';
-import { resolveExisting } from '../files/safe-path.ts';
+import { lazyView, resolveSeen } from '../files/lazy-view.ts';
 import { withBeneath } from '../files/beneath.ts';
 import { limitParam, pageFields, nextOffsetField, offsetParam, pageNote, takePage, totalField } from '../paging.ts';
 import { count, name, sessionParam, text, workspacePathParam } from './schemas.ts';
@@ -31,16 +31,18 @@ export const ls = defineCommand({
   cli: { workspacePaths: ['path'], fromCurrentFolder: true, positionals: ['path'], short: { session: 's', recursive: 'r' }, example: 'zipfs ls data -r' },
   run(input, context) {
     const session = resolveSession(context.home, input.session, context.hints);
+    const view = lazyView(session);
     return withBeneath(session.contents, (beneath) => {
-      const target = resolveExisting(beneath, input.path);
+      const target = resolveSeen(beneath, input.path, view);
       const symlinks = new Set(session.record.symlinks);
-      if (!target.stats.isDirectory()) {
+      if (target.virtual ? target.virtual.type !== 'dir' : !target.disk!.stats.isDirectory()) {
         const name = target.relative.split('/').pop()!;
-        const type = symlinks.has(target.relative) ? ('symlink' as const) : ('file' as const);
-        return { entries: [{ name, type, size_bytes: target.stats.size, modified_at: isoSeconds(target.stats.mtime) }] };
+        const type = target.virtual ? target.virtual.type : symlinks.has(target.relative) ? ('symlink' as const) : ('file' as const);
+        const [size, mtime] = target.virtual ? [target.virtual.size, target.virtual.mtime] : [target.disk!.stats.size, target.disk!.stats.mtime];
+        return { entries: [{ name, type, size_bytes: size, modified_at: isoSeconds(mtime) }] };
       }
       const entries: v.InferOutput<typeof entrySchema>[] = [];
-      walk(beneath.folder(target.relative), { maxDepth: input.recursive ? Infinity : 1, archiveSymlinks: symlinks, base: target.relative }, (item) => {
+      walk(target.disk ? beneath.folder(target.relative) : undefined, { maxDepth: input.recursive ? Infinity : 1, archiveSymlinks: symlinks, base: target.relative, view }, (item) => {
         entries.push({ name: item.type === 'dir' ? `${item.path}/` : item.path, type: item.type, size_bytes: item.size, modified_at: isoSeconds(item.mtime) });
       });
       return takePage(entries, input, context.maxAnswerBytes, (page, next) => ({ entries: page, ...pageFields(entries.length, input.offset, next) }));

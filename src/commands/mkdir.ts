@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { makeZipOnlyFolders } from '../session/lazy-changes.ts';
 import { defineCommand, lockWait } from '../command.ts';
 import { makeWorkspaceFolder } from '../files/make-folder.ts';
 import { withSessionLock } from '../session/lock.ts';
@@ -19,7 +20,16 @@ export const mkdir = defineCommand({
   cli: { message: true, workspacePaths: ['path'], positionals: ['path'], short: { session: 's' }, example: 'zipfs mkdir META-INF/extra' },
   async run(input, context) {
     const session = resolveSession(context.home, input.session, context.hints);
-    const made = await withSessionLock(session, 'mkdir', () => makeWorkspaceFolder(session.contents, input.path, input.parents), lockWait(context));
+    const made = await withSessionLock(
+      session,
+      'mkdir',
+      () => {
+        // A lazy session's folder only in the zip is there: its parent need not be asked for.
+        if (!input.parents) makeZipOnlyFolders(session, input.path);
+        return makeWorkspaceFolder(session.contents, input.path, input.parents);
+      },
+      lockWait(context),
+    );
     return { created: made.created, path: made.relative };
   },
   render: (out) => (out.created ? `Made ${out.path}/.` : `${out.path}/ was already there.`),

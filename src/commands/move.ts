@@ -2,6 +2,8 @@ import * as v from 'valibot';
 import { defineCommand, lockWait } from '../command.ts';
 import { moveWorkspacePath } from '../files/move.ts';
 import { withSessionLock } from '../session/lock.ts';
+import { extractForChange } from '../session/lazy-changes.ts';
+import { loadLimits } from '../limits.ts';
 import { resolveSession } from '../session/resolve-session.ts';
 import { flag, name, sessionParam } from './schemas.ts';
 
@@ -20,7 +22,16 @@ export const move = defineCommand({
   cli: { message: true, workspacePaths: ['from', 'to'], positionals: ['from', 'to'], short: { session: 's' }, aliases: ['mv'], example: 'zipfs mv data/old.csv archive/2024.csv' },
   async run(input, context) {
     const session = resolveSession(context.home, input.session, context.hints);
-    const moved = await withSessionLock(session, 'move', () => moveWorkspacePath(session.contents, input.from, input.to, input.overwrite), lockWait(context));
+    const moved = await withSessionLock(
+      session,
+      'move',
+      async () => {
+        // A lazy session's entries onto disk first: both ends, so a target only in the zip is there to refuse or replace.
+        await extractForChange(session, [input.from, input.to], context.home, loadLimits(context.env));
+        return moveWorkspacePath(session.contents, input.from, input.to, input.overwrite);
+      },
+      lockWait(context),
+    );
     return { moved: true, ...moved };
   },
   render: (out) => `Moved ${out.from} to ${out.to}.`,

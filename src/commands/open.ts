@@ -8,6 +8,7 @@ import { humanBytes, plural } from '../format/units.ts';
 import { loadLimits } from '../limits.ts';
 import { openArchive, type Opened } from '../open/open-archive.ts';
 import { listSessions, sessionOf } from '../session/session-store.ts';
+import { notExtractedCount } from '../session/lazy-session.ts';
 
 /** Warnings listed at most; an archive may hold a link per entry. */
 const MAX_WARNINGS = 20;
@@ -20,6 +21,8 @@ export const open = defineCommand({
     path: v.pipe(v.string(), v.description('Zip file path')),
     name: v.optional(v.pipe(v.string(), v.description('Default: zip base name'))),
     create: v.optional(v.pipe(v.boolean(), v.description('Start empty if none')), false),
+    lazy: v.optional(v.pipe(v.boolean(), v.description('Extract nothing')), false),
+    only: v.optional(v.pipe(v.array(v.string()), v.description('Extract only these'))),
     // CI jobs sharing a data folder must not share a session: a fresh one, named as a taken derived name is (app-2).
     new: v.optional(flag('Never reuse one'), false),
   }),
@@ -29,6 +32,7 @@ export const open = defineCommand({
     workspace_path: name('Its files'),
     file_count: count('Files'),
     extracted_size_bytes: count('Bytes'),
+    not_extracted: v.optional(count('Lazy: still in zip')),
     already_open: v.optional(flag('Reused')),
     warnings: v.optional(v.pipe(v.array(v.string()), v.description('As inspect warns'))),
     other_sessions: v.optional(names('Open too: name one in calls')),
@@ -41,13 +45,14 @@ export const open = defineCommand({
     const existing = input.name === undefined && !input.new ? sessionOf(context.home, input.path) : undefined;
     // Reusing a killed job's session makes it this job's: prune --orphaned must not take it from under it.
     if (existing) await adoptSession(existing, context.owner, lockWait(context));
-    const session: Opened = existing ?? (await openArchive({ zipPath: input.path, name: input.name, create: input.create, home: context.home, limits: loadLimits(context.env), progress: context.progress, signal: context.signal, owner: context.owner }));
+    const session: Opened = existing ?? (await openArchive({ zipPath: input.path, name: input.name, create: input.create, lazy: input.lazy, only: input.only, home: context.home, limits: loadLimits(context.env), progress: context.progress, signal: context.signal, owner: context.owner }));
     const result = {
       session_id: session.record.id,
       name: session.record.name,
       workspace_path: session.contents,
       file_count: session.record.file_count,
       extracted_size_bytes: session.record.extracted_size_bytes,
+      ...(session.record.lazy ? { not_extracted: notExtractedCount(session) } : {}),
     };
     // What an agent needs before its next call: links it will find as plain files, and that calls
     // without a session are now ambiguous when other sessions are open.
@@ -61,7 +66,7 @@ export const open = defineCommand({
       ...(others.length > 0 ? { other_sessions: others } : {}),
     };
   },
-  render: (out) => `${out.already_open ? `Already open as session "${out.name}" (to open another, give it a name with --name)` : `Opened session "${out.name}"`}: ${plural(out.file_count, 'file')}, ${humanBytes(out.extracted_size_bytes)}\n${out.workspace_path}`,
+  render: (out) => `${out.already_open ? `Already open as session "${out.name}" (to open another, give it a name with --name, or pass --new)` : `Opened session "${out.name}"`}: ${plural(out.file_count, 'file')}, ${out.not_extracted === undefined ? humanBytes(out.extracted_size_bytes) : `${humanBytes(out.extracted_size_bytes)} extracted, ${plural(out.not_extracted, 'entry', 'entries')} left in the zip (lazy)`}\n${out.workspace_path}`,
   note(out, quiet) {
     const notes = (out.warnings ?? []).map((warning) => `zipfs: ${warning}.`);
     if (out.other_sessions && !quiet) notes.push(`zipfs: ${plural(out.other_sessions.length, 'other session')} open (${out.other_sessions.join(', ')}): name the session in later commands (-s ${out.name}, or ZIPFS_SESSION=${out.name}).`);

@@ -1,18 +1,22 @@
 import * as v from 'valibot';
 import { defineCommand } from '../command.ts';
 import { resolveSession } from '../session/resolve-session.ts';
-import { sessionParam, text } from './schemas.ts';
+import { count, sessionParam, text } from './schemas.ts';
+import { notExtractedCount } from '../session/lazy-session.ts';
 
 export const path = defineCommand({
   name: 'path',
   title: 'Workspace folder',
   description: 'A session\'s files folder, for other tools.',
   input: v.strictObject({ session: sessionParam }),
-  output: v.object({ path: text('Absolute') }),
+  output: v.object({ path: text('Absolute'), not_extracted: v.optional(count('Lazy: in zip only')) }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   cli: { positionals: ['session'], short: { session: 's' }, example: 'cd "$(zipfs path q4-report)"' },
   run(input, context) {
-    return { path: resolveSession(context.home, input.session, context.hints).contents };
+    const session = resolveSession(context.home, input.session, context.hints);
+    return { path: session.contents, ...(session.record.lazy ? { not_extracted: notExtractedCount(session) } : {}) };
   },
+  // stdout stays the bare path (`cd "$(zipfs path)"`); what other tools will not find there goes to stderr.
   render: (out) => out.path,
+  note: (out) => (out.not_extracted ? `zipfs: lazy session: ${out.not_extracted} entries are only in the zip, not in this folder; other tools see them after zipfs extract.` : undefined),
 });

@@ -4,6 +4,9 @@ import { ZipfsError, quote } from '../errors.ts';
 import { loadLimits } from '../limits.ts';
 import { resolveSession } from '../session/resolve-session.ts';
 import { resolveExisting } from '../files/safe-path.ts';
+import fs from 'node:fs';
+import { lazyView, resolveSeen } from '../files/lazy-view.ts';
+import { entryFileForRead, withLazyReader } from '../session/lazy-session.ts';
 import { withBeneath } from '../files/beneath.ts';
 import { readPage } from '../files/read-page.ts';
 import { TEXT_ENCODINGS, type TextEncoding } from '../files/text-encoding.ts';
@@ -56,10 +59,14 @@ export const read = defineCommand({
     // A shell user redirects a binary file to get the file: its bytes, not base64 (unless --encoding base64 asked for it).
     bytes: (out, input) => (out.encoding === 'base64' && input.encoding !== 'base64' ? Buffer.from(out.content, 'base64') : undefined),
   },
-  run(input, context) {
+  async run(input, context) {
     const session = resolveSession(context.home, input.session, context.hints);
+    const view = lazyView(session);
+    const seen = withBeneath(session.contents, (beneath) => resolveSeen(beneath, input.path, view));
+    // An entry only in the zip is read from a file it is inflated into, once (lazy-session.ts).
+    const fromZip = seen.virtual?.index !== undefined && seen.virtual.type !== 'dir' ? await withLazyReader(session, view!.lazy, loadLimits(context.env), (reader) => entryFileForRead(session, reader, seen.virtual!.index!)) : undefined;
     return withBeneath(session.contents, (beneath) => {
-      const file = resolveExisting(beneath, input.path);
+      const file = fromZip ? { relative: seen.relative, path: fromZip, stats: fs.statSync(fromZip) } : seen.virtual ? { relative: seen.relative, path: '', stats: { isDirectory: () => true } as fs.Stats } : resolveExisting(beneath, input.path);
       if (file.stats.isDirectory()) throw new ZipfsError('INVALID_INPUT', `Invalid argument path: ${quote(file.relative)} is a folder; list it with ls, or read a file inside it.`);
       const byLines = input.start_line !== undefined || input.end_line !== undefined;
       if (byLines && (input.offset !== undefined || input.limit !== undefined)) {

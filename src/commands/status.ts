@@ -4,6 +4,7 @@ import { plural } from '../format/units.ts';
 import { lockedByOther } from '../session/lock.ts';
 import { readManifest, type Manifest } from '../session/manifest.ts';
 import { zipChangesSince } from '../sync/zip-changes.ts';
+import { wholeBase } from '../session/lazy-session.ts';
 import { resolveSession } from '../session/resolve-session.ts';
 import { isNewArchive, recoverInterruptedSync, sourceState } from '../sync/sync-archive.ts';
 import { diffWorkspace, type Unsupported, type WorkspaceDiff } from '../sync/workspace-diff.ts';
@@ -21,7 +22,7 @@ type Change = { list: 'modified' | 'added' | 'deleted' | 'renamed'; path: string
 const MAX_ZIP_CHANGES = 200;
 
 /** What the zip's other writer did since the base, when the zip moved (zip-changes.ts); undefined when it did not. */
-function zipBehind(manifest: Manifest): string[] | undefined {
+function zipBehind(manifest: Manifest, dir: string): string[] | undefined {
   let state: ReturnType<typeof sourceState>;
   try {
     state = sourceState(manifest.session);
@@ -29,7 +30,7 @@ function zipBehind(manifest: Manifest): string[] | undefined {
     return undefined; // not a file any more: sync and diff say so
   }
   if (state !== 'changed' || isNewArchive(manifest.session)) return undefined;
-  const changes = zipChangesSince(manifest, manifest.session.source_path);
+  const changes = zipChangesSince(wholeBase(manifest, dir), manifest.session.source_path);
   if (!changes) return [];
   const all = [...changes.added.map((name) => `A ${name}`), ...changes.modified.map((name) => `M ${name}`), ...changes.deleted.map((name) => `D ${name}`)];
   return all.length > MAX_ZIP_CHANGES ? [...all.slice(0, MAX_ZIP_CHANGES), `... and ${all.length - MAX_ZIP_CHANGES} more`] : all;
@@ -65,7 +66,7 @@ export const status = defineCommand({
     if (!lockedByOther(session)) recoverInterruptedSync(session);
     const manifest = readManifest(session.manifest);
     const diff = diffWorkspace(session.contents, manifest);
-    const behind = zipBehind(manifest);
+    const behind = zipBehind(manifest, session.dir);
     const refused = new Map(diff.unsupported.map((u) => [u.path, u]));
     const changes: Change[] = [
       ...(['modified', 'added', 'deleted'] as const).flatMap((list) => diff[list].map((path) => ({ list, path, unsupported: refused.get(path) }))),

@@ -3,7 +3,7 @@ import { defineCommand } from '../command.ts';
 import { plural } from '../format/units.ts';
 import { walk } from '../files/listing.ts';
 import { resolveSession } from '../session/resolve-session.ts';
-import { resolveExisting } from '../files/safe-path.ts';
+import { lazyView, resolveSeen } from '../files/lazy-view.ts';
 import { withBeneath } from '../files/beneath.ts';
 import { ZipfsError, quote } from '../errors.ts';
 import { quoteName } from '../format/quote-name.ts';
@@ -32,16 +32,17 @@ export const tree = defineCommand({
   cli: { workspacePaths: ['path'], fromCurrentFolder: true, positionals: ['path'], short: { session: 's' }, example: 'zipfs tree --max-depth 2' },
   run(input, context) {
     const session = resolveSession(context.home, input.session, context.hints);
+    const view = lazyView(session);
     return withBeneath(session.contents, (beneath) => {
-      const start = resolveExisting(beneath, input.path);
-      if (!start.stats.isDirectory()) throw new ZipfsError('INVALID_INPUT', `Invalid argument path: ${quote(start.relative)} is a file, not a folder; tree starts from a folder.`);
+      const start = resolveSeen(beneath, input.path, view);
+      if (start.virtual ? start.virtual.type !== 'dir' : !start.disk!.stats.isDirectory()) throw new ZipfsError('INVALID_INPUT', `Invalid argument path: ${quote(start.relative)} is a file, not a folder; tree starts from a folder.`);
       // The drawing is one line per item on every surface: a name that would break or reorder its line
       // is quoted in it, as git quotes paths (ls gives the exact names).
       const lines = [start.relative === '' ? '.' : quoteName(`${start.relative}/`)];
       const openAtDepth: boolean[] = [];
       let fileCount = 0;
       let dirCount = 0;
-      walk(beneath.folder(start.relative), { maxDepth: input.max_depth ?? Infinity, archiveSymlinks: new Set(session.record.symlinks), base: start.relative }, (item, depth, isLast) => {
+      walk(start.disk ? beneath.folder(start.relative) : undefined, { maxDepth: input.max_depth ?? Infinity, archiveSymlinks: new Set(session.record.symlinks), base: start.relative, view }, (item, depth, isLast) => {
         openAtDepth[depth] = !isLast;
         let prefix = '';
         for (let d = 1; d < depth; d++) prefix += openAtDepth[d] ? '│   ' : '    ';

@@ -4,6 +4,8 @@ import { ZipfsError } from '../errors.ts';
 import { humanBytes } from '../format/units.ts';
 import { writeWorkspaceFile } from '../files/edit.ts';
 import { withSessionLock } from '../session/lock.ts';
+import { extractForChange, makeZipOnlyFolders } from '../session/lazy-changes.ts';
+import { loadLimits } from '../limits.ts';
 import { resolveSession } from '../session/resolve-session.ts';
 import { count, flag, sessionParam } from './schemas.ts';
 
@@ -34,7 +36,18 @@ export const write = defineCommand({
   async run(input, context) {
     const session = resolveSession(context.home, input.session, context.hints);
     const bytes = decode(input.content, input.encoding);
-    const { size } = await withSessionLock(session, 'write', () => writeWorkspaceFile(session.contents, input.path, bytes, input.create_dirs, input.append, session.record.case_insensitive === true), lockWait(context));
+    const { size } = await withSessionLock(
+      session,
+      'write',
+      async () => {
+        // Appending to a lazy session's entry adds to its content: onto disk first. A whole write needs none of it.
+        if (input.append) await extractForChange(session, [input.path], context.home, loadLimits(context.env));
+        // A folder only in the zip exists in the session: made on disk for a write that makes no folders.
+        if (!input.create_dirs) makeZipOnlyFolders(session, input.path);
+        return writeWorkspaceFile(session.contents, input.path, bytes, input.create_dirs, input.append, session.record.case_insensitive === true);
+      },
+      lockWait(context),
+    );
     return { written: true, size_bytes: size };
   },
   render: (out) => `Wrote ${humanBytes(out.size_bytes)}.`,

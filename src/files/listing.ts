@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import { namesIn, type Folder } from './beneath.ts';
+import type { LazyView, VirtualItem } from './lazy-view.ts';
 
 /** One thing in a workspace as ls and tree show it. */
 export interface ListedItem {
@@ -17,13 +18,13 @@ export interface WalkOptions {
   archiveSymlinks: ReadonlySet<string>;
   /** The listed folder's path relative to the workspace root ('' for the root). */
   base: string;
+  /** A lazy session's entries that are only in the zip. */
+  view?: LazyView;
 }
 
 /** Folders first, then by name (code-point order, the same on every machine). */
-function compare(a: { name: string; stats: fs.Stats }, b: { name: string; stats: fs.Stats }): number {
-  const aDir = a.stats.isDirectory() ? 0 : 1;
-  const bDir = b.stats.isDirectory() ? 0 : 1;
-  if (aDir !== bDir) return aDir - bDir;
+function compare(a: { name: string; dir: boolean }, b: { name: string; dir: boolean }): number {
+  if (a.dir !== b.dir) return a.dir ? -1 : 1;
   return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
 }
 
@@ -32,23 +33,30 @@ function compare(a: { name: string; stats: fs.Stats }, b: { name: string; stats:
  * its parent's descriptor without following links (beneath.ts), so a walk
  * cannot leave the workspace even if a folder is swapped for a link while it
  * runs; links are reported as such. What vanishes between listing and stat is
- * left out.
+ * left out. In a lazy session, `view` adds what is only in the zip; `start`
+ * is undefined when the folder itself is only there.
  */
-export function walk(start: Folder, options: WalkOptions, visit: (item: ListedItem, depth: number, isLast: boolean) => void): void {
-  const recurse = (folder: Folder, relative: string, depth: number) => {
-    const children: { name: string; stats: fs.Stats }[] = [];
-    for (const name of namesIn(folder)) {
-      const stats = fs.lstatSync(folder.child(name), { throwIfNoEntry: false });
-      if (stats) children.push({ name, stats });
+export function walk(start: Folder | undefined, options: WalkOptions, visit: (item: ListedItem, depth: number, isLast: boolean) => void): void {
+  const recurse = (folder: Folder | undefined, relative: string, depth: number) => {
+    const fromRootOf = (childRelative: string) => (options.base === '' || childRelative === '' ? options.base + childRelative : `${options.base}/${childRelative}`);
+    const children: { name: string; dir: boolean; stats?: fs.Stats; virtual?: VirtualItem }[] = [];
+    for (const name of folder ? namesIn(folder) : []) {
+      const stats = fs.lstatSync(folder!.child(name), { throwIfNoEntry: false });
+      if (stats) children.push({ name, dir: stats.isDirectory(), stats });
+    }
+    if (options.view) {
+      const onDisk = new Set(children.map((child) => child.name));
+      for (const [name, item] of options.view.children(fromRootOf(relative))) if (!onDisk.has(name)) children.push({ name, dir: item.type === 'dir', virtual: item });
     }
     children.sort(compare);
-    children.forEach(({ name, stats }, i) => {
+    children.forEach(({ name, stats, virtual }, i) => {
       const childRelative = relative === '' ? name : `${relative}/${name}`;
-      const fromRoot = options.base === '' ? childRelative : `${options.base}/${childRelative}`;
-      const type = stats.isDirectory() ? 'dir' : stats.isSymbolicLink() || options.archiveSymlinks.has(fromRoot) ? 'symlink' : 'file';
-      visit({ path: childRelative, type, size: type === 'dir' ? 0 : stats.size, mtime: stats.mtime }, depth, i === children.length - 1);
+      const type = virtual ? virtual.type : stats!.isDirectory() ? 'dir' : stats!.isSymbolicLink() || options.archiveSymlinks.has(fromRootOf(childRelative)) ? 'symlink' : 'file';
+      const size = type === 'dir' ? 0 : virtual ? virtual.size : stats!.size;
+      visit({ path: childRelative, type, size, mtime: virtual ? virtual.mtime : stats!.mtime }, depth, i === children.length - 1);
       if (type !== 'dir' || depth >= options.maxDepth) return;
-      const inner = folder.openChild(name);
+      if (virtual) return recurse(undefined, childRelative, depth + 1);
+      const inner = folder!.openChild(name);
       if (!inner) return; // swapped for a link or a file since the lstat: not followed
       try {
         recurse(inner, childRelative, depth + 1);

@@ -13,12 +13,17 @@ export const MAX_LINE = 500;
 /** How much of what comes before the change the window shows. */
 const LEAD = 100;
 
-/** `line` cut to MAX_LINE characters from a little before `at`, with what was left out marked. */
-export function shortenAround(line: string, at = 0): string {
-  if (line.length <= MAX_LINE) return line;
-  const start = Math.max(0, Math.min(at - LEAD, line.length - MAX_LINE));
-  const end = start + MAX_LINE;
-  return `${start > 0 ? `…[${start} chars] ` : ''}${line.slice(start, end)}${end < line.length ? ` …[${line.length - end} more chars]` : ''}`;
+/**
+ * `line` cut to MAX_LINE characters from a little before `at`, with what was left out marked.
+ * `length` is the whole line's when `line` holds only its start (grep keeps at most
+ * LINE_CAP_CHARS of a line, line-search.ts): the marks then count what it dropped too.
+ */
+export function shortenAround(line: string, at = 0, length = line.length): string {
+  if (length <= MAX_LINE) return line;
+  const start = Math.max(0, Math.min(at - LEAD, length - MAX_LINE));
+  const shown = line.slice(start, start + MAX_LINE);
+  const end = start + shown.length;
+  return `${start > 0 ? `…[${start} chars] ` : ''}${shown}${end < length ? ` …[${length - end} more chars]` : ''}`;
 }
 
 /** Where two lines start to differ. */

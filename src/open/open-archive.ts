@@ -19,6 +19,7 @@ import { listSessions, loadSession, type Session } from '../session/session-stor
 import { createStaging, discardStaging, releaseStaging, removeDeadStaging } from './staging.ts';
 import { workerPath } from '../worker-path.ts';
 import { invocation, param } from '../message-marks.ts';
+import { openLazy } from './open-lazy.ts';
 import type { SessionOwner } from '../session/owner.ts';
 import { claimName } from '../session/take-over.ts';
 
@@ -34,6 +35,10 @@ export interface OpenRequest {
   signal?: AbortSignal;
   /** Where no file is yet, open an empty session instead of ZIP_NOT_FOUND. */
   create?: boolean;
+  /** Extract nothing: a lazy session, made from the central directory alone (open-lazy.ts). */
+  lazy?: boolean;
+  /** Extract only the entries these paths or globs name, and leave the rest lazy. */
+  only?: string[];
   /** The job's process, recorded as the session's owner (session/owner.ts). */
   owner?: SessionOwner;
 }
@@ -61,6 +66,7 @@ export async function openArchive(request: OpenRequest): Promise<Opened> {
 
 async function openNamed(request: OpenRequest, zipPath: string): Promise<Session> {
   if (request.create && !fs.existsSync(zipPath)) return createArchiveSession(request, zipPath);
+  if (request.lazy || (request.only?.length ?? 0) > 0) return openLazy(request, zipPath);
   const source = openSource(zipPath);
   try {
     const directory = readCentralDirectory(source);
@@ -107,7 +113,7 @@ function createArchiveSession(request: OpenRequest, zipPath: string): Session {
 }
 
 /** The checks before anything is written (name, session and byte limits), then a fresh staging folder. */
-function prepareStaging(request: OpenRequest, bytes: number): string {
+export function prepareStaging(request: OpenRequest, bytes: number): string {
   if (request.name !== undefined) {
     assertValidName(request.name);
     assertNameFree(request.home, request.name);
@@ -117,7 +123,7 @@ function prepareStaging(request: OpenRequest, bytes: number): string {
   return createStaging(request.home);
 }
 
-function sessionRecord(zipPath: string, source: SessionRecord['source'], staging: string, counts: { files: number; dirs: number; bytes: number; symlinks: string[] }, caseInsensitive: boolean, owner: SessionOwner | undefined): SessionRecord {
+export function sessionRecord(zipPath: string, source: SessionRecord['source'], staging: string, counts: { files: number; dirs: number; bytes: number; symlinks: string[] }, caseInsensitive: boolean, owner: SessionOwner | undefined): SessionRecord {
   return {
     kind: 'session',
     format: MANIFEST_FORMAT,
@@ -136,7 +142,7 @@ function sessionRecord(zipPath: string, source: SessionRecord['source'], staging
   };
 }
 
-function openSource(zipPath: string): FileSource {
+export function openSource(zipPath: string): FileSource {
   try {
     fs.statSync(zipPath);
   } catch {
@@ -284,7 +290,7 @@ function startWorker(job: ExtractJob, advance: (bytes: number) => void): { finis
 }
 
 /** Writes the manifest and renames the staging folder into place under a free name. */
-function publish(home: string, staging: string, record: SessionRecord, entries: EntryRecord[], explicitName: string | undefined): string {
+export function publish(home: string, staging: string, record: SessionRecord, entries: EntryRecord[], explicitName: string | undefined): string {
   const taken = (name: string) => fs.existsSync(sessionPaths(home, name).dir);
   const base = explicitName ?? deriveName(record.source_path);
   for (;;) {

@@ -1,43 +1,45 @@
 /**
  * What grep searches in a file: its text in its encoding (a byte-order mark's,
  * else the one the caller named), or, for a binary file searched on request,
- * its bytes as Latin-1, one character per byte, so a match's index is its byte
- * offset and ASCII patterns (class and method names in a jar's .class files)
- * match as they are.
+ * its bytes as Latin-1 (binary-scan.ts). Both are decided from the head of the
+ * file alone, so a file is read once, as a stream, whatever its size.
  */
-import { looksBinary } from '../files/text-or-binary.ts';
-import { bomEncoding, bomLength, decodeText, type TextEncoding } from '../files/text-encoding.ts';
+import { BINARY_PROBE_BYTES, looksBinary } from '../files/text-or-binary.ts';
+import { bomEncoding, bomLength, type TextEncoding } from '../files/text-encoding.ts';
 
-/**
- * The file's text without its BOM (so `^` anchors the first line too), or
- * undefined when it is binary. UTF-16 is full of NUL bytes, so the binary
- * rule is not applied to it. Bytes the encoding rejects become U+FFFD, as
- * grep goes on past them: one odd byte must not hide the lines around it.
- */
-export function grepText(bytes: Buffer, asked: TextEncoding): string | undefined {
-  const bom = bomEncoding(bytes);
-  const encoding = bom ?? asked;
-  if (!bom && !encoding.startsWith('utf-16') && looksBinary(bytes)) return undefined;
-  const body = bytes.subarray(bom ? bomLength(bom) : 0);
-  return decodeText(body, encoding) ?? new TextDecoder(encoding, { ignoreBOM: true }).decode(body);
+/** How many bytes of a file textPlan needs (fewer only when the file is shorter). */
+export const HEAD_BYTES = BINARY_PROBE_BYTES;
+
+export interface TextPlan {
+  encoding: TextEncoding;
+  /** Bytes of byte-order mark to skip, so `^` anchors the first line too. */
+  skip: number;
 }
 
-const RUN_MAX = 200;
+/**
+ * How to read a file as text given its first HEAD_BYTES bytes (or all of a
+ * shorter file); undefined when it is binary. UTF-16 is full of NUL bytes, so
+ * the binary rule (a NUL in the first 8,000 bytes, text-or-binary.ts) is not
+ * applied to it.
+ */
+export function textPlan(head: Uint8Array, asked: TextEncoding): TextPlan | undefined {
+  const bom = bomEncoding(head);
+  const encoding = bom ?? asked;
+  if (!bom && !encoding.startsWith('utf-16') && looksBinary(head)) return undefined;
+  return { encoding, skip: bom ? bomLength(bom) : 0 };
+}
 
-/** The first match in a binary file's bytes: its byte offset, and the printable run of bytes around it (as `strings` shows). */
-export function binaryMatch(bytes: Buffer, regex: RegExp): { offset: number; text: string } | undefined {
-  const latin1 = bytes.toString('latin1');
-  const hit = regex.exec(latin1);
-  if (!hit) return undefined;
-  const printable = (at: number) => {
-    const code = latin1.charCodeAt(at);
-    return (code >= 0x20 && code < 0x7f) || code === 0x09;
-  };
-  let from = hit.index;
-  while (from > 0 && hit.index - from < RUN_MAX && printable(from - 1)) from--;
-  let to = hit.index + hit[0].length;
-  while (to < latin1.length && to - hit.index < RUN_MAX && printable(to)) to++;
-  // Other bytes inside the match itself are shown as \xNN, so the line stays one line of plain text.
-  const text = latin1.slice(from, to).replace(/[^\x20-\x7e\t]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
-  return { offset: hit.index, text };
+/**
+ * A decoder fed a file's bytes in pieces (then `undefined` once, at the end):
+ * a character split between two pieces comes out whole, and bytes the encoding
+ * rejects become U+FFFD, as grep goes on past them: one odd byte must not hide
+ * the lines around it. The result is the same as decoding the file in one
+ * piece (text-encoding.ts decodeText, which only refuses instead of replacing).
+ * A BOM inside the text is kept as U+FEFF, like decodeText.
+ */
+export function streamDecoder(encoding: TextEncoding): (bytes: Uint8Array | undefined) => string {
+  // ISO-8859-1 by hand: WHATWG's label means windows-1252. Node's latin1 is exact (byte n is U+00n) and has no state.
+  if (encoding === 'iso-8859-1') return (bytes) => (bytes ? Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('latin1') : '');
+  const decoder = new TextDecoder(encoding, { ignoreBOM: true });
+  return (bytes) => (bytes ? decoder.decode(bytes, { stream: true }) : decoder.decode());
 }

@@ -1,10 +1,32 @@
 /** The messages between grep's main thread and its worker. */
+import type { ErrorCode } from '../errors.ts';
 import type { TextEncoding } from '../files/text-encoding.ts';
+import type { EntryLocation } from '../zip/types.ts';
+
+/**
+ * An entry of a zip to search in place of a workspace file: a lazy session's
+ * entry that was never extracted. Passed in GrepRequest.zipEntries.
+ */
+export interface GrepZipEntry {
+  /** Workspace-relative path the matches name (the entry's place in the workspace). */
+  file: string;
+  /** The archive holding it. */
+  zipPath: string;
+  /** Where its data is (from the central directory, or the session's manifest). */
+  entry: EntryLocation;
+}
+
+/** One file for the worker: a workspace file, or, with `zip`, an entry read from a zip. */
+export interface GrepItem {
+  /** Workspace-relative path, shown in matches (and opened in the workspace when there is no `zip`). */
+  file: string;
+  zip?: { zipPath: string; entry: EntryLocation };
+}
 
 export interface GrepJob {
   root: string;
-  /** Workspace-relative paths to search, in order. */
-  files: string[];
+  /** What to search, in order. */
+  files: GrepItem[];
   pattern: string;
   flags: string;
   maxResults: number;
@@ -29,7 +51,12 @@ export interface GrepMatch {
   byte_offset?: number;
 }
 
-/** Sent as the worker goes, so a search stopped by the time budget still returns what it found. */
+/**
+ * Sent as the worker goes, so a search stopped by the time budget still
+ * returns what it found. `error` carries a ZipfsError across the thread
+ * boundary (a zip entry that is a bomb or damaged), code and message intact.
+ */
 export type GrepMessage =
-  | { kind: 'matches'; matches: GrepMatch[]; total: number; filesSearched: number; skippedBinary: number }
-  | { kind: 'done'; truncated: boolean };
+  | { kind: 'matches'; matches: GrepMatch[]; total: number; filesSearched: number; skippedBinary: number; cutLines: number }
+  | { kind: 'done'; truncated: boolean }
+  | { kind: 'error'; code: ErrorCode; message: string };

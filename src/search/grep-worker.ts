@@ -2,87 +2,70 @@
  * grep's worker: runs the regular expression over files. It lives in its own
  * thread because a JavaScript regex cannot be interrupted: a pathological
  * pattern is stopped by terminating this worker, never by hanging the server.
+ * Each file is read as a stream of pieces (grep-sources.ts) and searched as it
+ * comes (file-search.ts), so memory stays bounded whatever the file's size.
  */
-import fs from 'node:fs';
+import { toZipfsError } from '../errors.ts';
 import { Beneath } from '../files/beneath.ts';
-import { shortenAround as cut } from '../files/shorten-diff-lines.ts';
-import { openRegularFile } from '../files/regular-file.ts';
-import { binaryMatch, grepText } from './file-text.ts';
+import { FileSearch, type FileSink } from './file-search.ts';
+import { CHUNK_BYTES, ZipSources, readWorkspaceFile, readZipEntry } from './grep-sources.ts';
 import type { GrepJob, GrepMatch, GrepMessage } from './grep-types.ts';
 
-/** A listed file's bytes, reached without links and only if it is still a regular file (never a FIFO that would block). */
-function readBeneath(beneath: Beneath, file: string): Buffer {
-  beneath.keepFoldersOf(file); // files come sorted: keep only the folders on the way to this one
-  const { fd } = openRegularFile(beneath.place(file).path, file);
-  try {
-    return fs.readFileSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
-}
+/** How often, at most, what was found is handed over while a search runs. */
+const POST_EVERY_MS = 50;
 
 function post(message: GrepMessage): void {
   postMessage(message);
 }
 
-function run(job: GrepJob, beneath: Beneath): void {
+async function run(job: GrepJob, beneath: Beneath, zips: ZipSources): Promise<void> {
   const regex = new RegExp(job.pattern, job.flags);
   let pending: GrepMatch[] = [];
   let total = 0;
   let filesSearched = 0;
   let skippedBinary = 0;
+  let cutLines = 0;
   let lastPost = Date.now();
   const flush = () => {
-    post({ kind: 'matches', matches: pending, total, filesSearched, skippedBinary });
+    post({ kind: 'matches', matches: pending, total, filesSearched, skippedBinary, cutLines });
     pending = [];
     lastPost = Date.now();
   };
-  /** Records a match; returns true when the search may stop. */
-  const found = (match: GrepMatch): boolean => {
-    total++;
-    if (total <= job.maxResults) pending.push(match);
-    return total > job.maxResults && !job.countAll;
+  const sink: FileSink = {
+    count: () => ++total <= job.maxResults,
+    full: () => total > job.maxResults && !job.countAll,
+    keep: (match) => void pending.push(match),
+    cutLine: () => void cutLines++,
+    skippedBinary: () => void skippedBinary++,
   };
+  const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
 
-  for (const file of job.files) {
+  for (const item of job.files) {
     // Hand over what was found before each file: the next one may be where a pattern hangs.
-    if (pending.length > 0 || Date.now() - lastPost > 50) flush();
+    if (pending.length > 0 || Date.now() - lastPost > POST_EVERY_MS) flush();
+    const { file } = item;
     if (job.namesOnly) {
       filesSearched++;
-      if (regex.test(file) && found({ file, line_number: 0, line_content: file })) return finish(true);
+      if (regex.test(file) && sink.count()) sink.keep({ file, line_number: 0, line_content: file });
+      if (sink.full()) return finish(true);
       continue;
     }
-    let bytes: Buffer;
-    try {
-      bytes = readBeneath(beneath, file);
-    } catch {
-      continue; // removed, or swapped for a link or a special file, while we searched
+    const search = new FileSearch(file, job, regex, sink);
+    // And as a large file goes: a search stopped by the time budget midway still returns its first matches.
+    const take = (piece: Uint8Array) => {
+      const more = search.push(piece);
+      if (Date.now() - lastPost > POST_EVERY_MS) flush();
+      return more;
+    };
+    if (item.zip) {
+      filesSearched++;
+      await readZipEntry(zips.get(item.zip.zipPath), item.zip.entry, take);
+    } else {
+      if (!readWorkspaceFile(beneath, file, buffer, take)) continue; // removed, or swapped for a link or a special file, while we searched
+      filesSearched++;
     }
-    filesSearched++;
-    const text = grepText(bytes, job.encoding);
-    if (text === undefined) {
-      if (!job.binary) {
-        skippedBinary++;
-        continue;
-      }
-      const hit = binaryMatch(bytes, regex);
-      if (hit && found({ file, line_number: 0, line_content: cut(hit.text), byte_offset: hit.offset })) return finish(true);
-      continue;
-    }
-    const lines = text.split('\n');
-    if (lines.at(-1) === '') lines.pop();
-    for (let i = 0; i < lines.length; i++) {
-      const line = lines[i]!.endsWith('\r') ? lines[i]!.slice(0, -1) : lines[i]!;
-      const hit = regex.exec(line);
-      if (!hit) continue;
-      const match: GrepMatch = { file, line_number: i + 1, line_content: cut(line, hit.index) };
-      if (job.contextLines > 0) {
-        const strip = (l: string) => cut(l.endsWith('\r') ? l.slice(0, -1) : l);
-        match.context_before = lines.slice(Math.max(0, i - job.contextLines), i).map(strip);
-        match.context_after = lines.slice(i + 1, i + 1 + job.contextLines).map(strip);
-      }
-      if (found(match)) return finish(true);
-    }
+    search.end();
+    if (sink.full()) return finish(true);
   }
   finish(false);
 
@@ -93,11 +76,17 @@ function run(job: GrepJob, beneath: Beneath): void {
 }
 
 // The worker global's onmessage; bun-types declares it only alongside the DOM library.
-(globalThis as unknown as { onmessage: (event: MessageEvent<GrepJob>) => void }).onmessage = (event) => {
+(globalThis as unknown as { onmessage: (event: MessageEvent<GrepJob>) => Promise<void> }).onmessage = async (event) => {
   const beneath = new Beneath(event.data.root);
+  const zips = new ZipSources();
   try {
-    run(event.data, beneath);
+    await run(event.data, beneath, zips);
+  } catch (error) {
+    // A zip entry that is a bomb or damaged, or a zip that cannot be opened: the caller gets the ZipfsError itself.
+    const { code, message } = toZipfsError(error);
+    post({ kind: 'error', code, message });
   } finally {
+    zips.close();
     beneath.close();
   }
 };

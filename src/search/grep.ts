@@ -6,7 +6,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ZipfsError } from '../errors.ts';
 import { withBeneath, type Folder } from '../files/beneath.ts';
-import type { GrepJob, GrepMatch, GrepMessage } from './grep-types.ts';
+import type { GrepItem, GrepJob, GrepMatch, GrepMessage, GrepZipEntry } from './grep-types.ts';
+import { LINE_CAP_CHARS } from './line-search.ts';
 import { workerPath } from '../worker-path.ts';
 import type { TextEncoding } from '../files/text-encoding.ts';
 import { quote } from '../errors.ts';
@@ -28,6 +29,14 @@ export interface GrepRequest {
   budgetMs: number;
   /** Cancellation: the worker is terminated at once, as at the time budget. */
   signal?: AbortSignal;
+  /**
+   * Entries searched straight from a zip, as if they were workspace files at
+   * their `file` path (a lazy session's entries not extracted): the same glob
+   * and `start` apply, and they are searched in path order among the listed
+   * files. A workspace file at the same path wins: it is the newer copy.
+   * A bomb or damaged entry rejects the whole grep with its ZipfsError.
+   */
+  zipEntries?: GrepZipEntry[];
 }
 
 export interface GrepResult {
@@ -99,6 +108,38 @@ function listFiles(root: string, start: string, accept: (relative: string) => bo
   return files;
 }
 
+/**
+ * The order listFiles walks in: folder by folder, each folder's names sorted
+ * by code unit. It is plain string order once "/" sorts below every character
+ * a name can hold, so a folder's contents come before a sibling "a.txt" of "a".
+ */
+function walkOrderKey(relative: string): string {
+  return relative.replaceAll('/', '\0');
+}
+
+/** Whether `relative` is `start` or lies below it ('' is the root). */
+function isWithin(start: string, relative: string): boolean {
+  return start === '' || relative === start || relative.startsWith(`${start}/`);
+}
+
+/** The workspace files and the zip entries (filtered the same way) merged in walk order. */
+function mergeZipEntries(files: string[], entries: GrepZipEntry[], start: string, accept: (relative: string) => boolean): GrepItem[] {
+  const onDisk = new Set(files);
+  const extra = entries
+    .filter(({ file }) => isWithin(start, file) && accept(file) && !onDisk.has(file))
+    .map(({ file, zipPath, entry }) => ({ key: walkOrderKey(file), item: { file, zip: { zipPath, entry } } }))
+    .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  const items: GrepItem[] = [];
+  let next = 0;
+  for (const file of files) {
+    const key = walkOrderKey(file);
+    while (next < extra.length && extra[next]!.key < key) items.push(extra[next++]!.item);
+    items.push({ file });
+  }
+  while (next < extra.length) items.push(extra[next++]!.item);
+  return items;
+}
+
 /** How to get the matches a full answer left out. */
 function truncatedNote(result: GrepResult, request: GrepRequest): string {
   const shown = `Showing ${result.matches.length} of ${request.countAll ? '' : 'at least '}${result.total_matches} matches`;
@@ -109,7 +150,9 @@ function truncatedNote(result: GrepResult, request: GrepRequest): string {
 export async function grepWorkspace(request: GrepRequest): Promise<GrepResult> {
   const flags = request.ignoreCase ? 'i' : '';
   compile(request.pattern, flags);
-  const files = listFiles(request.root, request.start, globFilter(request.glob));
+  const accept = globFilter(request.glob);
+  const listed = listFiles(request.root, request.start, accept);
+  const files = request.zipEntries?.length ? mergeZipEntries(listed, request.zipEntries, request.start, accept) : listed.map((file) => ({ file }));
   const job: GrepJob = {
     root: request.root,
     files,
@@ -123,6 +166,13 @@ export async function grepWorkspace(request: GrepRequest): Promise<GrepResult> {
     binary: request.binary,
   };
   const result: GrepResult = { matches: [], total_matches: 0, truncated: false, files_searched: 0, skipped_binary: 0 };
+  let cutLines = 0;
+  // Lines searched in part only (line-search.ts): said, or an agent would take the rest of them as searched.
+  const noteCuts = (answer: GrepResult): GrepResult => {
+    if (cutLines === 0) return answer;
+    const cuts = `${cutLines} line(s) longer than ${LINE_CAP_CHARS} characters were searched in their first ${LINE_CAP_CHARS} characters only.`;
+    return { ...answer, note: answer.note ? `${answer.note} ${cuts}` : cuts };
+  };
   // Nothing searched is not "nothing found": say why, or an agent concludes the text is absent.
   if (files.length === 0) return request.glob ? { ...result, note: `The glob ${quote(request.glob)} matched no file under ${quote(request.start || '/')}, so nothing was searched. A glob without "/" matches file names (*.txt); one with "/" matches the whole path from the workspace root (a/**/*.csv).` } : result;
 
@@ -144,12 +194,12 @@ export async function grepWorkspace(request: GrepRequest): Promise<GrepResult> {
     request.signal?.addEventListener('abort', cancel, { once: true });
     const timer = setTimeout(() => {
       stop();
-      resolve({
+      resolve(noteCuts({
         ...result,
         truncated: true,
         timedOut: true,
         note: `Stopped after the ${request.budgetMs} ms time budget with ${result.files_searched} of ${files.length} files searched; the pattern may backtrack catastrophically. Simplify it, narrow path or glob, or raise ZIPFS_GREP_TIME_BUDGET_MS.`,
-      });
+      }));
     }, request.budgetMs);
     worker.onmessage = (event: MessageEvent<GrepMessage>) => {
       const message = event.data;
@@ -158,10 +208,12 @@ export async function grepWorkspace(request: GrepRequest): Promise<GrepResult> {
         result.total_matches = message.total;
         result.files_searched = message.filesSearched;
         result.skipped_binary = message.skippedBinary;
+        cutLines = message.cutLines;
         return;
       }
       stop();
-      resolve(message.truncated ? { ...result, truncated: true, note: truncatedNote(result, request) } : result);
+      if (message.kind === 'error') return reject(new ZipfsError(message.code, message.message));
+      resolve(noteCuts(message.truncated ? { ...result, truncated: true, note: truncatedNote(result, request) } : result));
     };
     worker.onerror = (event) => {
       stop();

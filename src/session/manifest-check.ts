@@ -62,6 +62,8 @@ const fieldList = (fields: Record<string, Kind>): Fields => Object.entries(field
 const SESSION_LIST = fieldList(SESSION_FIELDS);
 const SOURCE_LIST = fieldList(SOURCE_FIELDS);
 const ENTRY_LIST = fieldList(ENTRY_FIELDS);
+/** A lazy session's facts about its central.bin (lazy-entries.ts). */
+const LAZY_LIST = fieldList({ entries: 'number', base_offset: 'number', central_start: 'number' });
 
 function fieldProblem(record: Record<string, unknown>, fields: Fields, prefix = ''): string | undefined {
   for (let i = 0; i < fields.length; i++) {
@@ -77,7 +79,8 @@ export function sessionRecordProblem(value: unknown, format: number): string | u
   const record = value as Record<string, unknown>;
   if (record.kind !== 'session') return 'it is not a session record';
   if (record.format !== format) return `it was written by another zipfs version (manifest format ${JSON.stringify(record.format)}; this zipfs reads format ${format})`;
-  return fieldProblem(record, SESSION_LIST) ?? fieldProblem(record.source as Record<string, unknown>, SOURCE_LIST, 'source.');
+  const lazy = record.lazy === undefined ? undefined : fits(record.lazy, 'object') ? fieldProblem(record.lazy as Record<string, unknown>, LAZY_LIST, 'lazy.') : 'field "lazy" is not a object';
+  return fieldProblem(record, SESSION_LIST) ?? fieldProblem(record.source as Record<string, unknown>, SOURCE_LIST, 'source.') ?? lazy;
 }
 
 /** What is wrong with an entry record, or undefined when it is usable. */

@@ -9,9 +9,11 @@ import { ZipfsError, isSystemError, quote } from '../errors.ts';
 import { writeFully } from '../fd-io.ts';
 import { releasePhaseGarbage } from '../memory.ts';
 import { entryRecordProblem, sessionRecordProblem } from './manifest-check.ts';
-import type { CentralDirectory, ZipEntry, ZipSource } from '../zip/index.ts';
+import type { ZipEntry, ZipSource } from '../zip/index.ts';
 import type { ItemType } from '../open/extraction-plan.ts';
 import { invocation } from '../message-marks.ts';
+import type { LazyEntries, LazyFacts } from './lazy-entries.ts';
+import { lazyEntriesAt } from './lazy-session.ts';
 import type { SessionOwner } from './owner.ts';
 
 export const MANIFEST_FORMAT = 1;
@@ -44,6 +46,8 @@ export interface SessionRecord {
   symlinks: string[];
   /** The workspace's folder does not tell names apart by case (probed at open: case-probe.ts); absent in older manifests, read as false. */
   case_insensitive?: boolean;
+  /** A lazy session: entries not listed below are not extracted, and central.bin holds them all (lazy-entries.ts). */
+  lazy?: LazyFacts;
   /** The process of the job that opened it (owner.ts); absent in older manifests, whose owner is unknown. */
   owner?: SessionOwner;
 }
@@ -95,8 +99,12 @@ export function entryRecord(entry: ZipEntry, path: string, type: ItemType): Entr
 }
 
 /** Identifies an archive by its size, mtime and a hash of its central directory and end records. */
-export function fingerprintSource(source: ZipSource, directory: CentralDirectory, zipPath: string): SourceFingerprint {
-  const hash = new Bun.CryptoHasher('sha256').update(source.read(directory.centralStart, source.size - directory.centralStart)).digest('hex');
+export function fingerprintSource(source: ZipSource, directory: { centralStart: number; centralEnd?: number; region?: Uint8Array }, zipPath: string): SourceFingerprint {
+  const hasher = new Bun.CryptoHasher('sha256');
+  // A packed directory holds its records already: hashed in place, then the end records after them.
+  if (directory.region && directory.centralEnd !== undefined) hasher.update(directory.region.subarray(0, directory.centralEnd - directory.centralStart)).update(source.read(directory.centralEnd, source.size - directory.centralEnd));
+  else hasher.update(source.read(directory.centralStart, source.size - directory.centralStart));
+  const hash = hasher.digest('hex');
   return { size: source.size, mtime_ms: fs.statSync(zipPath).mtimeMs, directory_sha256: hash };
 }
 
@@ -178,7 +186,10 @@ export function readSessionRecord(manifestPath: string): SessionRecord | undefin
 
 export interface Manifest {
   session: SessionRecord;
+  /** Every entry of an eager session; of a lazy one, those extracted (or deleted without being extracted), in index order. */
   entries: EntryRecord[];
+  /** A lazy session's whole directory, loaded when first asked for (lazy-entries.ts). */
+  lazy?: () => LazyEntries;
 }
 
 /** SESSION_DAMAGED for the session in `dir`, with the way out: its files stay until the caller removes it. */
@@ -223,7 +234,11 @@ export function readManifest(manifestPath: string): Manifest {
   }
   text = '';
   releasePhaseGarbage(entries.length); // the text, and the array it was joined into
-  return { session: first as SessionRecord, entries: entries as EntryRecord[] };
+  const session = first as SessionRecord;
+  if (!session.lazy) return { session, entries: entries as EntryRecord[] };
+  // Extractions append in their own order: the rest of zipfs reads entries in index order.
+  const tracked = (entries as EntryRecord[]).sort((a, b) => a.index - b.index);
+  return { session, entries: tracked, lazy: () => lazyEntriesAt(path.dirname(manifestPath), session) };
 }
 
 function parseLineByLine(manifestPath: string, text: string): unknown[] {

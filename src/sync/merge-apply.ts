@@ -12,11 +12,11 @@ import { makeWorkspaceFolder } from '../files/make-folder.ts';
 import { FileSource, readEntryData } from '../zip/index.ts';
 import type { MergePlan } from './merge-plan.ts';
 
-export function takeZipSide(root: string, zipPath: string, plan: MergePlan): void {
+export function takeZipSide(root: string, zipPath: string, plan: MergePlan, onDisk?: (relative: string) => boolean): void {
   const source = new FileSource(zipPath);
   try {
     for (const step of plan.steps) {
-      if (step.kind !== 'zip') continue;
+      if (step.kind !== 'zip' || (onDisk && !onDisk(step.path))) continue; // a lazy session's entry not extracted stays in the zip
       if (step.type === 'dir') makeWorkspaceFolder(root, step.path, true);
       else writeWorkspaceFile(root, step.path, readEntryData(source, step.entry), true); // a link entry is a file holding its target, as open makes it
     }
@@ -24,6 +24,7 @@ export function takeZipSide(root: string, zipPath: string, plan: MergePlan): voi
     source.close();
   }
   for (const record of plan.zipDeleted) {
+    if (onDisk && !onDisk(record.path)) continue;
     try {
       deleteWorkspacePath(root, record.path, true);
     } catch (error) {

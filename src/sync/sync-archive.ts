@@ -14,14 +14,16 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ZipfsError, isSystemError, permissionDenied, quote } from '../errors.ts';
 import { keepOnExit, removeOnExit } from '../exit-cleanup.ts';
-import { FileSource, ZipWriter, checkLayout, parseCentralRecordBytes, readCentralDirectory, type CentralDirectory, type ZipEntry } from '../zip/index.ts';
+import { FileSource, ZipWriter, checkLayout, parseCentralRecordBytes, readCentralDirectory, readPackedDirectory, type PackedDirectory, type ZipEntry } from '../zip/index.ts';
 import { foldersOf, planExtraction, type ItemType } from '../open/extraction-plan.ts';
 import { entryRecord, fingerprintSource, readManifest, writeManifest, type EntryRecord, type Manifest, type SessionRecord } from '../session/manifest.ts';
 import type { Progress } from '../open/open-archive.ts';
 import type { Session } from '../session/session-store.ts';
 import { writeAddition, writeFromWorkspace, type Captured } from './sync-entries.ts';
 import { TEMP_MARK, assertBackupPathFree, draftBackup, fsyncDirectory, placeBackup, removeDeadTemporaries, renameOver } from './sync-files.ts';
-import { verifyWritten } from './verify-written.ts';
+import { verifyWritten, verifyWrittenPacked } from './verify-written.ts';
+import { CENTRAL_FILE, countEntries, lazyEntriesOf } from '../session/lazy-entries.ts';
+import { forgetLazyEntries, wholeBase } from '../session/lazy-session.ts';
 import { describeZipChanges, entryChanged, readCurrentZip, zipChangesSince } from './zip-changes.ts';
 import { planMerge, type MergePlan, type Step } from './merge-plan.ts';
 import { takeZipSide } from './merge-apply.ts';
@@ -70,6 +72,41 @@ function nextManifestPath(session: Session): string {
   return `${session.manifest}.next`;
 }
 
+/** A lazy session's next central.bin, renamed into place just before the next manifest. */
+function nextCentralPath(session: Session): string {
+  return path.join(session.dir, `${CENTRAL_FILE}.next`);
+}
+
+/**
+ * A lazy session's new archive, read back packed and put through a lazy open's
+ * checks (the session reopens as it was opened); completes the next session
+ * record from it, and returns the directory's bytes for the next central.bin.
+ */
+function checkLazyArchive(temporary: string, total: number, next: SessionRecord): Uint8Array {
+  const directory = verifyWrittenPacked(temporary, total); // every entry's headers and place, overlaps included
+  const rules = { caseInsensitive: next.case_insensitive === true, windowsNames: process.platform === 'win32' };
+  if (!rules.caseInsensitive && !rules.windowsNames) {
+    // Names were checked already: the copied ones at open, the new ones by the scan (unwritableName), and a new
+    // path is never an entry's (the scan takes it as that entry). Only the counts are left: no index of every path.
+    const { files, folders } = countEntries(directory);
+    Object.assign(next, { lazy: { entries: directory.count, base_offset: directory.baseOffset, central_start: directory.centralStart }, file_count: files, dir_count: folders });
+    return directory.region.subarray(0, directory.centralEnd - directory.centralStart);
+  }
+  // Where the folder folds case or takes Windows names, which entries it cannot hold is worked out again.
+  let checked;
+  try {
+    checked = lazyEntriesOf(directory, rules);
+  } catch (error) {
+    if (!(error instanceof ZipfsError)) throw error;
+    throw new ZipfsError(error.code, `Sync stopped before replacing the zip, because zipfs open would refuse the new archive: ${error.message.replace(/;? ?the archive was (not opened|refused)\.?$/, '.')} The zip was left as it was.`);
+  }
+  const { lazy, facts } = checked;
+  let files = 0;
+  for (let i = 0; i < lazy.count; i++) if (lazy.type(i) !== 'dir') files++;
+  Object.assign(next, { lazy: facts, file_count: files, dir_count: lazy.folderCount() });
+  return directory.region.subarray(0, directory.centralEnd - directory.centralStart);
+}
+
 /**
  * Finishes or forgets a sync that was killed. The next manifest is written
  * before the archive is renamed into place: if the source now is the archive
@@ -83,6 +120,7 @@ export function recoverInterruptedSync(session: Session): void {
     const draft = readManifest(next).session;
     const current = currentFingerprint(draft.source_path);
     if (current && current.size === draft.source.size && current.directory_sha256 === draft.source.directory_sha256) {
+      if (fs.existsSync(nextCentralPath(session))) fs.renameSync(nextCentralPath(session), path.join(session.dir, CENTRAL_FILE));
       fs.renameSync(next, session.manifest);
       return;
     }
@@ -90,6 +128,7 @@ export function recoverInterruptedSync(session: Session): void {
     // An unreadable draft is a crash before it was complete: drop it.
   }
   fs.rmSync(next, { force: true });
+  fs.rmSync(nextCentralPath(session), { force: true });
 }
 
 function currentFingerprint(zipPath: string): SessionRecord['source'] | undefined {
@@ -121,7 +160,7 @@ export function sourceState(record: SessionRecord): 'unchanged' | 'changed' | 'm
 }
 
 /** Refuses to write over a source that changed since it was opened or last synced, or that vanished, unless forced. */
-function checkSource(manifest: Manifest, force: boolean, merge = false): { exists: boolean; modified: boolean } {
+function checkSource(manifest: Manifest, force: boolean, merge: boolean, dir: string): { exists: boolean; modified: boolean } {
   const record = manifest.session;
   const state = sourceState(record);
   if (state === 'changed' && merge && !isNewArchive(record)) return { exists: true, modified: true }; // the merge decides, entry by entry
@@ -135,7 +174,8 @@ function checkSource(manifest: Manifest, force: boolean, merge = false): { exist
       throw new ZipfsError('CONFLICT_DETECTED', `A file appeared at ${record.source_path}, where this session's new archive is to go, since it was opened. Pass ${param('force')} to replace it with the workspace, or close the session and open that zip instead.`);
     }
     // Say what the other writer did, and what force would throw away of it.
-    const changes = zipChangesSince(manifest, record.source_path);
+    // A lazy session's manifest lists only what it extracted: what the other writer did is not told apart from what it never read.
+    const changes = zipChangesSince(wholeBase(manifest, dir), record.source_path);
     const what = changes ? `changed since this session's base (another session or program wrote it): ${describeZipChanges(changes)}` : 'was replaced since this session\'s base by something that cannot be read as a zip';
     throw new ZipfsError(
       'CONFLICT_DETECTED',
@@ -152,15 +192,20 @@ export async function syncSession(request: SyncRequest): Promise<SyncResult> {
   recoverInterruptedSync(session);
   const manifest = readManifest(session.manifest);
   const diff = diffWorkspace(session.contents, manifest);
-  releasePhaseGarbage(manifest.entries.length);
+  if (manifest.session.lazy) {
+    // The lazy index served the scan; what sync needs of it is in manifest.entries now. Let it go before writing.
+    manifest.lazy = undefined;
+    forgetLazyEntries();
+  }
+  releasePhaseGarbage(Math.max(manifest.entries.length, manifest.session.lazy?.entries ?? 0));
   refuseUnsupported(diff);
   // files_renamed only when there are renames: answers of syncs without any keep their shape.
   const counts = { files_modified: diff.modified.length, files_added: diff.added.length, files_deleted: diff.deleted.length, ...(diff.renamed.length > 0 ? { files_renamed: diff.renamed.length } : {}) };
   if (request.merge && request.force) throw new ZipfsError('INVALID_INPUT', `Invalid input for sync: ${param('merge')} keeps the zip's other changes and ${param('force')} discards them; pass one.`);
   if (request.dryRun) {
-    const source = checkSource(manifest, request.force, request.merge);
+    const source = checkSource(manifest, request.force, request.merge === true, request.session.dir);
     // A merge's plan: what comes from the zip (or CONFLICT_DETECTED naming what cannot merge).
-    if (request.merge && source.modified) return { synced: false, backup_path: null, ...mergedCounts(counts, mergePlanFor(request, manifest, diff)) };
+    if (request.merge && source.modified) return { synced: false, backup_path: null, ...mergedCounts(counts, mergePlanFor(request, mergeSides(request, manifest, diff))) };
     return { synced: false, backup_path: null, ...counts };
   }
   // The check of the zip and the rename over it are one step against every other zipfs process
@@ -175,8 +220,10 @@ export async function syncSession(request: SyncRequest): Promise<SyncResult> {
 /** The part of a sync that holds the zip's lock: the conflict check, the new archive, and the rename. */
 async function writeBack(request: SyncRequest, manifest: Manifest, diff: WorkspaceDiff, counts: Omit<SyncResult, 'synced' | 'backup_path'>): Promise<SyncResult> {
   const { session } = request;
-  const source = checkSource(manifest, request.force, request.merge);
-  const plan = request.merge && source.modified ? mergePlanFor(request, manifest, diff) : undefined;
+  const source = checkSource(manifest, request.force, request.merge === true, session.dir);
+  // A lazy session merges its whole base: the entries it never extracted are its side too, unchanged.
+  const sides = request.merge && source.modified ? mergeSides(request, manifest, diff) : undefined;
+  const plan = sides ? mergePlanFor(request, sides) : undefined;
   if (plan) Object.assign(counts, mergedCounts(counts, plan));
   const changed = counts.files_modified + counts.files_added + counts.files_deleted + (counts.files_renamed ?? 0) > 0;
   const target = source.exists ? fs.realpathSync(manifest.session.source_path) : manifest.session.source_path;
@@ -184,7 +231,12 @@ async function writeBack(request: SyncRequest, manifest: Manifest, diff: Workspa
   if (source.exists) removeDeadTemporaries(target);
   if (!changed && !source.modified) return { synced: true, backup_path: null, ...counts };
 
-  assertWithinOpenLimits(manifest, diff, request.limits);
+  if (manifest.session.lazy && source.modified && !plan) {
+    // Forced: the workspace replaces the zip, but the bytes of the entries it never extracted were only in the base.
+    throw new ZipfsError('CONFLICT_DETECTED', `The zip ${target} changed since this lazy session's base, whose entries it never extracted it would have to write as they were; a forced sync of a lazy session cannot. Nothing was written. Sync with ${param('merge')} to keep both sides' changes, or extract everything (${invocation('extract')}) and force then.`);
+  }
+  // A lazy session's limits are on what it extracts (extract-entries.ts), not on the archive.
+  if (!manifest.session.lazy) assertWithinOpenLimits(manifest, diff, request.limits);
   if (source.exists && request.backup) assertBackupPathFree(target);
   // A program that is not zipfs takes no lock: what it writes meanwhile is caught before the rename.
   const before = source.exists ? fileVersion(target) : undefined;
@@ -193,22 +245,28 @@ async function writeBack(request: SyncRequest, manifest: Manifest, diff: Workspa
   removeOnExit(temporary);
   let draft: string | undefined; // the backup, until the rename has worked (sync-files.ts)
   try {
-    const { next, gone, replaced } = await writeArchive(temporary, target, source.exists, manifest, diff, session.contents, plan, request.progress, request.signal);
+    const { next, gone, replaced, total } = await writeArchive(temporary, target, source.exists, manifest, sides?.diff ?? diff, session.contents, plan, source.modified && !plan, request.progress, request.signal, sides?.tracked);
     counts.files_added -= gone;
     // A forced sync counts against the zip it replaces, not against this session's base.
     if (source.modified && replaced && !plan) Object.assign(counts, replaced);
-    releasePhaseGarbage(next.entries.length);
-    assertReopenable(verifyWritten(temporary, next.entries.length), request.limits);
+    if (manifest.session.lazy) {
+      manifest.lazy = undefined;
+      forgetLazyEntries();
+    }
+    releasePhaseGarbage(Math.max(next.entries.length, manifest.session.lazy?.entries ?? 0));
+    const central = manifest.session.lazy ? checkLazyArchive(temporary, total, next.session) : (assertReopenable(verifyWritten(temporary, total), request.limits), undefined);
     releasePhaseGarbage(next.entries.length);
     request.signal?.throwIfAborted(); // the last moment a cancel can take effect: nothing has replaced the zip yet
     if (before !== undefined && fileVersion(target) !== before) {
       throw new ZipfsError('CONFLICT_DETECTED', `The source zip ${target} was changed by another program while this sync was writing; nothing was replaced. Run ${invocation('status')} and sync again.`);
     }
     // A merge brings the zip's side into the workspace now, from the zip as it still is (merge-apply.ts).
-    if (plan) takeZipSide(session.contents, target, plan);
+    // In a lazy session, only what is on disk takes the zip's side there; the rest stays in the zip.
+    if (plan) takeZipSide(session.contents, target, plan, sides?.tracked ? (relative) => sides.tracked!.paths.has(relative) : undefined);
     // Not flushed: only the archive is (one fsync). A power cut between the archive's rename and
     // this file reaching the disk leaves the old manifest, so the next sync reports a conflict
     // (resolved with force); the archive itself is whole either way.
+    if (central) fs.writeFileSync(nextCentralPath(session), central);
     writeManifest(nextManifestPath(session), next.session, next.entries);
     if (source.exists && request.backup) draft = draftBackup(target);
     if (draft) removeOnExit(draft);
@@ -217,6 +275,7 @@ async function writeBack(request: SyncRequest, manifest: Manifest, diff: Workspa
     const backup = draft ? placeBackup(draft, target) : null;
     if (draft) keepOnExit(draft);
     fsyncDirectory(path.dirname(target));
+    if (central) fs.renameSync(nextCentralPath(session), path.join(session.dir, CENTRAL_FILE));
     fs.renameSync(nextManifestPath(session), session.manifest);
     const moved = [...manifest.entries.filter((entry) => diff.states.get(entry.index) === 'deleted' || diff.states.get(entry.index) === 'renamed'), ...(plan?.zipDeleted ?? [])];
     removeEmptiedFolders(session.contents, moved, next.entries);
@@ -229,6 +288,7 @@ async function writeBack(request: SyncRequest, manifest: Manifest, diff: Workspa
       keepOnExit(draft);
     }
     fs.rmSync(nextManifestPath(session), { force: true });
+    fs.rmSync(nextCentralPath(session), { force: true });
     if (error instanceof ZipfsError && !vanished(error)) throw error;
     if (vanished(error)) {
       throw new ZipfsError('SYNC_FAILED', `A file of the workspace vanished while sync was reading it (${showPathsOf(error as Error).message}); the source zip was left unchanged. Sync again once nothing else is changing the workspace.`);
@@ -250,16 +310,35 @@ async function writeBack(request: SyncRequest, manifest: Manifest, diff: Workspa
  * pass the checks open makes of an archive (a zip replaced by something damaged or hostile is
  * refused as open would refuse it): its entries are copied into the new archive and the workspace.
  */
-function mergePlanFor(request: SyncRequest, manifest: Manifest, diff: WorkspaceDiff): MergePlan {
+function mergePlanFor(request: SyncRequest, { manifest, diff }: MergeSides): MergePlan {
   const source = new FileSource(manifest.session.source_path);
   try {
     const directory = readCentralDirectory(source);
-    planExtraction(directory, request.limits);
+    // A lazy session's zip is checked as a lazy open checks it: its limits are on what is extracted.
+    if (manifest.session.lazy) lazyEntriesOf(readPackedDirectory(source), { caseInsensitive: manifest.session.case_insensitive === true, windowsNames: process.platform === 'win32' });
+    else planExtraction(directory, request.limits);
     checkLayout(source, directory);
     return withBeneath(request.session.contents, (beneath) => planMerge(manifest, diff, directory.entries, (relative) => addedCrc(beneath, relative)));
   } finally {
     source.close();
   }
+}
+
+/** The workspace's side of a merge: in a lazy session, the whole base, and what of it is on disk. */
+interface MergeSides {
+  manifest: Manifest;
+  diff: WorkspaceDiff;
+  /** A lazy session's entries that are on disk (extracted, or a tool's file at their path), by index and path. */
+  tracked?: { indexes: Set<number>; paths: Set<string> };
+}
+
+function mergeSides(request: SyncRequest, manifest: Manifest, diff: WorkspaceDiff): MergeSides {
+  if (!manifest.session.lazy) return { manifest, diff };
+  const whole = wholeBase(manifest, request.session.dir);
+  // The entries never extracted are unchanged on this side.
+  const states = new Map(diff.states);
+  for (const entry of whole.entries) if (!states.has(entry.index)) states.set(entry.index, 'unchanged');
+  return { manifest: whole, diff: { ...diff, states }, tracked: { indexes: new Set(manifest.entries.map((entry) => entry.index)), paths: new Set(manifest.entries.map((entry) => entry.path)) } };
 }
 
 /** A merge's counts: the workspace's side (its additions the zip made too are not added twice), and the zip's. */
@@ -293,7 +372,7 @@ function refuseUnsupported(diff: WorkspaceDiff): void {
  * with the stat of each workspace file it was written from, so the next
  * status is clean without reading the archive back.
  */
-async function writeArchive(temporary: string, target: string, sourceExists: boolean, manifest: Manifest, diff: WorkspaceDiff, root: string, plan: MergePlan | undefined, progress?: Progress, signal?: AbortSignal): Promise<{ next: Manifest; gone: number; replaced?: Omit<SyncResult, 'synced' | 'backup_path'> }> {
+async function writeArchive(temporary: string, target: string, sourceExists: boolean, manifest: Manifest, diff: WorkspaceDiff, root: string, plan: MergePlan | undefined, forced: boolean, progress?: Progress, signal?: AbortSignal, tracked?: MergeSides['tracked']): Promise<{ next: Manifest; gone: number; total: number; replaced?: Omit<SyncResult, 'synced' | 'backup_path'> }> {
   let gone = 0;
   const mode = sourceExists ? fs.statSync(target).mode & 0o7777 : 0o644;
   const fd = fs.openSync(temporary, 'wx', mode);
@@ -304,14 +383,21 @@ async function writeArchive(temporary: string, target: string, sourceExists: boo
   try {
     beneath = new Beneath(root);
     fs.fchmodSync(fd, mode); // the umask must not narrow the archive's permissions
-    let directory = source ? readCentralDirectory(source) : undefined;
+    // Packed: a source of a million entries costs its directory's bytes, not an object per entry.
+    let directory = source ? readPackedDirectory(source) : undefined;
     const writer = new ZipWriter(fd, directory?.baseOffset ?? 0);
-    const ends = directory ? rawEnds(directory) : new Map<number, number>();
-    const firstLocal = directory ? directory.entries.reduce((min, e) => Math.min(min, e.localHeaderOffset), directory.centralStart) : 0;
+    if (directory) writer.reserveDirectory(directory.centralEnd - directory.centralStart + (64 << 10));
+    const ends = directory ? directory.rawEnds() : new Float64Array(0);
+    const firstLocal = directory ? (directory.count > 0 ? Math.min(directory.localHeaderOffset(directory.byOffset()[0]!), directory.centralStart) : directory.centralStart) : 0;
     if (sourceFd !== undefined && firstLocal > 0) writer.copyRange(sourceFd, 0, firstLocal); // a prefix stub stays
 
-    let names: Map<string, ZipEntry> | undefined;
-    const byName = () => (names ??= new Map(directory!.entries.map((e) => [e.name, e])));
+    let names: Map<string, number> | undefined;
+    const byName = () => {
+      if (names) return names;
+      names = new Map();
+      for (let i = 0; i < directory!.count; i++) names.set(directory!.entry(i).name, i);
+      return names;
+    };
     // Progress in bytes written: about the source's size plus what the workspace adds or changes.
     let changedBytes = 0;
     for (const relative of [...diff.modified, ...diff.added]) changedBytes += diff.observed.get(relative)?.size ?? 0;
@@ -324,16 +410,33 @@ async function writeArchive(temporary: string, target: string, sourceExists: boo
     };
 
     // What each entry of the new archive is, in its order: a copied entry (its record from the source) or a fresh one.
-    const written: { path: string; type: ItemType; copied?: ZipEntry; at?: number; central?: Uint8Array; fromZip?: true }[] = [];
+    const written: ({ path: string; type: ItemType; copied?: ZipEntry; at?: number; central?: Uint8Array; fromZip?: true } | typeof LEFT_IN_ZIP)[] = [];
     // The entries in their new order: the base's (a plain sync), or the merge's (the zip's current order, merge-plan.ts).
-    const steps: Step[] = plan?.steps ?? manifest.entries.map((record) => ({ kind: 'base', record }));
+    // A lazy session's entries not extracted: unchanged, copied raw from the base, which the source still is (checkSource).
+    // Copied by index, between the manifest's records, with no object per entry: there may be a million.
+    let lazyNext = 0;
+    const copyLazyUpTo = async (end: number) => {
+      for (; lazyNext < end; lazyNext++) {
+        const at = writer.size;
+        writer.copyRange(sourceFd!, directory!.localHeaderOffset(lazyNext), ends[lazyNext]!);
+        writer.addCopiedRecordFrom(directory!.region, directory!.recordStart(lazyNext), directory!.recordLength(lazyNext), at);
+        written.push(LEFT_IN_ZIP);
+        if ((lazyNext & 0xffff) === 0xffff) await step('');
+      }
+    };
+    const lazy = manifest.session.lazy !== undefined && !plan;
+    const steps: Iterable<Step> = plan?.steps ?? manifest.entries.map((record) => ({ kind: 'base', record }));
     for (const item of steps) {
+      if (lazy && item.kind === 'base') {
+        await copyLazyUpTo(item.record.index);
+        lazyNext = item.record.index + 1;
+      }
       if (item.kind === 'zip') {
         // The zip's side of a merge: its entry as it is now, copied raw.
         const at = writer.size;
-        writer.copyRange(sourceFd!, item.entry.localHeaderOffset, ends.get(item.entry.index)!);
+        writer.copyRange(sourceFd!, item.entry.localHeaderOffset, ends[item.entry.index]!);
         writer.addCopiedRecord(source!.read(item.entry.centralOffset, item.entry.centralLength), at);
-        written.push({ path: item.path, type: item.type, copied: item.entry, at, fromZip: true });
+        written.push(tracked && !tracked.paths.has(item.path) ? LEFT_IN_ZIP : { path: item.path, type: item.type, copied: item.entry, at, fromZip: true });
         await step(item.path);
         continue;
       }
@@ -346,9 +449,9 @@ async function writeArchive(temporary: string, target: string, sourceExists: boo
       const original = directory ? findOriginal(directory, byName, record) : undefined;
       if (state === 'unchanged' && original && sourceFd !== undefined) {
         const at = writer.size;
-        writer.copyRange(sourceFd, original.localHeaderOffset, ends.get(original.index)!);
-        writer.addCopiedRecord(source!.read(original.centralOffset, original.centralLength), at); // relocating copies it
-        written.push({ path: record.path, type: record.type, copied: original, at });
+        writer.copyRange(sourceFd, original.localHeaderOffset, ends[original.index]!);
+        writer.addCopiedRecord(directory!.record(original.index), at); // relocating copies it
+        written.push(tracked && !tracked.indexes.has(record.index) ? LEFT_IN_ZIP : { path: record.path, type: record.type, copied: original, at });
       } else {
         // Modified, or renamed (written where it stood, under its new name).
         const renamedTo = diff.renames.get(record.index);
@@ -357,6 +460,7 @@ async function writeArchive(temporary: string, target: string, sourceExists: boo
       }
       await step(record.path);
     }
+    if (lazy) await copyLazyUpTo(manifest.session.lazy!.entries);
     for (const addition of diff.additions) {
       if (plan?.sameAdditions.has(addition.path)) continue; // the zip added the same: written from it above
       const { kind } = addition.observed;
@@ -381,7 +485,9 @@ async function writeArchive(temporary: string, target: string, sourceExists: boo
     progress?.(total, total, 'done');
     fs.fsyncSync(fd);
 
-    const entries = written.map((item, index): EntryRecord => {
+    const entries: EntryRecord[] = [];
+    written.forEach((item, index) => {
+      if (item === LEFT_IN_ZIP) return; // a lazy session's entry, still only in the zip: central.bin describes it
       const centralOffset = end.centralOffsets[index]!;
       let record: EntryRecord;
       if (item.copied) {
@@ -395,11 +501,11 @@ async function writeArchive(temporary: string, target: string, sourceExists: boo
       }
       const observed = captured.get(item.path) ?? diff.observed.get(item.path);
       if (record.type !== 'dir' && observed && !item.fromZip) record.extracted = { size: observed.size, mtime_ms: observed.mtime_ms, ctime_ms: observed.ctime_ms, ino: observed.ino };
-      return record;
+      entries.push(record);
     });
     // The new archive against the zip it replaces, by name: after a forced sync over a zip another
     // writer changed, these are the counts that say what it kept of the workspace and what it discarded.
-    const replaced = directory ? againstReplaced(directory, entries, new Set(manifest.entries.filter((entry) => diff.states.get(entry.index) === 'renamed').map((entry) => entry.name))) : undefined;
+    const replaced = directory && forced ? againstReplaced(directory, entries, new Set(manifest.entries.filter((entry) => diff.states.get(entry.index) === 'renamed').map((entry) => entry.name))) : undefined;
     // The source's parsed directory is ~0.5 KB per entry, and the runtime keeps an async function's
     // locals for a while after it returns: let go of it here (50 MiB at 100,000 entries).
     directory = undefined;
@@ -413,7 +519,7 @@ async function writeArchive(temporary: string, target: string, sourceExists: boo
       extracted_size_bytes: files.reduce((sum, e) => sum + e.size, 0),
       symlinks: entries.filter((e) => e.type === 'symlink').map((e) => e.path),
     };
-    return { next: { session, entries }, gone, replaced };
+    return { next: { session, entries }, gone, replaced, total: written.length };
   } finally {
     beneath?.close();
     fs.closeSync(fd);
@@ -423,8 +529,12 @@ async function writeArchive(temporary: string, target: string, sourceExists: boo
 }
 
 /** Modified, added and deleted entries of a new archive against the zip it replaces, by name (renamed ones' old names aside). */
-function againstReplaced(directory: CentralDirectory, written: EntryRecord[], renamedFrom: ReadonlySet<string>): Omit<SyncResult, 'synced' | 'backup_path'> {
-  const before = new Map(directory.entries.map((entry) => [entry.name, entry]));
+function againstReplaced(directory: PackedDirectory, written: EntryRecord[], renamedFrom: ReadonlySet<string>): Omit<SyncResult, 'synced' | 'backup_path'> {
+  const before = new Map<string, ZipEntry>();
+  for (let i = 0; i < directory.count; i++) {
+    const entry = directory.entry(i);
+    before.set(entry.name, entry);
+  }
   let modified = 0;
   let added = 0;
   for (const entry of written) {
@@ -437,23 +547,20 @@ function againstReplaced(directory: CentralDirectory, written: EntryRecord[], re
   return { files_modified: modified, files_added: added, files_deleted: deleted };
 }
 
-/** Where each entry's raw bytes end: at the next local header in file order, or the central directory. */
-function rawEnds(directory: CentralDirectory): Map<number, number> {
-  const ordered = [...directory.entries].sort((a, b) => a.localHeaderOffset - b.localHeaderOffset);
-  const ends = new Map<number, number>();
-  ordered.forEach((entry, i) => ends.set(entry.index, ordered[i + 1]?.localHeaderOffset ?? directory.centralStart));
-  return ends;
-}
-
 /**
  * The source's entry for a manifest record, if the source still holds it
  * unchanged: at the same index normally, found by name when a forced sync
  * writes over a source that was rewritten meanwhile.
  */
-function findOriginal(directory: CentralDirectory, byName: () => Map<string, ZipEntry>, record: EntryRecord): ZipEntry | undefined {
+function findOriginal(directory: PackedDirectory, byName: () => Map<string, number>, record: EntryRecord): ZipEntry | undefined {
   const same = (e: ZipEntry | undefined) => e !== undefined && e.name === record.name && e.crc32 === record.crc32 && e.compressedSize === record.compressed_size && e.method === record.method;
-  const byIndex = directory.entries[record.index];
+  const byIndex = record.index < directory.count ? directory.entry(record.index) : undefined;
   if (same(byIndex)) return byIndex;
-  const named = byName().get(record.name);
+  const at = byName().get(record.name);
+  const named = at === undefined ? undefined : directory.entry(at);
   return same(named) ? named : undefined;
 }
+
+/** Marks, in the list of what a sync wrote, an entry of a lazy session copied without being extracted. */
+const LEFT_IN_ZIP = Symbol('left in the zip');
+

@@ -7,18 +7,43 @@
  * so the check costs about one central-directory read, whatever the data.
  */
 import { ZipfsError } from '../errors.ts';
-import { FileSource, checkLayout, readCentralDirectory, type CentralDirectory } from '../zip/index.ts';
+import { FileSource, checkLayout, packedLayoutFault, readCentralDirectory, readPackedDirectory, type CentralDirectory, type PackedDirectory } from '../zip/index.ts';
 
 const HEADER_WINDOW_BYTES = 64 * 1024;
 
 /** Returns the written archive's central directory, for the checks open would make of it. */
 export function verifyWritten(file: string, entriesWritten: number): CentralDirectory {
-  const source = new FileSource(file, HEADER_WINDOW_BYTES);
-  try {
+  return checked(file, entriesWritten, (source) => {
     const directory = readCentralDirectory(source);
     if (directory.entries.length !== entriesWritten) throw new Error(`its central directory holds ${directory.entries.length} entries, not the ${entriesWritten} written`);
     checkLayout(source, directory);
     return directory;
+  });
+}
+
+/**
+ * The same check for a lazy session's archive, with the directory kept packed
+ * (a million entries would be 500 MiB as objects): every local header is read
+ * and compared with its record, one entry at a time.
+ */
+export function verifyWrittenPacked(file: string, entriesWritten: number): PackedDirectory {
+  return checked(file, entriesWritten, (source) => {
+    const directory = readPackedDirectory(source);
+    if (directory.count !== entriesWritten) throw new Error(`its central directory holds ${directory.count} entries, not the ${entriesWritten} written`);
+    const ends = directory.byOffset();
+    for (let k = 0; k < ends.length; k++) {
+      const limit = k + 1 < ends.length ? directory.localHeaderOffset(ends[k + 1]!) : directory.centralStart;
+      const fault = packedLayoutFault(source, directory, ends[k]!, limit);
+      if (fault) throw fault;
+    }
+    return directory;
+  });
+}
+
+function checked<T>(file: string, entriesWritten: number, check: (source: FileSource) => T): T {
+  const source = new FileSource(file, HEADER_WINDOW_BYTES);
+  try {
+    return check(source);
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     throw new ZipfsError(

@@ -23,6 +23,7 @@ import { maxEntryPathBytes, unwritableName } from '../open/entry-paths.ts';
 import { findRenames } from './renames.ts';
 import { foldCase } from '../open/platform-names.ts';
 import type { EntryRecord, Manifest } from '../session/manifest.ts';
+import type { LazyEntries } from '../session/lazy-entries.ts';
 import { openRegularFile, specialKind } from '../files/regular-file.ts';
 
 /** How a path in the workspace looks now. */
@@ -287,14 +288,39 @@ function matchFoldedNames(items: Map<string, Observed>, emptyDirs: Set<string>, 
   }
 }
 
+/**
+ * In a lazy session, what is on disk at the path of an entry the manifest does
+ * not list (a tool wrote it there without extracting it, or made the folders
+ * on the way to one it did) is that entry: its record joins the manifest's
+ * here, in memory, and it is compared like any other. The whole directory is
+ * loaded only when such a path is there. Returns the directory, for the
+ * folder rules, as a loader.
+ */
+function promoteLazyEntries(manifest: Manifest, items: Map<string, Observed>): () => LazyEntries {
+  const known = new Set(manifest.entries.map((entry) => entry.path));
+  const tracked = new Set(manifest.entries.map((entry) => entry.index));
+  const promoted: EntryRecord[] = [];
+  for (const relative of items.keys()) {
+    if (known.has(relative)) continue;
+    const lazy = manifest.lazy!();
+    const index = lazy.indexOf(relative);
+    if (index >= 0 && !tracked.has(index)) promoted.push(lazy.record(index));
+  }
+  if (promoted.length > 0) manifest.entries = [...manifest.entries, ...promoted].sort((a, b) => a.index - b.index);
+  return manifest.lazy!;
+}
+
 /** `root`: a session's contents folder, `<workspaces>/<name>/contents`. */
 export function diffWorkspace(root: string, manifest: Manifest): WorkspaceDiff {
   return withBeneath(root, (beneath) => compare(beneath, manifest));
 }
 
-function compare(beneath: Beneath, { session, entries }: Manifest): WorkspaceDiff {
+function compare(beneath: Beneath, manifest: Manifest): WorkspaceDiff {
+  const { session } = manifest;
   const fenceMs = session.ctime_fence_ms;
   const { items, emptyDirs, badNames } = scan(beneath.folder(''));
+  const lazy = manifest.lazy ? promoteLazyEntries(manifest, items) : undefined;
+  const { entries } = manifest;
   if (session.case_insensitive === true) matchFoldedNames(items, emptyDirs, entries);
   const states = new Map<number, EntryState>();
   const modified: string[] = [];
@@ -324,13 +350,14 @@ function compare(beneath: Beneath, { session, entries }: Manifest): WorkspaceDif
   // Folders follow the archive's convention. Where it stores folder entries (a jar, most zip tools), a new
   // folder gets one, empty or not; where it stores none, folders are implied by their files, and only an
   // empty one needs an entry to exist at all. Folders the archive implied are never new.
-  const storesFolders = entries.some((entry) => entry.type === 'dir' && entry.path !== '');
+  let stores: boolean | undefined;
+  const storesFolders = () => (stores ??= entries.some((entry) => entry.type === 'dir' && entry.path !== '') || lazy?.().storesFolders() === true);
   let implied: Set<string> | undefined;
-  const isImplied = (dir: string) => (implied ??= foldersOf(entries)).has(dir);
+  const isImplied = (dir: string) => (implied ??= foldersOf(entries)).has(dir) || lazy?.().hasFolder(dir) === true;
   let additions: WorkspaceDiff['additions'] = [];
   for (const [relative, observed] of items) {
     if (known.has(relative)) continue;
-    if (observed.kind === 'dir' && ((!storesFolders && !emptyDirs.has(relative)) || isImplied(relative))) continue;
+    if (observed.kind === 'dir' && ((!storesFolders() && !emptyDirs.has(relative)) || isImplied(relative))) continue;
     additions.push({ path: relative, observed });
   }
   additions.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
@@ -358,5 +385,7 @@ function compare(beneath: Beneath, { session, entries }: Manifest): WorkspaceDif
   const written = [...additions, ...found.map((rename) => ({ path: rename.to, observed: items.get(rename.to)! }))];
   const unsupported = findUnsupported([...modified, ...written.map((a) => a.path)], written, items, badNames, maxEntryPathBytes(path.dirname(path.dirname(beneath.root))));
   const sort = (list: string[]) => list.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  // A lazy session's entries that are not extracted are unchanged: their bytes are the zip's.
+  if (session.lazy) unchangedCount += session.lazy.entries - entries.length;
   return { modified: sort(modified), added: sort(added), deleted: sort(deleted), renamed, renames, unchangedCount, unsupported, states, additions, observed: items };
 }

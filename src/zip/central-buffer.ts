@@ -23,6 +23,11 @@ export class CentralBuffer {
     return this.used;
   }
 
+  /** Makes room for `bytes` of records at once: growing by doubling holds the old and the new buffer together, 1.5 times a large directory. */
+  reserveTotal(bytes: number): void {
+    if (bytes > this.bytes.length) this.reserve(bytes - this.used);
+  }
+
   /** Appends a record as it is. */
   add(record: Uint8Array): void {
     this.reserve(record.length);
@@ -37,6 +42,22 @@ export class CentralBuffer {
     const at = this.used;
     this.add(record);
     this.view.setUint32(at + 42, offset, true);
+  }
+
+  /**
+   * Appends the record at `[start, start + length)` of `region` with its local-header offset
+   * changed, copied straight from there: a million copied records must not be a million views.
+   */
+  addRelocatedFrom(region: Uint8Array, start: number, length: number, offset: number): void {
+    const stored = (region[start + 42]! | (region[start + 43]! << 8) | (region[start + 44]! << 16) | (region[start + 45]! << 24)) >>> 0;
+    if (stored === 0xffffffff || offset >= 0xffffffff) return this.addRelocated(region.subarray(start, start + length), offset); // zip64: the general path
+    this.reserve(length);
+    this.starts.push(this.used);
+    const bytes = this.bytes;
+    const at = this.used;
+    for (let i = 0; i < length; i++) bytes[at + i] = region[start + i]!; // records are short: a loop beats making a view to copy from
+    this.view.setUint32(at + 42, offset, true);
+    this.used += length;
   }
 
   /** Offsets of the records within the directory, in order. */

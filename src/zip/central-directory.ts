@@ -1,23 +1,27 @@
-import { ZipfsError } from '../errors.ts';
 import { ByteReader } from './bytes.ts';
-import { CENTRAL_HEADER_LENGTH, HOST_MACOS, HOST_UNIX, S_IFLNK, S_IFMT, SIG_CENTRAL_HEADER } from './constants.ts';
-import { dosDateTimeToDate } from './dos-time.ts';
+import { CENTRAL_HEADER_LENGTH, SIG_CENTRAL_HEADER } from './constants.ts';
 import { readDirectoryEnd } from './end-of-central-directory.ts';
-import { applyZip64, extendedTimestamp, parseExtraFields, unicodePath, type ExtraField } from './extra-fields.ts';
-import { decodeZipText } from './names.ts';
-import { quoted } from '../format/quote-name.ts';
+import { invalid } from './central-record.ts';
+import { PackedDirectory } from './packed-directory.ts';
 import type { ZipSource } from './source.ts';
 import type { CentralDirectory, ZipEntry } from './types.ts';
 
-function invalid(message: string): ZipfsError {
-  return new ZipfsError('ZIP_INVALID', `${message}. The archive is damaged; re-create or re-download it.`);
-}
 
 /**
  * Reads the whole central directory: every entry's metadata, without touching
  * entry data. Only the directory and end records are read from the source.
+ * Each entry becomes an object (about 0.5 KB): for archives of hundreds of
+ * thousands of entries, readPackedDirectory keeps the records as bytes instead.
  */
 export function readCentralDirectory(source: ZipSource): CentralDirectory {
+  const packed = readPackedDirectory(source);
+  const entries: ZipEntry[] = new Array(packed.count);
+  for (let i = 0; i < packed.count; i++) entries[i] = packed.entry(i);
+  return { entries, comment: packed.comment, commentBytes: packed.commentBytes, baseOffset: packed.baseOffset, centralStart: packed.centralStart, centralEnd: packed.centralEnd, zip64: packed.zip64 };
+}
+
+/** The directory as it was read: records as bytes, the end record's facts beside them. */
+export function readPackedDirectory(source: ZipSource): PackedDirectory {
   const end = readDirectoryEnd(source);
   const start = findDirectoryStart(source, end.endOffset, end.directoryOffset, end.directorySize);
   const baseOffset = start - end.directoryOffset;
@@ -28,24 +32,17 @@ export function readCentralDirectory(source: ZipSource): CentralDirectory {
   if (!end.countMayWrap && end.entryCount * CENTRAL_HEADER_LENGTH > regionLength) {
     throw invalid(`The end record claims ${end.entryCount} entries, more than the ${regionLength}-byte central directory can hold`);
   }
-
-  const region = source.read(start, regionLength).slice();
-  const reader = new ByteReader(region);
-  const entries: ZipEntry[] = [];
-  let at = 0;
-  while (at + CENTRAL_HEADER_LENGTH <= region.length && reader.u32(at) === SIG_CENTRAL_HEADER) {
-    const entry = parseCentralRecord(reader, at, entries.length, baseOffset, start);
-    entries.push(entry);
-    at += entry.centralLength;
-  }
+  // Not copied: the source hands out fresh buffers for reads this large, and views of windows it never reuses.
+  const region = source.read(start, regionLength);
+  const packed = new PackedDirectory(region, { baseOffset, centralStart: start, comment: end.comment, commentBytes: end.commentBytes, zip64: end.zip64 });
 
   // Writers that do not know zip64 let the 16-bit count wrap past 65,535, so only
   // the low 16 bits are compared then (as Go does); zip64 counts must match exactly.
-  const counted = end.countMayWrap ? entries.length % 0x10000 : entries.length;
+  const counted = end.countMayWrap ? packed.count % 0x10000 : packed.count;
   if (counted !== end.entryCount) {
-    throw invalid(`The central directory holds ${entries.length} readable records but the end record says ${end.entryCount}`);
+    throw invalid(`The central directory holds ${packed.count} readable records but the end record says ${end.entryCount}`);
   }
-  return { entries, comment: end.comment, commentBytes: end.commentBytes, baseOffset, centralStart: start, centralEnd: start + at, zip64: end.zip64 };
+  return packed;
 }
 
 /**
@@ -66,113 +63,4 @@ function findDirectoryStart(source: ZipSource, endOffset: number, directoryOffse
   throw invalid(`No central directory at offset ${directoryOffset}, where the end record points`);
 }
 
-/**
- * Parses one central-directory record held on its own (one a sync has just
- * encoded), as if found at file offset `centralOffset` of an archive whose
- * offsets start at `baseOffset`.
- */
-export function parseCentralRecordBytes(record: Uint8Array, index: number, baseOffset: number, centralOffset: number): ZipEntry {
-  return parseCentralRecord(new ByteReader(record), 0, index, baseOffset, centralOffset);
-}
-
-const NO_BYTES = new Uint8Array(0);
-const NO_FIELDS: ExtraField[] = [];
-
-/**
- * A parsed central record. `modifiedAt` is computed when first asked for: turning DOS fields into
- * a local time costs a zone lookup (and, where the C library cannot be used, the runtime's 4-5 ms
- * time-zone set-up), and a sync's read-back check parses thousands of records needing no time.
- */
-class CentralRecord implements ZipEntry {
-  private time: Date | undefined;
-
-  constructor(
-    readonly index: number,
-    readonly name: string,
-    readonly rawName: Uint8Array,
-    readonly isDirectory: boolean,
-    readonly isSymlink: boolean,
-    readonly versionMadeBy: number,
-    readonly versionNeeded: number,
-    readonly flags: number,
-    readonly method: number,
-    readonly dosTime: number,
-    readonly dosDate: number,
-    /** From an extended-timestamp field, when there is one. */
-    private readonly unixSeconds: number | undefined,
-    readonly crc32: number,
-    readonly compressedSize: number,
-    readonly uncompressedSize: number,
-    readonly internalAttributes: number,
-    readonly externalAttributes: number,
-    readonly unixMode: number | undefined,
-    readonly comment: string,
-    readonly rawExtra: Uint8Array,
-    readonly rawComment: Uint8Array,
-    readonly localHeaderOffset: number,
-    readonly centralOffset: number,
-    readonly centralLength: number,
-  ) {}
-
-  get modifiedAt(): Date {
-    return (this.time ??= this.unixSeconds !== undefined ? new Date(this.unixSeconds * 1000) : dosDateTimeToDate(this.dosDate, this.dosTime));
-  }
-}
-
-function parseCentralRecord(reader: ByteReader, at: number, index: number, baseOffset: number, regionStart: number): ZipEntry {
-  const region = reader.bytes;
-  const nameLength = reader.u16(at + 28);
-  const extraLength = reader.u16(at + 30);
-  const commentLength = reader.u16(at + 32);
-  const length = CENTRAL_HEADER_LENGTH + nameLength + extraLength + commentLength;
-  if (at + length > region.length) throw invalid(`Central-directory record ${index + 1} runs past the end of the directory`);
-
-  // Most records have no extra fields and no comment: those skip the views and lookups.
-  const nameStart = at + CENTRAL_HEADER_LENGTH;
-  const extraStart = nameStart + nameLength;
-  const commentStart = extraStart + extraLength;
-  const rawName = region.subarray(nameStart, extraStart);
-  const rawExtra = extraLength > 0 ? region.subarray(extraStart, commentStart) : NO_BYTES;
-  const rawComment = commentLength > 0 ? region.subarray(commentStart, at + length) : NO_BYTES;
-  const fields = extraLength > 0 ? parseExtraFields(rawExtra) : NO_FIELDS;
-  const name = (extraLength > 0 ? unicodePath(fields, rawName) : undefined) ?? decodeZipText(rawName);
-  const sizes = applyZip64(fields, {
-    compressedSize: reader.u32(at + 20),
-    uncompressedSize: reader.u32(at + 24),
-    localHeaderOffset: reader.u32(at + 42),
-  });
-  if (!sizes) throw invalid(`Entry ${quoted(name)} has 32-bit fields saturated for zip64 but no complete zip64 extra field`);
-
-  const versionMadeBy = reader.u16(at + 4);
-  const externalAttributes = reader.u32(at + 38);
-  const host = versionMadeBy >> 8;
-  const modeBits = externalAttributes >>> 16;
-  const unixMode = (host === HOST_UNIX || host === HOST_MACOS) && modeBits !== 0 ? modeBits : undefined;
-
-  return new CentralRecord(
-    index,
-    name,
-    rawName,
-    name.endsWith('/'),
-    unixMode !== undefined && (unixMode & S_IFMT) === S_IFLNK,
-    versionMadeBy,
-    reader.u16(at + 6),
-    reader.u16(at + 8),
-    reader.u16(at + 10),
-    reader.u16(at + 12),
-    reader.u16(at + 14),
-    extraLength > 0 ? extendedTimestamp(fields, ((reader.u16(at + 14) << 16) | reader.u16(at + 12)) >>> 0) : undefined,
-    reader.u32(at + 16),
-    sizes.compressedSize,
-    sizes.uncompressedSize,
-    reader.u16(at + 36),
-    externalAttributes,
-    unixMode,
-    commentLength > 0 ? decodeZipText(rawComment) : '',
-    rawExtra,
-    rawComment,
-    baseOffset + sizes.localHeaderOffset,
-    regionStart + at,
-    length,
-  );
-}
+export { parseCentralRecordBytes } from './central-record.ts';

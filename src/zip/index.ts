@@ -1,8 +1,9 @@
 /** The container layer: bytes in, entries and verified bytes out. No workspace knowledge here. */
-export { parseCentralRecordBytes, readCentralDirectory } from './central-directory.ts';
+export { parseCentralRecordBytes, readCentralDirectory, readPackedDirectory } from './central-directory.ts';
+export { PackedDirectory } from './packed-directory.ts';
 export { assertReadable, locateEntryData, readEntryData, readLocalExtra, streamEntryData, type EntrySpan } from './entry-data.ts';
 export { ZipWriter } from './writer.ts';
-export { LayoutError, checkLayout, layoutFaults, openRefusal } from './layout.ts';
+export { LayoutError, checkLayout, entryLayoutFault, layoutFaults, openRefusal, packedLayoutFault } from './layout.ts';
 export { refreshExtraFields, type EntryFields } from './records.ts';
 export { extendedTimestampField, type ExtraField } from './extra-fields.ts';
 export { BufferSource, FileSource, type ZipSource } from './source.ts';

@@ -10,11 +10,13 @@
  */
 import { ZipfsError } from '../errors.ts';
 import { ByteReader } from './bytes.ts';
-import { FLAGS_THAT_MATTER, FLAG_DATA_DESCRIPTOR, LOCAL_HEADER_LENGTH, MAX_VERSION_NEEDED, SIG_LOCAL_HEADER, UINT32_MAX } from './constants.ts';
+import { CENTRAL_HEADER_LENGTH, FLAGS_THAT_MATTER, FLAG_DATA_DESCRIPTOR, LOCAL_HEADER_LENGTH, MAX_VERSION_NEEDED, SIG_LOCAL_HEADER, UINT32_MAX } from './constants.ts';
 import { applyZip64, parseExtraFields } from './extra-fields.ts';
 import { quoted } from '../format/quote-name.ts';
 import type { ZipSource } from './source.ts';
 import type { CentralDirectory, ZipEntry } from './types.ts';
+import type { PackedDirectory } from './packed-directory.ts';
+import type { FileSource } from './source.ts';
 
 /** A fault in the layout of `entry`; `overlap` marks entries sharing bytes, the zip-bomb construction. */
 export class LayoutError extends Error {
@@ -43,10 +45,17 @@ export function* layoutFaults(source: ZipSource, directory: CentralDirectory): G
 
 /** The first fault of `entry`, whose data must end before `next` (in file order) or the central directory. */
 function entryFault(source: ZipSource, directory: CentralDirectory, entry: ZipEntry, next: ZipEntry | undefined): LayoutError | undefined {
-  const limit = next?.localHeaderOffset ?? directory.centralStart;
+  return entryLayoutFault(source, entry, next?.localHeaderOffset ?? directory.centralStart, directory.centralStart, next);
+}
+
+/**
+ * The first fault of one entry, whose bytes must end by `limit` (the next local header in file
+ * order, or the directory at `centralStart`): for an entry read on its own, as a lazy session reads.
+ */
+export function entryLayoutFault(source: ZipSource, entry: ZipEntry, limit: number, centralStart: number, next?: ZipEntry): LayoutError | undefined {
   const at = entry.localHeaderOffset;
-  if (at < 0 || at + LOCAL_HEADER_LENGTH > directory.centralStart) {
-    return new LayoutError(`${describe(entry)} has its local header at offset ${at}, outside the entries' area (0..${directory.centralStart})`, false, entry);
+  if (at < 0 || at + LOCAL_HEADER_LENGTH > centralStart) {
+    return new LayoutError(`${describe(entry)} has its local header at offset ${at}, outside the entries' area (0..${centralStart})`, false, entry);
   }
   const header = source.read(at, LOCAL_HEADER_LENGTH);
   const reader = new ByteReader(header.length === LOCAL_HEADER_LENGTH ? header : new Uint8Array(LOCAL_HEADER_LENGTH));
@@ -55,8 +64,8 @@ function entryFault(source: ZipSource, directory: CentralDirectory, entry: ZipEn
   }
   const dataEnd = at + LOCAL_HEADER_LENGTH + reader.u16(26) + reader.u16(28) + entry.compressedSize;
   if (dataEnd > limit) {
-    const into = next ? `into ${describe(next)}` : 'into the central directory';
-    return new LayoutError(`${describe(entry)} has data running ${dataEnd - limit} bytes ${into}`, next !== undefined, entry);
+    const into = next ? `into ${describe(next)}` : limit < centralStart ? 'into the next entry' : 'into the central directory';
+    return new LayoutError(`${describe(entry)} has data running ${dataEnd - limit} bytes ${into}`, limit < centralStart, entry);
   }
   const problem = centralProblem(entry);
   if (problem) return new LayoutError(`${describe(entry)} ${problem}`, false, entry);
@@ -98,12 +107,7 @@ function localDisagreement(source: ZipSource, entry: ZipEntry, local: ByteReader
 /** Whether every field of an extra-field block fits in it. Up to 3 bytes left over at the end are
  * tolerated, as Python and Info-ZIP do; a field whose size runs past the block is not. */
 function wellFormedExtra(block: Uint8Array): boolean {
-  let at = 0;
-  while (block.length - at >= 4) {
-    at += 4 + (block[at + 2]! | (block[at + 3]! << 8));
-    if (at > block.length) return false;
-  }
-  return true;
+  return wellFormedExtraAt(block, 0, block.length);
 }
 
 /** What no reader should be handed, in the central record itself. */
@@ -121,4 +125,69 @@ function describe(entry: ZipEntry): string {
 export function openRefusal(fault: LayoutError): ZipfsError {
   if (fault.overlap) return new ZipfsError('ZIP_BOMB_DETECTED', `${fault.message} (overlapping entries, a zip-bomb construction); the archive was refused.`);
   return new ZipfsError('ZIP_INVALID', `${fault.message}. The archive is damaged: zipfs could not write it back faithfully, so it was not opened. Repair it first (zip -FF in.zip --out fixed.zip) and open the repaired copy.`);
+}
+
+/**
+ * entryLayoutFault for entry `index` of a packed directory, read in place: a
+ * sync's check of an archive of a million entries must not parse a million
+ * records into objects. Only a fault is described from the parsed entry.
+ */
+export function packedLayoutFault(source: FileSource, directory: PackedDirectory, index: number, limit: number): LayoutError | undefined {
+  const at = directory.localHeaderOffset(index);
+  if (at < 0 || at + LOCAL_HEADER_LENGTH > directory.centralStart) return parsedFault(source, directory, index, limit);
+  let h = source.peek(at, LOCAL_HEADER_LENGTH);
+  if (h < 0 || le32(source.view, h) !== SIG_LOCAL_HEADER) return parsedFault(source, directory, index, limit);
+  const nameLength = le16(source.view, h + 26);
+  const localExtraLength = le16(source.view, h + 28);
+  const compressed = directory.compressedSize(index);
+  if (at + LOCAL_HEADER_LENGTH + nameLength + localExtraLength + compressed > limit) return parsedFault(source, directory, index, limit);
+  if ((directory.field16(index, 6) & 0xff) > MAX_VERSION_NEEDED) return parsedFault(source, directory, index, limit);
+  const region = directory.region;
+  const name = directory.recordStart(index) + CENTRAL_HEADER_LENGTH;
+  const centralNameLength = directory.nameLength(index);
+  const centralExtra = name + centralNameLength;
+  if (!wellFormedExtraAt(region, centralExtra, centralExtra + directory.field16(index, 30))) return parsedFault(source, directory, index, limit);
+  if (nameLength !== centralNameLength) return parsedFault(source, directory, index, limit);
+  h = source.peek(at, LOCAL_HEADER_LENGTH + nameLength + localExtraLength); // header, name and extra together
+  if (h < 0) return parsedFault(source, directory, index, limit);
+  const view = source.view;
+  for (let i = 0; i < nameLength; i++) if (view[h + LOCAL_HEADER_LENGTH + i] !== region[name + i]) return parsedFault(source, directory, index, limit);
+  if (le16(view, h + 8) !== directory.method(index)) return parsedFault(source, directory, index, limit);
+  const flags = le16(view, h + 6);
+  if ((flags & FLAGS_THAT_MATTER) !== (directory.flags(index) & FLAGS_THAT_MATTER)) return parsedFault(source, directory, index, limit);
+  const localExtra = h + LOCAL_HEADER_LENGTH + nameLength;
+  if (!wellFormedExtraAt(view, localExtra, localExtra + localExtraLength)) return parsedFault(source, directory, index, limit);
+  if (flags & FLAG_DATA_DESCRIPTOR) return undefined;
+  if (le32(view, h + 14) !== directory.field32(index, 16)) return parsedFault(source, directory, index, limit);
+  // Sizes saturated for zip64, or differing: the general check decides, and says why.
+  const localCompressed = le32(view, h + 18);
+  const localUncompressed = le32(view, h + 22);
+  if (localCompressed === UINT32_MAX || localUncompressed === UINT32_MAX || localCompressed !== compressed || localUncompressed !== directory.uncompressedSize(index)) {
+    return entryLayoutFault(source, directory.entry(index), limit, directory.centralStart);
+  }
+  return undefined;
+}
+
+/** wellFormedExtra over `[from, to)` of `bytes`, without a view. */
+function wellFormedExtraAt(bytes: Uint8Array, from: number, to: number): boolean {
+  let at = from;
+  while (to - at >= 4) {
+    at += 4 + le16(bytes, at + 2);
+    if (at > to) return false;
+  }
+  return true;
+}
+
+/** The fault of entry `index`, from the parsed entry: where the packed check found one, this one names it. */
+function parsedFault(source: ZipSource, directory: PackedDirectory, index: number, limit: number): LayoutError {
+  const entry = directory.entry(index);
+  return entryLayoutFault(source, entry, limit, directory.centralStart) ?? new LayoutError(`${describe(entry)} has headers that do not agree`, false, entry);
+}
+
+function le16(bytes: Uint8Array, at: number): number {
+  return bytes[at]! | (bytes[at + 1]! << 8);
+}
+
+function le32(bytes: Uint8Array, at: number): number {
+  return (le16(bytes, at) | (le16(bytes, at + 2) << 16)) >>> 0;
 }

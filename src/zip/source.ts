@@ -24,6 +24,9 @@ export class FileSource implements ZipSource {
   private readonly fd: number;
   private window: Uint8Array = new Uint8Array(0);
   private windowStart = 0;
+  private peeked: Uint8Array = new Uint8Array(0);
+  private peekStart = 0;
+  private peekLength = 0;
 
   /** `windowBytes`: how much each read fetches ahead. 4 MiB suits extraction, which reads
    * everything; a pass over local headers alone wants a small one (64 KiB), or it would
@@ -45,6 +48,28 @@ export class FileSource implements ZipSource {
     this.window = this.readExact(offset, Math.min(this.windowBytes, this.size - offset));
     this.windowStart = offset;
     return this.window.subarray(0, want);
+  }
+
+  /**
+   * Makes `[offset, offset + length)` available in `view` and returns where it starts there, or
+   * -1 when the file ends first: read's twin for loops over a million entries, where a view per
+   * read would be a million objects. `view` is valid until the next read or peek.
+   */
+  peek(offset: number, length: number): number {
+    if (offset < 0 || offset + length > this.size) return -1;
+    if (offset < this.peekStart || offset + length > this.peekStart + this.peekLength) {
+      // One buffer, reused: peek hands out no views, so nothing can see it change (read's windows are never reused).
+      const want = Math.min(Math.max(this.windowBytes, length), this.size - offset);
+      if (this.peeked.length < want) this.peeked = new Uint8Array(want);
+      this.peekLength = readFully(this.fd, this.peeked.subarray(0, want), offset);
+      this.peekStart = offset;
+      if (this.peekLength < length) return -1;
+    }
+    return offset - this.peekStart;
+  }
+
+  get view(): Uint8Array {
+    return this.peeked;
   }
 
   close(): void {

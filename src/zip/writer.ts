@@ -38,6 +38,16 @@ export class ZipWriter {
     return this.position + this.pendingBytes + (this.pendingCopy ? this.pendingCopy.end - this.pendingCopy.start : 0);
   }
 
+  /** Like addCopiedRecord, for the record at `[start, start + length)` of a packed directory's region. */
+  addCopiedRecordFrom(region: Uint8Array, start: number, length: number, localHeaderPosition: number): void {
+    this.central.addRelocatedFrom(region, start, length, localHeaderPosition - this.base);
+  }
+
+  /** Room for a directory of about `bytes` (the source's): made once, not grown by doubling. */
+  reserveDirectory(bytes: number): void {
+    this.central.reserveTotal(bytes);
+  }
+
   /** Copies `[start, end)` of the source file verbatim (a prefix stub, or unchanged entries).
    * The copy is deferred so that the ranges of consecutive unchanged entries become one. */
   copyRange(sourceFd: number, start: number, end: number): void {

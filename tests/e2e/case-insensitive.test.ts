@@ -167,4 +167,28 @@ describe.skipIf(skip)(`case-insensitive workspace (issue 20)${why}`, () => {
       expect(zipfs(['sessions', '--json']).json.sessions).toHaveLength(1);
     });
   });
+
+  describe('a lazy session (issue 23, point 6)', () => {
+    it('opens an archive whose names collide by case, reads both, refuses to extract either, and syncs both raw', () => {
+      const zip = writeArchive('collide.zip', [
+        { name: 'README.txt', data: 'upper\n' },
+        { name: 'readme.txt', data: 'lower\n' },
+        { name: 'src/main.c', data: 'int main;\n' },
+      ]);
+      expect(zipfs(['open', zip, '--json']).json.error.code).toBe('ZIP_INVALID'); // eager: the folder cannot hold both
+      const root = zipfs(['open', zip, '--lazy', '--json']).json.workspace_path;
+      expect(zipfs(['read', 'README.txt']).stdout).toBe('upper\n');
+      expect(zipfs(['read', 'readme.txt']).stdout).toBe('lower\n');
+      const refused = zipfs(['extract', 'readme.txt', '--json']).json.error;
+      expect(refused.code).toBe('ZIP_INVALID');
+      expect(refused.message).toContain('"readme.txt" cannot be extracted here');
+      expect(zipfs(['extract', 'src', '--json']).json.extracted).toBe(1);
+      fs.writeFileSync(path.join(root, 'src', 'main.c'), 'int main() { return 0; }\n');
+      expect(zipfs(['sync', '--json']).json.files_modified).toBe(1);
+      const read = pythonRead(zip).contents;
+      expect(Buffer.from(read['README.txt']!, 'hex').toString()).toBe('upper\n');
+      expect(Buffer.from(read['readme.txt']!, 'hex').toString()).toBe('lower\n');
+      expect(listed(root)).toEqual(['src']);
+    });
+  });
 });

@@ -11,9 +11,10 @@ import { initialize, initialized, rawSession } from '../helpers/raw-mcp.ts';
 import { rawZip } from '../helpers/raw-zip.ts';
 
 /** The ADR's thirteen tools and their parameters, exactly; extensions: `force` on close (DESIGN.md), `backup` on sync and close (field-reliability issue), `append` on write (MCP issue),
- * grep's `context_lines`, `names_only`, `count_all` (asked for by the search issue), and paging's `offset` and `limit`, and edit's `diff` (issue 21), open's `new` and prune's `orphaned` and `include_live` (issue 24). */
+ * grep's `context_lines`, `names_only`, `count_all` (asked for by the search issue), and paging's `offset` and `limit`, and edit's `diff` (issue 21), open's `new` and prune's `orphaned` and `include_live` (issue 24), open's `lazy` and `only` and the `zipfs_extract` tool (issue 23). */
 const ADR_PARAMETERS: Record<string, string[]> = {
-  zipfs_open: ['path', 'name', 'create', 'new'],
+  zipfs_open: ['path', 'name', 'create', 'lazy', 'only', 'new'],
+  zipfs_extract: ['session', 'paths'],
   zipfs_inspect: ['path', 'start', 'max_entries', 'offset', 'limit'],
   zipfs_edit: ['session', 'path', 'edits', 'dry_run', 'expected_sha256', 'encoding', 'diff'],
   zipfs_move: ['session', 'from', 'to', 'overwrite'],

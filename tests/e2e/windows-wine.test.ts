@@ -216,6 +216,26 @@ describe.skipIf(skip)(`windows behaviour (issue 20)${why}`, () => {
     expect(workspaces()).toStrictEqual([]);
   }, TIMEOUT);
 
+  // issue 23, point 6: a lazy session does not need the folder to hold every name: those stay in the zip.
+  it('a lazy session opens an archive with names Windows cannot hold, reads them, refuses to extract them, and syncs them raw', () => {
+    const zip = archive('lazy-names.zip', { 'ok.txt': 'fine\n', 'ab:c.txt': 'stream?\n', 'CON': 'device?\n' });
+    const opened = box.run(['open', toWindows(zip), '--lazy', '--json']);
+    expect(opened.json?.error).toBeUndefined();
+    expect(opened.json.not_extracted).toBe(3);
+    expect(box.run(['read', 'ab:c.txt']).stdout).toBe('stream?\n');
+    const refused = box.run(['extract', 'CON', '--json']);
+    expect(refused.json?.error?.code).toBe('ZIP_INVALID');
+    expect(refused.json.error.message).toContain(quoted('CON'));
+    expect(box.run(['write', 'ok.txt', 'changed\n']).code).toBe(0);
+    expect(box.run(['sync', '--json']).json?.files_modified).toBe(1);
+    const read = pythonRead(zip);
+    expect(Buffer.from(read.contents['ab:c.txt']!, 'hex').toString()).toBe('stream?\n');
+    expect(Buffer.from(read.contents['CON']!, 'hex').toString()).toBe('device?\n');
+    expect(Buffer.from(read.contents['ok.txt']!, 'hex').toString()).toBe('changed\n');
+    // Nothing was made under a name Windows would read otherwise (an alternate data stream of `ab`, a device).
+    expect(fs.readdirSync(box.dir, { recursive: true }).map(String).filter((made) => /(^|\/)(ab(:|$)|CON$)/.test(made))).toStrictEqual([]);
+  }, TIMEOUT);
+
   /** A session "reports" open on reports.zip; returns the zip's and the workspace's Linux paths. */
   function openReports(): { zip: string; workspace: string } {
     const zip = writeZip(box.dir, 'reports.zip', reportsZip());

@@ -1,0 +1,37 @@
+import * as v from 'valibot';
+import { defineCommand, lockWait } from '../command.ts';
+import { humanBytes, plural } from '../format/units.ts';
+import { loadLimits } from '../limits.ts';
+import { resolveSession } from '../session/resolve-session.ts';
+import { withSessionLock } from '../session/lock.ts';
+import { lazyEntries, notExtractedCount } from '../session/lazy-session.ts';
+import { extractEntries } from '../session/extract-entries.ts';
+import { matchEntries } from '../open/open-lazy.ts';
+import { count, sessionParam } from './schemas.ts';
+
+export const extract = defineCommand({
+  name: 'extract',
+  title: 'Extract',
+  description: 'Put lazy entries in the folder.',
+  input: v.strictObject({
+    session: sessionParam,
+    paths: v.optional(v.pipe(v.array(v.string()), v.description('Globs; default all'))),
+  }),
+  output: v.object({
+    extracted: count('Written'),
+    bytes: count('Bytes'),
+    not_extracted: count('Still lazy'),
+  }),
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  cli: { message: true, workspacePaths: [], positionals: ['paths'], short: { session: 's' }, example: "zipfs extract word/document.xml 'word/media/**'" },
+  async run(input, context) {
+    const session = resolveSession(context.home, input.session, context.hints);
+    const lazy = lazyEntries(session);
+    // An eager session has everything extracted already.
+    if (!lazy) return { extracted: 0, bytes: 0, not_extracted: 0 };
+    const chosen = input.paths?.length ? matchEntries(lazy, input.paths) : Array.from({ length: lazy.count }, (_, i) => i);
+    const done = await withSessionLock(session, 'extract', () => extractEntries(session, lazy, chosen, context.home, loadLimits(context.env), context.signal), lockWait(context));
+    return { extracted: done.count, bytes: done.bytes, not_extracted: notExtractedCount(session) };
+  },
+  render: (out) => `Extracted ${plural(out.extracted, 'entry', 'entries')} (${humanBytes(out.bytes)}); ${plural(out.not_extracted, 'entry', 'entries')} left in the zip.`,
+});

@@ -1,0 +1,96 @@
+/**
+ * What ls, tree and read see of a lazy session besides its folder: the
+ * entries not extracted (nor deleted), as files and folders at their paths,
+ * with the sizes and times the archive records. What is on disk wins over
+ * them, as a checked-out file wins over the index in a sparse checkout.
+ */
+import { ZipfsError } from '../errors.ts';
+import type { ItemType } from '../open/extraction-plan.ts';
+import type { Beneath } from './beneath.ts';
+import { normaliseToolPath, resolveExisting, type WorkspacePath } from './safe-path.ts';
+import type { LazyEntries } from '../session/lazy-entries.ts';
+import { lazyEntries, trackedIndexes } from '../session/lazy-session.ts';
+import { readManifest } from '../session/manifest.ts';
+import type { Session } from '../session/session-store.ts';
+
+export interface VirtualItem {
+  type: ItemType;
+  size: number;
+  mtime: Date;
+  /** The entry, for a file or a stored folder; absent for a folder only implied by paths below it. */
+  index?: number;
+}
+
+const SLASH = 0x2f;
+
+export class LazyView {
+  constructor(
+    readonly lazy: LazyEntries,
+    private readonly tracked: ReadonlySet<number>,
+  ) {}
+
+  /** The items directly in folder `relative` ('' for the root) that are only in the zip, by name. */
+  children(relative: string): Map<string, VirtualItem> {
+    const found = new Map<string, VirtualItem>();
+    const prefix = relative === '' ? '' : `${relative}/`;
+    // Paths come sorted, so a subfolder's entries come together: its name is cut once, not once per entry in it.
+    let folder = '';
+    this.lazy.forEachUnder(relative, (index) => {
+      if (this.tracked.has(index)) return;
+      const own = this.lazy.paths[index]!;
+      if (folder !== '' && own.startsWith(folder) && own.charCodeAt(folder.length) === SLASH) return;
+      const slash = own.indexOf('/', prefix.length);
+      if (slash >= 0) {
+        folder = own.slice(0, slash);
+        const name = own.slice(prefix.length, slash);
+        // A folder only implied by paths below it shows the time of its first entry.
+        if (!found.has(name)) found.set(name, { type: 'dir', size: 0, mtime: this.lazy.directory.entry(index).modifiedAt });
+        return;
+      }
+      found.set(own.slice(prefix.length), this.item(index));
+    });
+    return found;
+  }
+
+  /** The item at `relative` when it is only in the zip: an entry not extracted, or a folder with such entries below. */
+  at(relative: string): VirtualItem | undefined {
+    const index = this.lazy.indexOf(relative);
+    if (index >= 0 && !this.tracked.has(index)) return this.item(index);
+    let folder: VirtualItem | undefined;
+    this.lazy.forEachUnder(relative, (below) => {
+      if (this.tracked.has(below)) return true;
+      folder = { type: 'dir', size: 0, mtime: this.lazy.directory.entry(below).modifiedAt };
+      return false;
+    });
+    return folder;
+  }
+
+  private item(index: number): VirtualItem {
+    const entry = this.lazy.directory.entry(index);
+    const type = this.lazy.type(index);
+    return { type, size: type === 'dir' ? 0 : entry.uncompressedSize, mtime: entry.modifiedAt, index };
+  }
+}
+
+/** The view of a lazy session, or undefined for an eager one. */
+export function lazyView(session: Session): LazyView | undefined {
+  const lazy = lazyEntries(session);
+  return lazy ? new LazyView(lazy, trackedIndexes(readManifest(session.manifest))) : undefined;
+}
+
+/**
+ * A path as ls, tree and read take it: on disk, or else, in a lazy session,
+ * only in the zip. What is in neither is PATH_NOT_FOUND, as before.
+ */
+export function resolveSeen(beneath: Beneath, input: string, view: LazyView | undefined): { relative: string; disk?: WorkspacePath; virtual?: VirtualItem } {
+  try {
+    const disk = resolveExisting(beneath, input);
+    return { relative: disk.relative, disk };
+  } catch (error) {
+    if (!view || !(error instanceof ZipfsError && error.code === 'PATH_NOT_FOUND')) throw error;
+    const relative = normaliseToolPath(input);
+    const virtual = view.at(relative);
+    if (!virtual) throw error;
+    return { relative, virtual };
+  }
+}

@@ -1,0 +1,91 @@
+/**
+ * `open --lazy` and `open --only`: a session made from the central directory
+ * alone, in about the time it takes to read it (DESIGN.md, "Lazy sessions").
+ * Open's checks of names, clashes, encryption, methods and overlapping
+ * entries run on the whole directory; the limits on sizes and ratios apply to
+ * what is extracted or read, entry by entry, so an archive of a million
+ * entries or 10 GB opens under the defaults. The directory is kept in the
+ * session as central.bin; the manifest lists only what is extracted. With
+ * `only`, the entries those paths and globs name are extracted at once.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { ZipfsError, isSystemError, diskFull } from '../errors.ts';
+import { readPackedDirectory } from '../zip/index.ts';
+import { workspacesDir } from '../session/data-dir.ts';
+import { workspaceTarget } from './workspace-rules.ts';
+import { CENTRAL_FILE, lazyEntriesOf, type LazyEntries } from '../session/lazy-entries.ts';
+import { fingerprintSource } from '../session/manifest.ts';
+import { loadSession, removeSession, type Session } from '../session/session-store.ts';
+import { extractEntries } from '../session/extract-entries.ts';
+import { lazyEntries } from '../session/lazy-session.ts';
+import { withSessionLock } from '../session/lock.ts';
+import { discardStaging } from './staging.ts';
+import { quote } from '../errors.ts';
+import { releasePhaseGarbage } from '../memory.ts';
+import { openSource, prepareStaging, publish, sessionRecord, type OpenRequest } from './open-archive.ts';
+
+export async function openLazy(request: OpenRequest, zipPath: string): Promise<Session> {
+  const source = openSource(zipPath);
+  let name: string;
+  try {
+    const directory = readPackedDirectory(source);
+    const target = workspaceTarget(request.home, true);
+    const { lazy, facts } = lazyEntriesOf(directory, target.rules);
+    releasePhaseGarbage(lazy.count); // the checks' garbage, before the session is written
+    const staging = prepareStaging(request, 0);
+    try {
+      fs.mkdirSync(path.join(staging, 'contents'));
+      fs.writeFileSync(path.join(staging, CENTRAL_FILE), directory.region.subarray(0, directory.centralEnd - directory.centralStart));
+      const counts = { files: 0, dirs: lazy.folderCount(), bytes: 0, symlinks: [] as string[] };
+      for (let i = 0; i < lazy.count; i++) if (lazy.type(i) !== 'dir') counts.files++;
+      const record = { ...sessionRecord(zipPath, fingerprintSource(source, directory, zipPath), staging, counts, target.rules.caseInsensitive === true, request.owner), lazy: facts };
+      name = publish(request.home, staging, record, [], request.name);
+    } catch (error) {
+      discardStaging(staging);
+      if (isSystemError(error, 'ENOSPC', 'EDQUOT')) throw diskFull(error as NodeJS.ErrnoException, workspacesDir(request.home));
+      throw error;
+    }
+  } finally {
+    source.close();
+  }
+  const session = loadSession(request.home, name)!;
+  if (!request.only?.length) return session;
+  // The entries asked for, extracted into the new session; if that fails, there is no session (open made nothing).
+  try {
+    const lazy = lazyEntries(session)!;
+    const chosen = matchEntries(lazy, request.only);
+    await withSessionLock(session, 'open', () => extractEntries(session, lazy, chosen, request.home, request.limits, request.signal), { waitMs: 0 });
+    return loadSession(request.home, name)!;
+  } catch (error) {
+    removeSession(session);
+    throw error;
+  }
+}
+
+/**
+ * The entries that paths and globs name: a path names its entry, and for a
+ * folder everything below it; a glob without "/" matches names at any depth
+ * (`*.xml`), one with "/" the whole path (`word/**`), as grep's glob does.
+ * A pattern that names nothing is an error: a typo must not pass silently.
+ */
+export function matchEntries(lazy: LazyEntries, patterns: readonly string[]): number[] {
+  const chosen: number[] = [];
+  for (const raw of patterns) {
+    const pattern = raw.replace(/^\.?\/+/, '').replace(/\/+$/, '');
+    const before = chosen.length;
+    const exact = lazy.indexOf(pattern);
+    if (exact >= 0) chosen.push(exact);
+    if (pattern === '' || exact < 0 || lazy.type(exact) === 'dir') for (const index of lazy.under(pattern)) chosen.push(index);
+    if (chosen.length === before && /[*?[{]/.test(pattern)) {
+      const glob = new Bun.Glob(pattern);
+      const whole = pattern.includes('/');
+      for (let i = 0; i < lazy.count; i++) {
+        const own = lazy.paths[i]!;
+        if (own !== '' && glob.match(whole ? own : own.slice(own.lastIndexOf('/') + 1))) chosen.push(i);
+      }
+    }
+    if (chosen.length === before) throw new ZipfsError('PATH_NOT_FOUND', `Nothing in the archive matches ${quote(raw)}; give an entry's path, a folder, or a glob (*.xml matches names at any depth, word/** a whole path). List the entries with ls or inspect.`);
+  }
+  return chosen;
+}

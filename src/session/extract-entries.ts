@@ -1,0 +1,138 @@
+/**
+ * `extract` in a lazy session: entries not yet extracted are written into the
+ * workspace folder, for tools that see only files (editors, sed, build tools),
+ * and the manifest lists them from then on, with the stat each was left with,
+ * as open lists what it extracts. The limits open applies to an archive apply
+ * to what a session has extracted, so a lazy session of a million entries can
+ * extract its way up to them and no further. A file the workspace already has
+ * at an entry's path (written there by a tool) is the workspace's: never
+ * overwritten, status compares it with the entry.
+ */
+import fs from 'node:fs';
+import { ZipfsError, isSystemError } from '../errors.ts';
+import { humanBytes } from '../format/units.ts';
+import { quoted } from '../format/quote-name.ts';
+import type { Limits } from '../limits.ts';
+import { Beneath } from '../files/beneath.ts';
+import { writeFully } from '../fd-io.ts';
+import type { LazyEntries } from './lazy-entries.ts';
+import { LazyReader, trackedIndexes } from './lazy-session.ts';
+import { readManifest, writeManifest, type EntryRecord } from './manifest.ts';
+import { listSessions, type Session } from './session-store.ts';
+
+/** Entries this large stream to disk; smaller ones are inflated whole (faster). */
+const STREAM_ABOVE_BYTES = 8 << 20;
+
+export interface Extracted {
+  /** Entries written (files, links and folders). */
+  count: number;
+  bytes: number;
+  /** Entries that were on disk already (extracted before, or put there by a tool). */
+  present: number;
+}
+
+/** Refuses, before anything is written, what open would refuse of these entries together with those already extracted. */
+function assertWithinLimits(session: Session, lazy: LazyEntries, todo: number[], trackedCount: number, home: string, limits: Limits): void {
+  for (const index of todo) {
+    const reason = lazy.unrepresentable(index);
+    if (reason) throw new ZipfsError('ZIP_INVALID', `Entry ${quoted(lazy.paths[index]!)} cannot be extracted here: ${reason}. It stays in the zip, where read, grep and sync still reach it; to have it as a file, open the zip with ZIPFS_HOME on a folder that can hold it.`);
+  }
+  const count = trackedCount + todo.length;
+  if (count > limits.maxEntries) {
+    throw new ZipfsError('ZIP_BOMB_DETECTED', `Extracting ${todo.length} more entries would make ${count} extracted in this session, over the limit of ${limits.maxEntries}. Extract fewer (name paths or a narrower glob), or raise ZIPFS_MAX_ENTRIES if the archive is trusted.`);
+  }
+  let bytes = 0;
+  for (const index of todo) if (lazy.type(index) !== 'dir') bytes += lazy.directory.entry(index).uncompressedSize;
+  const after = session.record.extracted_size_bytes + bytes;
+  if (after > limits.maxExtractedBytes) {
+    throw new ZipfsError('ZIP_BOMB_DETECTED', `Extracting these entries would make ${humanBytes(after)} extracted from this archive, over the limit of ${humanBytes(limits.maxExtractedBytes)}. Extract fewer, read them without extracting (read and grep reach every entry), or raise ZIPFS_MAX_EXTRACTED_BYTES if the archive is trusted.`);
+  }
+  const others = listSessions(home).filter((s) => s.dir !== session.dir).reduce((sum, s) => sum + s.record.extracted_size_bytes, 0);
+  if (others + after > limits.maxTotalBytes) {
+    throw new ZipfsError('LIMIT_EXCEEDED', `Workspaces would hold ${humanBytes(others + after)}, over the ${humanBytes(limits.maxTotalBytes)} limit. Close or prune sessions, or raise ZIPFS_MAX_TOTAL_BYTES.`);
+  }
+}
+
+/**
+ * Writes the entries at `indexes` that are neither extracted nor deleted into
+ * the workspace; the caller holds the session's lock. What was written before
+ * a failure (a bomb entry, a full disk) stays extracted and listed.
+ */
+export async function extractEntries(session: Session, lazy: LazyEntries, indexes: Iterable<number>, home: string, limits: Limits, signal?: AbortSignal): Promise<Extracted> {
+  const manifest = readManifest(session.manifest);
+  const tracked = trackedIndexes(manifest);
+  const todo = [...new Set(indexes)].filter((index) => !tracked.has(index) && lazy.paths[index] !== '');
+  assertWithinLimits(session, lazy, todo, tracked.size, home, limits);
+  // In file order: the zip is read front to back.
+  const order = lazy.directory.byOffset();
+  const rank = new Map<number, number>();
+  if (todo.length > 1) for (let k = 0; k < order.length; k++) rank.set(order[k]!, k);
+  todo.sort((a, b) => (rank.get(a) ?? 0) - (rank.get(b) ?? 0));
+
+  const added: EntryRecord[] = [];
+  const result: Extracted = { count: 0, bytes: 0, present: 0 };
+  const symlinks: string[] = [];
+  const reader = new LazyReader(session, lazy, limits);
+  const beneath = new Beneath(session.contents);
+  try {
+    for (const index of todo) {
+      signal?.throwIfAborted();
+      const relative = lazy.paths[index]!;
+      const type = lazy.type(index);
+      beneath.keepFoldersOf(relative);
+      const place = beneath.place(relative, { create: true });
+      const there = fs.lstatSync(place.path, { throwIfNoEntry: false });
+      if (type === 'dir') {
+        if (!there) fs.mkdirSync(place.path);
+        else if (!there.isDirectory()) continue; // a file a tool put where the folder goes: status shows it
+        added.push(lazy.record(index));
+        result.count++;
+        continue;
+      }
+      if (there) {
+        result.present++;
+        continue;
+      }
+      const record = lazy.record(index);
+      const stats = await writeEntry(reader, index, record, place.folder.child(`.${place.name}.zipfs-${globalThis.crypto.randomUUID()}.tmp`), place.path);
+      record.extracted = { size: stats.size, mtime_ms: stats.mtimeMs, ctime_ms: stats.ctimeMs, ino: stats.ino };
+      added.push(record);
+      if (type === 'symlink') symlinks.push(relative);
+      result.count++;
+      result.bytes += record.size;
+    }
+  } finally {
+    beneath.close();
+    reader.close();
+    if (added.length > 0) {
+      const entries = [...manifest.entries, ...added].sort((a, b) => a.index - b.index);
+      const next = `${session.manifest}.extract-${process.pid}.tmp`;
+      writeManifest(next, { ...manifest.session, extracted_size_bytes: manifest.session.extracted_size_bytes + result.bytes, symlinks: [...manifest.session.symlinks, ...symlinks] }, entries);
+      fs.renameSync(next, session.manifest);
+    }
+  }
+  return result;
+}
+
+/** One entry into a temporary beside its place, renamed there once whole: a reader never sees half of it. */
+async function writeEntry(reader: LazyReader, index: number, record: EntryRecord, temporary: string, target: string): Promise<fs.Stats> {
+  // A link entry becomes a file holding its target, never a live link (as open makes it).
+  const mode = record.type === 'symlink' || record.mode === null ? 0o644 : (record.mode & 0o777) | 0o600;
+  const fd = fs.openSync(temporary, 'wx', mode);
+  try {
+    try {
+      if (record.size > STREAM_ABOVE_BYTES) await reader.stream(index, (chunk) => writeFully(fd, chunk));
+      else writeFully(fd, reader.read(index));
+      const mtime = new Date(record.mtime_ms);
+      fs.futimesSync(fd, mtime, mtime);
+    } finally {
+      fs.closeSync(fd);
+    }
+    fs.renameSync(temporary, target);
+  } catch (error) {
+    fs.rmSync(temporary, { force: true });
+    if (isSystemError(error, 'ENAMETOOLONG', 'EILSEQ', 'EINVAL')) throw new ZipfsError('ZIP_INVALID', `Entry ${quoted(record.name)} cannot be created on this file system (${(error as Error).message}).`);
+    throw error;
+  }
+  return fs.lstatSync(target);
+}

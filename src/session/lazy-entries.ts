@@ -1,0 +1,386 @@
+/**
+ * The entries of a lazy session (DESIGN.md, "Lazy sessions"): the archive's
+ * central directory as it was at open or the last sync, kept in the session as
+ * `central.bin` and held packed (packed-directory.ts), with one workspace path
+ * and one type per entry, and an index of the paths in sorted order for
+ * lookups and listings. An entry the manifest does not list is not extracted:
+ * it is unchanged, its bytes come from the zip, and its absence from the
+ * folder is not a deletion.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { ZipfsError, type Refuse, throwRefusal } from '../errors.ts';
+import { quoted } from '../format/quote-name.ts';
+import { PackedDirectory, assertReadable } from '../zip/index.ts';
+import { CENTRAL_HEADER_LENGTH, FLAG_ENCRYPTED, FLAG_PATCHED, FLAG_STRONG_ENCRYPTION, METHOD_DEFLATED, METHOD_STORED } from '../zip/constants.ts';
+
+/** Flags that make an entry unreadable (assertReadable says why). */
+const UNREADABLE_FLAGS = FLAG_ENCRYPTED | FLAG_STRONG_ENCRYPTION | FLAG_PATCHED;
+import { entryPath } from '../open/entry-paths.ts';
+import { releasePhaseGarbage } from '../memory.ts';
+import { foldCase, windowsNameProblem } from '../open/platform-names.ts';
+import type { FolderRules, ItemType } from '../open/extraction-plan.ts';
+import { entryRecord, type EntryRecord, type SessionRecord } from './manifest.ts';
+
+/** Whether `own`, whose last `/` is at `slash`, lies directly in `folder`: compared in place, as a slice per path would cost a string per entry. */
+function inFolder(own: string, slash: number, folder: string): boolean {
+  return slash === folder.length && own.startsWith(folder);
+}
+
+/** The file beside manifest.jsonl holding the base archive's central directory. */
+export const CENTRAL_FILE = 'central.bin';
+
+const TYPES: readonly ItemType[] = ['file', 'dir', 'symlink'];
+
+/** A name that is its own workspace path: relative, `/`-separated, no empty or NUL part, no drive, parts under 256 bytes. */
+const PLAIN_PATH = /^(?![A-Za-z]:)(?:[^/\\\0]{1,255}\/)*[^/\\\0]{1,255}\/?$/;
+/** A `.` or `..` part, which entryPath resolves. */
+const DOT_SEGMENT = /(?:^|\/)\.\.?(?:\/|$)/;
+
+export interface LazyFacts {
+  /** Entries in central.bin. */
+  entries: number;
+  base_offset: number;
+  central_start: number;
+  /** Entries the workspace's folder cannot hold (a case collision, a Windows name), by index: they stay in the zip. */
+  unrepresentable?: { index: number; reason: string }[];
+}
+
+export class LazyEntries {
+  private sortedOrder: Uint32Array | undefined;
+  private readonly cannotHold: Map<number, string>;
+
+  constructor(
+    readonly directory: PackedDirectory,
+    /** Each entry's workspace path ('' for a root entry, "./"). */
+    readonly paths: string[],
+    /** Each entry's type, as an index into TYPES. */
+    private readonly typeCodes: Uint8Array,
+    unrepresentable: LazyFacts['unrepresentable'] = [],
+  ) {
+    this.cannotHold = new Map(unrepresentable.map((u) => [u.index, u.reason]));
+  }
+
+  get count(): number {
+    return this.paths.length;
+  }
+
+  type(index: number): ItemType {
+    return TYPES[this.typeCodes[index]!]!;
+  }
+
+  /** Why the workspace's folder cannot hold entry `index`, or undefined. */
+  unrepresentable(index: number): string | undefined {
+    return this.cannotHold.get(index);
+  }
+
+  /** The manifest record of entry `index`, as open would have written it. */
+  record(index: number): EntryRecord {
+    return entryRecord(this.directory.entry(index), this.paths[index]!, this.type(index));
+  }
+
+  /** Entry indexes by path (code-unit order), computed once. */
+  sorted(): Uint32Array {
+    if (this.sortedOrder) return this.sortedOrder;
+    const order = new Uint32Array(this.count);
+    for (let i = 0; i < order.length; i++) order[i] = i;
+    const paths = this.paths;
+    order.sort((a, b) => (paths[a]! < paths[b]! ? -1 : paths[a]! > paths[b]! ? 1 : 0));
+    return (this.sortedOrder = order);
+  }
+
+  /** The index of the entry at `relative`, or -1. */
+  indexOf(relative: string): number {
+    const order = this.sorted();
+    const at = this.lowerBound(relative);
+    return at < order.length && this.paths[order[at]!] === relative ? order[at]! : -1;
+  }
+
+  /**
+   * Calls `visit` with the index of every entry below folder `relative` ('' for all), in path
+   * order, until it returns false. A callback, not a generator: each step of an iterator is an
+   * object, and a listing of a million entries must not make a million of them.
+   */
+  forEachUnder(relative: string, visit: (index: number) => boolean | void): void {
+    const order = this.sorted();
+    const prefix = relative === '' ? '' : `${relative}/`;
+    for (let at = this.lowerBound(prefix); at < order.length; at++) {
+      const index = order[at]!;
+      const own = this.paths[index]!;
+      if (!own.startsWith(prefix)) return;
+      if (own !== '' && visit(index) === false) return;
+    }
+  }
+
+  /** Indexes of every entry below folder `relative`, in path order. */
+  under(relative: string): number[] {
+    const found: number[] = [];
+    this.forEachUnder(relative, (index) => {
+      found.push(index);
+    });
+    return found;
+  }
+
+  /** Whether any entry lies below folder `relative`, or is that folder: the archive has it. */
+  hasFolder(relative: string): boolean {
+    const index = this.indexOf(relative);
+    if (index >= 0) return this.type(index) === 'dir';
+    let any = false;
+    this.forEachUnder(relative, () => {
+      any = true;
+      return false;
+    });
+    return any;
+  }
+
+  /** Whether the archive stores folder entries (a jar, most zip tools) rather than implying folders. */
+  storesFolders(): boolean {
+    for (let i = 0; i < this.count; i++) if (this.typeCodes[i] === 1 && this.paths[i] !== '') return true;
+    return false;
+  }
+
+  /** Folders the archive has, stored or implied by a path. */
+  folderCount(): number {
+    const folders = new Set<string>();
+    let last = '';
+    for (let i = 0; i < this.count; i++) {
+      const own = this.paths[i]!;
+      if (this.typeCodes[i] === 1 && own !== '') folders.add(own);
+      const cut = own.lastIndexOf('/');
+      if (cut < 0 || inFolder(own, cut, last)) continue;
+      const parent = own.slice(0, cut);
+      last = parent;
+      for (let at = parent.length; at > 0; at = parent.lastIndexOf('/', at - 1)) folders.add(parent.slice(0, at));
+    }
+    return folders.size;
+  }
+
+  private lowerBound(key: string): number {
+    const order = this.sorted();
+    let low = 0;
+    let high = order.length;
+    while (low < high) {
+      const mid = (low + high) >>> 1;
+      if (this.paths[order[mid]!]! < key) low = mid + 1;
+      else high = mid;
+    }
+    return low;
+  }
+}
+
+/**
+ * The entries of a directory, with open's checks of names: a name that climbs
+ * out, two entries at one path, a file where a folder must be, an encrypted
+ * entry or an unknown method, a folder claiming data, entries sharing bytes.
+ * What the workspace's folder cannot hold is noted, not refused: those entries
+ * stay in the zip. Sizes and ratios are left to the moment an entry is read.
+ */
+export function lazyEntriesOf(directory: PackedDirectory, rules: FolderRules, refuse: Refuse = throwRefusal): { lazy: LazyEntries; facts: LazyFacts } {
+  const { paths, codes } = placeEntries(directory, refuse);
+  // Read in place, not parsed: a million entries must not become a million objects.
+  const starts = new Float64Array(directory.count);
+  const ends = new Float64Array(directory.count);
+  for (let i = 0; i < directory.count; i++) {
+    const uncompressed = codes[i] === 1 ? directory.uncompressedSize(i) : 0;
+    if (uncompressed > 0) refuse(new ZipfsError('ZIP_INVALID', `Folder entry ${quoted(directory.entry(i).name)} claims ${uncompressed} bytes of data; the archive is damaged, so it was not opened.`));
+    // As open: sync copies every entry as it is, and other readers refuse these on any entry.
+    if (directory.flags(i) & UNREADABLE_FLAGS || (directory.method(i) !== METHOD_STORED && directory.method(i) !== METHOD_DEFLATED)) {
+      try {
+        assertReadable(directory.entry(i));
+      } catch (error) {
+        if (!(error instanceof ZipfsError)) throw error;
+        refuse(error);
+      }
+    }
+    starts[i] = directory.localHeaderOffset(i);
+    // The least room the entry takes: its local header with the central name, and its data.
+    ends[i] = starts[i]! + 30 + directory.nameLength(i) + directory.compressedSize(i);
+  }
+  const lazy = new LazyEntries(directory, paths, codes);
+  checkClashes(lazy, refuse);
+  checkOverlaps(directory, starts, ends, paths, refuse);
+  const unrepresentable = platformMisfits(lazy, rules);
+  const facts: LazyFacts = { entries: directory.count, base_offset: directory.baseOffset, central_start: directory.centralStart, ...(unrepresentable.length > 0 ? { unrepresentable } : {}) };
+  return { lazy: new LazyEntries(directory, paths, codes, unrepresentable), facts };
+}
+
+/** Two entries at one path, or a file where another entry needs a folder: as open refuses them. */
+function checkClashes(lazy: LazyEntries, refuse: Refuse): void {
+  const order = lazy.sorted();
+  const name = (index: number) => lazy.directory.entry(index).name;
+  // Indexed loops, no destructuring or iterators: a million iterations must not allocate.
+  for (let k = 1; k < order.length; k++) {
+    const a = order[k - 1]!;
+    const b = order[k]!;
+    if (lazy.paths[a] === lazy.paths[b]) {
+      refuse(new ZipfsError('ZIP_INVALID', `Entries ${quoted(name(a))} and ${quoted(name(b))} claim the same path (${quoted(lazy.paths[a]!)}); one would silently replace the other, so the archive was not opened.`));
+    }
+  }
+  let lastParent = '';
+  for (let k = 0; k < order.length; k++) {
+    const index = order[k]!;
+    const own = lazy.paths[index]!;
+    const slash = own.lastIndexOf('/');
+    if (slash < 0 || inFolder(own, slash, lastParent)) continue;
+    const parent = own.slice(0, slash);
+    lastParent = parent;
+    // Every folder on the way, not only the nearest: a file "a" breaks "a/b/c" too.
+    for (let cut = parent.length; cut > 0; cut = parent.lastIndexOf('/', cut - 1)) {
+      const holder = lazy.indexOf(parent.slice(0, cut));
+      if (holder >= 0 && lazy.type(holder) !== 'dir') {
+        refuse(new ZipfsError('ZIP_INVALID', `Entry ${quoted(name(holder))} is a file, but ${quoted(name(index))} needs it to be a folder; the archive cannot be laid out as files, so it was not opened.`));
+      }
+      if (cut <= 0) break;
+    }
+  }
+}
+
+/** Entries whose bytes overlap (the zip-bomb construction), from the directory alone; each entry's own headers are checked when it is read. */
+function checkOverlaps(directory: PackedDirectory, starts: Float64Array, ends: Float64Array, paths: string[], refuse: Refuse): void {
+  const order = directory.byOffset();
+  for (let k = 0; k < order.length; k++) {
+    const index = order[k]!;
+    const limit = k + 1 < order.length ? starts[order[k + 1]!]! : directory.centralStart;
+    if (ends[index]! > limit) {
+      const into = k + 1 < order.length ? `into entry ${quoted(paths[order[k + 1]!]!)}` : 'into the central directory';
+      refuse(new ZipfsError(k + 1 < order.length ? 'ZIP_BOMB_DETECTED' : 'ZIP_INVALID', `Entry ${quoted(paths[index]!)} has data running ${ends[index]! - limit} bytes ${into}${k + 1 < order.length ? ' (overlapping entries, a zip-bomb construction)' : ''}; the archive was refused.`));
+    }
+  }
+}
+
+/** Entries the workspace's folder cannot hold under their own names: noted, so they stay in the zip. */
+function platformMisfits(lazy: LazyEntries, rules: FolderRules): { index: number; reason: string }[] {
+  const found: { index: number; reason: string }[] = [];
+  if (rules.windowsNames) {
+    for (let i = 0; i < lazy.count; i++) {
+      const problem = lazy.paths[i]!.split('/').map(windowsNameProblem).find((p) => p !== undefined);
+      if (problem) found.push({ index: i, reason: `its name ${problem}` });
+    }
+  }
+  if (rules.caseInsensitive) {
+    const seen = new Map<string, number>();
+    const order = lazy.sorted();
+    for (let k = 0; k < order.length; k++) {
+      const index = order[k]!;
+      if (lazy.type(index) === 'dir' || lazy.paths[index] === '') continue;
+      const key = foldCase(lazy.paths[index]!);
+      const other = seen.get(key);
+      if (other === undefined) {
+        seen.set(key, index);
+        continue;
+      }
+      const reason = `its path differs only in case from ${quoted(lazy.paths[other]!)}, and the workspace's folder does not tell case apart`;
+      found.push({ index, reason }, { index: other, reason: `its path differs only in case from ${quoted(lazy.paths[index]!)}, and the workspace's folder does not tell case apart` });
+    }
+  }
+  return found.sort((a, b) => a.index - b.index);
+}
+
+/**
+ * Files and folders of a directory whose names open has checked already (a lazy session's new
+ * archive: copied names were checked at open, new ones by sync), counted from one name at a time:
+ * the count must not hold a million paths, as an index would.
+ */
+export function countEntries(directory: PackedDirectory): { files: number; folders: number } {
+  const folders = new Set<string>();
+  const region = directory.region;
+  let files = 0;
+  let parentStart = 0;
+  let parentLength = -1;
+  for (let i = 0; i < directory.count; i++) {
+    const start = directory.recordStart(i) + CENTRAL_HEADER_LENGTH;
+    const length = directory.nameLength(i);
+    if (!plainBytes(region, start, length) || directory.field16(i, 30) > 0) {
+      // Not plain ASCII, or an extra field that may name it otherwise: placed as open places it.
+      const place = entryPath(directory.entry(i).name);
+      if (place.isDirectory) {
+        if (place.path !== '') folders.add(place.path);
+      } else files++;
+      addFoldersOf(place.path, folders);
+      continue;
+    }
+    const isDirectory = region[start + length - 1] === SLASH;
+    const end = isDirectory ? length - 1 : length;
+    if (isDirectory) folders.add(latin1(region, start, start + end));
+    else files++;
+    let slash = end - 1;
+    while (slash >= 0 && region[start + slash] !== SLASH) slash--;
+    if (slash < 0) continue;
+    // A new parent folder only when the bytes before the last slash differ from the previous entry's.
+    if (slash === parentLength && sameBytes(region, start, parentStart, slash)) continue;
+    parentStart = start;
+    parentLength = slash;
+    addFoldersOf(`${latin1(region, start, start + slash)}/x`, folders);
+  }
+  return { files, folders: folders.size };
+}
+
+const SLASH = 0x2f;
+
+/** ASCII without `\`, NUL, an empty part or a `.`/`..` part: a name that is its own path. */
+function plainBytes(bytes: Uint8Array, start: number, length: number): boolean {
+  if (length === 0 || bytes[start] === SLASH) return false;
+  for (let i = 0; i < length; i++) {
+    const byte = bytes[start + i]!;
+    if (byte >= 0x80 || byte === 0x5c || byte === 0) return false;
+    const partStart = i === 0 || bytes[start + i - 1] === SLASH;
+    if (partStart && (byte === SLASH || (byte === 0x2e && (i + 1 === length || bytes[start + i + 1] === SLASH || (bytes[start + i + 1] === 0x2e && (i + 2 === length || bytes[start + i + 2] === SLASH)))))) return false;
+  }
+  return true;
+}
+
+function sameBytes(bytes: Uint8Array, a: number, b: number, length: number): boolean {
+  for (let i = 0; i < length; i++) if (bytes[a + i] !== bytes[b + i]) return false;
+  return true;
+}
+
+function latin1(bytes: Uint8Array, start: number, end: number): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset + start, end - start).toString('latin1');
+}
+
+/** Every folder on the way to `own`. */
+function addFoldersOf(own: string, folders: Set<string>): void {
+  for (let at = own.lastIndexOf('/'); at > 0; at = own.lastIndexOf('/', at - 1)) folders.add(own.slice(0, at));
+}
+
+/** The lazy entries of a session: its central.bin, read and indexed again (each call of the CLI is a new process). */
+export function loadLazyEntries(dir: string, record: SessionRecord): LazyEntries {
+  const facts = record.lazy!;
+  const region = new Uint8Array(fs.readFileSync(path.join(dir, CENTRAL_FILE)));
+  const directory = new PackedDirectory(region, { baseOffset: facts.base_offset, centralStart: facts.central_start, comment: '', commentBytes: new Uint8Array(0), zip64: false });
+  const { paths, codes } = placeEntries(directory, () => {}); // refused at open: nothing here to refuse again
+  releasePhaseGarbage(paths.length);
+  return new LazyEntries(directory, paths, codes, facts.unrepresentable);
+}
+
+/**
+ * Each entry's workspace path and type code, as open places them; a name
+ * `refuse` does not stop gets a placeholder path no real path equals.
+ */
+function placeEntries(directory: PackedDirectory, refuse: Refuse): { paths: string[]; codes: Uint8Array } {
+  const paths: string[] = new Array(directory.count);
+  const codes = new Uint8Array(directory.count);
+  for (let i = 0; i < directory.count; i++) {
+    // Most names are plain ASCII paths: placed straight from the record, without parsing it into an object.
+    const plain = directory.plainName(i);
+    if (plain !== undefined && PLAIN_PATH.test(plain) && !DOT_SEGMENT.test(plain)) {
+      const dir = plain.endsWith('/');
+      paths[i] = dir ? plain.slice(0, -1) : plain;
+      codes[i] = dir ? 1 : directory.isSymlink(i) ? 2 : 0;
+      continue;
+    }
+    const entry = directory.entry(i);
+    let place: { path: string; isDirectory: boolean };
+    try {
+      place = entryPath(entry.name);
+    } catch (error) {
+      if (!(error instanceof ZipfsError)) throw error;
+      refuse(error);
+      place = { path: `\0${i}`, isDirectory: false };
+    }
+    paths[i] = place.path;
+    const dir = place.isDirectory || entry.isDirectory;
+    codes[i] = dir ? 1 : entry.isSymlink ? 2 : 0;
+  }
+  return { paths, codes };
+}

@@ -1,0 +1,184 @@
+/**
+ * The one seam of a lazy session (DESIGN.md, "Lazy sessions"): which entries
+ * are not extracted, and their bytes straight from the zip, with every check
+ * open makes of an entry it extracts (the limits on its size and ratio, its
+ * headers against the directory, overlap with the next entry, CRC-32 and
+ * size as it inflates). Read, grep, extract and the change tools ask here;
+ * what is on disk is the workspace's, as in an eager session.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { ZipfsError, throwRefusal } from '../errors.ts';
+import type { Limits } from '../limits.ts';
+import { FileSource, entryLayoutFault, locateEntryData, openRefusal, readEntryData, streamEntryData, type EntryLocation, type ZipEntry } from '../zip/index.ts';
+import { planExtraction } from '../open/extraction-plan.ts';
+import { param } from '../message-marks.ts';
+import { writeFully } from '../fd-io.ts';
+import { CENTRAL_FILE, loadLazyEntries, type LazyEntries } from './lazy-entries.ts';
+import { readManifest, sessionDamaged, type Manifest, type SessionRecord } from './manifest.ts';
+import type { Session } from './session-store.ts';
+import { sourceState } from '../sync/sync-archive.ts';
+
+/** One session's entries, kept while its central.bin is the same file: a warm MCP server indexes a million entries once, not per call. */
+let cached: { key: string; lazy: LazyEntries } | undefined;
+
+/** The session's entries when it is lazy (loaded once per central.bin), or undefined for an eager session. */
+export function lazyEntries(session: Session): LazyEntries | undefined {
+  return session.record.lazy ? lazyEntriesAt(session.dir, session.record) : undefined;
+}
+
+/** The entries of the lazy session in `dir`. */
+export function lazyEntriesAt(dir: string, record: SessionRecord): LazyEntries {
+  const file = path.join(dir, CENTRAL_FILE);
+  const stats = fs.statSync(file, { throwIfNoEntry: false });
+  if (!stats) throw sessionDamaged(dir, `it is lazy but its ${CENTRAL_FILE} is missing`);
+  const key = `${file}:${stats.ino}:${stats.size}:${stats.mtimeMs}`;
+  if (cached?.key !== key) cached = { key, lazy: loadLazyEntries(dir, record) };
+  return cached.lazy;
+}
+
+/** Lets the cached entries go (a sync's check indexes the new archive: two at once would double its peak). */
+export function forgetLazyEntries(): void {
+  cached = undefined;
+}
+
+/** Indexes of the entries the manifest lists: extracted, or deleted without ever being extracted. */
+export function trackedIndexes(manifest: Manifest): Set<number> {
+  return new Set(manifest.entries.map((entry) => entry.index));
+}
+
+/** A lazy session's entry at `relative` that is not extracted (nor deleted), or undefined. */
+export function notExtracted(session: Session, relative: string): { lazy: LazyEntries; index: number } | undefined {
+  const lazy = lazyEntries(session);
+  if (!lazy) return undefined;
+  const index = lazy.indexOf(relative);
+  if (index < 0 || trackedIndexes(readManifest(session.manifest)).has(index)) return undefined;
+  return { lazy, index };
+}
+
+/** How many of a lazy session's entries are not extracted. */
+export function notExtractedCount(session: Session): number {
+  const facts = session.record.lazy;
+  return facts ? facts.entries - trackedIndexes(readManifest(session.manifest)).size : 0;
+}
+
+/**
+ * Reads entries of a lazy session from its zip. The zip must still be the
+ * session's base: if another writer changed it, the offsets in central.bin
+ * may point at other bytes, so nothing is read (sync with merge, or reopen).
+ */
+export class LazyReader {
+  private readonly source: FileSource;
+
+  constructor(
+    session: Session,
+    readonly lazy: LazyEntries,
+    private readonly limits: Limits,
+  ) {
+    if (sourceState(session.record) !== 'unchanged') {
+      throw new ZipfsError(
+        'CONFLICT_DETECTED',
+        `The zip ${session.record.source_path} changed since this session's base (another writer), and entries this lazy session has not extracted are read from it. Sync (with ${param('merge')} to keep both sides' changes) or close the session and open the zip again.`,
+      );
+    }
+    this.source = new FileSource(session.record.source_path);
+  }
+
+  /** Entry `index`, checked as open checks an entry it extracts; returns it for reading. */
+  check(index: number): ZipEntry {
+    const entry = this.lazy.directory.entry(index);
+    // An entry the folder cannot hold (lazy.unrepresentable) is read all the same: only extracting it is refused.
+    // Its size and ratio against open's limits, as one archive of one entry.
+    planExtraction({ entries: [entry], comment: '', commentBytes: new Uint8Array(0), baseOffset: 0, centralStart: 0, centralEnd: 0, zip64: false }, { ...this.limits, maxEntries: Infinity }, throwRefusal);
+    const fault = entryLayoutFault(this.source, entry, this.lazy.directory.rawEnds()[index]!, this.lazy.directory.centralStart);
+    if (fault) throw openRefusal(fault);
+    return entry;
+  }
+
+  /** Entry `index`'s bytes, verified (for entries small enough to hold: see stream). */
+  read(index: number): Uint8Array {
+    const entry = this.check(index);
+    return readEntryData(this.source, entry);
+  }
+
+  /** Entry `index`'s bytes in pieces, verified as they come; the checks at the end reject after the last piece. */
+  async stream(index: number, sink: (chunk: Uint8Array) => void): Promise<void> {
+    const entry = this.check(index);
+    await streamEntryData(this.source, entry, locateEntryData(this.source, entry), sink);
+  }
+
+  /** What a worker needs to read entry `index` itself, once checked here. */
+  location(index: number): EntryLocation {
+    this.check(index);
+    return this.lazy.directory.location(index);
+  }
+
+  close(): void {
+    this.source.close();
+  }
+}
+
+/** Runs `fn` with a reader of the session's zip, closed after. */
+export async function withLazyReader<T>(session: Session, lazy: LazyEntries, limits: Limits, fn: (reader: LazyReader) => T | Promise<T>): Promise<T> {
+  const reader = new LazyReader(session, lazy, limits);
+  try {
+    return await fn(reader);
+  } finally {
+    reader.close();
+  }
+}
+
+/** Entries read whole from the zip, kept in the session for the next page: a few, the latest. */
+const READ_CACHE = 'read-cache';
+const READ_CACHE_FILES = 8;
+
+/**
+ * A file holding entry `index` as extracted, for reads by page (read-page.ts
+ * works on a file): inflated once, kept in the session beside the workspace
+ * (never in it: status must not see it) while it is among the latest read, so
+ * paging through a large entry inflates it once.
+ */
+export async function entryFileForRead(session: Session, reader: LazyReader, index: number): Promise<string> {
+  const folder = path.join(session.dir, READ_CACHE);
+  const entry = reader.check(index);
+  const file = path.join(folder, `${index}-${entry.crc32.toString(16)}-${entry.uncompressedSize}`);
+  if (fs.statSync(file, { throwIfNoEntry: false })?.size === entry.uncompressedSize) {
+    const now = new Date();
+    fs.utimesSync(file, now, now);
+    return file;
+  }
+  fs.mkdirSync(folder, { recursive: true });
+  const temporary = `${file}.${process.pid}.tmp`;
+  const fd = fs.openSync(temporary, 'w', 0o600);
+  try {
+    try {
+      await reader.stream(index, (chunk) => writeFully(fd, chunk));
+    } finally {
+      fs.closeSync(fd);
+    }
+    fs.renameSync(temporary, file);
+  } catch (error) {
+    fs.rmSync(temporary, { force: true });
+    throw error;
+  }
+  // The oldest go: the cache holds the latest few entries read.
+  const kept = fs.readdirSync(folder).filter((name) => !name.endsWith('.tmp')).map((name) => ({ name, at: fs.statSync(path.join(folder, name)).mtimeMs })).sort((a, b) => b.at - a.at);
+  for (const old of kept.slice(READ_CACHE_FILES)) fs.rmSync(path.join(folder, old.name), { force: true });
+  return file;
+}
+
+/**
+ * A lazy session's base as an eager session's manifest lists it: every entry,
+ * those the manifest lists as it has them. For what compares the whole base
+ * with the zip as it is now (the other writer's changes, a merge), which must
+ * not take an entry never extracted for one the other writer added. At a
+ * million entries this is a million records: only those paths pay for it.
+ */
+export function wholeBase(manifest: Manifest, dir: string): Manifest {
+  if (!manifest.session.lazy) return manifest;
+  const lazy = manifest.lazy?.() ?? lazyEntriesAt(dir, manifest.session);
+  const listed = new Map(manifest.entries.map((entry) => [entry.index, entry]));
+  const entries = new Array(lazy.count);
+  for (let i = 0; i < lazy.count; i++) entries[i] = listed.get(i) ?? lazy.record(i);
+  return { session: manifest.session, entries, lazy: () => lazy };
+}
