@@ -104,12 +104,16 @@ describe('a session belongs to the job that opened it', () => {
     }
   });
 
-  it('makes a killed job\'s session the job\'s that reuses it (open without a name), so prune --orphaned leaves it', async () => {
-    job('"$ZIPFS" open app.zip >/dev/null');
+  it.each([['an eager', ''], ['a lazy', ' --lazy']])('makes a killed job\'s session (%s one) the job\'s that reuses it (open without a name), so prune --orphaned leaves it', async (_kind, flags) => {
+    job(`"$ZIPFS" open app.zip${flags} >/dev/null`);
+    const before = fs.readFileSync(manifest('app'), 'utf8').split('\n').slice(1).join('\n');
     const running = await liveJob();
     try {
       expect(names()).toStrictEqual(['app']);
       expect(record('app').owner.pid).toBe(running.pid);
+      expect(fs.readFileSync(manifest('app'), 'utf8').split('\n').slice(1).join('\n')).toBe(before); // only the session record changed
+      expect(box.run(['read', 'config.properties']).stdout).toBe('server.port=8080\n');
+      expect(box.run(['status', '--json']).json).toMatchObject({ modified: [], added: [], deleted: [] });
       expect(box.run(['prune', '--orphaned', '--json']).json.pruned).toStrictEqual([]);
       // Another job reusing it while its owner runs does not take it from that owner.
       expect(box.run(['open', zip, '--json']).json.already_open).toBe(true);
