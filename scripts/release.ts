@@ -7,6 +7,8 @@
  *   small Node launcher that runs the binary of the platform package npm
  *   installed from its optionalDependencies (the pattern of esbuild and biome),
  *   so `npx -y zipfs mcp` works once they are published; each packed with npm pack;
+ * - install-release.sh, which installs an archive after checking it against SHA256SUMS (CI
+ *   jobs and the GitHub Action in .github/actions/setup-zipfs run it);
  * - SHA256SUMS over all of them.
  *   npm run release                          every target
  *   npm run release -- --target linux-x64    some (the test builds one)
@@ -98,6 +100,12 @@ fs.writeFileSync(
   `${JSON.stringify({ name: 'zipfs', ...common, bin: { zipfs: 'bin/zipfs.js' }, files: ['bin', 'README.md', 'LICENSE'], engines: { node: '>=18' }, optionalDependencies }, null, 2)}\n`,
 );
 made.push(pack(mainDir, npmDir));
+
+// The installer, its default version this release's, so a copy fetched from the release installs that release.
+const installer = fs.readFileSync(path.join(import.meta.dir, 'install-release.sh'), 'utf8');
+if (!/ZIPFS_VERSION:-[^}]+}/.test(installer)) throw new Error('scripts/install-release.sh has no ${ZIPFS_VERSION:-...} default to set');
+fs.writeFileSync(path.join(out, 'install-release.sh'), installer.replace(/ZIPFS_VERSION:-[^}]+}/, `ZIPFS_VERSION:-${version}}`), { mode: 0o755 });
+made.push(path.join(out, 'install-release.sh'));
 
 const sums = made.map((file) => `${new Bun.CryptoHasher('sha256').update(fs.readFileSync(file)).digest('hex')}  ${path.relative(out, file)}`);
 fs.writeFileSync(path.join(out, 'SHA256SUMS'), `${sums.join('\n')}\n`);

@@ -71,6 +71,11 @@ export interface CliHints {
   workspacePaths?: string[];
   /** Inside a workspace, the first of workspacePaths defaults to the current folder (ls, tree, grep). */
   fromCurrentFolder?: boolean;
+  /**
+   * render() tells what was done ("Wrote 5 B.", a sync's counts, edit's diff) rather than giving
+   * what was asked for (read's content, path's path, a listing): -q/--quiet silences it.
+   */
+  message?: boolean;
   /** The exit code for a successful run, given its output and the CLI-only flags. */
   exitCode?(output: any, flags: Record<string, boolean>): number;
 }
@@ -85,10 +90,13 @@ export interface Command<I extends ObjectSchema = ObjectSchema, O extends Object
   annotations: Annotations;
   cli: CliHints;
   run(input: v.InferOutput<I>, context: CommandContext): v.InferOutput<O> | Promise<v.InferOutput<O>>;
-  /** Readable output for people; `--json` and MCP use the object itself. */
+  /** Readable output for people; `--json` and MCP use the object itself. `flags.quiet` is -q/--quiet. */
   render(output: v.InferOutput<O>, paint: Paint, flags: Record<string, boolean>, input: v.InferOutput<I>): string;
-  /** An optional line for stderr (a hint, a warning) that must not mix with the result on stdout. */
-  note?(output: v.InferOutput<O>): string | undefined;
+  /**
+   * An optional line for stderr (a hint, a warning) that must not mix with the result on stdout.
+   * With `quiet` (-q), only what a script must still hear: warnings, and that a page left something out.
+   */
+  note?(output: v.InferOutput<O>, quiet: boolean): string | undefined;
 }
 
 /** Keeps each command's input and output types tied to its schemas. */

@@ -16,6 +16,9 @@ export const positionalKey = (key: string) => key.toUpperCase();
 
 export const JSON_FLAG = { json: { type: 'boolean', description: 'Print the result (or error) as JSON, the same object MCP returns' } } as const;
 
+/** Taken before the command's own flags (cli/run.ts), like --json; listed so help and completion show it. */
+export const QUIET_FLAG = { quiet: { type: 'boolean', alias: 'q', description: 'No success messages or notes (results, warnings and errors still print)' } } as const;
+
 export function commandArgs(command: Command): ArgsDef {
   const args: ArgsDef = {};
   const positionals = command.cli.positionals ?? [];
@@ -38,5 +41,5 @@ export function commandArgs(command: Command): ArgsDef {
   }
   for (const [flag, description] of Object.entries(command.cli.flags ?? {})) args[flag] = { type: 'boolean', description };
   for (const [option, description] of Object.entries(command.cli.options ?? {})) args[option] = { type: 'string', description };
-  return { ...args, ...JSON_FLAG };
+  return { ...args, ...JSON_FLAG, ...QUIET_FLAG };
 }

@@ -21,7 +21,7 @@ export interface ExecOptions {
   keepOnFailure: boolean;
 }
 
-const USAGE = 'zipfs exec ZIP [--merge] [--no-backup] [--keep-on-failure] -- COMMAND [ARGS...]';
+const USAGE = 'zipfs exec ZIP [-q] [--merge] [--no-backup] [--keep-on-failure] -- COMMAND [ARGS...]';
 
 /** The exec line's own options, before `--`, and the command after it. */
 export function parseExec(argv: string[]): ExecOptions {
@@ -38,32 +38,40 @@ export function parseExec(argv: string[]): ExecOptions {
 
 const SIGNAL_EXIT = { SIGINT: 130, SIGTERM: 143 } as const;
 
-/** Runs the whole exec; returns the exit code. Progress and notes go to `say` (stderr). */
-export async function runExec(options: ExecOptions, context: CommandContext, say: (line: string) => void): Promise<number> {
+/** Runs the whole exec; returns the exit code. Notes go to `say` (stderr); with `quiet` (-q), only those about a failure. */
+export async function runExec(options: ExecOptions, context: CommandContext, say: (line: string) => void, quiet = false): Promise<number> {
   const run = async (name: string, input: Record<string, unknown>) => (await findCommand(name)!.run(input as never, context)) as Record<string, unknown>;
   // A name of its own: parallel jobs on one data folder never meet in one session.
   const name = `exec-${process.pid}-${globalThis.crypto.randomUUID().slice(0, 8)}`;
-  const opened = await run('open', { path: options.zip, name, create: false });
   const close = (force: boolean) => run('close', { session: name, force, sync: false, backup: options.backup });
 
-  const child = Bun.spawn(options.command, {
-    cwd: opened.workspace_path as string,
-    env: { ...context.env, ZIPFS_SESSION: name, ZIPFS_HOME: context.home },
-    stdin: 'inherit',
-    stdout: 'inherit',
-    stderr: 'inherit',
-  });
   // A job's timeout or Ctrl-C stops the command too, and then nothing of its half-done work is synced.
+  // The handlers are in place before the open: a signal while it extracts ends zipfs through
+  // exit-cleanup.ts, which removes the staging folder; one just after it, or the moment the command
+  // has started, would otherwise kill zipfs by default, leaving the session, and the command running.
   let interrupted: keyof typeof SIGNAL_EXIT | undefined;
+  let child: ReturnType<typeof Bun.spawn> | undefined;
   const forward = (signal: keyof typeof SIGNAL_EXIT) => () => {
     interrupted = signal;
-    child.kill(signal);
+    child?.kill(signal);
   };
   const handlers = (Object.keys(SIGNAL_EXIT) as (keyof typeof SIGNAL_EXIT)[]).map((signal) => [signal, forward(signal)] as const);
   for (const [signal, handler] of handlers) process.on(signal, handler);
-  let status: number;
+  let status = 0;
+  let opened: Record<string, unknown>;
   try {
-    status = await child.exited;
+    opened = await run('open', { path: options.zip, name, create: false });
+    await Bun.sleep(0); // the runtime installs signal handlers from its event loop: let it, before the command can be signalled
+    if (!interrupted) {
+      child = Bun.spawn(options.command, {
+        cwd: opened.workspace_path as string,
+        env: { ...context.env, ZIPFS_SESSION: name, ZIPFS_HOME: context.home },
+        stdin: 'inherit',
+        stdout: 'inherit',
+        stderr: 'inherit',
+      });
+      status = await child.exited;
+    }
   } finally {
     for (const [signal, handler] of handlers) process.off(signal, handler);
   }
@@ -80,7 +88,7 @@ export async function runExec(options: ExecOptions, context: CommandContext, say
   }
   try {
     const synced = await run('sync', { session: name, force: false, merge: options.merge, dry_run: false, backup: options.backup });
-    say(`zipfs exec: synced ${synced.files_modified} modified, ${synced.files_added} added, ${synced.files_deleted} deleted${synced.backup_path ? `; previous archive kept as ${synced.backup_path}` : ''}.`);
+    if (!quiet) say(`zipfs exec: synced ${synced.files_modified} modified, ${synced.files_added} added, ${synced.files_deleted} deleted${synced.backup_path ? `; previous archive kept as ${synced.backup_path}` : ''}.`);
   } catch (error) {
     // The command did its work and only the sync failed (the zip changed: try --merge; a full disk): the
     // work is not thrown away, whatever --keep-on-failure says.

@@ -12,13 +12,14 @@ import { COMMANDS, findCommand } from '../registry.ts';
 import { validateInput } from '../validate.ts';
 import { dataDir } from '../session/data-dir.ts';
 import { cliOwner, ownerOf } from '../session/owner.ts';
-import { JSON_FLAG, commandArgs, kebab, positionalKey } from './args.ts';
+import { JSON_FLAG, QUIET_FLAG, commandArgs, kebab, positionalKey } from './args.ts';
 import { SHELLS, completionScript } from './completion.ts';
 import { PROGRESS_DELAY_SETTING, progressLine } from './progress-line.ts';
 import { readSetting } from '../env-setting.ts';
 import { parseExec, runExec } from './exec.ts';
 import { NATIVE_SETTING } from '../native/libc.ts';
 import { fieldInfo } from './schema-introspection.ts';
+import { renderOutputFields } from './output-fields.ts';
 import { stripAnsi, styleFor } from './style.ts';
 import { cliMessage, cliResult } from './render-message.ts';
 import { didYouMean } from './did-you-mean.ts';
@@ -65,7 +66,7 @@ function mainCommand(version: string): CommandDef {
   Object.assign(subCommands, MODES);
   return {
     meta: { name: 'zipfs', version, description: 'Open a zip as a folder, change it, and sync it back' },
-    args: { ...JSON_FLAG, version: { type: 'boolean', alias: 'v', description: 'Show the version' } },
+    args: { ...JSON_FLAG, ...QUIET_FLAG, version: { type: 'boolean', alias: 'v', description: 'Show the version' } },
     subCommands,
   };
 }
@@ -73,16 +74,17 @@ function mainCommand(version: string): CommandDef {
 /** Help text for the program or one command, generated from the table. */
 export async function renderHelp(version: string, command?: Command): Promise<string> {
   const main = mainCommand(version);
-  const usage = command ? `${await renderUsage(citty(command), main)}\n\nEXAMPLE\n\n  ${command.cli.example}` : await renderUsage(main);
+  const usage = command ? `${await renderUsage(citty(command), main)}\n\nEXAMPLE\n\n  ${command.cli.example}\n\n${renderOutputFields(command)}` : await renderUsage(main);
   return usage.replace(/[ \t]+$/gm, '');
 }
 
-/** Splits global flags (--json, --help, --version) from the rest. */
+/** Splits global flags (--json, --help, --version, --quiet) from the rest. */
 function takeGlobals(argv: string[]) {
   const rest: string[] = [];
   let json = false;
   let help = false;
   let version = false;
+  let quiet = false;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (arg === '--') {
@@ -92,9 +94,10 @@ function takeGlobals(argv: string[]) {
     if (arg === '--json') json = true;
     else if (arg === '--help' || arg === '-h') help = true;
     else if (arg === '--version' || arg === '-v') version = true;
+    else if (arg === '--quiet' || arg === '-q') quiet = true;
     else rest.push(arg);
   }
-  return { rest, json, help, version };
+  return { rest, json, help, version, quiet };
 }
 
 /** citty accepts any flag silently; a typo must instead be an error that says what is allowed. */
@@ -194,7 +197,7 @@ async function serveMcpMode(argv: string[], options: { version: string; home: st
 
 /** Runs the CLI and returns the exit code. */
 export async function runCli(io: CliIo): Promise<number> {
-  const { rest, json, help, version } = takeGlobals(io.argv);
+  const { rest, json, help, version, quiet } = takeGlobals(io.argv);
   const [out, err] = await Promise.all([styleFor(io.stdout, io.env), styleFor(io.stderr, io.env)]);
   const name = rest.find((a) => !a.startsWith('-'));
 
@@ -206,7 +209,7 @@ export async function runCli(io: CliIo): Promise<number> {
   if (!name) {
     // `zipfs --bogus`: say what was wrong before the help, so it does not read as a plain `zipfs`.
     const unknown = rest.find((a) => a.startsWith('-'));
-    if (unknown) io.stderr.write(`${err.red('zipfs:')} unknown option ${escapeUnsafe(unknown.split('=')[0]!)}; options before a command are --help, --version and --json. ${err.dim('[INVALID_INPUT]')}\n`);
+    if (unknown) io.stderr.write(`${err.red('zipfs:')} unknown option ${escapeUnsafe(unknown.split('=')[0]!)}; options before a command are --help, --version, --json and --quiet. ${err.dim('[INVALID_INPUT]')}\n`);
     io.stdout.write(`${out.plain(await renderHelp(io.version))}\n`);
     return help && !unknown ? 0 : ERROR_CODES.INVALID_INPUT.exit;
   }
@@ -231,7 +234,7 @@ export async function runCli(io: CliIo): Promise<number> {
     if (name === 'exec') {
       const say = (line: string) => io.stderr.write(`${line}\n`);
       // exec lives as long as its job: it owns its session itself.
-      return await runExec(parseExec(rest.slice(rest.indexOf(name) + 1)), { home, env: io.env, hints: {}, owner: ownerOf(process.pid) }, say);
+      return await runExec(parseExec(rest.slice(rest.indexOf(name) + 1)), { home, env: io.env, hints: {}, owner: ownerOf(process.pid) }, say, quiet);
     }
     if (name === 'completion') {
       io.stdout.write(completionScript(rest[rest.indexOf(name) + 1], COMMANDS));
@@ -251,7 +254,7 @@ export async function runCli(io: CliIo): Promise<number> {
     const args = commandArgs(command);
     assertKnownFlags(command, args, argv);
     const { input: raw, parsed } = toInput(command, args, argv);
-    const flags = Object.fromEntries(Object.keys(command.cli.flags ?? {}).map((flag) => [flag, argv.includes(`--${flag}`)]));
+    const flags: Record<string, boolean> = Object.fromEntries(Object.keys(command.cli.flags ?? {}).map((flag) => [flag, argv.includes(`--${flag}`)]));
     if (command.cli.fromCli) {
       const options = Object.fromEntries(Object.keys(command.cli.options ?? {}).map((option) => [option, parsed[option] as string | undefined]));
       command.cli.fromCli(raw, { ...flags, ...options });
@@ -276,10 +279,10 @@ export async function runCli(io: CliIo): Promise<number> {
       // does; in a note's sentence always in quotes, as in messages. Content (read, grep's lines) stays raw.
       const shown = terminalView(output, command.output, quoteName);
       const bytes = command.cli.bytes?.(output, input);
-      const text = bytes ? '' : command.render(shown as never, out, flags, input as never);
+      const text = bytes || (quiet && command.cli.message) ? '' : command.render(shown as never, out, { ...flags, quiet }, input as never);
       if (bytes) io.stdout.writeBytes(bytes);
       else if (text !== '') io.stdout.write(command.cli.rawOutput || text.endsWith('\n') ? text : `${text}\n`);
-      const note = command.note?.(terminalView(output, command.output, quoted) as never);
+      const note = command.note?.(terminalView(output, command.output, quoted) as never, quiet);
       // A note starts on a line of its own, even after raw output that did not end one on the same terminal.
       const unterminated = io.stdout.isTTY && io.stderr.isTTY && (bytes ? bytes.at(-1) !== 0x0a : text !== '' && !text.endsWith('\n') && command.cli.rawOutput);
       if (note) io.stderr.write(`${unterminated ? '\n' : ''}${err.dim(note)}\n`);

@@ -31,7 +31,7 @@ export const close = defineCommand({
     sync: v.optional(v.pipe(v.object({ backup_path: v.pipe(v.nullable(v.string()), v.description('Old zip')), files_modified: count('Paths'), files_added: count('Paths'), files_deleted: count('Paths') }), v.description('With sync: its counts'))),
   }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
-  cli: { positionals: ['session'], short: { session: 's' }, example: 'zipfs close q4-report --sync' },
+  cli: { message: true, positionals: ['session'], short: { session: 's' }, example: 'zipfs close q4-report --sync' },
   async run(input, context) {
     const discard = input.force && !input.sync;
     // A damaged session cannot be resolved, but it can still be removed when named with force.

@@ -19,7 +19,7 @@ export const del = defineCommand({
   }),
   output: v.object({ deleted: flag('True'), path: name('Normalised') }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
-  cli: { workspacePaths: ['path'], positionals: ['path'], short: { session: 's', recursive: 'r' }, example: 'zipfs delete data/old -r' },
+  cli: { message: true, workspacePaths: ['path'], positionals: ['path'], short: { session: 's', recursive: 'r' }, example: 'zipfs delete data/old -r' },
   async run(input, context) {
     const session = resolveSession(context.home, input.session, context.hints);
     const deleted = await withSessionLock(

@@ -73,5 +73,6 @@ export const diff = defineCommand({
     }
     return paintDiff(out.diff, paint);
   },
-  note: (out) => pageNote('items (files and diff lines)', out.total, out.next_offset) ?? ((out.total ?? out.files.length) === 0 ? 'No changes.' : undefined),
+  // Like git diff, nothing on stdout when nothing changed (a patch file stays empty); the word is a note.
+  note: (out, quiet) => pageNote('items (files and diff lines)', out.total, out.next_offset) ?? (!quiet && (out.total ?? out.files.length) === 0 ? 'No changes.' : undefined),
 });

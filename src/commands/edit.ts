@@ -73,6 +73,7 @@ export const edit = defineCommand({
   }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
   cli: {
+    message: true,
     workspacePaths: ['path'],
     positionals: ['path'],
     short: { session: 's' },
@@ -130,5 +131,5 @@ export const edit = defineCommand({
   },
   render: (out, paint) => paintDiff(out.diff, paint),
   // The CLI has no answer budget: its diff is never cut, so the note need not say so.
-  note: (out) => `zipfs: ${plural(out.replacements, 'replacement')}; sha256 ${out.sha256}`,
+  note: (out, quiet) => (quiet ? undefined : `zipfs: ${plural(out.replacements, 'replacement')}; sha256 ${out.sha256}`),
 });

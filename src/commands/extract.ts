@@ -23,7 +23,7 @@ export const extract = defineCommand({
     not_extracted: count('Still lazy'),
   }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  cli: { workspacePaths: [], positionals: ['paths'], short: { session: 's' }, example: "zipfs extract word/document.xml 'word/media/**'" },
+  cli: { message: true, workspacePaths: [], positionals: ['paths'], short: { session: 's' }, example: "zipfs extract word/document.xml 'word/media/**'" },
   async run(input, context) {
     const session = resolveSession(context.home, input.session, context.hints);
     const lazy = lazyEntries(session);

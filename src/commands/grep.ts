@@ -118,12 +118,12 @@ export const grep = defineCommand({
     }
     return lines.join('\n');
   },
-  note(out) {
+  note(out, quiet) {
     const notes = [];
     if (out.next_offset !== undefined) notes.push(`zipfs: showing ${out.matches.length} of at least ${out.total_matches} matches; continue with --offset ${out.next_offset} (or raise --max-results).`);
     else if (out.note) notes.push(out.note);
     else if (out.truncated) notes.push(`zipfs: showing ${out.matches.length} of at least ${out.total_matches} matches; raise --max-results for more.`);
-    if (out.skipped_binary > 0) notes.push(`zipfs: ${out.skipped_binary} binary file(s) skipped.`);
+    if (out.skipped_binary > 0 && !quiet) notes.push(`zipfs: ${out.skipped_binary} binary file(s) skipped.`);
     return notes.length > 0 ? notes.join('\n') : undefined;
   },
 });

@@ -2,7 +2,8 @@ import * as v from 'valibot';
 import { count, flag, name, names, text } from './schemas.ts';
 import { quoted } from '../format/quote-name.ts';
 import { SYMLINK_NOTE } from '../open/inspect-archive.ts';
-import { defineCommand } from '../command.ts';
+import { defineCommand, lockWait } from '../command.ts';
+import { adoptSession } from '../session/take-over.ts';
 import { humanBytes, plural } from '../format/units.ts';
 import { loadLimits } from '../limits.ts';
 import { openArchive, type Opened } from '../open/open-archive.ts';
@@ -37,11 +38,13 @@ export const open = defineCommand({
     other_sessions: v.optional(names('Open too: name one in calls')),
   }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-  cli: { positionals: ['path'], example: 'zipfs open reports.zip --name q4-report' },
+  cli: { message: true, positionals: ['path'], example: 'zipfs open reports.zip --name q4-report' },
   async run(input, context) {
     // The same zip opened again (without asking for another session by name) is the session it already has:
     // a second one would silently conflict with the first on the next sync.
     const existing = input.name === undefined && !input.new ? sessionOf(context.home, input.path) : undefined;
+    // Reusing a killed job's session makes it this job's: prune --orphaned must not take it from under it.
+    if (existing) await adoptSession(existing, context.owner, lockWait(context));
     const session: Opened = existing ?? (await openArchive({ zipPath: input.path, name: input.name, create: input.create, lazy: input.lazy, only: input.only, home: context.home, limits: loadLimits(context.env), progress: context.progress, signal: context.signal, owner: context.owner }));
     const result = {
       session_id: session.record.id,
@@ -63,10 +66,10 @@ export const open = defineCommand({
       ...(others.length > 0 ? { other_sessions: others } : {}),
     };
   },
-  render: (out) => `${out.already_open ? `Already open as session "${out.name}" (to open another, give it a name with --name)` : `Opened session "${out.name}"`}: ${plural(out.file_count, 'file')}, ${out.not_extracted === undefined ? humanBytes(out.extracted_size_bytes) : `${humanBytes(out.extracted_size_bytes)} extracted, ${plural(out.not_extracted, 'entry', 'entries')} left in the zip (lazy)`}\n${out.workspace_path}`,
-  note(out) {
+  render: (out) => `${out.already_open ? `Already open as session "${out.name}" (to open another, give it a name with --name, or pass --new)` : `Opened session "${out.name}"`}: ${plural(out.file_count, 'file')}, ${out.not_extracted === undefined ? humanBytes(out.extracted_size_bytes) : `${humanBytes(out.extracted_size_bytes)} extracted, ${plural(out.not_extracted, 'entry', 'entries')} left in the zip (lazy)`}\n${out.workspace_path}`,
+  note(out, quiet) {
     const notes = (out.warnings ?? []).map((warning) => `zipfs: ${warning}.`);
-    if (out.other_sessions) notes.push(`zipfs: ${plural(out.other_sessions.length, 'other session')} open (${out.other_sessions.join(', ')}): name the session in later commands (-s ${out.name}, or ZIPFS_SESSION=${out.name}).`);
+    if (out.other_sessions && !quiet) notes.push(`zipfs: ${plural(out.other_sessions.length, 'other session')} open (${out.other_sessions.join(', ')}): name the session in later commands (-s ${out.name}, or ZIPFS_SESSION=${out.name}).`);
     return notes.length > 0 ? notes.join('\n') : undefined;
   },
 });

@@ -22,7 +22,7 @@ export const prune = defineCommand({
     freed_bytes: count('Bytes'),
   }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
-  cli: { example: 'zipfs prune --orphaned --dry-run' },
+  cli: { message: true, example: 'zipfs prune --orphaned --dry-run' },
   run(input, context) {
     return pruneSessions({ home: context.home, all: input.all, staleMs: input.stale === undefined ? undefined : parseDuration(input.stale), orphaned: input.orphaned, includeLive: input.include_live, caller: context.owner, dryRun: input.dry_run });
   },

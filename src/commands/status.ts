@@ -84,13 +84,16 @@ export const status = defineCommand({
     return takePage(changes, input, context.maxAnswerBytes, page, (c) => itemChars(c.path) + (c.rename ? itemChars(c.rename) : 0) + (c.unsupported ? itemChars(c.unsupported) : 0));
   },
   // As git status --short: R (RM when the content changed too) old -> new.
-  render: (out, paint) =>
-    [
-      ...out.modified.map((p) => paint.yellow(`M ${p}`)),
-      ...(out.renamed ?? []).map((r) => paint.cyan(`${r.modified ? 'RM' : 'R'} ${r.from} -> ${r.to}`)),
-      ...out.added.map((p) => paint.green(`A ${p}`)),
-      ...out.deleted.map((p) => paint.red(`D ${p}`)),
-    ].join('\n'),
+  // Nothing to sync is status's answer, on stdout as git status says "nothing to commit"; -q leaves it out.
+  render: (out, paint, flags) =>
+    changeCount(out) === 0
+      ? flags.quiet ? '' : `Nothing to sync: ${plural(out.unchanged_count, 'entry', 'entries')} unchanged.`
+      : [
+          ...out.modified.map((p) => paint.yellow(`M ${p}`)),
+          ...(out.renamed ?? []).map((r) => paint.cyan(`${r.modified ? 'RM' : 'R'} ${r.from} -> ${r.to}`)),
+          ...out.added.map((p) => paint.green(`A ${p}`)),
+          ...out.deleted.map((p) => paint.red(`D ${p}`)),
+        ].join('\n'),
   note(out) {
     const notes = (out.unsupported ?? []).map((u) => `zipfs: sync will refuse ${u.path}: ${u.reason}.`);
     if (out.zip_changed) {
@@ -100,7 +103,6 @@ export const status = defineCommand({
     }
     const more = pageNote('changed paths', out.total, out.next_offset);
     if (more) notes.push(more);
-    if (changeCount(out) === 0) notes.push(`Nothing to sync: ${plural(out.unchanged_count, 'entry', 'entries')} unchanged.`);
     return notes.length > 0 ? notes.join('\n') : undefined;
   },
 });

@@ -28,7 +28,7 @@ export const sync = defineCommand({
     from_zip: v.optional(v.pipe(v.array(v.string()), v.description('Merged from the zip: A/M/D path'))),
   }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
-  cli: { positionals: ['session'], short: { session: 's' }, example: 'zipfs sync --dry-run' },
+  cli: { message: true, positionals: ['session'], short: { session: 's' }, example: 'zipfs sync --dry-run' },
   async run(input, context) {
     const session = resolveSession(context.home, input.session, context.hints);
     return withSessionLock(session, 'sync', () => syncSession({ session, force: input.force, merge: input.merge, dryRun: input.dry_run, backup: input.backup, progress: context.progress, signal: context.signal, wait: lockWait(context), limits: loadLimits(context.env) }), lockWait(context));

@@ -32,7 +32,7 @@ export const write = defineCommand({
   }),
   output: v.object({ written: flag('True'), size_bytes: count('Size') }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
-  cli: { workspacePaths: ['path'], positionals: ['path', 'content'], short: { session: 's' }, stdin: 'content', example: 'zipfs write data/config.json \'{"debug": true}\'' },
+  cli: { message: true, workspacePaths: ['path'], positionals: ['path', 'content'], short: { session: 's' }, stdin: 'content', example: 'zipfs write data/config.json \'{"debug": true}\'' },
   async run(input, context) {
     const session = resolveSession(context.home, input.session, context.hints);
     const bytes = decode(input.content, input.encoding);

@@ -12,7 +12,9 @@ import { invocation } from '../message-marks.ts';
 import { diffWorkspace } from '../sync/workspace-diff.ts';
 import { recoverInterruptedSync } from '../sync/sync-archive.ts';
 import { lockedByOther, withSessionLock } from './lock.ts';
-import { readManifest } from './manifest.ts';
+import { readManifest, readSessionHead, sessionDamaged } from './manifest.ts';
+import type { LockWait } from './lock.ts';
+import { keepOnExit, removeOnExit } from '../exit-cleanup.ts';
 import { ownerState, sameOwner, type SessionOwner } from './owner.ts';
 import { loadSession, removeSession, type Session } from './session-store.ts';
 import fs from 'node:fs';
@@ -63,4 +65,33 @@ export async function claimName(home: string, name: string, caller: SessionOwner
     throw error;
   }
   return `took over session "${name}" left by process ${owner!.pid}, which is gone; it had no unsynced changes`;
+}
+
+/**
+ * Makes the caller the owner of a session it reuses (open of a zip that already has one) when the
+ * session's owner is gone or unknown: the job now working in it is the caller, and an orphan's
+ * owner would let `prune --orphaned` remove it under the caller's unsynced changes. A live owner's
+ * session stays its owner's. Under the lock, line 1 of the manifest (the session record) is replaced
+ * and every other byte copied as it is, into a draft renamed over the manifest.
+ */
+export async function adoptSession(session: Session, caller: SessionOwner | undefined, wait: LockWait): Promise<void> {
+  const owner = session.record.owner;
+  if (!caller || sameOwner(owner, caller)) return;
+  if (owner !== undefined && ownerState(owner) !== 'gone') return;
+  await withSessionLock(session, 'open', () => {
+    const bytes = fs.readFileSync(session.manifest);
+    const head = readSessionHead(session.manifest);
+    if (!head.record) throw sessionDamaged(session.dir, head.problem);
+    const end = bytes.indexOf(0x0a);
+    const draft = `${session.manifest}.owner-${globalThis.crypto.randomUUID()}`;
+    removeOnExit(draft);
+    try {
+      fs.writeFileSync(draft, Buffer.concat([Buffer.from(JSON.stringify({ ...head.record, owner: caller })), end < 0 ? Buffer.from('\n') : bytes.subarray(end)]));
+      fs.renameSync(draft, session.manifest);
+    } finally {
+      fs.rmSync(draft, { force: true });
+      keepOnExit(draft);
+    }
+  }, wait);
+  session.record.owner = caller;
 }

@@ -62,6 +62,25 @@ describe('zipfs exec', () => {
     expect(sessions()).toStrictEqual([]);
   });
 
+  it('stops the command on SIGINT (Ctrl-C), syncs nothing and closes (exit 130)', async () => {
+    const child = Bun.spawn([BINARY, 'exec', zip, '--', 'sh', '-c', 'echo x > x.txt; echo ready; exec sleep 30'], { env: { ...process.env, ZIPFS_HOME: box.home }, stdout: 'pipe', stderr: 'pipe' });
+    const reader = child.stdout.getReader();
+    expect(new TextDecoder().decode((await reader.read()).value)).toBe('ready\n');
+    child.kill('SIGINT');
+    expect(await child.exited).toBe(130);
+    expect(await new Response(child.stderr).text()).toContain('was interrupted (SIGINT); nothing synced');
+    expect(fs.readFileSync(zip).equals(original)).toBe(true);
+    expect(sessions()).toStrictEqual([]);
+  });
+
+  it('under timeout(1), a job\'s time limit stops the command and loses nothing: the zip as it was, no session left', () => {
+    // Whenever the limit falls (a busy machine may still be opening), the zip is as it was and nothing is left.
+    const result = Bun.spawnSync(['timeout', '1', BINARY, 'exec', zip, '--', 'sh', '-c', 'echo x > x.txt; exec sleep 30'], { env: { ...process.env, ZIPFS_HOME: box.home }, stderr: 'pipe' });
+    expect(result.exitCode).toBe(124); // timeout's own code: the command ran out of time
+    expect(fs.readFileSync(zip).equals(original)).toBe(true);
+    expect(fs.readdirSync(path.join(box.home, 'workspaces'))).toStrictEqual([]); // no session, no staging folder
+  });
+
   it('says how to call it when the command or the zip is missing', () => {
     const result = box.run(['exec', zip, '--json']);
     expect(result.code).toBe(2);

@@ -30,9 +30,9 @@ function job(script: string, home = box.home): { code: number; stdout: string; s
   return { code: result.exitCode ?? -1, stdout: result.stdout.toString(), stderr: result.stderr.toString() };
 }
 
-/** A job still running: its shell opened `name` and waits until killed. */
-async function liveJob(name: string): Promise<{ pid: number; stop(): Promise<void> }> {
-  const child = Bun.spawn(['sh', '-c', `"$ZIPFS" open app.zip --name ${name} >/dev/null && echo ready; sleep 60; true`], { cwd: box.dir, env: shellEnv(), stdout: 'pipe' });
+/** A job still running: its shell opened `name` (or, with no name, the zip's session) and waits until killed. */
+async function liveJob(name?: string): Promise<{ pid: number; stop(): Promise<void> }> {
+  const child = Bun.spawn(['sh', '-c', `"$ZIPFS" open app.zip ${name ? `--name ${name}` : ''} >/dev/null && echo ready; sleep 60; true`], { cwd: box.dir, env: shellEnv(), stdout: 'pipe' });
   const reader = child.stdout.getReader();
   expect(new TextDecoder().decode((await reader.read()).value)).toBe('ready\n');
   reader.releaseLock();
@@ -99,6 +99,25 @@ describe('a session belongs to the job that opened it', () => {
       expect(taken.stderr).toContain(`belongs to process ${running.pid}, which is still running`);
       expect(names()).toStrictEqual(['build-1']);
       expect(box.run(['prune', '--all', '--include-live', '--json']).json.pruned.map((p: { name: string }) => p.name)).toStrictEqual(['build-1']);
+    } finally {
+      await running.stop();
+    }
+  });
+
+  it.each([['an eager', ''], ['a lazy', ' --lazy']])('makes a killed job\'s session (%s one) the job\'s that reuses it (open without a name), so prune --orphaned leaves it', async (_kind, flags) => {
+    job(`"$ZIPFS" open app.zip${flags} >/dev/null`);
+    const before = fs.readFileSync(manifest('app'), 'utf8').split('\n').slice(1).join('\n');
+    const running = await liveJob();
+    try {
+      expect(names()).toStrictEqual(['app']);
+      expect(record('app').owner.pid).toBe(running.pid);
+      expect(fs.readFileSync(manifest('app'), 'utf8').split('\n').slice(1).join('\n')).toBe(before); // only the session record changed
+      expect(box.run(['read', 'config.properties']).stdout).toBe('server.port=8080\n');
+      expect(box.run(['status', '--json']).json).toMatchObject({ modified: [], added: [], deleted: [] });
+      expect(box.run(['prune', '--orphaned', '--json']).json.pruned).toStrictEqual([]);
+      // Another job reusing it while its owner runs does not take it from that owner.
+      expect(box.run(['open', zip, '--json']).json.already_open).toBe(true);
+      expect(record('app').owner.pid).toBe(running.pid);
     } finally {
       await running.stop();
     }
@@ -183,3 +202,39 @@ describe('open --new', () => {
     }
   });
 });
+
+describe('parallel jobs on one runner', () => {
+  /** Starts `count` exec jobs on the zip at once, each adding part-N.txt after a pause; `homeOf` gives each job's data folder. */
+  const startJobs = (count: number, homeOf: (n: number) => string) =>
+    Array.from({ length: count }, (_, n) =>
+      Bun.spawn([BINARY, 'exec', '--merge', zip, '--', 'sh', '-c', `sleep 0.3; echo ${n} > part-${n}.txt`], { env: shellEnv(homeOf(n)), stdout: 'pipe', stderr: 'pipe' }),
+    );
+  const finish = async (jobs: ReturnType<typeof startJobs>) =>
+    Promise.all(jobs.map(async (child) => ({ code: await child.exited, stderr: await new Response(child.stderr).text() })));
+  const parts = () => {
+    const listed = Bun.spawnSync([BINARY, 'inspect', zip, '--json'], { env: shellEnv() }).stdout.toString();
+    return JSON.parse(listed).entries.map((e: { name: string }) => e.name).filter((n: string) => n.startsWith('part-')).sort();
+  };
+
+  it('share a data folder: each exec has its own session, and another job pruning meanwhile removes none of them', async () => {
+    const jobs = startJobs(4, () => box.home);
+    for (const deadline = Date.now() + 10_000; names().length < 4 && Date.now() < deadline; ) await Bun.sleep(20);
+    // Another job's cleanup while they run: everything it may remove, it finds belonging to a live job.
+    const all = job('"$ZIPFS" prune --all --json');
+    const orphaned = job('"$ZIPFS" prune --orphaned --json');
+    const results = await finish(jobs);
+    expect(results.map((r) => r.code)).toStrictEqual([0, 0, 0, 0]);
+    expect(JSON.parse(all.stdout).pruned).toStrictEqual([]);
+    expect(JSON.parse(all.stdout).skipped.map((s: { reason: string }) => s.reason)).toStrictEqual(Array(4).fill(expect.stringContaining('is still running')));
+    expect(JSON.parse(orphaned.stdout).pruned).toStrictEqual([]);
+    expect(parts()).toStrictEqual(['part-0.txt', 'part-1.txt', 'part-2.txt', 'part-3.txt']);
+    expect(names()).toStrictEqual([]);
+  });
+
+  it('each with a data folder of its own: --merge takes in what the others synced', async () => {
+    const results = await finish(startJobs(3, (n) => path.join(box.dir, `home-${n}`)));
+    expect(results.map((r) => r.code)).toStrictEqual([0, 0, 0]);
+    expect(parts()).toStrictEqual(['part-0.txt', 'part-1.txt', 'part-2.txt']);
+  });
+});
+
