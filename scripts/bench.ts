@@ -6,7 +6,9 @@
  *   bun run bench                        every task at --scale 0.5, 5 rounds
  *   bun run bench -- --scale 1 --rounds 7
  *   bun run bench -- --quick             a smoke run in well under a minute
- *   bun run bench -- --only open,sync    some tasks (open, sync, status, memory, entries, verify, large, grep, mcp)
+ *   bun run bench -- --only open,sync    some tasks (open, sync, status, memory, entries, verify, large, grep, mcp, lazy)
+ *   bun run bench -- --only lazy --million   lazy sessions, with unzip and an eager session of the
+ *                                        1,000,000-entry archive too (minutes more, 1M files written)
  * Archives are generated deterministically into .cache/bench (not committed).
  */
 import fs from 'node:fs';
@@ -21,6 +23,7 @@ import { largeFileSync } from './bench/large-file.ts';
 import { verifyCost } from './bench/verify-cost.ts';
 import { entriesMemory } from './bench/entries-memory.ts';
 import { grepContenders, grepLargeFile } from './bench/grep-cost.ts';
+import { lazyReport } from './bench/lazy.ts';
 
 const root = path.resolve(import.meta.dir, '..');
 const { values } = parseArgs({
@@ -30,11 +33,12 @@ const { values } = parseArgs({
     quick: { type: 'boolean', default: false },
     only: { type: 'string' },
     'no-install': { type: 'boolean', default: false },
+    million: { type: 'boolean', default: false },
   },
 });
 const scale = values.quick ? 0.02 : Number(values.scale);
 const rounds = values.quick ? 1 : Number(values.rounds);
-const tasks = new Set((values.only ?? 'open,sync,status,memory,entries,verify,large,grep,mcp').split(','));
+const tasks = new Set((values.only ?? 'open,sync,status,memory,entries,verify,large,grep,mcp,lazy').split(','));
 const binary = path.join(root, 'dist', 'zipfs');
 const cache = path.join(root, '.cache', 'bench');
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'zipfs-bench-'));
@@ -235,6 +239,23 @@ try {
         '',
       ].join('\n'),
     );
+  }
+  if (tasks.has('lazy')) {
+    // Tiny entries at 100,000 and 1,000,000 (a smoke run: 1,000 and 10,000), whatever the scale.
+    const counts = values.quick ? [1000, 10_000] : [100_000, 1_000_000];
+    const many = counts.map((entries) => ({ archive: archives(['tiny'], entries / 25_000).tiny!, entries }));
+    const lazy = await lazyReport({
+      binary,
+      scratch,
+      rounds,
+      peers: peers.available,
+      media: set.media!,
+      source: set.source!,
+      many: [many[0]!, many[1]!],
+      heavy: values.million || values.quick,
+      calls: values.quick ? 100 : 1000,
+    });
+    print(lazy);
   }
   fs.mkdirSync(cache, { recursive: true });
   fs.writeFileSync(path.join(cache, `results-${scale}.md`), `${out.join('\n')}\n`);

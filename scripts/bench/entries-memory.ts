@@ -16,14 +16,17 @@ function timed(command: string[], env: Record<string, string | undefined>): { se
   return { seconds: seconds!, rssKiB: rss! };
 }
 
-export function entriesMemory(binary: string, scratch: string, archive: string, member: string): EntriesRun {
+/** `lazy`: open with --lazy (nothing extracted), so the change is a file written at an entry's path. */
+export function entriesMemory(binary: string, scratch: string, archive: string, member: string, lazy = false): EntriesRun {
   const dir = fs.mkdtempSync(path.join(scratch, 'entries-'));
   const zip = path.join(dir, 'many.zip');
   fs.copyFileSync(archive, zip);
   const env = { ...process.env, ZIPFS_HOME: path.join(dir, 'home'), ZIPFS_MAX_ENTRIES: '1000000' };
-  const open = timed([binary, 'open', zip], env);
+  const open = timed([binary, 'open', zip, ...(lazy ? ['--lazy'] : [])], env);
   const status = timed([binary, 'status'], env);
-  fs.writeFileSync(path.join(dir, 'home', 'workspaces', 'many', 'contents', member), 'changed\n');
+  const changed = path.join(dir, 'home', 'workspaces', 'many', 'contents', member);
+  fs.mkdirSync(path.dirname(changed), { recursive: true }); // a lazy session's folder starts empty
+  fs.writeFileSync(changed, 'changed\n');
   const sync = timed([binary, 'sync', '--no-backup'], env);
   fs.rmSync(dir, { recursive: true, force: true });
   return { open, status, sync };

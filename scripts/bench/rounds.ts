@@ -30,6 +30,12 @@ function timed(contender: Contender): { seconds: number; rss: number } {
   return { seconds, rss: Number(lines.at(-1)) };
 }
 
+/** One timed run and no warm-up: for a contender that takes minutes (unzip of a million entries). */
+export function runOnce(contender: Contender): Measured {
+  const run = timed(contender);
+  return { contender, seconds: [run.seconds], peakRssKiB: [run.rss] };
+}
+
 export function runRounds(contenders: Contender[], rounds: number): Measured[] {
   const results = contenders.map((contender) => ({ contender, seconds: [] as number[], peakRssKiB: [] as number[] }));
   for (const contender of contenders) timed(contender); // warm-up: caches, page cache, first-run costs
