@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import { ZipfsError, isSystemError } from '../errors.ts';
 import type { Beneath } from '../files/beneath.ts';
 import { openRegularFile } from '../files/regular-file.ts';
-import { locateEntryData, streamEntryData } from '../zip/entry-data.ts';
+import { locateEntryData, readEntryData, streamEntryData } from '../zip/entry-data.ts';
 import { FileSource } from '../zip/source.ts';
 import type { EntryLocation } from '../zip/types.ts';
 
@@ -46,6 +46,9 @@ export function readWorkspaceFile(beneath: Beneath, file: string, buffer: Buffer
 
 const STOP = Symbol('stop reading');
 
+/** Entries up to this size are inflated whole (a few pieces of memory); larger ones stream. */
+const WHOLE_ENTRY_BYTES = 8 << 20;
+
 function openZip(zipPath: string): FileSource {
   try {
     return new FileSource(zipPath);
@@ -78,6 +81,13 @@ export class ZipSources {
  * false) is verified only as far as it was read: grep wanted no more of it.
  */
 export async function readZipEntry(source: FileSource, entry: EntryLocation, take: Take): Promise<void> {
+  if (entry.uncompressedSize <= WHOLE_ENTRY_BYTES) {
+    // Small entries inflate whole, verified, in one call: a stream per entry (a zlib object, its
+    // events and promises) cost three times the inflating over a source tree's thousands of files.
+    const bytes = readEntryData(source, entry);
+    for (let at = 0; at < bytes.length; at += CHUNK_BYTES) if (!take(bytes.subarray(at, at + CHUNK_BYTES))) return;
+    return;
+  }
   try {
     await streamEntryData(source, entry, locateEntryData(source, entry), (piece) => {
       if (!take(piece)) throw STOP;

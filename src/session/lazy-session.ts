@@ -62,6 +62,9 @@ export function notExtractedCount(session: Session): number {
   return facts ? facts.entries - trackedIndexes(readManifest(session.manifest)).size : 0;
 }
 
+/** LazyReader's read-ahead window. */
+const READ_AHEAD_BYTES = 64 << 10;
+
 /**
  * Reads entries of a lazy session from its zip. The zip must still be the
  * session's base: if another writer changed it, the offsets in central.bin
@@ -81,7 +84,8 @@ export class LazyReader {
         `The zip ${session.record.source_path} changed since this session's base (another writer), and entries this lazy session has not extracted are read from it. Sync (with ${param('merge')} to keep both sides' changes) or close the session and open the zip again.`,
       );
     }
-    this.source = new FileSource(session.record.source_path);
+    // A small read-ahead: each call reads one entry's header and data, not megabytes around them.
+    this.source = new FileSource(session.record.source_path, READ_AHEAD_BYTES);
   }
 
   /** Entry `index`, checked as open checks an entry it extracts; returns it for reading. */
