@@ -234,7 +234,7 @@ try {
         `| zipfs_read of a 4 KB file on a warm server, p50 (${calls} calls) | ${latency.p50.toFixed(2)} ms |`,
         `| same, p99 | ${latency.p99.toFixed(2)} ms |`,
         `| zipfs_read over Streamable HTTP (zipfs mcp --http), p50 / p99 | ${http.p50.toFixed(2)} / ${http.p99.toFixed(2)} ms |`,
-        `| tools/list, ${latency.tools} tools | ${latency.toolsListBytes} bytes (budget 20,000 for the whole list) |`,
+        `| tools/list, ${latency.tools} tools | ${latency.toolsListBytes} bytes (budget 21,000 for the whole list) |`,
         `| \`zipfs sessions\` cold start, median | ${(median(cold.seconds) * 1000).toFixed(0)} ms |`,
         '',
       ].join('\n'),
