@@ -28,6 +28,48 @@ function bomb(message: string): ZipfsError {
   return new ZipfsError('ZIP_BOMB_DETECTED', message);
 }
 
+/** More entries than open takes. */
+export function tooManyEntries(count: number, limits: Limits): ZipfsError {
+  return bomb(`The archive has ${count} entries, over the limit of ${limits.maxEntries}. If it is trusted, raise ZIPFS_MAX_ENTRIES and open it again.`);
+}
+
+/**
+ * The declared sizes of an archive's files against open's limits: each entry's ratio as it is
+ * added, the total and the overall ratio at the end. Entries are given by number, their name
+ * asked for only to refuse one, so a packed directory of a million entries makes no objects.
+ */
+export class DeclaredSizes {
+  private totalBytes = 0;
+  private totalCompressed = 0;
+
+  constructor(
+    private readonly limits: Limits,
+    private readonly refuse: Refuse,
+    private readonly nameOf: (index: number) => string,
+  ) {}
+
+  add(index: number, size: number, packed: number): void {
+    this.totalBytes += size;
+    this.totalCompressed += packed;
+    const { limits } = this;
+    if (size > limits.ratioFloorBytes && size / Math.max(packed, 1) > limits.maxEntryRatio) {
+      this.refuse(bomb(`Entry ${quoted(this.nameOf(index))} expands ${Math.round(size / Math.max(packed, 1))}:1 (${size} bytes from ${packed}), over the per-entry limit of ${limits.maxEntryRatio}:1. If it is trusted, raise ZIPFS_MAX_ENTRY_RATIO.`));
+    }
+  }
+
+  /** The total, once checked. */
+  finish(): number {
+    const { limits, totalBytes, totalCompressed } = this;
+    if (totalBytes > limits.maxExtractedBytes) {
+      this.refuse(bomb(`The archive expands to ${totalBytes} bytes, over the limit of ${limits.maxExtractedBytes}. If it is trusted, raise ZIPFS_MAX_EXTRACTED_BYTES.`));
+    }
+    if (totalBytes > limits.ratioFloorBytes && totalBytes / Math.max(totalCompressed, 1) > limits.maxRatio) {
+      this.refuse(bomb(`The archive expands ${Math.round(totalBytes / Math.max(totalCompressed, 1))}:1 overall (${totalBytes} bytes from ${totalCompressed}), over the limit of ${limits.maxRatio}:1. If it is trusted, raise ZIPFS_MAX_RATIO.`));
+    }
+    return totalBytes;
+  }
+}
+
 /** Every folder a set of items needs: the folders they are, and the parents of every path. */
 export function foldersOf(items: readonly { path: string; type: ItemType }[]): Set<string> {
   const folders = new Set<string>();
@@ -57,9 +99,7 @@ export interface FolderRules {
 
 export function planExtraction(directory: CentralDirectory, limits: Limits, refuse: Refuse = throwRefusal, rules: FolderRules = {}): ExtractionPlan {
   const { entries } = directory;
-  if (entries.length > limits.maxEntries) {
-    refuse(bomb(`The archive has ${entries.length} entries, over the limit of ${limits.maxEntries}. If it is trusted, raise ZIPFS_MAX_ENTRIES and open it again.`));
-  }
+  if (entries.length > limits.maxEntries) refuse(tooManyEntries(entries.length, limits));
 
   const items: PlannedItem[] = [];
   const byPath = new Map<string, PlannedItem>();
@@ -97,9 +137,9 @@ export function planExtraction(directory: CentralDirectory, limits: Limits, refu
 
   // Every entry, placed or not (a refused name is no reason to skip its sizes): by its planned type, else its own.
   const typeOf = new Map(items.map((item) => [item.entry, item.type]));
-  let totalBytes = 0;
-  let totalCompressed = 0;
-  for (const entry of entries) {
+  const sizes = new DeclaredSizes(limits, refuse, (at) => entries[at]!.name);
+  for (let at = 0; at < entries.length; at++) {
+    const entry = entries[at]!;
     const type = typeOf.get(entry) ?? (entry.isDirectory ? 'dir' : 'file');
     try {
       assertReadable(entry); // folders too: sync copies them as they are, and other readers refuse these flags on any entry
@@ -114,19 +154,9 @@ export function planExtraction(directory: CentralDirectory, limits: Limits, refu
       }
       continue;
     }
-    const { uncompressedSize: size, compressedSize: packed } = entry;
-    totalBytes += size;
-    totalCompressed += packed;
-    if (size > limits.ratioFloorBytes && size / Math.max(packed, 1) > limits.maxEntryRatio) {
-      refuse(bomb(`Entry ${quoted(entry.name)} expands ${Math.round(size / Math.max(packed, 1))}:1 (${size} bytes from ${packed}), over the per-entry limit of ${limits.maxEntryRatio}:1. If it is trusted, raise ZIPFS_MAX_ENTRY_RATIO.`));
-    }
+    sizes.add(at, entry.uncompressedSize, entry.compressedSize);
   }
-  if (totalBytes > limits.maxExtractedBytes) {
-    refuse(bomb(`The archive expands to ${totalBytes} bytes, over the limit of ${limits.maxExtractedBytes}. If it is trusted, raise ZIPFS_MAX_EXTRACTED_BYTES.`));
-  }
-  if (totalBytes > limits.ratioFloorBytes && totalBytes / Math.max(totalCompressed, 1) > limits.maxRatio) {
-    refuse(bomb(`The archive expands ${Math.round(totalBytes / Math.max(totalCompressed, 1))}:1 overall (${totalBytes} bytes from ${totalCompressed}), over the limit of ${limits.maxRatio}:1. If it is trusted, raise ZIPFS_MAX_RATIO.`));
-  }
+  const totalBytes = sizes.finish();
 
   return {
     items,

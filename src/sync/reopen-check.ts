@@ -10,9 +10,11 @@
  */
 import { ZipfsError } from '../errors.ts';
 import type { Limits } from '../limits.ts';
-import { planExtraction } from '../open/extraction-plan.ts';
+import { DeclaredSizes, tooManyEntries } from '../open/extraction-plan.ts';
+import { throwRefusal } from '../errors.ts';
+import { lazyEntriesOf } from '../session/lazy-entries.ts';
 import type { Manifest } from '../session/manifest.ts';
-import type { CentralDirectory } from '../zip/index.ts';
+import type { PackedDirectory } from '../zip/index.ts';
 import type { WorkspaceDiff } from './workspace-diff.ts';
 
 const LEFT = 'The zip was left as it was.';
@@ -38,10 +40,19 @@ export function assertWithinOpenLimits(manifest: Manifest, diff: WorkspaceDiff, 
   }
 }
 
-/** The written archive through open's planner: what open would refuse, the sync refuses, before the rename. */
-export function assertReopenable(directory: CentralDirectory, limits: Limits): void {
+/**
+ * The written archive through open's checks: what open would refuse, the sync refuses, before the
+ * rename. From the packed directory the read-back check returns (a sync of 100,000 entries parsed
+ * them into objects twice over here): the names, clashes and methods as a lazy open checks them,
+ * then the entry count and the declared sizes as an eager open does.
+ */
+export function assertReopenable(directory: PackedDirectory, limits: Limits): void {
   try {
-    planExtraction(directory, limits);
+    if (directory.count > limits.maxEntries) throw tooManyEntries(directory.count, limits);
+    const { lazy } = lazyEntriesOf(directory, {});
+    const sizes = new DeclaredSizes(limits, throwRefusal, (index) => directory.entry(index).name);
+    for (let i = 0; i < directory.count; i++) if (lazy.type(i) !== 'dir') sizes.add(i, directory.uncompressedSize(i), directory.compressedSize(i));
+    sizes.finish();
   } catch (error) {
     if (!(error instanceof ZipfsError)) throw error;
     throw new ZipfsError(error.code, `Sync stopped before replacing the zip, because zipfs open would refuse the new archive: ${error.message.replace(/;? ?the archive was (not opened|refused)\.?$/, '.')} (Limits apply to this sync and to later opens.) ${LEFT}`);

@@ -21,7 +21,7 @@ import type { Progress } from '../open/open-archive.ts';
 import type { Session } from '../session/session-store.ts';
 import { writeAddition, writeFromWorkspace, type Captured } from './sync-entries.ts';
 import { TEMP_MARK, assertBackupPathFree, draftBackup, fsyncDirectory, placeBackup, removeDeadTemporaries, renameOver } from './sync-files.ts';
-import { verifyWritten, verifyWrittenPacked } from './verify-written.ts';
+import { verifyWritten } from './verify-written.ts';
 import { CENTRAL_FILE, countEntries, lazyEntriesOf } from '../session/lazy-entries.ts';
 import { forgetLazyEntries, wholeBase } from '../session/lazy-session.ts';
 import { describeZipChanges, entryChanged, readCurrentZip, zipChangesSince } from './zip-changes.ts';
@@ -83,7 +83,7 @@ function nextCentralPath(session: Session): string {
  * record from it, and returns the directory's bytes for the next central.bin.
  */
 function checkLazyArchive(temporary: string, total: number, next: SessionRecord): Uint8Array {
-  const directory = verifyWrittenPacked(temporary, total); // every entry's headers and place, overlaps included
+  const directory = verifyWritten(temporary, total); // every entry's headers and place, overlaps included
   const rules = { caseInsensitive: next.case_insensitive === true, windowsNames: process.platform === 'win32' };
   if (!rules.caseInsensitive && !rules.windowsNames) {
     // Names were checked already: the copied ones at open, the new ones by the scan (unwritableName), and a new

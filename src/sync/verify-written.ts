@@ -7,26 +7,16 @@
  * so the check costs about one central-directory read, whatever the data.
  */
 import { ZipfsError } from '../errors.ts';
-import { FileSource, checkLayout, packedLayoutFault, readCentralDirectory, readPackedDirectory, type CentralDirectory, type PackedDirectory } from '../zip/index.ts';
+import { FileSource, packedLayoutFault, readPackedDirectory, type PackedDirectory } from '../zip/index.ts';
 
 const HEADER_WINDOW_BYTES = 64 * 1024;
 
-/** Returns the written archive's central directory, for the checks open would make of it. */
-export function verifyWritten(file: string, entriesWritten: number): CentralDirectory {
-  return checked(file, entriesWritten, (source) => {
-    const directory = readCentralDirectory(source);
-    if (directory.entries.length !== entriesWritten) throw new Error(`its central directory holds ${directory.entries.length} entries, not the ${entriesWritten} written`);
-    checkLayout(source, directory);
-    return directory;
-  });
-}
-
 /**
- * The same check for a lazy session's archive, with the directory kept packed
- * (a million entries would be 500 MiB as objects): every local header is read
- * and compared with its record, one entry at a time.
+ * Returns the written archive's central directory, packed (a million entries would be 500 MiB as
+ * objects), for the checks open would make of it: every local header is read and compared with
+ * its record, one entry at a time, without an object per entry.
  */
-export function verifyWrittenPacked(file: string, entriesWritten: number): PackedDirectory {
+export function verifyWritten(file: string, entriesWritten: number): PackedDirectory {
   return checked(file, entriesWritten, (source) => {
     const directory = readPackedDirectory(source);
     if (directory.count !== entriesWritten) throw new Error(`its central directory holds ${directory.count} entries, not the ${entriesWritten} written`);
