@@ -183,6 +183,18 @@ describe('limits and guards in a lazy session', () => {
     expect(more.error.message).toContain('ZIPFS_MAX_ENTRIES');
   });
 
+  it('opens past the byte limit, and applies it to what is extracted or read', () => {
+    const env = { ZIPFS_MAX_EXTRACTED_BYTES: '1000' }; // the archive expands to about 9 KB
+    expect(box.run(['open', zip, '--json'], { env }).json.error.code).toBe('ZIP_BOMB_DETECTED');
+    expect(box.run(['open', zip, '--lazy', '--json'], { env }).json.not_extracted).toBe(6);
+    expect(box.run(['read', 'top.txt'], { env }).stdout).toBe('top\n');
+    expect(box.run(['extract', 'docs', '--json'], { env }).json.extracted).toBe(3);
+    const big = box.run(['extract', 'logs/app.log', '--json'], { env }).json.error;
+    expect(big.code).toBe('ZIP_BOMB_DETECTED');
+    expect(big.message).toContain('ZIPFS_MAX_EXTRACTED_BYTES');
+    expect(box.run(['read', 'logs/app.log', '--json'], { env }).json.error.code).toBe('ZIP_BOMB_DETECTED');
+  });
+
   it('refuses a bomb entry when it is read, grepped or extracted, not at open', () => {
     const big = 'A'.repeat(64 << 20);
     const bomb = writeZip(box.dir, 'bomb.zip', rawZip([{ name: 'ok.txt', data: 'fine\n', method: 8 }, { name: 'bomb.txt', data: big, method: 8 }]));
