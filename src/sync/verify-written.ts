@@ -23,7 +23,7 @@ export function verifyWritten(file: string, entriesWritten: number): PackedDirec
     const ends = directory.byOffset();
     for (let k = 0; k < ends.length; k++) {
       const limit = k + 1 < ends.length ? directory.localHeaderOffset(ends[k + 1]!) : directory.centralStart;
-      const fault = packedLayoutFault(source, directory, ends[k]!, limit);
+      const fault = packedLayoutFault(source, directory, ends[k]!, limit, ends[k + 1]);
       if (fault) throw fault;
     }
     return directory;

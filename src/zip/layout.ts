@@ -132,38 +132,38 @@ export function openRefusal(fault: LayoutError): ZipfsError {
  * sync's check of an archive of a million entries must not parse a million
  * records into objects. Only a fault is described from the parsed entry.
  */
-export function packedLayoutFault(source: FileSource, directory: PackedDirectory, index: number, limit: number): LayoutError | undefined {
+export function packedLayoutFault(source: FileSource, directory: PackedDirectory, index: number, limit: number, next?: number): LayoutError | undefined {
   const at = directory.localHeaderOffset(index);
-  if (at < 0 || at + LOCAL_HEADER_LENGTH > directory.centralStart) return parsedFault(source, directory, index, limit);
+  if (at < 0 || at + LOCAL_HEADER_LENGTH > directory.centralStart) return parsedFault(source, directory, index, limit, next);
   let h = source.peek(at, LOCAL_HEADER_LENGTH);
-  if (h < 0 || le32(source.view, h) !== SIG_LOCAL_HEADER) return parsedFault(source, directory, index, limit);
+  if (h < 0 || le32(source.view, h) !== SIG_LOCAL_HEADER) return parsedFault(source, directory, index, limit, next);
   const nameLength = le16(source.view, h + 26);
   const localExtraLength = le16(source.view, h + 28);
   const compressed = directory.compressedSize(index);
-  if (at + LOCAL_HEADER_LENGTH + nameLength + localExtraLength + compressed > limit) return parsedFault(source, directory, index, limit);
-  if ((directory.field16(index, 6) & 0xff) > MAX_VERSION_NEEDED) return parsedFault(source, directory, index, limit);
+  if (at + LOCAL_HEADER_LENGTH + nameLength + localExtraLength + compressed > limit) return parsedFault(source, directory, index, limit, next);
+  if ((directory.field16(index, 6) & 0xff) > MAX_VERSION_NEEDED) return parsedFault(source, directory, index, limit, next);
   const region = directory.region;
   const name = directory.recordStart(index) + CENTRAL_HEADER_LENGTH;
   const centralNameLength = directory.nameLength(index);
   const centralExtra = name + centralNameLength;
-  if (!wellFormedExtraAt(region, centralExtra, centralExtra + directory.field16(index, 30))) return parsedFault(source, directory, index, limit);
-  if (nameLength !== centralNameLength) return parsedFault(source, directory, index, limit);
+  if (!wellFormedExtraAt(region, centralExtra, centralExtra + directory.field16(index, 30))) return parsedFault(source, directory, index, limit, next);
+  if (nameLength !== centralNameLength) return parsedFault(source, directory, index, limit, next);
   h = source.peek(at, LOCAL_HEADER_LENGTH + nameLength + localExtraLength); // header, name and extra together
-  if (h < 0) return parsedFault(source, directory, index, limit);
+  if (h < 0) return parsedFault(source, directory, index, limit, next);
   const view = source.view;
-  for (let i = 0; i < nameLength; i++) if (view[h + LOCAL_HEADER_LENGTH + i] !== region[name + i]) return parsedFault(source, directory, index, limit);
-  if (le16(view, h + 8) !== directory.method(index)) return parsedFault(source, directory, index, limit);
+  for (let i = 0; i < nameLength; i++) if (view[h + LOCAL_HEADER_LENGTH + i] !== region[name + i]) return parsedFault(source, directory, index, limit, next);
+  if (le16(view, h + 8) !== directory.method(index)) return parsedFault(source, directory, index, limit, next);
   const flags = le16(view, h + 6);
-  if ((flags & FLAGS_THAT_MATTER) !== (directory.flags(index) & FLAGS_THAT_MATTER)) return parsedFault(source, directory, index, limit);
+  if ((flags & FLAGS_THAT_MATTER) !== (directory.flags(index) & FLAGS_THAT_MATTER)) return parsedFault(source, directory, index, limit, next);
   const localExtra = h + LOCAL_HEADER_LENGTH + nameLength;
-  if (!wellFormedExtraAt(view, localExtra, localExtra + localExtraLength)) return parsedFault(source, directory, index, limit);
+  if (!wellFormedExtraAt(view, localExtra, localExtra + localExtraLength)) return parsedFault(source, directory, index, limit, next);
   if (flags & FLAG_DATA_DESCRIPTOR) return undefined;
-  if (le32(view, h + 14) !== directory.field32(index, 16)) return parsedFault(source, directory, index, limit);
+  if (le32(view, h + 14) !== directory.field32(index, 16)) return parsedFault(source, directory, index, limit, next);
   // Sizes saturated for zip64, or differing: the general check decides, and says why.
   const localCompressed = le32(view, h + 18);
   const localUncompressed = le32(view, h + 22);
   if (localCompressed === UINT32_MAX || localUncompressed === UINT32_MAX || localCompressed !== compressed || localUncompressed !== directory.uncompressedSize(index)) {
-    return entryLayoutFault(source, directory.entry(index), limit, directory.centralStart);
+    return entryLayoutFault(source, directory.entry(index), limit, directory.centralStart, next === undefined ? undefined : directory.entry(next));
   }
   return undefined;
 }
@@ -179,9 +179,9 @@ function wellFormedExtraAt(bytes: Uint8Array, from: number, to: number): boolean
 }
 
 /** The fault of entry `index`, from the parsed entry: where the packed check found one, this one names it. */
-function parsedFault(source: ZipSource, directory: PackedDirectory, index: number, limit: number): LayoutError {
+function parsedFault(source: ZipSource, directory: PackedDirectory, index: number, limit: number, next: number | undefined): LayoutError {
   const entry = directory.entry(index);
-  return entryLayoutFault(source, entry, limit, directory.centralStart) ?? new LayoutError(`${describe(entry)} has headers that do not agree`, false, entry);
+  return entryLayoutFault(source, entry, limit, directory.centralStart, next === undefined ? undefined : directory.entry(next)) ?? new LayoutError(`${describe(entry)} has headers that do not agree`, false, entry);
 }
 
 function le16(bytes: Uint8Array, at: number): number {

@@ -61,10 +61,12 @@ describe('the packed directory', () => {
     const source = new FileSource(corpusPath(file), 64 * 1024);
     try {
       const packed = readPackedDirectory(source);
-      const ends = packed.rawEnds();
-      for (let i = 0; i < packed.count; i++) {
-        const parsed = entryLayoutFault(source, packed.entry(i), ends[i]!, packed.centralStart);
-        const inPlace = packedLayoutFault(source, packed, i, ends[i]!);
+      const order = packed.byOffset();
+      for (let k = 0; k < order.length; k++) {
+        const [i, next] = [order[k]!, order[k + 1]];
+        const limit = next === undefined ? packed.centralStart : packed.localHeaderOffset(next);
+        const parsed = entryLayoutFault(source, packed.entry(i), limit, packed.centralStart, next === undefined ? undefined : packed.entry(next));
+        const inPlace = packedLayoutFault(source, packed, i, limit, next);
         expect(inPlace?.message).toBe(parsed?.message);
       }
     } finally {
