@@ -10,7 +10,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { ZipfsError } from '../errors.ts';
+import { ZipfsError, quote } from '../errors.ts';
 import { readPackedDirectory } from '../zip/index.ts';
 import { workspaceTarget } from './workspace-rules.ts';
 import { CENTRAL_FILE, lazyEntriesOf, type LazyEntries } from '../session/lazy-entries.ts';
@@ -19,7 +19,6 @@ import { loadSession, removeSession, type Session } from '../session/session-sto
 import { extractEntries } from '../session/extract-entries.ts';
 import { lazyEntries } from '../session/lazy-session.ts';
 import { withSessionLock } from '../session/lock.ts';
-import { quote } from '../errors.ts';
 import { releasePhaseGarbage } from '../memory.ts';
 import { inStaging, openSource, publish, sessionRecord, type OpenRequest } from './open-archive.ts';
 

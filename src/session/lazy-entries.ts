@@ -13,14 +13,14 @@ import { ZipfsError, type Refuse, throwRefusal } from '../errors.ts';
 import { quoted } from '../format/quote-name.ts';
 import { PackedDirectory, assertReadable } from '../zip/index.ts';
 import { CENTRAL_HEADER_LENGTH, FLAG_ENCRYPTED, FLAG_PATCHED, FLAG_STRONG_ENCRYPTION, METHOD_DEFLATED, METHOD_STORED } from '../zip/constants.ts';
-
-/** Flags that make an entry unreadable (assertReadable says why). */
-const UNREADABLE_FLAGS = FLAG_ENCRYPTED | FLAG_STRONG_ENCRYPTION | FLAG_PATCHED;
 import { entryPath } from '../open/entry-paths.ts';
 import { releasePhaseGarbage } from '../memory.ts';
 import { foldCase, windowsNameProblem } from '../open/platform-names.ts';
 import type { FolderRules, ItemType } from '../open/extraction-plan.ts';
 import { entryRecord, type EntryRecord, type SessionRecord } from './manifest.ts';
+
+/** Flags that make an entry unreadable (assertReadable says why). */
+const UNREADABLE_FLAGS = FLAG_ENCRYPTED | FLAG_STRONG_ENCRYPTION | FLAG_PATCHED;
 
 /** Whether `own`, whose last `/` is at `slash`, lies directly in `folder`: compared in place, as a slice per path would cost a string per entry. */
 function inFolder(own: string, slash: number, folder: string): boolean {
@@ -148,9 +148,8 @@ export class LazyEntries {
       if (this.typeCodes[i] === 1 && own !== '') folders.add(own);
       const cut = own.lastIndexOf('/');
       if (cut < 0 || inFolder(own, cut, last)) continue;
-      const parent = own.slice(0, cut);
-      last = parent;
-      for (let at = parent.length; at > 0; at = parent.lastIndexOf('/', at - 1)) folders.add(parent.slice(0, at));
+      last = own.slice(0, cut);
+      addFoldersOf(own, folders);
     }
     return folders.size;
   }

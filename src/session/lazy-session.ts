@@ -47,15 +47,6 @@ export function trackedIndexes(manifest: Manifest): Set<number> {
   return new Set(manifest.entries.map((entry) => entry.index));
 }
 
-/** A lazy session's entry at `relative` that is not extracted (nor deleted), or undefined. */
-export function notExtracted(session: Session, relative: string): { lazy: LazyEntries; index: number } | undefined {
-  const lazy = lazyEntries(session);
-  if (!lazy) return undefined;
-  const index = lazy.indexOf(relative);
-  if (index < 0 || trackedIndexes(readManifest(session.manifest)).has(index)) return undefined;
-  return { lazy, index };
-}
-
 /** How many of a lazy session's entries are not extracted. */
 export function notExtractedCount(session: Session): number {
   const facts = session.record.lazy;
