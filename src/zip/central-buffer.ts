@@ -38,10 +38,7 @@ export class CentralBuffer {
 
   /** Appends a copied record with its local-header offset changed: in place when the 32-bit field holds it. */
   addRelocated(record: Uint8Array, offset: number): void {
-    if (!relocatesInPlace(record, offset)) return this.add(relocateCentralRecord(record, offset)); // a zip64 field holds it, or must
-    const at = this.used;
-    this.add(record);
-    this.view.setUint32(at + 42, offset, true);
+    this.addRelocatedFrom(record, 0, record.length, offset);
   }
 
   /**
@@ -49,8 +46,8 @@ export class CentralBuffer {
    * changed, copied straight from there: a million copied records must not be a million views.
    */
   addRelocatedFrom(region: Uint8Array, start: number, length: number, offset: number): void {
-    const stored = (region[start + 42]! | (region[start + 43]! << 8) | (region[start + 44]! << 16) | (region[start + 45]! << 24)) >>> 0;
-    if (stored === 0xffffffff || offset >= 0xffffffff) return this.addRelocated(region.subarray(start, start + length), offset); // zip64: the general path
+    // A zip64 field holds the offset, or must: the record is rebuilt.
+    if (!relocatesInPlace(region, offset, start)) return this.add(relocateCentralRecord(region.subarray(start, start + length), offset));
     this.reserve(length);
     this.starts.push(this.used);
     const bytes = this.bytes;

@@ -142,9 +142,9 @@ function versionNeeded(fields: EntryFields): number {
   return fields.method === 8 ? 20 : 10;
 }
 
-/** The common case, run for every copied entry of a sync: the new offset goes in the record's 32-bit field. */
-export function relocatesInPlace(record: Uint8Array, offset: number): boolean {
-  const stored = (record[42]! | (record[43]! << 8) | (record[44]! << 16) | (record[45]! << 24)) >>> 0;
+/** The common case, run for every copied entry of a sync: the new offset goes in the 32-bit field of the record at `start`. */
+export function relocatesInPlace(record: Uint8Array, offset: number, start = 0): boolean {
+  const stored = (record[start + 42]! | (record[start + 43]! << 8) | (record[start + 44]! << 16) | (record[start + 45]! << 24)) >>> 0;
   return stored !== UINT32_MAX && !needs64(offset);
 }
 
