@@ -48,6 +48,38 @@ export function entryPath(name: string): EntryPath {
   return { path: segments.join('/'), isDirectory: slashed.endsWith('/') };
 }
 
+const SLASH = 0x2f;
+const DOT = 0x2e;
+const BACKSLASH = 0x5c;
+const COLON = 0x3a;
+
+/**
+ * Whether the name in `bytes[start, start + length)` is a path entryPath gives back as it is (a
+ * folder's trailing "/" aside): ASCII, relative, no drive letter, no `\` or NUL, no empty, `.` or
+ * `..` part, parts of at most 255 bytes. Read in place, so placing a million plain names costs no
+ * string each; any other name goes through entryPath.
+ */
+export function isPlainPath(bytes: Uint8Array, start: number, length: number): boolean {
+  if (length === 0) return false;
+  const letter = bytes[start]! | 0x20; // lower case, for an ASCII letter
+  if (length >= 2 && bytes[start + 1] === COLON && letter >= 0x61 && letter <= 0x7a) return false; // a drive letter
+  let part = 0; // bytes in the part so far
+  let dots = 0; // how many of them are dots
+  for (let i = start; i < start + length; i++) {
+    const byte = bytes[i]!;
+    if (byte >= 0x80 || byte === BACKSLASH || byte === 0) return false;
+    if (byte === SLASH) {
+      if (part === 0 || (dots === part && part <= 2)) return false; // an empty part (a leading or doubled "/"), "." or ".."
+      part = 0;
+      dots = 0;
+      continue;
+    }
+    if (++part > MAX_SEGMENT_BYTES) return false;
+    if (byte === DOT) dots++;
+  }
+  return part === 0 || !(dots === part && part <= 2); // ending in "/" is a folder's name
+}
+
 /**
  * Why a workspace path cannot be written as an entry name that open would
  * take back as the same path, or undefined when it can. Sync asks this of

@@ -12,8 +12,8 @@ import path from 'node:path';
 import { ZipfsError, type Refuse, throwRefusal } from '../errors.ts';
 import { quoted } from '../format/quote-name.ts';
 import { PackedDirectory, assertReadable } from '../zip/index.ts';
-import { CENTRAL_HEADER_LENGTH, FLAG_ENCRYPTED, FLAG_PATCHED, FLAG_STRONG_ENCRYPTION, METHOD_DEFLATED, METHOD_STORED } from '../zip/constants.ts';
-import { entryPath } from '../open/entry-paths.ts';
+import { FLAG_ENCRYPTED, FLAG_PATCHED, FLAG_STRONG_ENCRYPTION, METHOD_DEFLATED, METHOD_STORED } from '../zip/constants.ts';
+import { entryPath, isPlainPath } from '../open/entry-paths.ts';
 import { releasePhaseGarbage } from '../memory.ts';
 import { foldCase, windowsNameProblem } from '../open/platform-names.ts';
 import type { FolderRules, ItemType } from '../open/extraction-plan.ts';
@@ -32,10 +32,10 @@ export const CENTRAL_FILE = 'central.bin';
 
 const TYPES: readonly ItemType[] = ['file', 'dir', 'symlink'];
 
-/** A name that is its own workspace path: relative, `/`-separated, no empty or NUL part, no drive, parts under 256 bytes. */
-const PLAIN_PATH = /^(?![A-Za-z]:)(?:[^/\\\0]{1,255}\/)*[^/\\\0]{1,255}\/?$/;
-/** A `.` or `..` part, which entryPath resolves. */
-const DOT_SEGMENT = /(?:^|\/)\.\.?(?:\/|$)/;
+/** Whether entry `index`'s name is its own workspace path (entry-paths.ts, isPlainPath), with no extra field that might name it otherwise. */
+function plainPath(directory: PackedDirectory, index: number): boolean {
+  return directory.field16(index, 30) === 0 && isPlainPath(directory.region, directory.nameStart(index), directory.nameLength(index));
+}
 
 export interface LazyFacts {
   /** Entries in central.bin. */
@@ -287,10 +287,8 @@ export function countEntries(directory: PackedDirectory): { files: number; folde
   let parentStart = 0;
   let parentLength = -1;
   for (let i = 0; i < directory.count; i++) {
-    const start = directory.recordStart(i) + CENTRAL_HEADER_LENGTH;
-    const length = directory.nameLength(i);
-    if (!plainBytes(region, start, length) || directory.field16(i, 30) > 0) {
-      // Not plain ASCII, or an extra field that may name it otherwise: placed as open places it.
+    if (!plainPath(directory, i)) {
+      // Placed as open places it.
       const place = entryPath(directory.entry(i).name);
       if (place.isDirectory) {
         if (place.path !== '') folders.add(place.path);
@@ -298,9 +296,11 @@ export function countEntries(directory: PackedDirectory): { files: number; folde
       addFoldersOf(place.path, folders);
       continue;
     }
+    const start = directory.nameStart(i);
+    const length = directory.nameLength(i);
     const isDirectory = region[start + length - 1] === SLASH;
     const end = isDirectory ? length - 1 : length;
-    if (isDirectory) folders.add(latin1(region, start, start + end));
+    if (isDirectory) folders.add(directory.latin1(start, start + end));
     else files++;
     let slash = end - 1;
     while (slash >= 0 && region[start + slash] !== SLASH) slash--;
@@ -309,33 +309,18 @@ export function countEntries(directory: PackedDirectory): { files: number; folde
     if (slash === parentLength && sameBytes(region, start, parentStart, slash)) continue;
     parentStart = start;
     parentLength = slash;
-    addFoldersOf(`${latin1(region, start, start + slash)}/x`, folders);
+    addFoldersOf(`${directory.latin1(start, start + slash)}/x`, folders);
   }
   return { files, folders: folders.size };
 }
 
 const SLASH = 0x2f;
 
-/** ASCII without `\`, NUL, an empty part or a `.`/`..` part: a name that is its own path. */
-function plainBytes(bytes: Uint8Array, start: number, length: number): boolean {
-  if (length === 0 || bytes[start] === SLASH) return false;
-  for (let i = 0; i < length; i++) {
-    const byte = bytes[start + i]!;
-    if (byte >= 0x80 || byte === 0x5c || byte === 0) return false;
-    const partStart = i === 0 || bytes[start + i - 1] === SLASH;
-    if (partStart && (byte === SLASH || (byte === 0x2e && (i + 1 === length || bytes[start + i + 1] === SLASH || (bytes[start + i + 1] === 0x2e && (i + 2 === length || bytes[start + i + 2] === SLASH)))))) return false;
-  }
-  return true;
-}
-
 function sameBytes(bytes: Uint8Array, a: number, b: number, length: number): boolean {
   for (let i = 0; i < length; i++) if (bytes[a + i] !== bytes[b + i]) return false;
   return true;
 }
 
-function latin1(bytes: Uint8Array, start: number, end: number): string {
-  return Buffer.from(bytes.buffer, bytes.byteOffset + start, end - start).toString('latin1');
-}
 
 /** Every folder on the way to `own`. */
 function addFoldersOf(own: string, folders: Set<string>): void {
@@ -361,8 +346,8 @@ function placeEntries(directory: PackedDirectory, refuse: Refuse): { paths: stri
   const codes = new Uint8Array(directory.count);
   for (let i = 0; i < directory.count; i++) {
     // Most names are plain ASCII paths: placed straight from the record, without parsing it into an object.
-    const plain = directory.plainName(i);
-    if (plain !== undefined && PLAIN_PATH.test(plain) && !DOT_SEGMENT.test(plain)) {
+    if (plainPath(directory, i)) {
+      const plain = directory.latin1(directory.nameStart(i), directory.nameStart(i) + directory.nameLength(i));
       const dir = plain.endsWith('/');
       paths[i] = dir ? plain.slice(0, -1) : plain;
       codes[i] = dir ? 1 : directory.isSymlink(i) ? 2 : 0;

@@ -105,7 +105,17 @@ export class PackedDirectory {
     if (this.reader.u16(at + 30) > 0) return undefined; // an extra field may hold a Unicode path
     const start = at + CENTRAL_HEADER_LENGTH;
     for (let i = start; i < start + nameLength; i++) if (this.region[i]! >= 0x80) return undefined;
-    return (this.text ??= Buffer.from(this.region.buffer, this.region.byteOffset, this.region.length)).toString('latin1', start, start + nameLength);
+    return this.latin1(start, start + nameLength);
+  }
+
+  /** Where entry `index`'s name starts in `region` (its length: nameLength). */
+  nameStart(index: number): number {
+    return this.starts[index]! + CENTRAL_HEADER_LENGTH;
+  }
+
+  /** `region[start, end)` as Latin-1 text, through one view of the region, not one per call. */
+  latin1(start: number, end: number): string {
+    return (this.text ??= Buffer.from(this.region.buffer, this.region.byteOffset, this.region.length)).toString('latin1', start, end);
   }
 
   /** Whether entry `index` is a symbolic link (Unix mode bits from a Unix or macOS creator), read in place. */

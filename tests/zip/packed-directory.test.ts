@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'bun:test';
 import { FileSource, entryLayoutFault, packedLayoutFault, readCentralDirectory, readPackedDirectory } from '../../src/zip/index.ts';
 import { countEntries, lazyEntriesOf } from '../../src/session/lazy-entries.ts';
+import { entryPath, isPlainPath } from '../../src/open/entry-paths.ts';
 import { ZipfsError } from '../../src/errors.ts';
 import { corpusPath, loadCorpus } from '../helpers/corpus.ts';
 import { rawZip } from '../helpers/raw-zip.ts';
@@ -103,6 +104,17 @@ describe('a lazy open\'s checks of names', () => {
   it('places names that need normalising as an eager open does', () => {
     const { lazy } = check(['./a/./b.txt', 'c\\d.txt', 'e//f/', 'g/../h.txt'])();
     expect([...lazy.paths].sort()).toEqual(['a/b.txt', 'c/d.txt', 'e/f', 'h.txt']);
+  });
+
+  it('takes a name as its own path only where entryPath gives it back as it is', () => {
+    const names = ['a.txt', 'a/b/c.txt', 'dir/', '...', 'a/.../b', '.hidden', 'x./y', 'C:x', 'c:/x', '1:x', './a', 'a/./b', 'a/../b', '..', '/abs', 'a//b', 'a\\b', 'caf\u00e9', 'a\u0000b', 'dir//', `${'n'.repeat(255)}/x`, 'n'.repeat(256)];
+    for (const name of names) {
+      const bytes = Buffer.from(name, 'utf8');
+      if (!isPlainPath(bytes, 0, bytes.length)) continue;
+      expect([name, entryPath(name).path]).toEqual([name, name.replace(/\/$/, '')]);
+    }
+    const plain = names.filter((name) => isPlainPath(Buffer.from(name), 0, Buffer.byteLength(name)));
+    expect(plain).toEqual(['a.txt', 'a/b/c.txt', 'dir/', '...', 'a/.../b', '.hidden', 'x./y', '1:x', `${'n'.repeat(255)}/x`]);
   });
 
   it('refuses a climb out, two entries at one path, and a file where a folder must be', () => {
