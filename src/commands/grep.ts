@@ -131,11 +131,9 @@ export const grep = defineCommand({
 /** The files of a lazy session only in the zip, at or below `start`, for grep to read from the zip. */
 function lazyGrepEntries(view: LazyView, reader: LazyReader, start: string, accept: (relative: string) => boolean, zipPath: string): GrepZipEntry[] {
   const found: GrepZipEntry[] = [];
-  const own = view.at(start);
-  const indexes = own?.index !== undefined && own.type !== 'dir' ? [own.index] : view.lazy.under(start);
-  for (const index of indexes) {
-    // Folders, what the glob leaves out (never read, so never refused), and what the manifest lists.
-    if (view.lazy.type(index) === 'dir' || !accept(view.lazy.paths[index]!) || view.at(view.lazy.paths[index]!)?.index !== index) continue;
+  for (const index of view.indexesAt(start)) {
+    // Not folders, nor what the glob leaves out (never read, so never refused).
+    if (view.lazy.type(index) === 'dir' || !accept(view.lazy.paths[index]!)) continue;
     found.push({ file: view.lazy.paths[index]!, zipPath, entry: reader.location(index) });
   }
   return found;

@@ -63,11 +63,14 @@ export const read = defineCommand({
     const session = resolveSession(context.home, input.session, context.hints);
     const view = lazyView(session);
     const seen = withBeneath(session.contents, (beneath) => resolveSeen(beneath, input.path, view));
+    const folder = (relative: string) => new ZipfsError('INVALID_INPUT', `Invalid argument path: ${quote(relative)} is a folder; list it with ls, or read a file inside it.`);
+    if (seen.virtual?.type === 'dir') throw folder(seen.relative);
     // An entry only in the zip is read from a file it is inflated into, once (lazy-session.ts).
-    const fromZip = seen.virtual?.index !== undefined && seen.virtual.type !== 'dir' ? await withLazyReader(session, view!.lazy, loadLimits(context.env), (reader) => entryFileForRead(session, reader, seen.virtual!.index!)) : undefined;
+    const fromZip = seen.virtual ? await withLazyReader(session, view!.lazy, loadLimits(context.env), (reader) => entryFileForRead(session, reader, seen.virtual!.index!)) : undefined;
     return withBeneath(session.contents, (beneath) => {
-      const file = fromZip ? { relative: seen.relative, path: fromZip, stats: fs.statSync(fromZip) } : seen.virtual ? { relative: seen.relative, path: '', stats: { isDirectory: () => true } as fs.Stats } : resolveExisting(beneath, input.path);
-      if (file.stats.isDirectory()) throw new ZipfsError('INVALID_INPUT', `Invalid argument path: ${quote(file.relative)} is a folder; list it with ls, or read a file inside it.`);
+      // A file on disk is reached again: what resolveSeen found was reached through folders it has closed.
+      const file = fromZip ? { relative: seen.relative, path: fromZip, stats: fs.statSync(fromZip) } : resolveExisting(beneath, input.path);
+      if (file.stats.isDirectory()) throw folder(file.relative);
       const byLines = input.start_line !== undefined || input.end_line !== undefined;
       if (byLines && (input.offset !== undefined || input.limit !== undefined)) {
         throw new ZipfsError('INVALID_INPUT', 'Invalid input for read: give lines (start_line, end_line) or bytes (offset, limit), not both.');

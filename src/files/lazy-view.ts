@@ -65,6 +65,17 @@ export class LazyView {
     return folder;
   }
 
+  /** The entries at `relative` and below it that are only in the zip (not extracted, nor deleted), in path order. */
+  indexesAt(relative: string): number[] {
+    const found: number[] = [];
+    const own = this.lazy.indexOf(relative);
+    if (own >= 0 && !this.tracked.has(own)) found.push(own);
+    this.lazy.forEachUnder(relative, (index) => {
+      if (!this.tracked.has(index)) found.push(index);
+    });
+    return found;
+  }
+
   private item(index: number): VirtualItem {
     const entry = this.lazy.directory.entry(index);
     const type = this.lazy.type(index);

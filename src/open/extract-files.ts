@@ -21,7 +21,18 @@ export interface FileTask {
 }
 
 /** Entries larger than this are streamed to disk in chunks; smaller ones are read whole (faster). */
-const STREAM_ABOVE_BYTES = 8 * 1024 * 1024;
+export const STREAM_ABOVE_BYTES = 8 * 1024 * 1024;
+
+/** An extracted file's mode: a link entry becomes a plain file holding its target (never a live link); others keep the archive's permission bits, always readable and writable by their owner. */
+export function extractedFileMode(symlink: boolean, unixMode: number | undefined): number {
+  return symlink ? 0o644 : ((unixMode ?? 0o644) & 0o777) | 0o600;
+}
+
+/** A file an entry cannot be created as on this file system (a name too long, not in its encoding): ZIP_INVALID naming the entry. */
+export function uncreatable(error: unknown, name: string, consequence: string): ZipfsError | undefined {
+  if (!isSystemError(error, 'ENAMETOOLONG', 'EILSEQ', 'EINVAL')) return undefined;
+  return new ZipfsError('ZIP_INVALID', `Entry ${quoted(name)} cannot be created on this file system (${(error as Error).message})${consequence}.`);
+}
 
 export async function writeFileTask(source: ZipSource, task: FileTask, root: string): Promise<void> {
   const { entry } = task;
@@ -31,16 +42,11 @@ export async function writeFileTask(source: ZipSource, task: FileTask, root: str
   }
   const streamed = entry.uncompressedSize > STREAM_ABOVE_BYTES;
   const data = streamed ? undefined : readEntryData(source, entry, span);
-  // A symlink entry becomes a regular file holding its target: never a live link.
-  const mode = task.symlink ? 0o644 : ((task.unixMode ?? 0o644) & 0o777) | 0o600;
   let fd: number;
   try {
-    fd = fs.openSync(path.join(root, task.path), 'wx', mode);
+    fd = fs.openSync(path.join(root, task.path), 'wx', extractedFileMode(task.symlink, task.unixMode));
   } catch (error) {
-    if (isSystemError(error, 'ENAMETOOLONG', 'EILSEQ', 'EINVAL')) {
-      throw new ZipfsError('ZIP_INVALID', `Entry ${quoted(entry.name)} cannot be created on this file system (${(error as Error).message}); the archive was not opened.`);
-    }
-    throw error;
+    throw uncreatable(error, entry.name, '; the archive was not opened') ?? error;
   }
   try {
     const write = (bytes: Uint8Array) => {

@@ -1,7 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { ZipfsError, diskFull, isSystemError, type ErrorCode } from '../errors.ts';
-import { humanBytes } from '../format/units.ts';
 import type { Limits } from '../limits.ts';
 import { FileSource, readCentralDirectory, type CentralDirectory, type ZipSource } from '../zip/index.ts';
 import { sessionPaths, workspacesDir } from '../session/data-dir.ts';
@@ -19,6 +18,7 @@ import { listSessions, loadSession, type Session } from '../session/session-stor
 import { createStaging, discardStaging, releaseStaging, removeDeadStaging } from './staging.ts';
 import { workerPath } from '../worker-path.ts';
 import { invocation, param } from '../message-marks.ts';
+import { assertRoomInWorkspaces } from '../session/workspace-room.ts';
 import { openLazy } from './open-lazy.ts';
 import type { SessionOwner } from '../session/owner.ts';
 import { claimName } from '../session/take-over.ts';
@@ -175,10 +175,7 @@ function assertRoomForSession(home: string, limits: Limits, adding: number): voi
   if (sessions.length >= limits.maxSessions) {
     throw new ZipfsError('LIMIT_EXCEEDED', `${sessions.length} sessions are open and the limit is ${limits.maxSessions}. Close some (${invocation('close', { session: 'NAME' })}), prune old ones (${invocation('prune', { stale: '7d' })}), or raise ZIPFS_MAX_SESSIONS.`);
   }
-  const used = sessions.reduce((sum, s) => sum + s.record.extracted_size_bytes, 0);
-  if (used + adding > limits.maxTotalBytes) {
-    throw new ZipfsError('LIMIT_EXCEEDED', `Workspaces hold ${humanBytes(used)} and this archive adds ${humanBytes(adding)}, over the ${humanBytes(limits.maxTotalBytes)} limit. Close or prune sessions, or raise ZIPFS_MAX_TOTAL_BYTES.`);
-  }
+  assertRoomInWorkspaces(home, limits, adding, 'this archive adds', sessions);
 }
 
 function assertDiskSpace(dir: string, needed: number): void {

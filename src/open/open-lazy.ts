@@ -33,8 +33,7 @@ export async function openLazy(request: OpenRequest, zipPath: string): Promise<S
     name = await inStaging(request, 0, (staging) => {
       fs.mkdirSync(path.join(staging, 'contents'));
       fs.writeFileSync(path.join(staging, CENTRAL_FILE), directory.region.subarray(0, directory.centralEnd - directory.centralStart));
-      const counts = { files: 0, dirs: lazy.folderCount(), bytes: 0, symlinks: [] as string[] };
-      for (let i = 0; i < lazy.count; i++) if (lazy.type(i) !== 'dir') counts.files++;
+      const counts = { files: lazy.fileCount(), dirs: lazy.folderCount(), bytes: 0, symlinks: [] };
       const record = { ...sessionRecord(zipPath, fingerprintSource(source, directory, zipPath), staging, counts, target.rules.caseInsensitive === true, request.owner), lazy: facts };
       return publish(request.home, staging, record, [], request.name);
     });
@@ -68,7 +67,11 @@ export function matchEntries(lazy: LazyEntries, patterns: readonly string[]): nu
     const before = chosen.length;
     const exact = lazy.indexOf(pattern);
     if (exact >= 0) chosen.push(exact);
-    if (pattern === '' || exact < 0 || lazy.type(exact) === 'dir') for (const index of lazy.under(pattern)) chosen.push(index);
+    if (pattern === '' || exact < 0 || lazy.type(exact) === 'dir') {
+      lazy.forEachUnder(pattern, (index) => {
+        chosen.push(index);
+      });
+    }
     if (chosen.length === before && /[*?[{]/.test(pattern)) {
       const glob = new Bun.Glob(pattern);
       const whole = pattern.includes('/');

@@ -9,7 +9,7 @@
  * overwritten, status compares it with the entry.
  */
 import fs from 'node:fs';
-import { ZipfsError, isSystemError } from '../errors.ts';
+import { ZipfsError } from '../errors.ts';
 import { humanBytes } from '../format/units.ts';
 import { quoted } from '../format/quote-name.ts';
 import type { Limits } from '../limits.ts';
@@ -17,11 +17,11 @@ import { Beneath } from '../files/beneath.ts';
 import { writeFully } from '../fd-io.ts';
 import type { LazyEntries } from './lazy-entries.ts';
 import { LazyReader, trackedIndexes } from './lazy-session.ts';
-import { readManifest, writeManifest, type EntryRecord } from './manifest.ts';
-import { listSessions, type Session } from './session-store.ts';
+import { listMore, readManifest, type EntryRecord } from './manifest.ts';
+import type { Session } from './session-store.ts';
+import { assertRoomInWorkspaces } from './workspace-room.ts';
+import { STREAM_ABOVE_BYTES, extractedFileMode, uncreatable } from '../open/extract-files.ts';
 
-/** Entries this large stream to disk; smaller ones are inflated whole (faster). */
-const STREAM_ABOVE_BYTES = 8 << 20;
 
 export interface Extracted {
   /** Entries written (files, links and folders). */
@@ -47,10 +47,7 @@ function assertWithinLimits(session: Session, lazy: LazyEntries, todo: number[],
   if (after > limits.maxExtractedBytes) {
     throw new ZipfsError('ZIP_BOMB_DETECTED', `Extracting these entries would make ${humanBytes(after)} extracted from this archive, over the limit of ${humanBytes(limits.maxExtractedBytes)}. Extract fewer, read them without extracting (read and grep reach every entry), or raise ZIPFS_MAX_EXTRACTED_BYTES if the archive is trusted.`);
   }
-  const others = listSessions(home).filter((s) => s.dir !== session.dir).reduce((sum, s) => sum + s.record.extracted_size_bytes, 0);
-  if (others + after > limits.maxTotalBytes) {
-    throw new ZipfsError('LIMIT_EXCEEDED', `Workspaces would hold ${humanBytes(others + after)}, over the ${humanBytes(limits.maxTotalBytes)} limit. Close or prune sessions, or raise ZIPFS_MAX_TOTAL_BYTES.`);
-  }
+  assertRoomInWorkspaces(home, limits, bytes, 'extracting these entries adds');
 }
 
 /**
@@ -63,11 +60,7 @@ export async function extractEntries(session: Session, lazy: LazyEntries, indexe
   const tracked = trackedIndexes(manifest);
   const todo = [...new Set(indexes)].filter((index) => !tracked.has(index) && lazy.paths[index] !== '');
   assertWithinLimits(session, lazy, todo, tracked.size, home, limits);
-  // In file order: the zip is read front to back.
-  const order = lazy.directory.byOffset();
-  const rank = new Map<number, number>();
-  if (todo.length > 1) for (let k = 0; k < order.length; k++) rank.set(order[k]!, k);
-  todo.sort((a, b) => (rank.get(a) ?? 0) - (rank.get(b) ?? 0));
+  todo.sort((a, b) => lazy.directory.localHeaderOffset(a) - lazy.directory.localHeaderOffset(b)); // in file order: the zip is read front to back
 
   const added: EntryRecord[] = [];
   const result: Extracted = { count: 0, bytes: 0, present: 0 };
@@ -104,21 +97,14 @@ export async function extractEntries(session: Session, lazy: LazyEntries, indexe
   } finally {
     beneath.close();
     reader.close();
-    if (added.length > 0) {
-      const entries = [...manifest.entries, ...added].sort((a, b) => a.index - b.index);
-      const next = `${session.manifest}.extract-${process.pid}.tmp`;
-      writeManifest(next, { ...manifest.session, extracted_size_bytes: manifest.session.extracted_size_bytes + result.bytes, symlinks: [...manifest.session.symlinks, ...symlinks] }, entries);
-      fs.renameSync(next, session.manifest);
-    }
+    if (added.length > 0) listMore(session, { ...manifest, session: { ...manifest.session, extracted_size_bytes: manifest.session.extracted_size_bytes + result.bytes, symlinks: [...manifest.session.symlinks, ...symlinks] } }, added);
   }
   return result;
 }
 
 /** One entry into a temporary beside its place, renamed there once whole: a reader never sees half of it. */
 async function writeEntry(reader: LazyReader, index: number, record: EntryRecord, temporary: string, target: string): Promise<fs.Stats> {
-  // A link entry becomes a file holding its target, never a live link (as open makes it).
-  const mode = record.type === 'symlink' || record.mode === null ? 0o644 : (record.mode & 0o777) | 0o600;
-  const fd = fs.openSync(temporary, 'wx', mode);
+  const fd = fs.openSync(temporary, 'wx', extractedFileMode(record.type === 'symlink', record.mode ?? undefined));
   try {
     try {
       if (record.size > STREAM_ABOVE_BYTES) await reader.stream(index, (chunk) => writeFully(fd, chunk));
@@ -131,8 +117,7 @@ async function writeEntry(reader: LazyReader, index: number, record: EntryRecord
     fs.renameSync(temporary, target);
   } catch (error) {
     fs.rmSync(temporary, { force: true });
-    if (isSystemError(error, 'ENAMETOOLONG', 'EILSEQ', 'EINVAL')) throw new ZipfsError('ZIP_INVALID', `Entry ${quoted(record.name)} cannot be created on this file system (${(error as Error).message}).`);
-    throw error;
+    throw uncreatable(error, record.name, '') ?? error;
   }
   return fs.lstatSync(target);
 }

@@ -6,27 +6,20 @@
  * read as deleted, as they read a file removed from an eager workspace.
  * Callers hold the session's lock.
  */
-import fs from 'node:fs';
 import { ZipfsError, quote } from '../errors.ts';
 import type { Limits } from '../limits.ts';
 import { param } from '../message-marks.ts';
 import { normaliseToolPath } from '../files/safe-path.ts';
 import { makeWorkspaceFolder } from '../files/make-folder.ts';
 import { extractEntries } from './extract-entries.ts';
-import { lazyEntries, trackedIndexes } from './lazy-session.ts';
-import { readManifest, writeManifest } from './manifest.ts';
+import { lazyEntries } from './lazy-session.ts';
+import { lazyView } from '../files/lazy-view.ts';
+import { listMore, readManifest } from './manifest.ts';
 import type { Session } from './session-store.ts';
 
 /** The entries only in the zip at `relative` and below it. */
 function onlyInZip(session: Session, relative: string): number[] {
-  const lazy = lazyEntries(session);
-  if (!lazy) return [];
-  const tracked = trackedIndexes(readManifest(session.manifest));
-  const found: number[] = [];
-  const own = lazy.indexOf(relative);
-  if (own >= 0 && !tracked.has(own)) found.push(own);
-  for (const index of lazy.under(relative)) if (!tracked.has(index)) found.push(index);
-  return found;
+  return lazyView(session)?.indexesAt(relative) ?? [];
 }
 
 /** Extracts what a change at each of `inputs` needs on disk (a file, or everything in a folder): nothing in an eager session. */
@@ -50,11 +43,7 @@ export function deleteFromZipOnly(session: Session, input: string, recursive: bo
   if (doomed.length === 0) return 0;
   const folder = doomed.some((index) => lazy.paths[index] !== relative);
   if (folder && !recursive) throw new ZipfsError('INVALID_INPUT', `${quote(relative)} is a folder that is not empty; pass ${param('recursive')} to delete it and everything in it.`);
-  const manifest = readManifest(session.manifest);
-  const entries = [...manifest.entries, ...doomed.map((index) => lazy.record(index))].sort((a, b) => a.index - b.index);
-  const next = `${session.manifest}.delete-${process.pid}.tmp`;
-  writeManifest(next, manifest.session, entries);
-  fs.renameSync(next, session.manifest);
+  listMore(session, readManifest(session.manifest), doomed.map((index) => lazy.record(index)));
   return doomed.length;
 }
 

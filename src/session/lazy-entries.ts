@@ -112,15 +112,6 @@ export class LazyEntries {
     }
   }
 
-  /** Indexes of every entry below folder `relative`, in path order. */
-  under(relative: string): number[] {
-    const found: number[] = [];
-    this.forEachUnder(relative, (index) => {
-      found.push(index);
-    });
-    return found;
-  }
-
   /** Whether any entry lies below folder `relative`, or is that folder: the archive has it. */
   hasFolder(relative: string): boolean {
     const index = this.indexOf(relative);
@@ -137,6 +128,13 @@ export class LazyEntries {
   storesFolders(): boolean {
     for (let i = 0; i < this.count; i++) if (this.typeCodes[i] === 1 && this.paths[i] !== '') return true;
     return false;
+  }
+
+  /** Entries that are files (or links), not folders. */
+  fileCount(): number {
+    let files = 0;
+    for (let i = 0; i < this.count; i++) if (this.typeCodes[i] !== 1) files++;
+    return files;
   }
 
   /** Folders the archive has, stored or implied by a path. */

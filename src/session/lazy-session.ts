@@ -10,8 +10,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ZipfsError, throwRefusal } from '../errors.ts';
 import type { Limits } from '../limits.ts';
-import { FileSource, entryLayoutFault, locateEntryData, openRefusal, readEntryData, streamEntryData, type EntryLocation, type ZipEntry } from '../zip/index.ts';
-import { planExtraction } from '../open/extraction-plan.ts';
+import { FileSource, assertReadable, entryLayoutFault, locateEntryData, openRefusal, readEntryData, streamEntryData, type EntryLocation, type ZipEntry } from '../zip/index.ts';
+import { DeclaredSizes } from '../open/extraction-plan.ts';
 import { param } from '../message-marks.ts';
 import { writeFully } from '../fd-io.ts';
 import { CENTRAL_FILE, loadLazyEntries, type LazyEntries } from './lazy-entries.ts';
@@ -83,8 +83,11 @@ export class LazyReader {
   check(index: number): ZipEntry {
     const entry = this.lazy.directory.entry(index);
     // An entry the folder cannot hold (lazy.unrepresentable) is read all the same: only extracting it is refused.
-    // Its size and ratio against open's limits, as one archive of one entry.
-    planExtraction({ entries: [entry], comment: '', commentBytes: new Uint8Array(0), baseOffset: 0, centralStart: 0, centralEnd: 0, zip64: false }, { ...this.limits, maxEntries: Infinity }, throwRefusal);
+    // Readable, and its size and ratio within open's limits, as an archive of this one entry would be.
+    assertReadable(entry);
+    const sizes = new DeclaredSizes(this.limits, throwRefusal, () => entry.name);
+    sizes.add(index, entry.uncompressedSize, entry.compressedSize);
+    sizes.finish();
     const fault = entryLayoutFault(this.source, entry, this.lazy.directory.rawEnds()[index]!, this.lazy.directory.centralStart);
     if (fault) throw openRefusal(fault);
     return entry;

@@ -137,6 +137,17 @@ export function writeManifest(manifestPath: string, session: SessionRecord, entr
   }
 }
 
+/**
+ * A lazy session's manifest listing `added` entries too (extracted, or deleted without being
+ * extracted), under `manifest.session`: written beside the old one and renamed over it, so a
+ * reader sees the old manifest or the new one.
+ */
+export function listMore(session: { manifest: string }, manifest: Manifest, added: EntryRecord[]): void {
+  const next = `${session.manifest}.${process.pid}.tmp`;
+  writeManifest(next, manifest.session, [...manifest.entries, ...added].sort((a, b) => a.index - b.index));
+  fs.renameSync(next, session.manifest);
+}
+
 /** A session record, or why the manifest holds none that this zipfs can use. */
 export type SessionHead = { record: SessionRecord; problem?: undefined } | { record?: undefined; problem: string };
 

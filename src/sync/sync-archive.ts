@@ -101,9 +101,7 @@ function checkLazyArchive(temporary: string, total: number, next: SessionRecord)
     throw new ZipfsError(error.code, `Sync stopped before replacing the zip, because zipfs open would refuse the new archive: ${error.message.replace(/;? ?the archive was (not opened|refused)\.?$/, '.')} The zip was left as it was.`);
   }
   const { lazy, facts } = checked;
-  let files = 0;
-  for (let i = 0; i < lazy.count; i++) if (lazy.type(i) !== 'dir') files++;
-  Object.assign(next, { lazy: facts, file_count: files, dir_count: lazy.folderCount() });
+  Object.assign(next, { lazy: facts, file_count: lazy.fileCount(), dir_count: lazy.folderCount() });
   return directory.region.subarray(0, directory.centralEnd - directory.centralStart);
 }
 

@@ -86,9 +86,7 @@ describe('the packed directory', () => {
         if (error instanceof ZipfsError) return; // refused at a lazy open: never counted
         throw error;
       }
-      let files = 0;
-      for (let i = 0; i < lazy.count; i++) if (lazy.type(i) !== 'dir') files++;
-      expect(countEntries(packed)).toEqual({ files, folders: lazy.folderCount() });
+      expect(countEntries(packed)).toEqual({ files: lazy.fileCount(), folders: lazy.folderCount() });
     } finally {
       source.close();
     }
