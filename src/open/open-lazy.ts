@@ -13,7 +13,7 @@ import path from 'node:path';
 import { ZipfsError, quote } from '../errors.ts';
 import { readPackedDirectory } from '../zip/index.ts';
 import { workspaceTarget } from './workspace-rules.ts';
-import { CENTRAL_FILE, lazyEntriesOf, type LazyEntries } from '../session/lazy-entries.ts';
+import { CENTRAL_FILE, countEntries, lazyEntriesOf, type LazyEntries } from '../session/lazy-entries.ts';
 import { fingerprintSource } from '../session/manifest.ts';
 import { loadSession, removeSession, type Session } from '../session/session-store.ts';
 import { extractEntries } from '../session/extract-entries.ts';
@@ -33,7 +33,8 @@ export async function openLazy(request: OpenRequest, zipPath: string): Promise<S
     name = await inStaging(request, 0, (staging) => {
       fs.mkdirSync(path.join(staging, 'contents'));
       fs.writeFileSync(path.join(staging, CENTRAL_FILE), directory.region.subarray(0, directory.centralEnd - directory.centralStart));
-      const counts = { files: lazy.fileCount(), dirs: lazy.folderCount(), bytes: 0, symlinks: [] };
+      const { files, folders } = countEntries(directory);
+      const counts = { files, dirs: folders, bytes: 0, symlinks: [] };
       const record = { ...sessionRecord(zipPath, fingerprintSource(source, directory, zipPath), staging, counts, target.rules.caseInsensitive === true, request.owner), lazy: facts };
       return publish(request.home, staging, record, [], request.name);
     });

@@ -24,5 +24,10 @@ export function workspaceTarget(home: string, create: boolean): WorkspaceTarget 
   // Where no probe can be made (not there yet, or not writable: open then fails making its folder), the
   // platform's default folders decide.
   const caseInsensitive = foldsCase(workspaces) ?? (process.platform === 'win32' || process.platform === 'darwin');
-  return { workspaces, rules: { caseInsensitive, windowsNames: process.platform === 'win32' } };
+  return { workspaces, rules: folderRules(caseInsensitive) };
+}
+
+/** The rules of a folder that does (or does not) fold case, on this platform: an open session's, from what its record says. */
+export function folderRules(caseInsensitive: boolean): FolderRules {
+  return { caseInsensitive, windowsNames: process.platform === 'win32' };
 }

@@ -130,28 +130,6 @@ export class LazyEntries {
     return false;
   }
 
-  /** Entries that are files (or links), not folders. */
-  fileCount(): number {
-    let files = 0;
-    for (let i = 0; i < this.count; i++) if (this.typeCodes[i] !== 1) files++;
-    return files;
-  }
-
-  /** Folders the archive has, stored or implied by a path. */
-  folderCount(): number {
-    const folders = new Set<string>();
-    let last = '';
-    for (let i = 0; i < this.count; i++) {
-      const own = this.paths[i]!;
-      if (this.typeCodes[i] === 1 && own !== '') folders.add(own);
-      const cut = own.lastIndexOf('/');
-      if (cut < 0 || inFolder(own, cut, last)) continue;
-      last = own.slice(0, cut);
-      addFoldersOf(own, folders);
-    }
-    return folders.size;
-  }
-
   private lowerBound(key: string): number {
     const order = this.sorted();
     let low = 0;

@@ -107,8 +107,9 @@ export class LazyReader {
 
   /** What a worker needs to read entry `index` itself, once checked here. */
   location(index: number): EntryLocation {
-    this.check(index);
-    return this.lazy.directory.location(index);
+    // Only what a worker needs: the parsed entry's name views and extra fields do not cross threads.
+    const { name, flags, method, compressedSize, uncompressedSize, crc32, localHeaderOffset } = this.check(index);
+    return { name, flags, method, compressedSize, uncompressedSize, crc32, localHeaderOffset };
   }
 
   close(): void {

@@ -10,9 +10,9 @@
  */
 import { ZipfsError } from '../errors.ts';
 import type { Limits } from '../limits.ts';
-import { DeclaredSizes, tooManyEntries } from '../open/extraction-plan.ts';
+import { DeclaredSizes, tooManyEntries, type FolderRules } from '../open/extraction-plan.ts';
 import { throwRefusal } from '../errors.ts';
-import { lazyEntriesOf } from '../session/lazy-entries.ts';
+import { lazyEntriesOf, type LazyFacts } from '../session/lazy-entries.ts';
 import type { Manifest } from '../session/manifest.ts';
 import type { PackedDirectory } from '../zip/index.ts';
 import type { WorkspaceDiff } from './workspace-diff.ts';
@@ -54,7 +54,28 @@ export function assertReopenable(directory: PackedDirectory, limits: Limits): vo
     for (let i = 0; i < directory.count; i++) if (lazy.type(i) !== 'dir') sizes.add(i, directory.uncompressedSize(i), directory.compressedSize(i));
     sizes.finish();
   } catch (error) {
-    if (!(error instanceof ZipfsError)) throw error;
-    throw new ZipfsError(error.code, `Sync stopped before replacing the zip, because zipfs open would refuse the new archive: ${error.message.replace(/;? ?the archive was (not opened|refused)\.?$/, '.')} (Limits apply to this sync and to later opens.) ${LEFT}`);
+    refusedByOpen(error, ' (Limits apply to this sync and to later opens.)');
   }
+}
+
+/**
+ * A lazy session's new archive as a lazy open would take it, and the facts its next session keeps.
+ * Where the folder folds case or takes Windows names, which entries it cannot hold is worked out
+ * again. Elsewhere the names were checked already (the copied ones at open, the new ones by the
+ * scan, unwritableName; a new path is never an entry's, as the scan takes that for the entry), and
+ * only the directory's place is left to note: no index of every path.
+ */
+export function lazyReopenFacts(directory: PackedDirectory, rules: FolderRules): LazyFacts {
+  if (!rules.caseInsensitive && !rules.windowsNames) return { entries: directory.count, base_offset: directory.baseOffset, central_start: directory.centralStart };
+  try {
+    return lazyEntriesOf(directory, rules).facts;
+  } catch (error) {
+    refusedByOpen(error, '');
+  }
+}
+
+/** Open's refusal of the archive a sync wrote, said as the sync's: nothing replaced the zip. */
+function refusedByOpen(error: unknown, note: string): never {
+  if (!(error instanceof ZipfsError)) throw error;
+  throw new ZipfsError(error.code, `Sync stopped before replacing the zip, because zipfs open would refuse the new archive: ${error.message.replace(/;? ?the archive was (not opened|refused)\.?$/, '.')}${note} ${LEFT}`);
 }

@@ -28,7 +28,8 @@ import { describeZipChanges, entryChanged, readCurrentZip, zipChangesSince } fro
 import { planMerge, type MergePlan, type Step } from './merge-plan.ts';
 import { takeZipSide } from './merge-apply.ts';
 import { removeEmptiedFolders } from './emptied-folders.ts';
-import { assertReopenable, assertWithinOpenLimits } from './reopen-check.ts';
+import { assertReopenable, assertWithinOpenLimits, lazyReopenFacts } from './reopen-check.ts';
+import { folderRules } from '../open/workspace-rules.ts';
 import type { Limits } from '../limits.ts';
 import { withZipLock, type LockWait } from '../session/lock.ts';
 import { unsupportedFile } from '../files/regular-file.ts';
@@ -84,24 +85,9 @@ function nextCentralPath(session: Session): string {
  */
 function checkLazyArchive(temporary: string, total: number, next: SessionRecord): Uint8Array {
   const directory = verifyWritten(temporary, total); // every entry's headers and place, overlaps included
-  const rules = { caseInsensitive: next.case_insensitive === true, windowsNames: process.platform === 'win32' };
-  if (!rules.caseInsensitive && !rules.windowsNames) {
-    // Names were checked already: the copied ones at open, the new ones by the scan (unwritableName), and a new
-    // path is never an entry's (the scan takes it as that entry). Only the counts are left: no index of every path.
-    const { files, folders } = countEntries(directory);
-    Object.assign(next, { lazy: { entries: directory.count, base_offset: directory.baseOffset, central_start: directory.centralStart }, file_count: files, dir_count: folders });
-    return directory.region.subarray(0, directory.centralEnd - directory.centralStart);
-  }
-  // Where the folder folds case or takes Windows names, which entries it cannot hold is worked out again.
-  let checked;
-  try {
-    checked = lazyEntriesOf(directory, rules);
-  } catch (error) {
-    if (!(error instanceof ZipfsError)) throw error;
-    throw new ZipfsError(error.code, `Sync stopped before replacing the zip, because zipfs open would refuse the new archive: ${error.message.replace(/;? ?the archive was (not opened|refused)\.?$/, '.')} The zip was left as it was.`);
-  }
-  const { lazy, facts } = checked;
-  Object.assign(next, { lazy: facts, file_count: lazy.fileCount(), dir_count: lazy.folderCount() });
+  const lazy = lazyReopenFacts(directory, folderRules(next.case_insensitive === true));
+  const { files, folders } = countEntries(directory);
+  Object.assign(next, { lazy, file_count: files, dir_count: folders });
   return directory.region.subarray(0, directory.centralEnd - directory.centralStart);
 }
 
@@ -313,7 +299,7 @@ function mergePlanFor(request: SyncRequest, { manifest, diff }: MergeSides): Mer
   try {
     const directory = readCentralDirectory(source);
     // A lazy session's zip is checked as a lazy open checks it: its limits are on what is extracted.
-    if (manifest.session.lazy) lazyEntriesOf(readPackedDirectory(source), { caseInsensitive: manifest.session.case_insensitive === true, windowsNames: process.platform === 'win32' });
+    if (manifest.session.lazy) lazyEntriesOf(readPackedDirectory(source), folderRules(manifest.session.case_insensitive === true));
     else planExtraction(directory, request.limits);
     checkLayout(source, directory);
     return withBeneath(request.session.contents, (beneath) => planMerge(manifest, diff, directory.entries, (relative) => addedCrc(beneath, relative)));

@@ -8,7 +8,7 @@
 import { ByteReader } from './bytes.ts';
 import { CENTRAL_HEADER_LENGTH, HOST_MACOS, HOST_UNIX, SIG_CENTRAL_HEADER, UINT32_MAX } from './constants.ts';
 import { invalid, parseCentralRecord } from './central-record.ts';
-import type { EntryLocation, ZipEntry } from './types.ts';
+import type { ZipEntry } from './types.ts';
 
 export interface PackedFacts {
   /** Bytes before the archive proper (a self-extractor stub): added to every stored offset. */
@@ -87,12 +87,6 @@ export class PackedDirectory {
   localHeaderOffset(index: number): number {
     const stored = this.reader.u32(this.starts[index]! + 42);
     return stored === UINT32_MAX ? this.entry(index).localHeaderOffset : this.baseOffset + stored;
-  }
-
-  /** What reading entry `index`'s data needs, without the rest of its record. */
-  location(index: number): EntryLocation {
-    const { name, flags, method, compressedSize, uncompressedSize, crc32, localHeaderOffset } = this.entry(index);
-    return { name, flags, method, compressedSize, uncompressedSize, crc32, localHeaderOffset };
   }
 
   /**
