@@ -28,7 +28,7 @@ import { describeZipChanges, entryChanged, readCurrentZip, zipChangesSince } fro
 import { planMerge, type MergePlan, type Step } from './merge-plan.ts';
 import { takeZipSide } from './merge-apply.ts';
 import { checkTakenData, readZipNow, workspacesOf } from './zip-now.ts';
-import { assertSameZip, fileVersion } from './zip-identity.ts';
+import { fileVersion, replacedDuringMerge } from './zip-identity.ts';
 import { removeEmptiedFolders } from './emptied-folders.ts';
 import { assertReopenable, assertWithinOpenLimits, lazyReopenFacts } from './reopen-check.ts';
 import { folderRules } from '../open/workspace-rules.ts';
@@ -268,6 +268,8 @@ async function writeBack(request: SyncRequest, manifest: Manifest, diff: Workspa
     removeEmptiedFolders(session.contents, moved, next.entries);
     return { synced: true, backup_path: backup, ...counts };
   } catch (error) {
+    // Before the rename (the temporary is still there), a merge's zip that is no longer the plan's is what failed: a conflict.
+    const replaced = plan !== undefined && fs.existsSync(temporary) && fileVersion(target) !== plan.version;
     fs.rmSync(temporary, { force: true });
     keepOnExit(temporary);
     if (draft) {
@@ -276,7 +278,7 @@ async function writeBack(request: SyncRequest, manifest: Manifest, diff: Workspa
     }
     fs.rmSync(nextManifestPath(session), { force: true });
     fs.rmSync(nextCentralPath(session), { force: true });
-    if (plan) assertSameZip(target, plan.version); // what failed was reading a zip that is no longer the plan's
+    if (replaced) throw replacedDuringMerge(target);
     if (error instanceof ZipfsError && !vanished(error)) throw error;
     if (vanished(error)) {
       throw new ZipfsError('SYNC_FAILED', `A file of the workspace vanished while sync was reading it (${showPathsOf(error as Error).message}); the source zip was left unchanged. Sync again once nothing else is changing the workspace.`);
