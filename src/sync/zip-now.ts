@@ -6,15 +6,15 @@
  * open's checks in a lazy session), and its entries are placed at the paths
  * open gives them. What the merge takes from it into the workspace is read
  * and checked (CRC-32, sizes) before anything is written, as open checks
- * what it extracts. Its identity is noted, so that a zip replaced while the
+ * what it extracts (in a lazy session, with open's size limits too). Its identity is noted, so that a zip replaced while the
  * merge runs is a conflict, not a mixed archive.
  */
 import path from 'node:path';
-import { ZipfsError } from '../errors.ts';
+import { ZipfsError, throwRefusal } from '../errors.ts';
 import type { Limits } from '../limits.ts';
 import { param } from '../message-marks.ts';
 import { checkArchive } from '../open/archive-checks.ts';
-import type { FolderRules } from '../open/extraction-plan.ts';
+import { DeclaredSizes, type FolderRules } from '../open/extraction-plan.ts';
 import { lazyEntriesOf } from '../session/lazy-entries.ts';
 import { FileSource, layoutFaults, locateEntryData, openRefusal, readCentralDirectory, readPackedDirectory, streamEntryData } from '../zip/index.ts';
 import type { Step } from './merge-plan.ts';
@@ -71,12 +71,16 @@ export function readZipNow(request: ZipNowRequest): ZipNow {
 export async function checkTakenData(request: ZipNowRequest, steps: readonly Step[], version: string | undefined, onDisk?: (relative: string) => boolean): Promise<void> {
   const { zipPath } = request;
   try {
+    const taken = steps.filter((step) => step.kind === 'zip' && !step.quiet && step.type !== 'dir' && (!onDisk || onDisk(step.path))) as Extract<Step, { kind: 'zip' }>[];
+    // A lazy open checked no sizes: what it takes is held to open's limits as an extraction is (an eager zip's all were, by checkArchive).
+    if (request.lazy) {
+      const sizes = new DeclaredSizes(request.limits, throwRefusal, (at) => taken[at]!.entry.name);
+      taken.forEach((step, at) => sizes.add(at, step.entry.uncompressedSize, step.entry.compressedSize));
+      sizes.finish();
+    }
     const source = new FileSource(zipPath);
     try {
-      for (const step of steps) {
-        if (step.kind !== 'zip' || step.quiet || step.type === 'dir' || (onDisk && !onDisk(step.path))) continue;
-        await streamEntryData(source, step.entry, locateEntryData(source, step.entry), () => {});
-      }
+      for (const { entry } of taken) await streamEntryData(source, entry, locateEntryData(source, entry), () => {});
     } finally {
       source.close();
     }

@@ -152,6 +152,23 @@ describe('the zip side passes the checks open makes, eager and lazy, dry run or 
   }
 });
 
+describe('the size limits open applies', () => {
+  for (const lazy of [false, true]) {
+    it(`hold for what the merge takes from the zip${lazy ? ' (lazy session: the entry it has on disk)' : ''}: ZIP_BOMB_DETECTED`, () => {
+      const env = { ZIPFS_RATIO_FLOOR_BYTES: '1000' }; // a small bomb does
+      const { zip, root } = openZip([{ name: 'a.txt', data: 'a\n' }, { name: 'o.txt', data: 'o\n' }], lazy);
+      if (lazy) expect(box.run(['extract', 'a.txt']).code).toBe(0);
+      fs.writeFileSync(path.join(root, 'o.txt'), 'ours\n');
+      fs.writeFileSync(zip, rawZip([{ name: 'a.txt', data: Buffer.alloc(400_000) }, { name: 'o.txt', data: 'o\n' }]));
+      for (const args of [['sync', '--merge', '--dry-run', '--json'], ['sync', '--merge', '--json']]) {
+        const error = box.run(args, { env }).json.error;
+        expect(error.code).toBe('ZIP_BOMB_DETECTED');
+      }
+      expect(fs.readFileSync(path.join(root, 'a.txt'), 'utf8')).toBe('a\n');
+    });
+  }
+});
+
 describe('merge codes', () => {
   for (const [lazy, folders] of [[false, true], [true, true], [false, false], [true, false]]) {
     it(`a file on one side where the other needs a folder is CONFLICT_DETECTED, both ways${lazy ? ' (lazy session)' : ''}${folders ? '' : ' (no folder entries)'}`, () => {
