@@ -6,13 +6,14 @@
  * change made on the zip's side only is taken, the same change on both sides
  * is none, and a zip replaced while the merge runs is a conflict to merge again.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'bun:test';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'bun:test';
 import fs from 'node:fs';
 import path from 'node:path';
 import { runZipfs, sandbox, writeZip } from '../helpers/cli.ts';
 import { rawZip, type RawEntry } from '../helpers/raw-zip.ts';
 import { call, connect } from '../helpers/mcp-client.ts';
 import { rawEntries } from '../helpers/zip-compare.ts';
+import { casefoldAvailable, mountCasefold, type CasefoldMount } from '../helpers/casefold-mount.ts';
 
 let box: ReturnType<typeof sandbox>;
 beforeEach(() => {
@@ -301,5 +302,45 @@ describe('a zip replaced while a merge runs', () => {
     // The workspace is the new zip: its big.bin is the zip's, byte for byte, and status is clean.
     expect(rawEntries(zip).entries.get('big.bin')!.content.equals(fs.readFileSync(path.join(root, 'big.bin')))).toBe(true);
     expect(box.run(['status', '--json']).json).toMatchObject({ modified: [], added: [], deleted: [] });
+  });
+});
+
+describe('in a workspace folder that does not tell case apart (casefold-fs)', () => {
+  const available = casefoldAvailable();
+  let mount: CasefoldMount | undefined;
+  beforeAll(async () => {
+    if (!available.skip) mount = await mountCasefold();
+  });
+  afterAll(() => mount?.unmount());
+  /** A zip and a data folder on the mount, opened. */
+  const openOnMount = (entries: RawEntry[]) => {
+    const dir = fs.mkdtempSync(path.join(mount!.path, 't-'));
+    const env = { ZIPFS_HOME: path.join(dir, 'home') };
+    const zip = path.join(dir, 'app.zip');
+    fs.writeFileSync(zip, rawZip(entries));
+    const root = runZipfs(['open', zip, '--json'], { env }).json.workspace_path;
+    return { zip, root, run: (args: string[]) => runZipfs(args, { env }) };
+  };
+
+  it.skipIf(available.skip)(`two spellings of one path, one from each side, are CONFLICT_DETECTED, not one written over the other${available.why}`, () => {
+    const { zip, root, run } = openOnMount([{ name: 'a.txt', data: 'a\n' }]);
+    fs.writeFileSync(path.join(root, 'readme.md'), 'ours\n');
+    fs.writeFileSync(zip, rawZip([{ name: 'a.txt', data: 'a\n' }, { name: 'README.md', data: 'theirs\n' }]));
+    const before = fs.readFileSync(zip);
+    const error = run(['sync', '--merge', '--json']).json.error;
+    expect(error.code).toBe('CONFLICT_DETECTED');
+    expect(error.message).toContain('"README.md" (zip: a file, workspace: a file "readme.md")');
+    expect(fs.readFileSync(zip).equals(before)).toBe(true);
+    expect(fs.readFileSync(path.join(root, 'readme.md'), 'utf8')).toBe('ours\n');
+  });
+
+  it.skipIf(available.skip)(`a folder the other writer respelled in another case keeps its files${available.why}`, () => {
+    const { zip, root, run } = openOnMount([{ name: 'a.txt', data: 'a\n' }, { name: 'Docs/', data: '' }, { name: 'Docs/b.txt', data: 'b\n' }]);
+    fs.writeFileSync(path.join(root, 'a.txt'), 'ours\n');
+    fs.writeFileSync(zip, rawZip([{ name: 'a.txt', data: 'a\n' }, { name: 'docs/', data: '' }, { name: 'docs/b.txt', data: 'b\n' }]));
+    expect(run(['sync', '--merge', '--json']).json).toMatchObject({ synced: true, files_modified: 1 });
+    expect(fs.readFileSync(path.join(root, 'docs/b.txt'), 'utf8')).toBe('b\n');
+    expect(run(['status', '--json']).json).toMatchObject({ modified: [], added: [], deleted: [] });
+    expect(rawEntries(zip).order).toStrictEqual(['a.txt', 'docs/', 'docs/b.txt']);
   });
 });
