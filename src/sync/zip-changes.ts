@@ -38,7 +38,7 @@ export type ZipSideChange =
   | { kind: 'added'; now: PlacedEntry }
   | { kind: 'deleted'; record: EntryRecord };
 
-/** Whether an entry's content differs between a manifest record and an entry of a zip (same name). */
+/** Whether an entry's content differs between a manifest record and an entry of a zip (one path). */
 export function entryChanged(record: EntryRecord, entry: ZipEntry): boolean {
   return record.crc32 !== entry.crc32 || record.size !== entry.uncompressedSize || record.method !== entry.method;
 }
