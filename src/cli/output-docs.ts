@@ -136,7 +136,7 @@ export const OUTPUT_DOCS: Record<string, Record<string, string>> = {
     'unsupported[].path': 'The path.',
     'unsupported[].reason': 'Why, and how to fix it.',
     total: 'All changed paths, when the answer is paged.',
-    zip_changed: 'Changes another writer made to the zip since this session\'s base, as "A name", "M name", "D name": sync --merge takes them in.',
+    zip_changed: 'Changes another writer made to the zip since this session\'s base, by path (as open places entries), as "A path", "M path", "D path": sync --merge takes them in.',
     next_offset: 'The offset of the next page; absent on the last page.',
   },
   diff: {
@@ -160,7 +160,7 @@ export const OUTPUT_DOCS: Record<string, Record<string, string>> = {
     files_added: 'Entries added.',
     files_deleted: 'Entries removed.',
     files_renamed: 'Entries renamed, kept in their place in the zip.',
-    from_zip: 'With merge: the other writer\'s changes taken in, as "A path", "M path", "D path".',
+    from_zip: 'With merge: the other writer\'s changes taken in, as status listed them ("A path", "M path", "D path"); a change both sides made is counted here only.',
   },
   close: {
     closed: 'Always true.',

@@ -3,7 +3,7 @@ import { defineCommand } from '../command.ts';
 import { plural } from '../format/units.ts';
 import { lockedByOther } from '../session/lock.ts';
 import { readManifest, type Manifest } from '../session/manifest.ts';
-import { zipChangesSince } from '../sync/zip-changes.ts';
+import { changeLines, zipChangesSince } from '../sync/zip-changes.ts';
 import { wholeBase } from '../session/lazy-session.ts';
 import { resolveSession } from '../session/resolve-session.ts';
 import { isNewArchive, recoverInterruptedSync, sourceState } from '../sync/sync-archive.ts';
@@ -32,7 +32,7 @@ function zipBehind(manifest: Manifest, dir: string): string[] | undefined {
   if (state !== 'changed' || isNewArchive(manifest.session)) return undefined;
   const changes = zipChangesSince(wholeBase(manifest, dir), manifest.session.source_path);
   if (!changes) return [];
-  const all = [...changes.added.map((name) => `A ${name}`), ...changes.modified.map((name) => `M ${name}`), ...changes.deleted.map((name) => `D ${name}`)];
+  const all = changeLines(changes);
   return all.length > MAX_ZIP_CHANGES ? [...all.slice(0, MAX_ZIP_CHANGES), `... and ${all.length - MAX_ZIP_CHANGES} more`] : all;
 }
 

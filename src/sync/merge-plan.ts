@@ -1,11 +1,16 @@
 /**
  * A three-way merge of whole entries. Three sides are known at sync: the
  * base (the manifest: the zip as this session last saw it), the zip now
- * (another session, agent or program wrote it), and the workspace. An entry
- * changed on one side only takes that side; one changed on both sides is a
- * conflict, named with what each side did, unless both made it the same.
- * Entries are merged whole, never line by line (DESIGN.md, "Sync"), as git
- * merges trees before it merges files.
+ * (another session, agent or program wrote it), and the workspace. Entries
+ * are matched by the workspace path open gives them (zip-changes.ts), never
+ * by raw name. An entry changed on one side only takes that side; one
+ * changed on both sides is a conflict, named with what each side did, unless
+ * both made the same change (the same bytes added, modified or renamed to,
+ * or both deleted it). A file turned into a folder (or back) is its deletion
+ * and an addition. Two sides that would leave a file where the other needs a
+ * folder (or, in a folder that does not tell case apart, two spellings of one
+ * path) conflict too (merge-clashes.ts). Entries are merged whole, never line
+ * by line (DESIGN.md, "Sync"), as git merges trees before it merges files.
  *
  * The new archive follows the zip's current order: entries the zip kept as
  * they were are written as a plain sync writes them (copied raw, or from the
@@ -15,99 +20,150 @@
  */
 import { ZipfsError } from '../errors.ts';
 import { quoted } from '../format/quote-name.ts';
-import { entryPath } from '../open/entry-paths.ts';
-import type { ItemType } from '../open/extraction-plan.ts';
-import type { EntryRecord, Manifest } from '../session/manifest.ts';
+import { foldersOf, type ItemType } from '../open/extraction-plan.ts';
+import type { EntryRecord } from '../session/manifest.ts';
 import type { ZipEntry } from '../zip/index.ts';
 import type { WorkspaceDiff } from './workspace-diff.ts';
-import { entryChanged } from './zip-changes.ts';
+import { changeLines, changeLists, zipSideChanges, type PlacedEntry } from './zip-changes.ts';
+import { layoutClashes, type Conflict, type MergedItem } from './merge-clashes.ts';
 
-/** One entry of the new archive, in its order. */
-export type Step = { kind: 'base'; record: EntryRecord } | { kind: 'zip'; entry: ZipEntry; path: string; type: ItemType };
+/**
+ * One entry of the new archive, in its order. `quiet`: the zip's entry is the base's under
+ * another spelling of its name (`d\b.txt` for `d/b.txt`), so the workspace has it already.
+ */
+export type Step = { kind: 'base'; record: EntryRecord } | { kind: 'zip'; entry: ZipEntry; path: string; type: ItemType; quiet?: true };
 
 export interface MergePlan {
   steps: Step[];
-  /** What the zip's side brings, as status shows it: `A path`, `M path`, `D path`. */
+  /** The zip's side, as status's zip_changed shows it: `A path`, `M path`, `D path`. */
   fromZip: string[];
   /** Base entries the zip deleted and the workspace left alone: removed from the workspace after the sync. */
   zipDeleted: EntryRecord[];
   /** Workspace additions the zip made too, with the same bytes: written once, from the zip. */
   sameAdditions: Set<string>;
+  /** How many of the workspace's changes the zip made too: counted once, in fromZip. */
+  same: { added: number; modified: number; deleted: number; renamed: number };
+  /** The zip's identity when the plan was read (zip-now.ts): a zip replaced since is a conflict. */
+  version?: string;
 }
 
-type Side = 'added' | 'modified' | 'deleted' | 'renamed';
-
-
-function typeOf(entry: ZipEntry, isDirectory: boolean): ItemType {
-  return isDirectory || entry.isDirectory ? 'dir' : entry.isSymlink ? 'symlink' : 'file';
+export interface MergeInput {
+  /** The base's entries (a lazy session's whole base). */
+  base: readonly EntryRecord[];
+  diff: WorkspaceDiff;
+  /** The zip now, placed and checked as open checks it (zip-now.ts). */
+  now: readonly PlacedEntry[];
+  /** A workspace file's CRC-32, to tell the same change made on both sides from two different ones. */
+  crcOf: (relative: string) => number | undefined;
+  /** The workspace's folder does not tell case apart: two spellings of one path are one file there. */
+  caseInsensitive?: boolean;
 }
 
-/**
- * The merge of the workspace's changes (`diff`) and the zip's (`current`, against `manifest`), or
- * CONFLICT_DETECTED naming every path changed on both sides. `crcOf` reads a workspace file's
- * CRC-32, to tell the same change made on both sides from two different ones.
- */
-export function planMerge(manifest: Manifest, diff: WorkspaceDiff, current: readonly ZipEntry[], crcOf: (relative: string) => number | undefined): MergePlan {
-  const base = new Map(manifest.entries.map((record) => [record.name, record]));
+/** The merge of the workspace's changes and the zip's, or CONFLICT_DETECTED naming every path changed on both sides. */
+export function planMerge({ base, diff, now, crcOf, caseInsensitive = false }: MergeInput): MergePlan {
   const additions = new Map(diff.additions.map((addition) => [addition.path, addition.observed]));
-  const renamedTo = new Set(diff.renames.values());
+  const renamedFrom = new Map<string, number>(); // rename target -> the base entry's index
+  for (const [index, to] of diff.renames) renamedFrom.set(to, index);
   const steps: Step[] = [];
-  const fromZip: string[] = [];
-  const sameAdditions = new Set<string>();
-  const conflicts: { path: string; zip: Side; workspace: Side }[] = [];
-  const sameBytes = (relative: string, entry: ZipEntry) => additions.get(relative)?.kind !== 'dir' && crcOf(relative) === entry.crc32;
-
-  for (const entry of current) {
-    const was = base.get(entry.name);
-    if (!was) {
-      const place = entryPath(entry.name); // a name open refuses was refused before the plan (the zip is checked as open checks it)
-      const path = place.path;
-      const type = typeOf(entry, place.isDirectory);
-      if (additions.has(path) && !(type === 'dir' ? additions.get(path)!.kind === 'dir' : sameBytes(path, entry))) conflicts.push({ path, zip: 'added', workspace: 'added' });
-      else if (renamedTo.has(path)) conflicts.push({ path, zip: 'added', workspace: 'renamed' });
-      else {
-        if (additions.has(path)) sameAdditions.add(path);
-        steps.push({ kind: 'zip', entry, path, type });
-        fromZip.push(`A ${path}${type === 'dir' ? '/' : ''}`);
-      }
-      continue;
-    }
-    if (!entryChanged(was, entry)) {
-      steps.push({ kind: 'base', record: was });
-      continue;
-    }
-    const state = diff.states.get(was.index);
-    if (state === 'unchanged' || (state === 'modified' && sameBytes(was.path, entry))) {
-      steps.push({ kind: 'zip', entry, path: was.path, type: was.type });
-      fromZip.push(`M ${was.path}`);
-    } else {
-      conflicts.push({ path: was.path, zip: 'modified', workspace: state === 'deleted' ? 'deleted' : state === 'renamed' ? 'renamed' : 'modified' });
-    }
-  }
-
-  const present = new Set(current.map((entry) => entry.name));
   const zipDeleted: EntryRecord[] = [];
-  for (const record of manifest.entries) {
-    if (present.has(record.name)) continue;
-    const state = diff.states.get(record.index);
-    if (state === 'unchanged') {
-      zipDeleted.push(record);
-      fromZip.push(`D ${record.path}${record.type === 'dir' ? '/' : ''}`);
-    } else if (state !== 'deleted') {
-      conflicts.push({ path: record.path, zip: 'deleted', workspace: state === 'renamed' ? 'renamed' : 'modified' });
+  const sameAdditions = new Set<string>();
+  const sameRenames = new Set<number>(); // base entries both sides moved to one path with the same bytes
+  const same = { added: 0, modified: 0, deleted: 0, renamed: 0 };
+  const conflicts: Conflict[] = [];
+  const conflict = (path: string, zip: string, workspace: string) => conflicts.push({ path, zip, workspace });
+  // The workspace's file at `relative` holds the entry's bytes (a folder holds none: the same kind is enough).
+  const sameBytes = (relative: string, { entry, type }: PlacedEntry) => {
+    const observed = diff.observed.get(relative);
+    if (!observed || (observed.kind === 'dir') !== (type === 'dir')) return false;
+    return type === 'dir' || (observed.size === entry.uncompressedSize && crcOf(relative) === entry.crc32);
+  };
+  const changes = zipSideChanges(base, now);
+  // What the zip has at a path where it deleted a base entry (a file made a folder, or back): named in that conflict.
+  let zipTypes: Map<string, ItemType> | undefined; // made for a conflict only
+  let zipFolders: Set<string> | undefined;
+  const zipHas = (relative: string): ItemType | undefined =>
+    (zipTypes ??= new Map(now.map((placed) => [placed.path, placed.type]))).get(relative) ?? ((zipFolders ??= foldersOf(now)).has(relative) ? 'dir' : undefined);
+  const kindOf = (type: ItemType | 'special') => (type === 'dir' ? 'a folder' : 'a file');
+
+  for (const change of changes) {
+    if (change.kind === 'kept') {
+      const { record, now: placed } = change;
+      // Respelled only, and unchanged here: the zip's entry, copied raw with its name; the workspace has it already.
+      if (placed.entry.name !== record.name && diff.states.get(record.index) === 'unchanged') steps.push({ kind: 'zip', ...placed, quiet: true });
+      else steps.push({ kind: 'base', record });
+    } else if (change.kind === 'modified') {
+      const { record, now: placed } = change;
+      const state = diff.states.get(record.index);
+      if (state === 'unchanged' || (state === 'modified' && sameBytes(record.path, placed))) {
+        if (state === 'modified') same.modified++;
+        steps.push({ kind: 'zip', ...placed });
+      } else {
+        conflict(record.path, 'modified', state === 'deleted' ? 'deleted' : state === 'renamed' ? 'renamed' : 'modified');
+      }
+    } else if (change.kind === 'added') {
+      const { now: placed } = change;
+      const addedHere = additions.has(placed.path);
+      const movedHere = renamedFrom.get(placed.path);
+      if (addedHere || movedHere !== undefined) {
+        if (!sameBytes(placed.path, placed)) {
+          const here = diff.observed.get(placed.path)?.kind;
+          // A file against a folder at one path: said so.
+          const kinds = here !== undefined && (here === 'dir') !== (placed.type === 'dir') ? [` ${kindOf(placed.type)}`, ` ${kindOf(here)}`] : ['', ''];
+          conflict(placed.path, `added${kinds[0]}`, `${addedHere ? 'added' : 'renamed'}${kinds[1]}`);
+          continue;
+        }
+        if (addedHere) {
+          sameAdditions.add(placed.path);
+          same.added++;
+        } else sameRenames.add(movedHere!);
+      }
+      steps.push({ kind: 'zip', ...placed });
+    } else {
+      const { record } = change;
+      const state = diff.states.get(record.index);
+      const became = state === 'unchanged' || state === 'deleted' ? undefined : zipHas(record.path);
+      const zipSide = became === undefined ? 'deleted' : `made it ${kindOf(became)}`;
+      if (state === 'unchanged') zipDeleted.push(record);
+      else if (state === 'deleted') same.deleted++;
+      else if (state === 'renamed' && sameRenames.has(record.index)) same.renamed++;
+      else conflict(record.path, zipSide, state === 'renamed' ? 'renamed' : 'modified');
     }
   }
+  // A rename both sides made, where the zip kept a copy of the old entry: the workspace moved it away, so it goes.
+  const plannedSteps = sameRenames.size === 0 ? steps : steps.filter((step) => step.kind !== 'base' || !sameRenames.has(step.record.index));
 
-  if (conflicts.length > 0) {
-    const shown = conflicts.slice(0, 10).map((c) => `${quoted(c.path)} (zip: ${c.zip}, workspace: ${c.workspace})`);
-    const more = conflicts.length > 10 ? `, and ${conflicts.length - 10} more` : '';
-    throw new ZipfsError(
-      'CONFLICT_DETECTED',
-      `${conflicts.length === 1 ? 'An entry was' : `${conflicts.length} entries were`} changed both in the zip (by another writer) and in this workspace: ${shown.join('; ')}${more}. Nothing was written. Make each side agree (take the zip's version into the workspace, or undo it there), then merge again; or sync with force to keep the workspace's version of everything.`,
-    );
+  conflicts.push(...layoutClashes(mergedItems(plannedSteps, diff, sameAdditions), caseInsensitive));
+  if (conflicts.length > 0) throw conflictError(conflicts);
+  return { steps: plannedSteps, fromZip: changeLines(changeLists(changes)), zipDeleted, sameAdditions, same };
+}
+
+/** What the new archive would hold, each with the side it comes from, for the clash check. */
+function mergedItems(steps: readonly Step[], diff: WorkspaceDiff, sameAdditions: ReadonlySet<string>): MergedItem[] {
+  const items: MergedItem[] = [];
+  for (const step of steps) {
+    if (step.kind === 'zip') {
+      items.push({ path: step.path, type: step.type, origin: step.quiet ? 'both' : 'zip' });
+      continue;
+    }
+    const state = diff.states.get(step.record.index);
+    if (state === 'deleted') continue;
+    items.push({ path: diff.renames.get(step.record.index) ?? step.record.path, type: step.record.type, origin: state === 'unchanged' ? 'both' : 'workspace' });
   }
-  // As status lists the zip's side: added, modified, deleted, each in path order.
-  const rank = { A: 0, M: 1, D: 2 } as Record<string, number>;
-  fromZip.sort((a, b) => rank[a[0]!]! - rank[b[0]!]! || (a < b ? -1 : a > b ? 1 : 0));
-  return { steps, fromZip, zipDeleted, sameAdditions };
+  for (const { path, observed } of diff.additions) {
+    if (sameAdditions.has(path) || observed.kind === 'special') continue;
+    items.push({ path, type: observed.kind, origin: 'workspace' });
+  }
+  return items;
+}
+
+function conflictError(found: readonly Conflict[]): ZipfsError {
+  const byPath = new Map<string, Conflict>();
+  for (const c of found) if (!byPath.has(c.path)) byPath.set(c.path, c);
+  const conflicts = [...byPath.values()];
+  const shown = conflicts.slice(0, 10).map((c) => `${quoted(c.path)} (zip: ${c.zip}, workspace: ${c.workspace})`);
+  const more = conflicts.length > 10 ? `, and ${conflicts.length - 10} more` : '';
+  return new ZipfsError(
+    'CONFLICT_DETECTED',
+    `${conflicts.length === 1 ? 'An entry was' : `${conflicts.length} entries were`} changed both in the zip (by another writer) and in this workspace: ${shown.join('; ')}${more}. Nothing was written. Make each side agree (take the zip's version into the workspace, or undo it there), then merge again; or sync with force to keep the workspace's version of everything.`,
+  );
 }

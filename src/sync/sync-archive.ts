@@ -14,19 +14,21 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ZipfsError, isSystemError, permissionDenied, quote } from '../errors.ts';
 import { keepOnExit, removeOnExit } from '../exit-cleanup.ts';
-import { FileSource, ZipWriter, checkLayout, parseCentralRecordBytes, readCentralDirectory, readPackedDirectory, type PackedDirectory, type ZipEntry } from '../zip/index.ts';
-import { foldersOf, planExtraction, type ItemType } from '../open/extraction-plan.ts';
+import { FileSource, ZipWriter, parseCentralRecordBytes, readPackedDirectory, type PackedDirectory, type ZipEntry } from '../zip/index.ts';
+import { foldersOf, type ItemType } from '../open/extraction-plan.ts';
 import { entryRecord, fingerprintSource, readManifest, writeManifest, type EntryRecord, type Manifest, type SessionRecord } from '../session/manifest.ts';
 import type { Progress } from '../open/open-archive.ts';
 import type { Session } from '../session/session-store.ts';
 import { writeAddition, writeFromWorkspace, type Captured } from './sync-entries.ts';
 import { TEMP_MARK, assertBackupPathFree, draftBackup, fsyncDirectory, placeBackup, removeDeadTemporaries, renameOver } from './sync-files.ts';
 import { verifyWritten } from './verify-written.ts';
-import { CENTRAL_FILE, countEntries, lazyEntriesOf } from '../session/lazy-entries.ts';
+import { CENTRAL_FILE, countEntries } from '../session/lazy-entries.ts';
 import { forgetLazyEntries, wholeBase } from '../session/lazy-session.ts';
 import { describeZipChanges, entryChanged, readCurrentZip, zipChangesSince } from './zip-changes.ts';
 import { planMerge, type MergePlan, type Step } from './merge-plan.ts';
 import { takeZipSide } from './merge-apply.ts';
+import { checkTakenData, readZipNow, workspacesOf } from './zip-now.ts';
+import { fileVersion, replacedDuringMerge } from './zip-identity.ts';
 import { removeEmptiedFolders } from './emptied-folders.ts';
 import { assertReopenable, assertWithinOpenLimits, lazyReopenFacts } from './reopen-check.ts';
 import { folderRules } from '../open/workspace-rules.ts';
@@ -189,7 +191,7 @@ export async function syncSession(request: SyncRequest): Promise<SyncResult> {
   if (request.dryRun) {
     const source = checkSource(manifest, request.force, request.merge === true, request.session.dir);
     // A merge's plan: what comes from the zip (or CONFLICT_DETECTED naming what cannot merge).
-    if (request.merge && source.modified) return { synced: false, backup_path: null, ...mergedCounts(counts, mergePlanFor(request, mergeSides(request, manifest, diff))) };
+    if (request.merge && source.modified) return { synced: false, backup_path: null, ...mergedCounts(counts, await mergePlanFor(request, mergeSides(request, manifest, diff))) };
     return { synced: false, backup_path: null, ...counts };
   }
   // The check of the zip and the rename over it are one step against every other zipfs process
@@ -207,7 +209,7 @@ async function writeBack(request: SyncRequest, manifest: Manifest, diff: Workspa
   const source = checkSource(manifest, request.force, request.merge === true, session.dir);
   // A lazy session merges its whole base: the entries it never extracted are its side too, unchanged.
   const sides = request.merge && source.modified ? mergeSides(request, manifest, diff) : undefined;
-  const plan = sides ? mergePlanFor(request, sides) : undefined;
+  const plan = sides ? await mergePlanFor(request, sides) : undefined;
   if (plan) Object.assign(counts, mergedCounts(counts, plan));
   const changed = counts.files_modified + counts.files_added + counts.files_deleted + (counts.files_renamed ?? 0) > 0;
   const target = source.exists ? fs.realpathSync(manifest.session.source_path) : manifest.session.source_path;
@@ -223,7 +225,8 @@ async function writeBack(request: SyncRequest, manifest: Manifest, diff: Workspa
   if (!manifest.session.lazy) assertWithinOpenLimits(manifest, diff, request.limits);
   if (source.exists && request.backup) assertBackupPathFree(target);
   // A program that is not zipfs takes no lock: what it writes meanwhile is caught before the rename.
-  const before = source.exists ? fileVersion(target) : undefined;
+  // A merge's zip is the one its plan read: replaced since, it is a conflict (zip-identity.ts).
+  const before = plan ? plan.version : source.exists ? fileVersion(target) : undefined;
 
   const temporary = path.join(path.dirname(target), `.${path.basename(target)}${TEMP_MARK}${process.pid}-${globalThis.crypto.randomUUID()}.tmp`);
   removeOnExit(temporary);
@@ -265,6 +268,8 @@ async function writeBack(request: SyncRequest, manifest: Manifest, diff: Workspa
     removeEmptiedFolders(session.contents, moved, next.entries);
     return { synced: true, backup_path: backup, ...counts };
   } catch (error) {
+    // Before the rename (the temporary is still there), a merge's zip that is no longer the plan's is what failed: a conflict.
+    const replaced = plan !== undefined && fs.existsSync(temporary) && fileVersion(target) !== plan.version;
     fs.rmSync(temporary, { force: true });
     keepOnExit(temporary);
     if (draft) {
@@ -273,6 +278,7 @@ async function writeBack(request: SyncRequest, manifest: Manifest, diff: Workspa
     }
     fs.rmSync(nextManifestPath(session), { force: true });
     fs.rmSync(nextCentralPath(session), { force: true });
+    if (replaced) throw replacedDuringMerge(target);
     if (error instanceof ZipfsError && !vanished(error)) throw error;
     if (vanished(error)) {
       throw new ZipfsError('SYNC_FAILED', `A file of the workspace vanished while sync was reading it (${showPathsOf(error as Error).message}); the source zip was left unchanged. Sync again once nothing else is changing the workspace.`);
@@ -291,21 +297,16 @@ async function writeBack(request: SyncRequest, manifest: Manifest, diff: Workspa
 
 /**
  * The merge of a changed zip and the workspace, planned against the zip as it is now, which must
- * pass the checks open makes of an archive (a zip replaced by something damaged or hostile is
- * refused as open would refuse it): its entries are copied into the new archive and the workspace.
+ * pass the checks open makes of an archive (zip-now.ts): its entries are copied into the new
+ * archive and the workspace.
  */
-function mergePlanFor(request: SyncRequest, { manifest, diff }: MergeSides): MergePlan {
-  const source = new FileSource(manifest.session.source_path);
-  try {
-    const directory = readCentralDirectory(source);
-    // A lazy session's zip is checked as a lazy open checks it: its limits are on what is extracted.
-    if (manifest.session.lazy) lazyEntriesOf(readPackedDirectory(source), folderRules(manifest.session.case_insensitive === true));
-    else planExtraction(directory, request.limits);
-    checkLayout(source, directory);
-    return withBeneath(request.session.contents, (beneath) => planMerge(manifest, diff, directory.entries, (relative) => addedCrc(beneath, relative)));
-  } finally {
-    source.close();
-  }
+async function mergePlanFor(request: SyncRequest, { manifest, diff, tracked }: MergeSides): Promise<MergePlan> {
+  const caseInsensitive = manifest.session.case_insensitive === true;
+  const zipNow = { zipPath: manifest.session.source_path, lazy: manifest.session.lazy !== undefined, rules: folderRules(caseInsensitive), limits: request.limits, workspaces: workspacesOf(request.session.dir) };
+  const { now, version } = readZipNow(zipNow);
+  const plan = withBeneath(request.session.contents, (beneath) => planMerge({ base: manifest.entries, diff, now, crcOf: (relative) => addedCrc(beneath, relative), caseInsensitive }));
+  await checkTakenData(zipNow, plan.steps, version, tracked && ((relative) => tracked.paths.has(relative)));
+  return { ...plan, version };
 }
 
 /** The workspace's side of a merge: in a lazy session, the whole base, and what of it is on disk. */
@@ -325,20 +326,17 @@ function mergeSides(request: SyncRequest, manifest: Manifest, diff: WorkspaceDif
   return { manifest: whole, diff: { ...diff, states }, tracked: { indexes: new Set(manifest.entries.map((entry) => entry.index)), paths: new Set(manifest.entries.map((entry) => entry.path)) } };
 }
 
-/** A merge's counts: the workspace's side (its additions the zip made too are not added twice), and the zip's. */
+/** A merge's counts: the workspace's side (a change the zip made too is counted once, in from_zip), and the zip's. */
 function mergedCounts(counts: Omit<SyncResult, 'synced' | 'backup_path'>, plan: MergePlan): Omit<SyncResult, 'synced' | 'backup_path'> {
-  return { ...counts, files_added: counts.files_added - plan.sameAdditions.size, from_zip: plan.fromZip };
+  const { same } = plan;
+  const renamed = (counts.files_renamed ?? 0) - same.renamed;
+  // files_renamed only when there are renames (undefined is left out of the answer).
+  return { ...counts, files_added: counts.files_added - same.added, files_modified: counts.files_modified - same.modified, files_deleted: counts.files_deleted - same.deleted, files_renamed: renamed > 0 ? renamed : undefined, from_zip: plan.fromZip };
 }
 
 /** A workspace path that was there at the scan and is gone now (workspace files are reached through beneath.ts's descriptors). */
 function vanished(error: unknown): boolean {
   return (isSystemError(error, 'ENOENT') && error.path?.startsWith('/proc/self/fd/') === true) || (error instanceof ZipfsError && error.code === 'PATH_NOT_FOUND');
-}
-
-/** A file's identity and version (inode, size, times), to see that nothing replaced or wrote it between two moments. */
-function fileVersion(file: string): string | undefined {
-  const stats = fs.statSync(file, { throwIfNoEntry: false });
-  return stats && `${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeMs}:${stats.ctimeMs}`;
 }
 
 /** What the scan found that no zip can hold faithfully, or that would bring outside content in: named, with the way out. */

@@ -111,8 +111,9 @@ describe('sync --merge', () => {
     fs.writeFileSync(path.join(proj2, 'b.txt'), 'b from proj\n');
     fs.writeFileSync(path.join(proj2, 'NEWFILE.txt'), 'new\n');
     fs.rmSync(path.join(proj2, 'c.txt'));
-    // Both deleted c.txt: nothing of it comes from the zip; NEWFILE.txt and b.txt are the zip's, and the same here.
-    expect(box.run(['sync', 'proj2', '--merge', '--json']).json).toMatchObject({ synced: true, files_added: 0, from_zip: ['A NEWFILE.txt', 'M b.txt'] });
+    // from_zip is the zip's side, as status listed it; a change both sides made is counted there only, not again in files_*.
+    expect(box.run(['status', 'proj2', '--json']).json.zip_changed).toStrictEqual(['A NEWFILE.txt', 'M b.txt', 'D c.txt']);
+    expect(box.run(['sync', 'proj2', '--merge', '--json']).json).toMatchObject({ synced: true, files_added: 0, files_modified: 0, files_deleted: 0, from_zip: ['A NEWFILE.txt', 'M b.txt', 'D c.txt'] });
     expect(box.run(['status', 'proj2', '--json']).json).toMatchObject({ modified: [], added: [], deleted: [] });
   });
 
