@@ -14,7 +14,8 @@ import { releasePhaseGarbage } from '../memory.ts';
 import { eventLoopTurns } from '../event-loop-turns.ts';
 import { MANIFEST_FORMAT, entryRecord, fingerprintSource, writeManifest, type EntryRecord, type SessionRecord } from '../session/manifest.ts';
 import { assertValidName, deriveName, freeName } from '../session/session-name.ts';
-import { listSessions, loadSession, type Session } from '../session/session-store.ts';
+import { listSessions, loadSession, sessionOf, type Session } from '../session/session-store.ts';
+import { withOpenLock } from '../session/open-lock.ts';
 import { createStaging, discardStaging, releaseStaging, removeDeadStaging } from './staging.ts';
 import { workerPath } from '../worker-path.ts';
 import { invocation, param } from '../message-marks.ts';
@@ -41,10 +42,30 @@ export interface OpenRequest {
   only?: string[];
   /** The job's process, recorded as the session's owner (session/owner.ts). */
   owner?: SessionOwner;
+  /**
+   * No name was asked for: when another open of this zip published a session while this one
+   * extracted, that session is the answer (`shared`), as it is for an open that comes after.
+   */
+  share?: boolean;
 }
 
-/** A new session, and the warning when an orphaned session of the same name was taken over to make it. */
-export type Opened = Session & { tookOver?: string };
+/**
+ * A new session, and the warning when an orphaned session of the same name was taken over to make
+ * it; `shared` when another open of the zip made one meanwhile and this open answers with it.
+ */
+export type Opened = Session & { tookOver?: string; shared?: true };
+
+/** The name a publish gave the session, or that of the session it found and shared instead. */
+export interface Published {
+  name: string;
+  shared: boolean;
+}
+
+/** The session `publishOnce` left: the one it published, or the one it shared. */
+export function publishedSession(home: string, published: Published): Opened {
+  const session = loadSession(home, published.name)!;
+  return published.shared ? { ...session, shared: true } : session;
+}
 
 /**
  * `open`: extracts an archive into a new session. Everything is written into
@@ -64,7 +85,7 @@ export async function openArchive(request: OpenRequest): Promise<Opened> {
   return tookOver ? { ...session, tookOver } : session;
 }
 
-async function openNamed(request: OpenRequest, zipPath: string): Promise<Session> {
+async function openNamed(request: OpenRequest, zipPath: string): Promise<Opened> {
   if (request.create && !fs.existsSync(zipPath)) return createArchiveSession(request, zipPath);
   if (request.lazy || (request.only?.length ?? 0) > 0) return openLazy(request, zipPath);
   const source = openSource(zipPath);
@@ -72,35 +93,35 @@ async function openNamed(request: OpenRequest, zipPath: string): Promise<Session
     const directory = readCentralDirectory(source);
     const target = workspaceTarget(request.home, true);
     const plan = checkArchive(zipPath, directory, request.limits, target);
-    const name = await inStaging(request, plan.totalBytes, async (staging) => {
+    const published = await inStaging(request, plan.totalBytes, async (staging) => {
       assertDiskSpace(staging, plan.totalBytes);
       const entries = await extract(zipPath, source, directory, plan, path.join(staging, 'contents'), request.limits.threads, request.progress, request.signal);
       releasePhaseGarbage(entries.length);
       request.signal?.throwIfAborted();
       const symlinks = plan.items.filter((i) => i.type === 'symlink').map((i) => i.path);
       const record = sessionRecord(zipPath, fingerprintSource(source, directory, zipPath), staging, { files: plan.fileCount, dirs: plan.dirCount, bytes: plan.totalBytes, symlinks }, target.rules.caseInsensitive === true, request.owner);
-      return publish(request.home, staging, record, entries, request.name);
+      return publishOnce(request, staging, record, entries);
     });
-    return loadSession(request.home, name)!;
+    return publishedSession(request.home, published);
   } finally {
     source.close();
   }
 }
 
 /** An empty session for an archive still to be written (its fingerprint's size -1 says so: sync-archive.ts, isNewArchive). */
-async function createArchiveSession(request: OpenRequest, zipPath: string): Promise<Session> {
+async function createArchiveSession(request: OpenRequest, zipPath: string): Promise<Opened> {
   // Missing folders on the way are made by the first sync, with the archive; a file where one must go cannot be.
   let folder = path.dirname(zipPath);
   while (!fs.existsSync(folder) && path.dirname(folder) !== folder) folder = path.dirname(folder);
   if (!fs.statSync(folder, { throwIfNoEntry: false })?.isDirectory()) {
     throw new ZipfsError('ZIP_NOT_FOUND', `Cannot create ${zipPath}: ${folder} is a file, not a folder. Give another path.`);
   }
-  const name = await inStaging(request, 0, (staging) => {
+  const published = await inStaging(request, 0, (staging) => {
     fs.mkdirSync(path.join(staging, 'contents'));
     const record = sessionRecord(zipPath, { size: -1, mtime_ms: 0, directory_sha256: '' }, staging, { files: 0, dirs: 0, bytes: 0, symlinks: [] }, workspaceTarget(request.home, true).rules.caseInsensitive === true, request.owner);
-    return publish(request.home, staging, record, [], request.name);
+    return publishOnce(request, staging, record, []);
   });
-  return loadSession(request.home, name)!;
+  return publishedSession(request.home, published);
 }
 
 /**
@@ -291,6 +312,29 @@ function startWorker(job: ExtractJob, advance: (bytes: number) => void): { finis
       return closed;
     },
   };
+}
+
+/** How long an open waits for another open of the same zip to publish: a lookup and a rename. */
+const OPEN_LOCK_WAIT_MS = 60_000;
+
+/**
+ * publish, or, for an open that asked for no name (`share`), the session another open of the zip
+ * published meanwhile: under open's lock on the zip (open-lock.ts), so opens at the same moment end
+ * as they do one after the other. The staging folder of an open that shares is removed.
+ */
+export function publishOnce(request: OpenRequest, staging: string, record: SessionRecord, entries: EntryRecord[]): Published | Promise<Published> {
+  if (!request.share) return { name: publish(request.home, staging, record, entries, request.name), shared: false };
+  return withOpenLock(
+    request.home,
+    record.source_path,
+    () => {
+      const existing = sessionOf(request.home, record.source_path);
+      if (!existing) return { name: publish(request.home, staging, record, entries, undefined), shared: false };
+      discardStaging(staging);
+      return { name: existing.record.name, shared: true };
+    },
+    { waitMs: OPEN_LOCK_WAIT_MS, signal: request.signal },
+  );
 }
 
 /** Writes the manifest and renames the staging folder into place under a free name. */
