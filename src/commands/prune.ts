@@ -35,4 +35,9 @@ export const prune = defineCommand({
     const done = input.dry_run ? `${plural(out.pruned.length, 'item')} would be pruned, ${humanBytes(out.freed_bytes)} would be freed (dry run: nothing removed)` : `${plural(out.pruned.length, 'item')} pruned, ${humanBytes(out.freed_bytes)} freed`;
     return `${table([['NAME', 'REASON'], ...rows])}\n\n${done}`;
   },
+  // -q leaves the table out; work kept from a cleanup is still said (a CI job's `prune --orphaned -q`).
+  note(out, quiet) {
+    const kept = out.skipped.filter((s) => s.reason.startsWith('kept: ')).map((s) => s.name);
+    return quiet && kept.length > 0 ? `zipfs: kept ${plural(kept.length, 'session')} for ${kept.length === 1 ? 'its' : 'their'} unsynced changes (${kept.join(', ')}); --discard-changes removes ${kept.length === 1 ? 'it' : 'them'} too.` : undefined;
+  },
 });

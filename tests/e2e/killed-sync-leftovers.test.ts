@@ -8,10 +8,12 @@
  * than the one the lock records) is stale, not LOCKED for ever.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test';
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { processStart } from '../../src/session/owner.ts';
+import { BINARY } from '../helpers/ensure-binary.ts';
 import { sandbox, writeZip } from '../helpers/cli.ts';
 import { rawZip } from '../helpers/raw-zip.ts';
 
@@ -68,6 +70,31 @@ describe("a killed sync's leftovers", () => {
     expect([fs.existsSync(lock), fs.existsSync(temporary)]).toStrictEqual([true, true]);
     expect(box.run(['prune', '--orphaned', '--json']).json.pruned).toStrictEqual(expected);
     expect([fs.existsSync(lock), fs.existsSync(temporary)]).toStrictEqual([false, false]);
+  });
+});
+
+describe('a sync killed with kill -9', () => {
+  it('leaves its lock and temporary, which status lists and the next sync removes, saying so', async () => {
+    // 48 MB that do not compress: the sync writes for long enough to be caught in the act.
+    const big = writeZip(box.dir, 'big.zip', rawZip([{ name: 'noise.bin', data: randomBytes(48 << 20) }]));
+    box.run(['open', big, '--name', 'big']);
+    box.run(['write', '-s', 'big', 'new.txt', 'new']);
+    const env = { ...process.env, NO_COLOR: '1', ZIPFS_HOME: box.home, ZIPFS_SESSION: undefined };
+    const bigLock = path.join(box.dir, '.big.zip.zipfs-lock');
+    const temporaries = () => fs.readdirSync(box.dir).filter((n) => n.startsWith('.big.zip.zipfs-') && n.endsWith('.tmp'));
+    const sync = Bun.spawn([BINARY, 'sync', 'big'], { env, stdout: 'ignore', stderr: 'ignore' });
+    // Killed as soon as its temporary is there (bounded: a sync that finished first fails the test below).
+    for (const deadline = Date.now() + 30_000; temporaries().length === 0 && sync.exitCode === null && Date.now() < deadline; ) await Bun.sleep(1);
+    sync.kill('SIGKILL');
+    await sync.exited;
+    expect(sync.signalCode).toBe('SIGKILL');
+    const [temporary] = temporaries();
+    expect([fs.existsSync(bigLock), temporary !== undefined]).toStrictEqual([true, true]);
+    const listed = [`the lock ${bigLock} (process ${sync.pid}, gone)`, `the temporary ${path.join(box.dir, temporary!)} (process ${sync.pid}, gone)`];
+    expect(box.run(['status', 'big', '--json']).json.leftovers).toStrictEqual(listed);
+    const synced = box.run(['sync', 'big', '--json']).json;
+    expect([synced.synced, synced.files_added, synced.leftovers_removed]).toStrictEqual([true, 1, listed]);
+    expect([fs.existsSync(bigLock), temporaries()]).toStrictEqual([false, []]);
   });
 });
 

@@ -48,6 +48,9 @@ describe('prune keeps unsynced work', () => {
     const ran = box.run(['prune', '--orphaned', '--json']).json;
     expect(ran).toStrictEqual({ pruned: [], skipped: [{ name: 'app', reason: expect.stringMatching(kept) }], freed_bytes: 0, dry_run: false });
     for (const mode of [['--all'], ['--stale', '0s']]) expect(names(box.run(['prune', ...mode, '--json']).json.skipped)).toStrictEqual(['app']);
+    // The CI recipe's quiet prune still says what it kept.
+    const quiet = box.run(['prune', '--orphaned', '-q']);
+    expect([quiet.stdout, quiet.stderr]).toStrictEqual(['', 'zipfs: kept 1 session for its unsynced changes ("app"); --discard-changes removes it too.\n']);
     expect(workspaces()).toStrictEqual(['app']);
     expect(box.run(['read', 'notes.txt']).stdout).toBe('new');
 
