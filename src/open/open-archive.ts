@@ -3,7 +3,7 @@ import path from 'node:path';
 import { ZipfsError, diskFull, isSystemError, type ErrorCode } from '../errors.ts';
 import type { Limits } from '../limits.ts';
 import { FileSource, readCentralDirectory, type CentralDirectory, type ZipSource } from '../zip/index.ts';
-import { sessionPaths, workspacesDir } from '../session/data-dir.ts';
+import { workspacesDir } from '../session/data-dir.ts';
 import { workspaceTarget } from './workspace-rules.ts';
 import { taskCost, writeFileTask, type FileTask } from './extract-files.ts';
 import type { ExtractJob, ExtractReport } from './extract-worker.ts';
@@ -12,11 +12,11 @@ import type { ExtractionPlan } from './extraction-plan.ts';
 import { ctimeFence } from './ctime-fence.ts';
 import { releasePhaseGarbage } from '../memory.ts';
 import { eventLoopTurns } from '../event-loop-turns.ts';
-import { MANIFEST_FORMAT, entryRecord, fingerprintSource, writeManifest, type EntryRecord, type SessionRecord } from '../session/manifest.ts';
-import { assertValidName, deriveName, freeName } from '../session/session-name.ts';
-import { listSessions, loadSession, sessionOf, type Session } from '../session/session-store.ts';
-import { withOpenLock } from '../session/open-lock.ts';
-import { createStaging, discardStaging, releaseStaging, removeDeadStaging } from './staging.ts';
+import { MANIFEST_FORMAT, entryRecord, fingerprintSource, type EntryRecord, type SessionRecord } from '../session/manifest.ts';
+import { assertValidName } from '../session/session-name.ts';
+import { listSessions, type Session } from '../session/session-store.ts';
+import { assertNameFree, publishOnce, publishedSession } from './publish-session.ts';
+import { createStaging, discardStaging, removeDeadStaging } from './staging.ts';
 import { workerPath } from '../worker-path.ts';
 import { invocation, param } from '../message-marks.ts';
 import { assertRoomInWorkspaces } from '../session/workspace-room.ts';
@@ -54,18 +54,6 @@ export interface OpenRequest {
  * it; `shared` when another open of the zip made one meanwhile and this open answers with it.
  */
 export type Opened = Session & { tookOver?: string; shared?: true };
-
-/** The name a publish gave the session, or that of the session it found and shared instead. */
-export interface Published {
-  name: string;
-  shared: boolean;
-}
-
-/** The session `publishOnce` left: the one it published, or the one it shared. */
-export function publishedSession(home: string, published: Published): Opened {
-  const session = loadSession(home, published.name)!;
-  return published.shared ? { ...session, shared: true } : session;
-}
 
 /**
  * `open`: extracts an archive into a new session. Everything is written into
@@ -181,12 +169,6 @@ export function openSource(zipPath: string): FileSource {
   } catch (error) {
     if (error instanceof ZipfsError) throw error; // a folder, a FIFO, a device: refused by kind, nothing read
     throw new ZipfsError('ZIP_NOT_FOUND', `${zipPath} cannot be read (${(error as Error).message}); check its permissions.`);
-  }
-}
-
-function assertNameFree(home: string, name: string): void {
-  if (fs.existsSync(sessionPaths(home, name).dir)) {
-    throw new ZipfsError('NAME_COLLISION', `A session named "${name}" is already open; choose another name, or close that session first (${invocation('close', { session: name })}).`);
   }
 }
 
@@ -312,46 +294,4 @@ function startWorker(job: ExtractJob, advance: (bytes: number) => void): { finis
       return closed;
     },
   };
-}
-
-/** How long an open waits for another open of the same zip to publish: a lookup and a rename. */
-const OPEN_LOCK_WAIT_MS = 60_000;
-
-/**
- * publish, or, for an open that asked for no name (`share`), the session another open of the zip
- * published meanwhile: under open's lock on the zip (open-lock.ts), so opens at the same moment end
- * as they do one after the other. The staging folder of an open that shares is removed.
- */
-export function publishOnce(request: OpenRequest, staging: string, record: SessionRecord, entries: EntryRecord[]): Published | Promise<Published> {
-  if (!request.share) return { name: publish(request.home, staging, record, entries, request.name), shared: false };
-  return withOpenLock(
-    request.home,
-    record.source_path,
-    () => {
-      const existing = sessionOf(request.home, record.source_path);
-      if (!existing) return { name: publish(request.home, staging, record, entries, undefined), shared: false };
-      discardStaging(staging);
-      return { name: existing.record.name, shared: true };
-    },
-    { waitMs: OPEN_LOCK_WAIT_MS, signal: request.signal },
-  );
-}
-
-/** Writes the manifest and renames the staging folder into place under a free name. */
-export function publish(home: string, staging: string, record: SessionRecord, entries: EntryRecord[], explicitName: string | undefined): string {
-  const taken = (name: string) => fs.existsSync(sessionPaths(home, name).dir);
-  const base = explicitName ?? deriveName(record.source_path);
-  for (;;) {
-    const name = explicitName ?? freeName(base, taken);
-    writeManifest(path.join(staging, 'manifest.jsonl'), { ...record, name }, entries);
-    try {
-      fs.renameSync(staging, path.join(workspacesDir(home), name));
-      releaseStaging(staging);
-      return name;
-    } catch (error) {
-      // Another open took the name between our check and the rename.
-      if (!isSystemError(error, 'ENOTEMPTY', 'EEXIST')) throw error;
-      if (explicitName !== undefined) assertNameFree(home, name);
-    }
-  }
 }

@@ -20,7 +20,8 @@ import { extractEntries } from '../session/extract-entries.ts';
 import { lazyEntries } from '../session/lazy-session.ts';
 import { withSessionLock } from '../session/lock.ts';
 import { releasePhaseGarbage } from '../memory.ts';
-import { inStaging, openSource, publishOnce, publishedSession, sessionRecord, type Opened, type OpenRequest, type Published } from './open-archive.ts';
+import { inStaging, openSource, sessionRecord, type Opened, type OpenRequest } from './open-archive.ts';
+import { publishOnce, publishedSession, type Published } from './publish-session.ts';
 
 export async function openLazy(request: OpenRequest, zipPath: string): Promise<Opened> {
   const source = openSource(zipPath);

@@ -3,7 +3,7 @@
  * same moment must end as they do one after the other, with the second
  * sharing the first's session (not `app` and `app-2`). Each open extracts
  * into its own staging folder without it; the lock is held only around
- * "is there a session of this zip now? if not, publish mine" (open-archive.ts,
+ * "is there a session of this zip now? if not, publish mine" (open/publish-session.ts,
  * publishOnce), a lookup and a rename. It is keyed by the zip's resolved path,
  * lower-cased (two spellings of one zip on a folder that folds case meet at
  * one lock; two zips that differ only in case merely take turns), and lives
