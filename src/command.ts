@@ -96,7 +96,7 @@ export interface Command<I extends ObjectSchema = ObjectSchema, O extends Object
    * An optional line for stderr (a hint, a warning) that must not mix with the result on stdout.
    * With `quiet` (-q), only what a script must still hear: warnings, and that a page left something out.
    */
-  note?(output: v.InferOutput<O>, quiet: boolean): string | undefined;
+  note?(output: v.InferOutput<O>, quiet: boolean, input?: v.InferOutput<I>): string | undefined;
 }
 
 /** Keeps each command's input and output types tied to its schemas. */

@@ -24,6 +24,7 @@ import { stripAnsi, styleFor } from './style.ts';
 import { cliMessage, cliResult } from './render-message.ts';
 import { didYouMean } from './did-you-mean.ts';
 import { rebaseOnCurrentFolder } from './workspace-cwd.ts';
+import { markSessionForStdin } from './stdin-session.ts';
 import { terminalView } from './terminal-view.ts';
 import { escapeUnsafe, quoteName, quoted } from '../format/quote-name.ts';
 import type { Output } from './terminal.ts';
@@ -222,6 +223,7 @@ export async function runCli(io: CliIo): Promise<number> {
     return 0;
   }
   const command = findCommand(name);
+  let unmark = () => {};
   try {
     // libc() reads ZIPFS_NATIVE when first needed, which some calls never are: read here, every
     // command and the MCP server refuse a malformed value alike, before doing anything.
@@ -260,9 +262,12 @@ export async function runCli(io: CliIo): Promise<number> {
       command.cli.fromCli(raw, { ...flags, ...options });
     }
     rebaseOnCurrentFolder(command, raw, home, io.cwd, io.env.ZIPFS_SESSION || undefined);
+    const hints = { env: io.env.ZIPFS_SESSION || undefined, cwd: io.cwd };
+    // Busy for prune from before stdin is read until the command has run (stdin-session.ts).
+    unmark = markSessionForStdin(command, raw, home, hints);
     await fillFromStdin(command, raw, io);
     const input = validateInput(command, raw);
-    const context: CommandContext = { home, env: io.env, hints: { env: io.env.ZIPFS_SESSION || undefined, cwd: io.cwd }, owner: cliOwner(io.env) };
+    const context: CommandContext = { home, env: io.env, hints, owner: cliOwner(io.env) };
     const delay = readSetting(io.env, PROGRESS_DELAY_SETTING);
     const line = io.stderr.isTTY && !json ? progressLine(io.stderr, command.name, delay) : undefined;
     if (line) context.progress = line.progress;
@@ -282,7 +287,7 @@ export async function runCli(io: CliIo): Promise<number> {
       const text = bytes || (quiet && command.cli.message) ? '' : command.render(shown as never, out, { ...flags, quiet }, input as never);
       if (bytes) io.stdout.writeBytes(bytes);
       else if (text !== '') io.stdout.write(command.cli.rawOutput || text.endsWith('\n') ? text : `${text}\n`);
-      const note = command.note?.(terminalView(output, command.output, quoted) as never, quiet);
+      const note = command.note?.(terminalView(output, command.output, quoted) as never, quiet, input as never);
       // A note starts on a line of its own, even after raw output that did not end one on the same terminal.
       const unterminated = io.stdout.isTTY && io.stderr.isTTY && (bytes ? bytes.at(-1) !== 0x0a : text !== '' && !text.endsWith('\n') && command.cli.rawOutput);
       if (note) io.stderr.write(`${unterminated ? '\n' : ''}${err.dim(note)}\n`);
@@ -296,5 +301,7 @@ export async function runCli(io: CliIo): Promise<number> {
     // Names in messages are quoted where they are built; this catches any other text (a system error's path).
     else io.stderr.write(`${err.red('zipfs:')} ${escapeUnsafe(failure.message)} ${err.dim(`[${failure.code}]`)}\n`);
     return failure.exitCode;
+  } finally {
+    unmark();
   }
 }

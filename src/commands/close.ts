@@ -7,7 +7,7 @@ import { readManifest } from '../session/manifest.ts';
 import { resolveSession } from '../session/resolve-session.ts';
 import { removeSession, removeSessionFolder, scanWorkspaces } from '../session/session-store.ts';
 import { recoverInterruptedSync, syncSession } from '../sync/sync-archive.ts';
-import { removeDeadSyncTemporaries } from '../sync/sync-files.ts';
+import { removeZipLeftovers } from '../sync/zip-leftovers.ts';
 import { diffWorkspace } from '../sync/workspace-diff.ts';
 import { backupParam, count, flag, sessionParam, text } from './schemas.ts';
 import { param } from '../message-marks.ts';
@@ -62,7 +62,7 @@ export const close = defineCommand({
         }
       }
       removeSession(session);
-      removeDeadSyncTemporaries(session.record.source_path);
+      removeZipLeftovers(session.record.source_path);
       return sync ? { closed: true, synced, name: session.record.name, sync } : { closed: true, synced, name: session.record.name };
     }, lockWait(context));
   },

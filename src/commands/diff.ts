@@ -21,8 +21,10 @@ export const diff = defineCommand({
     session: sessionParam,
     path: v.optional(v.pipe(v.string(), v.description('Limit to a path'))),
     context_lines: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(100), v.description('Around changes')), 3),
+    // Per-file counts only: the pages are then of files, so limit and total count files, not diff lines.
+    stat: v.optional(v.pipe(v.boolean(), v.description('Per-file counts, no lines')), false),
     offset: offsetParam,
-    limit: limitParam('files + lines'),
+    limit: limitParam('files + lines; files with stat'),
   }),
   output: v.object({
     files: v.pipe(
@@ -41,7 +43,7 @@ export const diff = defineCommand({
     ),
     diff: text('Unified diff, this page'),
     truncated: flag('More after this page'),
-    total: totalField('files + lines'),
+    total: totalField('files + lines; files with stat'),
     next_offset: nextOffsetField,
   }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
@@ -50,14 +52,14 @@ export const diff = defineCommand({
     positionals: ['path'],
     short: { session: 's', context_lines: 'U' },
     example: 'zipfs diff data --stat',
-    flags: { stat: 'Per-file line counts instead of the diff', 'exit-code': 'Exit with 1 when there are differences' },
+    flags: { 'exit-code': 'Exit with 1 when there are differences' },
     exitCode: (out, flags) => (flags['exit-code'] && (out.total ?? out.files.length) > 0 ? 1 : 0),
   },
   run(input, context) {
     const session = resolveSession(context.home, input.session, context.hints);
     if (!lockedByOther(session)) recoverInterruptedSync(session);
     const sections = diffAgainstArchive(session.contents, readManifest(session.manifest), { path: input.path, context: input.context_lines });
-    const items: Item[] = sections.flatMap((section) => [{ file: section.file }, ...section.lines.map((line) => ({ line }))]);
+    const items: Item[] = sections.flatMap((section) => [{ file: section.file }, ...(input.stat ? [] : section.lines.map((line) => ({ line })))]);
     const build = (page: Item[], next: number | undefined) => ({
       files: page.flatMap((item) => ('file' in item ? [item.file] : [])),
       diff: page.map((item) => ('line' in item ? `${item.line}\n` : '')).join(''),
@@ -66,13 +68,14 @@ export const diff = defineCommand({
     });
     return takePage(items, input, context.maxAnswerBytes, build, (item) => ('file' in item ? itemChars(item.file) : textChars(`${item.line}\n`)));
   },
-  render(out, paint, flags) {
-    if (flags.stat) {
+  render(out, paint, _flags, input) {
+    if (input.stat) {
       const rows = out.files.map((f) => `${f.status[0]!.toUpperCase()} ${f.from !== undefined ? `${f.from} -> ` : ''}${f.path}  ${f.binary ? paint.dim('binary') : f.difference ? paint.dim(f.difference) : `${paint.green(`+${f.additions}`)} ${paint.red(`-${f.deletions}`)}`}`);
-      return [...rows, `${plural(out.files.length, 'file')} changed`].join('\n');
+      // Every changed file is counted, this page's or not (total counts files with stat).
+      return [...rows, `${plural(out.total ?? out.files.length, 'file')} changed`].join('\n');
     }
     return paintDiff(out.diff, paint);
   },
   // Like git diff, nothing on stdout when nothing changed (a patch file stays empty); the word is a note.
-  note: (out, quiet) => pageNote('items (files and diff lines)', out.total, out.next_offset) ?? (!quiet && (out.total ?? out.files.length) === 0 ? 'No changes.' : undefined),
+  note: (out, quiet, input) => pageNote(input?.stat ? 'files' : 'items (files and diff lines)', out.total, out.next_offset) ?? (!quiet && (out.total ?? out.files.length) === 0 ? 'No changes.' : undefined),
 });

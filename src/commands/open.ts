@@ -42,10 +42,13 @@ export const open = defineCommand({
   async run(input, context) {
     // The same zip opened again (without asking for another session by name) is the session it already has:
     // a second one would silently conflict with the first on the next sync.
-    const existing = input.name === undefined && !input.new ? sessionOf(context.home, input.path) : undefined;
+    const share = input.name === undefined && !input.new;
+    const found = share ? sessionOf(context.home, input.path) : undefined;
+    // Another open of the zip at the same moment: the one that publishes second shares the first's session (publishOnce).
+    const session: Opened = found ?? (await openArchive({ zipPath: input.path, name: input.name, create: input.create, lazy: input.lazy, only: input.only, home: context.home, limits: loadLimits(context.env), progress: context.progress, signal: context.signal, owner: context.owner, share }));
+    const existing = found !== undefined || session.shared === true;
     // Reusing a killed job's session makes it this job's: prune --orphaned must not take it from under it.
-    if (existing) await adoptSession(existing, context.owner, lockWait(context));
-    const session: Opened = existing ?? (await openArchive({ zipPath: input.path, name: input.name, create: input.create, lazy: input.lazy, only: input.only, home: context.home, limits: loadLimits(context.env), progress: context.progress, signal: context.signal, owner: context.owner }));
+    if (existing) await adoptSession(session, context.owner, lockWait(context));
     const result = {
       session_id: session.record.id,
       name: session.record.name,

@@ -4,6 +4,7 @@ import { plural } from '../format/units.ts';
 import { lockedByOther } from '../session/lock.ts';
 import { readManifest, type Manifest } from '../session/manifest.ts';
 import { changeLines, zipChangesSince } from '../sync/zip-changes.ts';
+import { describeLeftover, findZipLeftovers } from '../sync/zip-leftovers.ts';
 import { wholeBase } from '../session/lazy-session.ts';
 import { resolveSession } from '../session/resolve-session.ts';
 import { isNewArchive, recoverInterruptedSync, sourceState } from '../sync/sync-archive.ts';
@@ -51,6 +52,7 @@ export const status = defineCommand({
     unsupported: v.optional(v.pipe(v.array(v.object({ path: name('Path'), reason: text('And the fix') })), v.description('Sync refuses these (of this page)'))),
     total: totalField('changed paths'),
     zip_changed: v.optional(v.pipe(v.array(v.string()), v.description('The zip since base, by another writer: A/M/D name; sync merge takes them'))),
+    leftovers: v.optional(v.pipe(v.array(v.string()), v.description("Beside the zip, killed syncs': sync, prune remove"))),
     next_offset: nextOffsetField,
   }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
@@ -67,6 +69,8 @@ export const status = defineCommand({
     const manifest = readManifest(session.manifest);
     const diff = diffWorkspace(session.contents, manifest);
     const behind = zipBehind(manifest, session.dir);
+    // What a killed sync left beside the zip (its lock, a temporary as large as the archive): said, not hidden.
+    const leftovers = findZipLeftovers(manifest.session.source_path).map(describeLeftover);
     const refused = new Map(diff.unsupported.map((u) => [u.path, u]));
     const changes: Change[] = [
       ...(['modified', 'added', 'deleted'] as const).flatMap((list) => diff[list].map((path) => ({ list, path, unsupported: refused.get(path) }))),
@@ -80,7 +84,7 @@ export const status = defineCommand({
       const result = { modified: pick('modified'), added: pick('added'), deleted: pick('deleted'), ...(renamed.length > 0 ? { renamed } : {}), unchanged_count: diff.unchangedCount };
       return { ...result, ...(unsupported.length > 0 ? { unsupported } : {}), ...pageFields(changes.length, input.offset, next) };
     };
-    const page = (changes: Change[], next: number | undefined) => ({ ...build(changes, next), ...(behind ? { zip_changed: behind } : {}) });
+    const page = (changes: Change[], next: number | undefined) => ({ ...build(changes, next), ...(behind ? { zip_changed: behind } : {}), ...(leftovers.length > 0 ? { leftovers } : {}) });
     return takePage(changes, input, context.maxAnswerBytes, page, (c) => itemChars(c.path) + (c.rename ? itemChars(c.rename) : 0) + (c.unsupported ? itemChars(c.unsupported) : 0));
   },
   // As git status --short: R (RM when the content changed too) old -> new.
@@ -101,6 +105,7 @@ export const status = defineCommand({
       const what = out.zip_changed.length > 0 ? out.zip_changed.map((change) => `  ${change}`).join('\n') : '  (rewritten with the same entries)';
       notes.push(`zipfs: the zip changed since this session's base (another writer):\n${what}\nzipfs: sync --merge takes these in beside your changes; a plain sync is refused.`);
     }
+    if (out.leftovers) notes.push(`zipfs: a killed sync left beside the zip: ${out.leftovers.join('; ')}; the next sync (or zipfs prune) removes them.`);
     const more = pageNote('changed paths', out.total, out.next_offset);
     if (more) notes.push(more);
     return notes.length > 0 ? notes.join('\n') : undefined;

@@ -26,6 +26,7 @@ export const sync = defineCommand({
     files_deleted: count('Paths'),
     files_renamed: v.optional(count('Moved, kept in place')),
     from_zip: v.optional(v.pipe(v.array(v.string()), v.description('Merged from the zip: A/M/D path'))),
+    leftovers_removed: v.optional(v.pipe(v.array(v.string()), v.description("Killed syncs' lock, temporaries"))),
   }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   cli: { message: true, positionals: ['session'], short: { session: 's' }, example: 'zipfs sync --dry-run' },
@@ -40,4 +41,5 @@ export const sync = defineCommand({
     if (out.backup_path === null && out.files_modified + out.files_added + out.files_deleted + (out.files_renamed ?? 0) === 0) return 'Nothing to sync: the zip already matches the workspace.';
     return `Synced ${counts}.${out.backup_path ? ` Previous archive kept as ${out.backup_path}` : ''}${merged}`;
   },
+  note: (out) => (out.leftovers_removed ? `zipfs: removed what a killed sync left beside the zip: ${out.leftovers_removed.join('; ')}.` : undefined),
 });

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { ZipfsError, diskFull, isSystemError, type ErrorCode } from '../errors.ts';
 import type { Limits } from '../limits.ts';
 import { FileSource, readCentralDirectory, type CentralDirectory, type ZipSource } from '../zip/index.ts';
-import { sessionPaths, workspacesDir } from '../session/data-dir.ts';
+import { workspacesDir } from '../session/data-dir.ts';
 import { workspaceTarget } from './workspace-rules.ts';
 import { taskCost, writeFileTask, type FileTask } from './extract-files.ts';
 import type { ExtractJob, ExtractReport } from './extract-worker.ts';
@@ -12,10 +12,11 @@ import type { ExtractionPlan } from './extraction-plan.ts';
 import { ctimeFence } from './ctime-fence.ts';
 import { releasePhaseGarbage } from '../memory.ts';
 import { eventLoopTurns } from '../event-loop-turns.ts';
-import { MANIFEST_FORMAT, entryRecord, fingerprintSource, writeManifest, type EntryRecord, type SessionRecord } from '../session/manifest.ts';
-import { assertValidName, deriveName, freeName } from '../session/session-name.ts';
-import { listSessions, loadSession, type Session } from '../session/session-store.ts';
-import { createStaging, discardStaging, releaseStaging, removeDeadStaging } from './staging.ts';
+import { MANIFEST_FORMAT, entryRecord, fingerprintSource, type EntryRecord, type SessionRecord } from '../session/manifest.ts';
+import { assertValidName } from '../session/session-name.ts';
+import { listSessions, type Session } from '../session/session-store.ts';
+import { assertNameFree, publishOnce, publishedSession } from './publish-session.ts';
+import { createStaging, discardStaging, removeDeadStaging } from './staging.ts';
 import { workerPath } from '../worker-path.ts';
 import { invocation, param } from '../message-marks.ts';
 import { assertRoomInWorkspaces } from '../session/workspace-room.ts';
@@ -41,10 +42,18 @@ export interface OpenRequest {
   only?: string[];
   /** The job's process, recorded as the session's owner (session/owner.ts). */
   owner?: SessionOwner;
+  /**
+   * No name was asked for: when another open of this zip published a session while this one
+   * extracted, that session is the answer (`shared`), as it is for an open that comes after.
+   */
+  share?: boolean;
 }
 
-/** A new session, and the warning when an orphaned session of the same name was taken over to make it. */
-export type Opened = Session & { tookOver?: string };
+/**
+ * A new session, and the warning when an orphaned session of the same name was taken over to make
+ * it; `shared` when another open of the zip made one meanwhile and this open answers with it.
+ */
+export type Opened = Session & { tookOver?: string; shared?: true };
 
 /**
  * `open`: extracts an archive into a new session. Everything is written into
@@ -64,7 +73,7 @@ export async function openArchive(request: OpenRequest): Promise<Opened> {
   return tookOver ? { ...session, tookOver } : session;
 }
 
-async function openNamed(request: OpenRequest, zipPath: string): Promise<Session> {
+async function openNamed(request: OpenRequest, zipPath: string): Promise<Opened> {
   if (request.create && !fs.existsSync(zipPath)) return createArchiveSession(request, zipPath);
   if (request.lazy || (request.only?.length ?? 0) > 0) return openLazy(request, zipPath);
   const source = openSource(zipPath);
@@ -72,35 +81,35 @@ async function openNamed(request: OpenRequest, zipPath: string): Promise<Session
     const directory = readCentralDirectory(source);
     const target = workspaceTarget(request.home, true);
     const plan = checkArchive(zipPath, directory, request.limits, target);
-    const name = await inStaging(request, plan.totalBytes, async (staging) => {
+    const published = await inStaging(request, plan.totalBytes, async (staging) => {
       assertDiskSpace(staging, plan.totalBytes);
       const entries = await extract(zipPath, source, directory, plan, path.join(staging, 'contents'), request.limits.threads, request.progress, request.signal);
       releasePhaseGarbage(entries.length);
       request.signal?.throwIfAborted();
       const symlinks = plan.items.filter((i) => i.type === 'symlink').map((i) => i.path);
       const record = sessionRecord(zipPath, fingerprintSource(source, directory, zipPath), staging, { files: plan.fileCount, dirs: plan.dirCount, bytes: plan.totalBytes, symlinks }, target.rules.caseInsensitive === true, request.owner);
-      return publish(request.home, staging, record, entries, request.name);
+      return publishOnce(request, staging, record, entries);
     });
-    return loadSession(request.home, name)!;
+    return publishedSession(request.home, published);
   } finally {
     source.close();
   }
 }
 
 /** An empty session for an archive still to be written (its fingerprint's size -1 says so: sync-archive.ts, isNewArchive). */
-async function createArchiveSession(request: OpenRequest, zipPath: string): Promise<Session> {
+async function createArchiveSession(request: OpenRequest, zipPath: string): Promise<Opened> {
   // Missing folders on the way are made by the first sync, with the archive; a file where one must go cannot be.
   let folder = path.dirname(zipPath);
   while (!fs.existsSync(folder) && path.dirname(folder) !== folder) folder = path.dirname(folder);
   if (!fs.statSync(folder, { throwIfNoEntry: false })?.isDirectory()) {
     throw new ZipfsError('ZIP_NOT_FOUND', `Cannot create ${zipPath}: ${folder} is a file, not a folder. Give another path.`);
   }
-  const name = await inStaging(request, 0, (staging) => {
+  const published = await inStaging(request, 0, (staging) => {
     fs.mkdirSync(path.join(staging, 'contents'));
     const record = sessionRecord(zipPath, { size: -1, mtime_ms: 0, directory_sha256: '' }, staging, { files: 0, dirs: 0, bytes: 0, symlinks: [] }, workspaceTarget(request.home, true).rules.caseInsensitive === true, request.owner);
-    return publish(request.home, staging, record, [], request.name);
+    return publishOnce(request, staging, record, []);
   });
-  return loadSession(request.home, name)!;
+  return publishedSession(request.home, published);
 }
 
 /**
@@ -160,12 +169,6 @@ export function openSource(zipPath: string): FileSource {
   } catch (error) {
     if (error instanceof ZipfsError) throw error; // a folder, a FIFO, a device: refused by kind, nothing read
     throw new ZipfsError('ZIP_NOT_FOUND', `${zipPath} cannot be read (${(error as Error).message}); check its permissions.`);
-  }
-}
-
-function assertNameFree(home: string, name: string): void {
-  if (fs.existsSync(sessionPaths(home, name).dir)) {
-    throw new ZipfsError('NAME_COLLISION', `A session named "${name}" is already open; choose another name, or close that session first (${invocation('close', { session: name })}).`);
   }
 }
 
@@ -291,23 +294,4 @@ function startWorker(job: ExtractJob, advance: (bytes: number) => void): { finis
       return closed;
     },
   };
-}
-
-/** Writes the manifest and renames the staging folder into place under a free name. */
-export function publish(home: string, staging: string, record: SessionRecord, entries: EntryRecord[], explicitName: string | undefined): string {
-  const taken = (name: string) => fs.existsSync(sessionPaths(home, name).dir);
-  const base = explicitName ?? deriveName(record.source_path);
-  for (;;) {
-    const name = explicitName ?? freeName(base, taken);
-    writeManifest(path.join(staging, 'manifest.jsonl'), { ...record, name }, entries);
-    try {
-      fs.renameSync(staging, path.join(workspacesDir(home), name));
-      releaseStaging(staging);
-      return name;
-    } catch (error) {
-      // Another open took the name between our check and the rename.
-      if (!isSystemError(error, 'ENOTEMPTY', 'EEXIST')) throw error;
-      if (explicitName !== undefined) assertNameFree(home, name);
-    }
-  }
 }

@@ -15,40 +15,42 @@ import { readPackedDirectory } from '../zip/index.ts';
 import { workspaceTarget } from './workspace-rules.ts';
 import { CENTRAL_FILE, countEntries, lazyEntriesOf, type LazyEntries } from '../session/lazy-entries.ts';
 import { fingerprintSource } from '../session/manifest.ts';
-import { loadSession, removeSession, type Session } from '../session/session-store.ts';
+import { loadSession, removeSession } from '../session/session-store.ts';
 import { extractEntries } from '../session/extract-entries.ts';
 import { lazyEntries } from '../session/lazy-session.ts';
 import { withSessionLock } from '../session/lock.ts';
 import { releasePhaseGarbage } from '../memory.ts';
-import { inStaging, openSource, publish, sessionRecord, type OpenRequest } from './open-archive.ts';
+import { inStaging, openSource, sessionRecord, type Opened, type OpenRequest } from './open-archive.ts';
+import { publishOnce, publishedSession, type Published } from './publish-session.ts';
 
-export async function openLazy(request: OpenRequest, zipPath: string): Promise<Session> {
+export async function openLazy(request: OpenRequest, zipPath: string): Promise<Opened> {
   const source = openSource(zipPath);
-  let name: string;
+  let published: Published;
   try {
     const directory = readPackedDirectory(source);
     const target = workspaceTarget(request.home, true);
     const { lazy, facts } = lazyEntriesOf(directory, target.rules);
     releasePhaseGarbage(lazy.count); // the checks' garbage, before the session is written
-    name = await inStaging(request, 0, (staging) => {
+    published = await inStaging(request, 0, (staging) => {
       fs.mkdirSync(path.join(staging, 'contents'));
       fs.writeFileSync(path.join(staging, CENTRAL_FILE), directory.region.subarray(0, directory.centralEnd - directory.centralStart));
       const { files, folders } = countEntries(directory);
       const counts = { files, dirs: folders, bytes: 0, symlinks: [] };
       const record = { ...sessionRecord(zipPath, fingerprintSource(source, directory, zipPath), staging, counts, target.rules.caseInsensitive === true, request.owner), lazy: facts };
-      return publish(request.home, staging, record, [], request.name);
+      return publishOnce(request, staging, record, []);
     });
   } finally {
     source.close();
   }
-  const session = loadSession(request.home, name)!;
-  if (!request.only?.length) return session;
+  const session = publishedSession(request.home, published);
+  // A session another open of the zip made meanwhile is answered as it is, as an open after it would be.
+  if (!request.only?.length || session.shared) return session;
   // The entries asked for, extracted into the new session; if that fails, there is no session (open made nothing).
   try {
     const lazy = lazyEntries(session)!;
     const chosen = matchEntries(lazy, request.only);
     await withSessionLock(session, 'open', () => extractEntries(session, lazy, chosen, request.home, request.limits, request.signal), { waitMs: 0 });
-    return loadSession(request.home, name)!;
+    return loadSession(request.home, published.name)!;
   } catch (error) {
     removeSession(session);
     throw error;

@@ -3,10 +3,12 @@
  * writes (beside the zip, so every zipfs process sees it whatever its data
  * folder: the conflict check and the rename over the zip are one step against
  * every other sync of that zip). The lock is a file holding the
- * owner's pid and command, put in place by link(2), which is atomic and fails
+ * owner's pid, start time and command, put in place by link(2), which is atomic and fails
  * if it exists, so no one ever sees a half-written lock. A lock whose owner is
  * dead is taken over (renamed away first, so two processes cannot both take
- * it). Reads never take the lock.
+ * it); dead means its pid runs nothing, or runs a process that started at
+ * another time than the one recorded (the pid was reused: owner.ts). Reads
+ * never take the lock.
  *
  * Agents call tools in parallel: mutations of one session inside one process
  * queue behind each other in arrival order and never see LOCKED; a mutation
@@ -19,13 +21,16 @@ import path from 'node:path';
 import { ZipfsError, isSystemError } from '../errors.ts';
 import { keepOnExit, removeOnExit } from '../exit-cleanup.ts';
 import { isProcessAlive } from './process-alive.ts';
+import { processStart } from './owner.ts';
 import type { Session } from './session-store.ts';
 
-interface LockOwner {
+export interface LockOwner {
   pid: number;
   host: string;
   command: string;
   since: string;
+  /** The holder's start time (owner.ts processStart); absent where there is no /proc, and in older zipfs's locks. */
+  start?: number;
 }
 
 export function lockPath(session: Session): string {
@@ -33,7 +38,7 @@ export function lockPath(session: Session): string {
 }
 
 /** What a lock guards, for its file's place and the messages about it. */
-interface LockTarget {
+export interface LockTarget {
   file: string;
   /** 'Session "q4"', 'The zip /data/q4.zip': the subject of messages. */
   subject: string;
@@ -81,14 +86,29 @@ function readOwner(file: string): LockOwner | undefined {
   }
 }
 
-function isAlive(owner: LockOwner): boolean {
-  return owner.host !== os.hostname() || isProcessAlive(owner.pid); // another host's process: cannot tell, assume it lives
+/** Whether the lock's holder still runs: its pid lives and, where recorded, started when the holder did. */
+export function isAlive(owner: LockOwner): boolean {
+  if (owner.host !== os.hostname()) return true; // another host's process: cannot tell, assume it lives
+  if (!isProcessAlive(owner.pid)) return false;
+  if (!Number.isSafeInteger(owner.start)) return true;
+  const start = processStart(owner.pid);
+  return start === undefined || start === owner.start;
 }
 
 /** Whether another live process holds the session's lock (prune skips such sessions). */
 export function lockedByOther(session: Session): LockOwner | undefined {
   const owner = readOwner(lockPath(session));
   return owner && owner.pid !== process.pid && isAlive(owner) ? owner : undefined;
+}
+
+/** This process's start time, read once: every lock it takes records it. */
+let ownStartTime: { start?: number } | undefined;
+function ownStart(): { start?: number } {
+  if (!ownStartTime) {
+    const start = processStart(process.pid);
+    ownStartTime = start === undefined ? {} : { start };
+  }
+  return ownStartTime;
 }
 
 /** How long to wait for another process's lock, and what may stop the wait. */
@@ -118,7 +138,8 @@ export function withZipLock<T>(zipPath: string, command: string, fn: () => T | P
   return withLock(zipTarget(zipPath), command, fn, wait);
 }
 
-async function withLock<T>(target: LockTarget, command: string, fn: () => T | Promise<T>, wait: LockWait): Promise<T> {
+/** Runs `fn` holding the lock `target` describes (the session's, the zip's, or open's: open-lock.ts). */
+export async function withLock<T>(target: LockTarget, command: string, fn: () => T | Promise<T>, wait: LockWait): Promise<T> {
   const { file } = target;
   const before = queues.get(file) ?? Promise.resolve();
   let done!: () => void;
@@ -158,7 +179,7 @@ async function acquireWaiting(target: LockTarget, command: string, wait: LockWai
 /** Takes the lock and returns undefined, or returns who holds it ('busy': it changed hands while we tried). */
 function tryAcquire(target: LockTarget, command: string): LockOwner | 'busy' | undefined {
   const { file } = target;
-  const owner: LockOwner = { pid: process.pid, host: os.hostname(), command, since: new Date().toISOString() };
+  const owner: LockOwner = { pid: process.pid, host: os.hostname(), command, since: new Date().toISOString(), ...ownStart() };
   const draft = `${file}.${process.pid}-${globalThis.crypto.randomUUID()}`;
   try {
     fs.writeFileSync(draft, JSON.stringify(owner));
@@ -218,6 +239,29 @@ function takeOverIfStale(target: LockTarget): LockOwner | undefined {
     fs.rmSync(path.join(path.dirname(file), leftover), { force: true });
   }
   return undefined;
+}
+
+/**
+ * The lock beside a zip when its holder is dead (a sync killed with kill -9), for status to show;
+ * undefined when there is none or its holder lives. An unreadable lock file is dead too (a lock is
+ * complete when it appears: link(2)), with no holder to name.
+ */
+export function deadZipLock(zipPath: string): { file: string; holder?: LockOwner } | undefined {
+  const file = zipLockPath(zipPath);
+  if (!fs.lstatSync(file, { throwIfNoEntry: false })?.isFile()) return undefined;
+  const holder = readOwner(file);
+  if (holder && isAlive(holder)) return undefined;
+  return holder ? { file, holder } : { file };
+}
+
+/**
+ * Removes the zip's lock when its holder is dead, the way a sync takes it over (moved aside first,
+ * put back if it turns out live), and returns what was removed, so that sync and prune can say so.
+ */
+export function removeDeadZipLock(zipPath: string): { file: string; holder?: LockOwner } | undefined {
+  const dead = deadZipLock(zipPath);
+  if (!dead) return undefined;
+  return takeOverIfStale(zipTarget(zipPath)) === undefined ? dead : undefined;
 }
 
 function release(file: string): void {

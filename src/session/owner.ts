@@ -49,6 +49,11 @@ export function cliOwner(env: NodeJS.ProcessEnv): SessionOwner {
   if (!Number.isSafeInteger(pid) || pid <= 0) {
     throw new ZipfsError('INVALID_INPUT', `Environment variable ${OWNER_PID_ENV}=${quote(raw)} is malformed: it takes the pid of the process a session belongs to (a whole number above 0), such as the job's shell ($$). Correct it, or unset it to use zipfs's parent process.`);
   }
+  // A pid naming no process would make every session this job opens orphaned from its start, and
+  // another job's `prune --orphaned` would take it: refused, before anything is opened.
+  if (!isProcessAlive(pid)) {
+    throw new ZipfsError('INVALID_INPUT', `Environment variable ${OWNER_PID_ENV}=${pid} names no running process, so the sessions this job opens would be orphaned at once. Set it to the pid of a process that lives as long as the job (the job's shell: $$; in GitHub Actions the runner's worker: $PPID in the first step), or unset it to use zipfs's parent process.`);
+  }
   return ownerOf(pid);
 }
 

@@ -1,21 +1,22 @@
 /**
  * prune: removes stale, orphaned (or all) sessions and the leftovers of
- * interrupted operations. A session another process holds locked is skipped,
- * not removed, and so is one whose manifest cannot be read, unless all are
- * asked for. A session whose owner (the job that opened it: owner.ts) still
+ * interrupted operations. A session another process is working in (its lock
+ * held, or marked in use: in-use.ts) is skipped as busy, not removed, and so
+ * is one whose manifest cannot be read, unless all are asked for. A session
+ * holding unsynced changes is work, not litter: kept and listed in skipped
+ * unless discard_changes is given (an orphan may be an agent's whose shell
+ * ended right after open: owner.ts). A session whose owner (the job that opened it: owner.ts) still
  * runs is skipped too unless it is the caller's own or include_live is given:
  * in a data folder shared by parallel CI jobs, one job's cleanup must not
  * remove another's unsynced work between its commands.
  */
-import fs from 'node:fs';
-import path from 'node:path';
 import { ZipfsError } from '../errors.ts';
-import { workspacesDir } from './data-dir.ts';
-import { lockedByOther, withSessionLock } from './lock.ts';
-import { removeTree } from './remove-tree.ts';
-import { removeSession, removeSessionFolder, scanWorkspaces } from './session-store.ts';
-import { removeDeadSyncTemporaries } from '../sync/sync-files.ts';
-import { isDeadStaging } from '../open/staging.ts';
+import { plural } from '../format/units.ts';
+import { withSessionLock, type LockOwner } from './lock.ts';
+import { busyWith } from './in-use.ts';
+import { removeSession, removeSessionFolder, scanWorkspaces, type Session } from './session-store.ts';
+import { folderBytes, workspaceLeftovers, zipLeftovers } from './prune-leftovers.ts';
+import { pendingChanges, type PendingChanges } from './unsynced.ts';
 import { invocation, param } from '../message-marks.ts';
 import { ownerState, sameOwner, type SessionOwner } from './owner.ts';
 
@@ -28,6 +29,8 @@ export interface PruneRequest {
   orphaned?: boolean;
   /** Remove sessions of other live owners too. */
   includeLive?: boolean;
+  /** Remove sessions that hold unsynced changes too (kept and listed in skipped otherwise). */
+  discardChanges?: boolean;
   /** The caller's job: its own sessions are never spared as another's. */
   caller?: SessionOwner;
   dryRun: boolean;
@@ -37,6 +40,8 @@ export interface PruneResult {
   pruned: { id: string; name: string; reason: string }[];
   skipped: { name: string; reason: string }[];
   freed_bytes: number;
+  /** True when nothing was removed: the lists say what would be. */
+  dry_run: boolean;
 }
 
 const UNITS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
@@ -55,50 +60,11 @@ function age(ms: number): string {
   return `${Math.floor(ms / UNITS.m!)}m`;
 }
 
-/** Bytes a folder takes (file sizes; links count as themselves). What cannot be read counts as nothing. */
-function folderBytes(dir: string): number {
-  let total = 0;
-  let entries: fs.Dirent[];
-  try {
-    entries = fs.readdirSync(dir, { withFileTypes: true });
-  } catch {
-    return 0;
-  }
-  for (const entry of entries) {
-    const full = path.join(dir, entry.name);
-    try {
-      total += entry.isDirectory() ? folderBytes(full) : fs.lstatSync(full).size;
-    } catch {
-      // Gone or unreadable meanwhile.
-    }
-  }
-  return total;
-}
-
-/** Hidden folders in workspaces/ left by interrupted operations: opens whose process died, and closes. */
-function leftovers(home: string): { dir: string; reason: string }[] {
-  const root = workspacesDir(home);
-  const found: { dir: string; reason: string }[] = [];
-  let entries: fs.Dirent[];
-  try {
-    entries = fs.readdirSync(root, { withFileTypes: true });
-  } catch {
-    return [];
-  }
-  for (const entry of entries) {
-    if (!entry.isDirectory()) continue;
-    const dir = path.join(root, entry.name);
-    if (isDeadStaging(entry.name)) found.push({ dir, reason: 'leftover of an interrupted open' });
-    else if (entry.name.startsWith('.closing-')) found.push({ dir, reason: 'leftover of an interrupted close' });
-  }
-  return found;
-}
-
 export async function prune(request: PruneRequest): Promise<PruneResult> {
   if (!request.all && request.staleMs === undefined && !request.orphaned) {
     throw new ZipfsError('INVALID_INPUT', `Nothing to prune: pass ${param('all')} to remove every session, ${param('stale', '7d')} (any duration: 30m, 24h, 2w) to remove sessions unused for that long, or ${param('orphaned')} to remove those whose job's process is gone.`);
   }
-  const result: PruneResult = { pruned: [], skipped: [], freed_bytes: 0 };
+  const result: PruneResult = { pruned: [], skipped: [], freed_bytes: 0, dry_run: request.dryRun };
   const now = Date.now();
   const { sessions, damaged } = scanWorkspaces(request.home);
   for (const session of sessions) {
@@ -107,29 +73,33 @@ export async function prune(request: PruneRequest): Promise<PruneResult> {
     const state = ownerState(owner);
     const reason = request.all ? 'all' : request.staleMs !== undefined && idle > request.staleMs ? `stale (${age(idle)})` : request.orphaned && state === 'gone' ? `orphaned (process ${owner!.pid} is gone)` : undefined;
     if (!reason) continue;
+    const name = session.record.name;
     if (state === 'alive' && !request.includeLive && !sameOwner(owner, request.caller)) {
-      result.skipped.push({ name: session.record.name, reason: `its owner, process ${owner!.pid}, is still running (the job that opened it); pass ${param('include_live')} to remove it anyway` });
+      result.skipped.push({ name, reason: `its owner, process ${owner!.pid}, is still running (the job that opened it); pass ${param('include_live')} to remove it anyway` });
       continue;
     }
-    const holder = lockedByOther(session);
+    const holder = busyWith(session);
     if (holder) {
-      result.skipped.push({ name: session.record.name, reason: `locked by process ${holder.pid} (zipfs ${holder.command})` });
+      result.skipped.push({ name, reason: busyReason(holder) });
       continue;
     }
     const bytes = folderBytes(session.dir);
-    if (!request.dryRun) {
-      try {
-        await withSessionLock(session, 'prune', () => removeSession(session), { waitMs: 0 }); // a session in use is skipped, not waited for
-      } catch (error) {
-        if (error instanceof ZipfsError && error.code === 'LOCKED') {
-          result.skipped.push({ name: session.record.name, reason: error.message });
-          continue;
-        }
-        throw error;
+    let outcome: { kept: string } | { discarded?: string };
+    try {
+      // A session in use is skipped, not waited for; its changes are counted under its lock, so no write lands between.
+      outcome = request.dryRun ? weigh(session, request) : await withSessionLock(session, 'prune', () => removeUnlessWork(session, request), { waitMs: 0 });
+    } catch (error) {
+      if (error instanceof ZipfsError && error.code === 'LOCKED') {
+        result.skipped.push({ name, reason: error.message });
+        continue;
       }
-      removeDeadSyncTemporaries(session.record.source_path);
+      throw error;
     }
-    result.pruned.push({ id: session.record.id, name: session.record.name, reason });
+    if ('kept' in outcome) {
+      result.skipped.push({ name, reason: outcome.kept });
+      continue;
+    }
+    result.pruned.push({ id: session.record.id, name, reason: outcome.discarded ? `${reason}; ${outcome.discarded}` : reason });
     result.freed_bytes += bytes;
   }
   // A session whose manifest cannot be read (damaged, or another zipfs version's) may hold
@@ -143,10 +113,38 @@ export async function prune(request: PruneRequest): Promise<PruneResult> {
     if (!request.dryRun) removeSessionFolder(broken.dir);
     result.pruned.push({ id: '', name: broken.name, reason: `all (damaged: ${broken.reason})` });
   }
-  for (const leftover of leftovers(request.home)) {
-    result.freed_bytes += folderBytes(leftover.dir);
-    if (!request.dryRun) removeTree(leftover.dir);
-    result.pruned.push({ id: '', name: path.basename(leftover.dir), reason: leftover.reason });
+  for (const leftover of [...workspaceLeftovers(request.home, request.dryRun), ...zipLeftovers(sessions, request.dryRun)]) {
+    result.freed_bytes += leftover.bytes;
+    result.pruned.push({ id: '', name: leftover.name, reason: leftover.reason });
   }
   return result;
+}
+
+function busyReason(holder: LockOwner): string {
+  return `busy: process ${holder.pid} is working in it (zipfs ${holder.command}); retry when it has finished`;
+}
+
+/**
+ * Whether prune may remove the session: one with unsynced changes is work, not litter, kept unless
+ * the caller discards changes; one whose changes cannot be read (SESSION_DAMAGED) is kept alike.
+ */
+function weigh(session: Session, request: PruneRequest): { kept: string } | { discarded?: string } {
+  const name = session.record.name;
+  let pending: PendingChanges;
+  try {
+    pending = pendingChanges(session);
+  } catch (error) {
+    if (!(error instanceof ZipfsError)) throw error;
+    if (request.discardChanges) return { discarded: `its changes could not be read (${error.code}), discarded` };
+    return { kept: `kept: its changes cannot be read (${error.message}); pass ${param('discard_changes')} to remove it anyway, or ${invocation('close', { session: name, force: true })}` };
+  }
+  if (pending.count === 0) return {};
+  if (request.discardChanges) return { discarded: `${plural(pending.count, 'unsynced change')} discarded (${pending.summary})` };
+  return { kept: `kept: ${plural(pending.count, 'unsynced change')} (${pending.summary}); sync them (${invocation('sync', { session: name })}) or discard them (${invocation('close', { session: name, force: true })}), or pass ${param('discard_changes')}` };
+}
+
+function removeUnlessWork(session: Session, request: PruneRequest): { kept: string } | { discarded?: string } {
+  const outcome = weigh(session, request);
+  if (!('kept' in outcome)) removeSession(session);
+  return outcome;
 }

@@ -9,24 +9,16 @@
  */
 import { ZipfsError } from '../errors.ts';
 import { invocation } from '../message-marks.ts';
-import { diffWorkspace } from '../sync/workspace-diff.ts';
-import { recoverInterruptedSync } from '../sync/sync-archive.ts';
-import { lockedByOther, withSessionLock } from './lock.ts';
-import { readManifest, readSessionHead, sessionDamaged } from './manifest.ts';
+import { pendingChanges } from './unsynced.ts';
+import { withSessionLock } from './lock.ts';
+import { busyWith } from './in-use.ts';
+import { readSessionHead, sessionDamaged } from './manifest.ts';
 import type { LockWait } from './lock.ts';
 import { keepOnExit, removeOnExit } from '../exit-cleanup.ts';
 import { ownerState, sameOwner, type SessionOwner } from './owner.ts';
 import { loadSession, removeSession, type Session } from './session-store.ts';
 import fs from 'node:fs';
 import { sessionPaths } from './data-dir.ts';
-
-/** Changed paths in a session's workspace, as close counts them before it refuses. */
-export function pendingChanges(session: Session): { count: number; summary: string } {
-  recoverInterruptedSync(session);
-  const diff = diffWorkspace(session.contents, readManifest(session.manifest));
-  const count = diff.modified.length + diff.added.length + diff.deleted.length + diff.renamed.length;
-  return { count, summary: `${diff.modified.length} modified, ${diff.added.length} added, ${diff.deleted.length} deleted${diff.renamed.length ? `, ${diff.renamed.length} renamed` : ''}` };
-}
 
 /**
  * Makes `name` free for a new session, or throws NAME_COLLISION. Returns a
@@ -49,13 +41,13 @@ export async function claimName(home: string, name: string, caller: SessionOwner
     const why = owner ? `its owner is process ${owner.pid} on another host (${owner.host})` : 'it records no owner process (an older zipfs opened it)';
     throw new ZipfsError('NAME_COLLISION', `A session named "${name}" is already open and ${why}, so zipfs cannot tell whether a job still uses it; ${other}.`);
   }
-  const holder = lockedByOther(session);
+  const holder = busyWith(session);
   if (holder) throw new ZipfsError('NAME_COLLISION', `A session named "${name}" was left by process ${owner!.pid}, which is gone, but process ${holder.pid} is working in it now (zipfs ${holder.command}); choose another name, or retry when it has finished.`);
   const pending = pendingChanges(session);
   if (pending.count > 0) {
     throw new ZipfsError(
       'NAME_COLLISION',
-      `A session named "${name}" was left by process ${owner!.pid}, which is gone (a killed job?), with unsynced changes (${pending.summary}), so it is not taken over. Look at them (${invocation('status', { session: name })}), then remove it (${invocation('close', { session: name, force: true })}, or every orphaned session: ${invocation('prune', { orphaned: true })}) and open again; or choose another name.`,
+      `A session named "${name}" was left by process ${owner!.pid}, which is gone (a killed job?), with unsynced changes (${pending.summary}), so it is not taken over. Look at them (${invocation('status', { session: name })}), then remove it (${invocation('close', { session: name, force: true })}, or every orphaned session with its changes: ${invocation('prune', { orphaned: true, discard_changes: true })}) and open again; or choose another name.`,
     );
   }
   try {

@@ -20,7 +20,7 @@ import { entryRecord, fingerprintSource, readManifest, writeManifest, type Entry
 import type { Progress } from '../open/open-archive.ts';
 import type { Session } from '../session/session-store.ts';
 import { writeAddition, writeFromWorkspace, type Captured } from './sync-entries.ts';
-import { TEMP_MARK, assertBackupPathFree, draftBackup, fsyncDirectory, placeBackup, removeDeadTemporaries, renameOver } from './sync-files.ts';
+import { TEMP_MARK, assertBackupPathFree, draftBackup, fsyncDirectory, placeBackup, renameOver } from './sync-files.ts';
 import { verifyWritten } from './verify-written.ts';
 import { CENTRAL_FILE, countEntries } from '../session/lazy-entries.ts';
 import { forgetLazyEntries, wholeBase } from '../session/lazy-session.ts';
@@ -34,6 +34,7 @@ import { assertReopenable, assertWithinOpenLimits, lazyReopenFacts } from './reo
 import { folderRules } from '../open/workspace-rules.ts';
 import type { Limits } from '../limits.ts';
 import { withZipLock, type LockWait } from '../session/lock.ts';
+import { describeLeftover, removeZipLeftovers } from './zip-leftovers.ts';
 import { unsupportedFile } from '../files/regular-file.ts';
 import { Beneath, withBeneath } from '../files/beneath.ts';
 import { showPathsOf } from '../files/descriptor-paths.ts';
@@ -69,6 +70,8 @@ export interface SyncResult {
   files_renamed?: number;
   /** A merge: what the zip's side brought into the workspace (`A path`, `M path`, `D path`). */
   from_zip?: string[];
+  /** What syncs killed outright had left beside the zip (zip-leftovers.ts), removed by this one. */
+  leftovers_removed?: string[];
 }
 
 function nextManifestPath(session: Session): string {
@@ -200,7 +203,10 @@ export async function syncSession(request: SyncRequest): Promise<SyncResult> {
   // A new archive (open with create) may go in folders that do not exist yet: made now, with it.
   if (isNewArchive(manifest.session) && !fs.existsSync(zipPath)) fs.mkdirSync(path.dirname(zipPath), { recursive: true });
   const lockAt = fs.existsSync(zipPath) ? fs.realpathSync(zipPath) : zipPath;
-  return withZipLock(lockAt, 'sync', () => writeBack(request, manifest, diff, counts), request.wait);
+  // What a killed sync left (its lock, its temporaries) goes first, and the answer says so.
+  const leftovers = removeZipLeftovers(lockAt).map(describeLeftover);
+  const result = await withZipLock(lockAt, 'sync', () => writeBack(request, manifest, diff, counts), request.wait);
+  return leftovers.length > 0 ? { ...result, leftovers_removed: leftovers } : result;
 }
 
 /** The part of a sync that holds the zip's lock: the conflict check, the new archive, and the rename. */
@@ -213,8 +219,6 @@ async function writeBack(request: SyncRequest, manifest: Manifest, diff: Workspa
   if (plan) Object.assign(counts, mergedCounts(counts, plan));
   const changed = counts.files_modified + counts.files_added + counts.files_deleted + (counts.files_renamed ?? 0) > 0;
   const target = source.exists ? fs.realpathSync(manifest.session.source_path) : manifest.session.source_path;
-  // Even a sync with nothing to write clears what a killed sync left beside the zip.
-  if (source.exists) removeDeadTemporaries(target);
   if (!changed && !source.modified) return { synced: true, backup_path: null, ...counts };
 
   if (manifest.session.lazy && source.modified && !plan) {

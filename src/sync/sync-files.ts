@@ -104,26 +104,30 @@ export function fsyncDirectory(dir: string): void {
 
 const LOCK_DRAFT = 'lock.';
 
-/** Removes temporaries of syncs whose process died (kill -9, power loss). */
-export function removeDeadTemporaries(target: string): void {
+/** A temporary of a sync whose process died (kill -9, power loss), beside the zip: its path and that process. */
+export interface DeadTemporary {
+  path: string;
+  pid: number;
+}
+
+/** The temporaries beside `target` (the zip's real path) whose sync process is gone. */
+export function deadTemporaries(target: string): DeadTemporary[] {
   const dir = path.dirname(target);
   const prefix = `.${path.basename(target)}${TEMP_MARK}`;
   const backupPrefix = `${path.basename(backupPathFor(target))}${TEMP_MARK}`;
+  const found: DeadTemporary[] = [];
   for (const name of fs.readdirSync(dir)) {
     let rest = name.startsWith(prefix) ? name.slice(prefix.length) : name.startsWith(backupPrefix) ? name.slice(backupPrefix.length) : undefined;
     // The zip lock's drafts (`.<zip>.zipfs-lock.<pid>-<id>`, session/lock.ts) of a process killed while taking it.
     if (rest?.startsWith(LOCK_DRAFT)) rest = rest.slice(LOCK_DRAFT.length);
     else if (rest === undefined || !name.endsWith('.tmp')) continue;
     const pid = Number.parseInt(rest, 10);
-    if (Number.isInteger(pid) && pid !== process.pid && !isProcessAlive(pid)) fs.rmSync(path.join(dir, name), { force: true });
+    if (Number.isInteger(pid) && pid !== process.pid && !isProcessAlive(pid)) found.push({ path: path.join(dir, name), pid });
   }
+  return found;
 }
 
-/** removeDeadTemporaries for a session's source, when it is still there: close and prune clean up after syncs killed before them. */
-export function removeDeadSyncTemporaries(sourcePath: string): void {
-  try {
-    removeDeadTemporaries(fs.realpathSync(sourcePath));
-  } catch {
-    // The zip or its folder is gone or unreadable: nothing of ours to find there.
-  }
+/** Removes temporaries of syncs whose process died (kill -9, power loss). */
+export function removeDeadTemporaries(target: string): void {
+  for (const temporary of deadTemporaries(target)) fs.rmSync(temporary.path, { force: true });
 }

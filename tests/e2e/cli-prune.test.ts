@@ -54,7 +54,7 @@ describe('zipfs prune', () => {
       fs.writeFileSync(path.join(box.home, 'workspaces/busy/lock'), JSON.stringify({ pid: holder.pid, host: os.hostname(), command: 'sync', since: 'now' }));
       const result = box.run(['prune', '--all', '--json']).json;
       expect(result.pruned.map((p: { name: string }) => p.name)).toStrictEqual(['idle']);
-      expect(result.skipped).toStrictEqual([{ name: 'busy', reason: `locked by process ${holder.pid} (zipfs sync)` }]);
+      expect(result.skipped).toStrictEqual([{ name: 'busy', reason: `busy: process ${holder.pid} is working in it (zipfs sync); retry when it has finished` }]);
       expect(workspaces()).toStrictEqual(['busy']);
     } finally {
       holder.kill();

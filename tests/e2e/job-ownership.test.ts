@@ -76,12 +76,14 @@ describe('a session belongs to the job that opened it', () => {
     expect(retry.stderr).toMatch(/which is gone \(a killed job\?\), with unsynced changes \(0 modified, 1 added, 0 deleted\), so it is not taken over/);
     expect(retry.stderr).toContain('zipfs status build-1');
     expect(retry.stderr).toContain('zipfs close build-1 --force');
-    expect(retry.stderr).toContain('zipfs prune --orphaned');
+    expect(retry.stderr).toContain('zipfs prune --orphaned --discard-changes');
     expect(retry.stderr).toContain('[NAME_COLLISION]');
     expect(fs.existsSync(path.join(box.home, 'workspaces', 'build-1', 'contents', 'half.txt'))).toBe(true);
 
-    const pruned = box.run(['prune', '--orphaned', '--json']).json;
-    expect(pruned.pruned).toStrictEqual([{ id: expect.any(String), name: 'build-1', reason: expect.stringMatching(/^orphaned \(process \d+ is gone\)$/) }]);
+    // Its changes are work: prune --orphaned keeps it (prune-keeps-work.test.ts) until they are discarded.
+    expect(box.run(['prune', '--orphaned', '--json']).json.skipped).toStrictEqual([{ name: 'build-1', reason: expect.stringMatching(/^kept: 1 unsynced change \(0 modified, 1 added, 0 deleted\)/) }]);
+    const pruned = box.run(['prune', '--orphaned', '--discard-changes', '--json']).json;
+    expect(pruned.pruned).toStrictEqual([{ id: expect.any(String), name: 'build-1', reason: expect.stringMatching(/^orphaned \(process \d+ is gone\); 1 unsynced change discarded/) }]);
     expect(job('"$ZIPFS" open app.zip --name build-1 >/dev/null').code).toBe(0);
   });
 
@@ -93,7 +95,7 @@ describe('a session belongs to the job that opened it', () => {
       const kept = { name: 'build-1', reason: `its owner, process ${running.pid}, is still running (the job that opened it); pass --include-live to remove it anyway` };
       expect(all.skipped).toContainEqual(kept);
       expect(box.run(['prune', '--stale', '0s', '--json']).json.skipped).toContainEqual(kept);
-      expect(box.run(['prune', '--orphaned', '--json']).json).toStrictEqual({ pruned: [], skipped: [], freed_bytes: 0 });
+      expect(box.run(['prune', '--orphaned', '--json']).json).toStrictEqual({ pruned: [], skipped: [], freed_bytes: 0, dry_run: false });
       const taken = box.run(['open', zip, '--name', 'build-1']);
       expect(taken.code).toBe(15);
       expect(taken.stderr).toContain(`belongs to process ${running.pid}, which is still running`);
@@ -150,7 +152,7 @@ describe('a session belongs to the job that opened it', () => {
     expect(box.run(['prune', '--all', '--json']).json.pruned.map((p: { name: string }) => p.name)).toStrictEqual(['old']);
   });
 
-  it('leaves exec killed with SIGKILL as an orphan that prune --orphaned removes', async () => {
+  it('leaves exec killed with SIGKILL as an orphan that prune --orphaned keeps for its changes, and removes with --discard-changes', async () => {
     const child = Bun.spawn([BINARY, 'exec', zip, '--', 'sh', '-c', 'echo x > x.txt; echo ready; exec sleep 60'], { env: shellEnv(), stdout: 'pipe', stderr: 'ignore' });
     const reader = child.stdout.getReader();
     expect(new TextDecoder().decode((await reader.read()).value)).toBe('ready\n');
@@ -159,7 +161,8 @@ describe('a session belongs to the job that opened it', () => {
     child.kill('SIGKILL');
     await child.exited;
     Bun.spawnSync(['pkill', '-KILL', '-P', String(child.pid)]); // its sleep, left running by the kill
-    const pruned = box.run(['prune', '--orphaned', '--json']).json.pruned;
+    expect(box.run(['prune', '--orphaned', '--json']).json.skipped.map((p: { name: string }) => p.name)).toStrictEqual([session]);
+    const pruned = box.run(['prune', '--orphaned', '--discard-changes', '--json']).json.pruned;
     expect(pruned.map((p: { name: string }) => p.name)).toStrictEqual([session]);
     expect(names()).toStrictEqual([]);
   });

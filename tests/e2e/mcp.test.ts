@@ -11,7 +11,7 @@ import { initialize, initialized, rawSession } from '../helpers/raw-mcp.ts';
 import { rawZip } from '../helpers/raw-zip.ts';
 
 /** The ADR's thirteen tools and their parameters, exactly; extensions: `force` on close (DESIGN.md), `backup` on sync and close (field-reliability issue), `append` on write (MCP issue),
- * grep's `context_lines`, `names_only`, `count_all` (asked for by the search issue), and paging's `offset` and `limit`, and edit's `diff` (issue 21), open's `new` and prune's `orphaned` and `include_live` (issue 24), open's `lazy` and `only` and the `zipfs_extract` tool (issue 23). */
+ * grep's `context_lines`, `names_only`, `count_all` (asked for by the search issue), and paging's `offset` and `limit`, and edit's `diff` (issue 21), open's `new` and prune's `orphaned` and `include_live` (issue 24), open's `lazy` and `only` and the `zipfs_extract` tool (issue 23), prune's `discard_changes` and diff's `stat` (issue 28). */
 const ADR_PARAMETERS: Record<string, string[]> = {
   zipfs_open: ['path', 'name', 'create', 'lazy', 'only', 'new'],
   zipfs_extract: ['session', 'paths'],
@@ -19,14 +19,14 @@ const ADR_PARAMETERS: Record<string, string[]> = {
   zipfs_edit: ['session', 'path', 'edits', 'dry_run', 'expected_sha256', 'encoding', 'diff'],
   zipfs_move: ['session', 'from', 'to', 'overwrite'],
   zipfs_mkdir: ['session', 'path', 'parents'],
-  zipfs_diff: ['session', 'path', 'context_lines', 'offset', 'limit'],
+  zipfs_diff: ['session', 'path', 'context_lines', 'stat', 'offset', 'limit'],
   zipfs_close: ['session', 'sync', 'force', 'backup'],
   zipfs_write: ['session', 'path', 'content', 'encoding', 'create_dirs', 'append'],
   zipfs_delete: ['session', 'path', 'recursive'],
   zipfs_status: ['session', 'offset', 'limit'],
   zipfs_sync: ['session', 'force', 'dry_run', 'backup', 'merge'],
   zipfs_grep: ['session', 'pattern', 'path', 'glob', 'ignore_case', 'max_results', 'context_lines', 'names_only', 'count_all', 'encoding', 'binary', 'offset'],
-  zipfs_prune: ['all', 'stale', 'orphaned', 'include_live', 'dry_run'],
+  zipfs_prune: ['all', 'stale', 'orphaned', 'include_live', 'discard_changes', 'dry_run'],
   zipfs_ls: ['session', 'path', 'recursive', 'offset', 'limit'],
   zipfs_tree: ['session', 'path', 'max_depth', 'offset', 'limit'],
   zipfs_read: ['session', 'path', 'encoding', 'offset', 'limit', 'start_line', 'end_line'],

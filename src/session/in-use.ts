@@ -1,0 +1,60 @@
+/**
+ * A mark that a process is working in a session without holding its lock yet:
+ * `zipfs write` reading its content from stdin resolves the session first and
+ * takes the lock only to write. prune and open --name's take-over treat a
+ * session with a live mark as busy, as they treat a held lock, so a job's
+ * cleanup cannot remove a session under a write still reading its input.
+ * The mark is `in-use-<pid>` in the session's folder (removed on exit, and
+ * with the session); a mark whose process is gone counts for nothing.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { keepOnExit, removeOnExit } from '../exit-cleanup.ts';
+import { isAlive, lockedByOther, type LockOwner } from './lock.ts';
+import { processStart } from './owner.ts';
+import type { Session } from './session-store.ts';
+
+const MARK = 'in-use-';
+
+/** Marks the session in use by this process until the returned function is called (or the process exits). */
+export function markInUse(session: Session, command: string): () => void {
+  const file = path.join(session.dir, `${MARK}${process.pid}`);
+  const start = processStart(process.pid);
+  const owner: LockOwner = { pid: process.pid, host: os.hostname(), command, since: new Date().toISOString(), ...(start === undefined ? {} : { start }) };
+  try {
+    fs.writeFileSync(file, JSON.stringify(owner));
+  } catch {
+    return () => {}; // closed meanwhile, or not writable: the command itself will say so
+  }
+  removeOnExit(file);
+  return () => {
+    fs.rmSync(file, { force: true });
+    keepOnExit(file);
+  };
+}
+
+/** Another live process marked in the session, if any. */
+function markedByOther(session: Session): LockOwner | undefined {
+  let names: string[];
+  try {
+    names = fs.readdirSync(session.dir).filter((name) => name.startsWith(MARK));
+  } catch {
+    return undefined;
+  }
+  for (const name of names) {
+    let owner: LockOwner;
+    try {
+      owner = JSON.parse(fs.readFileSync(path.join(session.dir, name), 'utf8')) as LockOwner;
+    } catch {
+      continue;
+    }
+    if (owner.pid !== process.pid && isAlive(owner)) return owner;
+  }
+  return undefined;
+}
+
+/** Another live process working in the session: holding its lock, or marked in it. */
+export function busyWith(session: Session): LockOwner | undefined {
+  return lockedByOther(session) ?? markedByOther(session);
+}
