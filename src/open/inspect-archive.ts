@@ -53,7 +53,7 @@ export function inspectArchive(zipPath: string, limits: Limits, target: Workspac
     // Only the first refusals are kept (a hostile archive may have one per entry); the rest are counted.
     const refusals: ZipfsError[] = [];
     let refused = 0;
-    checkArchive(zipPath, directory, limits, target, (refusal) => {
+    checkArchive(source, directory, limits, target, (refusal) => {
       if (refused++ < MAX_WARNINGS) refusals.push(refusal);
     });
     const notes = entries.filter((e) => e.isSymlink).map((e) => `${quoted(e.name)} ${SYMLINK_NOTE}`);

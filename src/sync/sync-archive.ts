@@ -16,7 +16,7 @@ import { ZipfsError, isSystemError, permissionDenied, quote } from '../errors.ts
 import { keepOnExit, removeOnExit } from '../exit-cleanup.ts';
 import { FileSource, ZipWriter, checkLayout, parseCentralRecordBytes, readCentralDirectory, readPackedDirectory, type PackedDirectory, type ZipEntry } from '../zip/index.ts';
 import { foldersOf, planExtraction, type ItemType } from '../open/extraction-plan.ts';
-import { entryRecord, fingerprintSource, readManifest, writeManifest, type EntryRecord, type Manifest, type SessionRecord } from '../session/manifest.ts';
+import { entryRecord, readManifest, writeManifest, type EntryRecord, type Manifest, type SessionRecord } from '../session/manifest.ts';
 import type { Progress } from '../open/open-archive.ts';
 import type { Session } from '../session/session-store.ts';
 import { writeAddition, writeFromWorkspace, type Captured } from './sync-entries.ts';
@@ -24,7 +24,9 @@ import { TEMP_MARK, assertBackupPathFree, draftBackup, fsyncDirectory, placeBack
 import { verifyWritten } from './verify-written.ts';
 import { CENTRAL_FILE, countEntries, lazyEntriesOf } from '../session/lazy-entries.ts';
 import { forgetLazyEntries, wholeBase } from '../session/lazy-session.ts';
-import { describeZipChanges, entryChanged, readCurrentZip, zipChangesSince } from './zip-changes.ts';
+import { centralFileFacts } from '../session/lazy-integrity.ts';
+import { currentFingerprint, isNewArchive, sameArchive, sourceState } from '../session/source-state.ts';
+import { describeZipChanges, entryChanged, zipChangesSince } from './zip-changes.ts';
 import { planMerge, type MergePlan, type Step } from './merge-plan.ts';
 import { takeZipSide } from './merge-apply.ts';
 import { removeEmptiedFolders } from './emptied-folders.ts';
@@ -35,7 +37,6 @@ import { withZipLock, type LockWait } from '../session/lock.ts';
 import { unsupportedFile } from '../files/regular-file.ts';
 import { Beneath, withBeneath } from '../files/beneath.ts';
 import { showPathsOf } from '../files/descriptor-paths.ts';
-import { openZipFile, zipPathTaken } from '../files/zip-file.ts';
 import { addedCrc, diffWorkspace, type WorkspaceDiff } from './workspace-diff.ts';
 import { invocation, param } from '../message-marks.ts';
 import { releasePhaseGarbage } from '../memory.ts';
@@ -87,8 +88,9 @@ function checkLazyArchive(temporary: string, total: number, next: SessionRecord)
   const directory = verifyWritten(temporary, total); // every entry's headers and place, overlaps included
   const lazy = lazyReopenFacts(directory, folderRules(next.case_insensitive === true));
   const { files, folders } = countEntries(directory);
-  Object.assign(next, { lazy, file_count: files, dir_count: folders });
-  return directory.region.subarray(0, directory.centralEnd - directory.centralStart);
+  const central = directory.region.subarray(0, directory.centralEnd - directory.centralStart);
+  Object.assign(next, { lazy: { ...lazy, ...centralFileFacts(central) }, file_count: files, dir_count: folders });
+  return central;
 }
 
 /**
@@ -103,7 +105,7 @@ export function recoverInterruptedSync(session: Session): void {
   try {
     const draft = readManifest(next).session;
     const current = currentFingerprint(draft.source_path);
-    if (current && current.size === draft.source.size && current.directory_sha256 === draft.source.directory_sha256) {
+    if (current && sameArchive(current, draft.source)) {
       if (fs.existsSync(nextCentralPath(session))) fs.renameSync(nextCentralPath(session), path.join(session.dir, CENTRAL_FILE));
       fs.renameSync(next, session.manifest);
       return;
@@ -113,34 +115,6 @@ export function recoverInterruptedSync(session: Session): void {
   }
   fs.rmSync(next, { force: true });
   fs.rmSync(nextCentralPath(session), { force: true });
-}
-
-function currentFingerprint(zipPath: string): SessionRecord['source'] | undefined {
-  return readCurrentZip(zipPath, (source, directory) => fingerprintSource(source, directory, zipPath));
-}
-
-/** Whether a session's source is an archive still to be written: opened with create on a path that was empty. */
-export function isNewArchive(record: SessionRecord): boolean {
-  return record.source.size < 0;
-}
-
-/**
- * The source zip now, against what the session last knew of it. Size and
- * mtime settle the common case; when they differ, the central directory's
- * hash decides (a copy of the same archive is no change).
- */
-export function sourceState(record: SessionRecord): 'unchanged' | 'changed' | 'missing' {
-  let stats: fs.Stats;
-  try {
-    stats = fs.statSync(record.source_path);
-  } catch {
-    return 'missing';
-  }
-  if (!stats.isFile()) throw zipPathTaken(record.source_path, stats); // a FIFO, a folder...: never read, never written over, force or not
-  if (isNewArchive(record)) return 'changed'; // a file appeared where the new archive is to go
-  if (stats.size === record.source.size && stats.mtimeMs === record.source.mtime_ms) return 'unchanged';
-  const current = currentFingerprint(record.source_path);
-  return current !== undefined && current.size === record.source.size && current.directory_sha256 === record.source.directory_sha256 ? 'unchanged' : 'changed';
 }
 
 /** Refuses to write over a source that changed since it was opened or last synced, or that vanished, unless forced. */
@@ -175,6 +149,8 @@ export async function syncSession(request: SyncRequest): Promise<SyncResult> {
   const { session } = request;
   recoverInterruptedSync(session);
   const manifest = readManifest(session.manifest);
+  // A lazy session's central.bin and manifest lines are checked against each other before the sync trusts them (lazy-integrity.ts).
+  manifest.lazy?.();
   const diff = diffWorkspace(session.contents, manifest);
   if (manifest.session.lazy) {
     // The lazy index served the scan; what sync needs of it is in manifest.entries now. Let it go before writing.
@@ -361,7 +337,7 @@ async function writeArchive(temporary: string, target: string, sourceExists: boo
   const mode = sourceExists ? fs.statSync(target).mode & 0o7777 : 0o644;
   const fd = fs.openSync(temporary, 'wx', mode);
   const source = sourceExists ? new FileSource(target) : undefined;
-  const sourceFd = sourceExists ? openZipFile(target).fd : undefined;
+  const sourceFd = source?.fd; // raw copies come from the file the directory was read from
   const captured: Captured = new Map();
   let beneath: Beneath | undefined;
   try {
@@ -507,7 +483,6 @@ async function writeArchive(temporary: string, target: string, sourceExists: boo
   } finally {
     beneath?.close();
     fs.closeSync(fd);
-    if (sourceFd !== undefined) fs.closeSync(sourceFd);
     source?.close();
   }
 }
