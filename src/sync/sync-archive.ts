@@ -12,7 +12,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { ZipfsError, isSystemError, permissionDenied, quote } from '../errors.ts';
+import { ZipfsError, isSystemError, pathUnusable, permissionDenied, quote } from '../errors.ts';
 import { keepOnExit, removeOnExit } from '../exit-cleanup.ts';
 import { FileSource, ZipWriter, checkLayout, parseCentralRecordBytes, readCentralDirectory, readPackedDirectory, type PackedDirectory, type ZipEntry } from '../zip/index.ts';
 import { foldersOf, planExtraction, type ItemType } from '../open/extraction-plan.ts';
@@ -256,6 +256,7 @@ async function writeBack(request: SyncRequest, manifest: Manifest, diff: Workspa
     if (isSystemError(error, 'EBUSY', 'ETXTBSY') || (process.platform === 'win32' && isSystemError(error, 'EPERM') && (error.path === temporary || error.path === target))) {
       throw new ZipfsError('FILE_IN_USE', `The zip ${target} is in use by another program, which holds it open; sync left the zip and the workspace as they were. Close it there, then retry the sync.`);
     }
+    if (isSystemError(error, 'ENAMETOOLONG', 'ELOOP')) throw pathUnusable(error); // the temporary's name beside the zip, too long: the zip is as it was
     if (isSystemError(error, 'ENOSPC', 'EDQUOT')) throw new ZipfsError('SYNC_FAILED', `The disk holding ${path.dirname(target)} is full; the source zip was left unchanged. Free some space there and sync again.`);
     if (isSystemError(error, 'EACCES', 'EPERM', 'EROFS')) {
       if (error.path !== temporary) throw permissionDenied(error);
