@@ -180,6 +180,9 @@ export async function syncSession(request: SyncRequest): Promise<SyncResult> {
 /** The part of a sync that holds the zip's lock: the conflict check, the new archive, and the rename. */
 async function writeBack(request: SyncRequest, manifest: Manifest, diff: WorkspaceDiff, counts: Omit<SyncResult, 'synced' | 'backup_path'>): Promise<SyncResult> {
   const { session } = request;
+  // Taken before the check, which reads the zip by its path as writeArchive does again: a file renamed
+  // over it between the two (its directory checked, another's entries copied) is caught before the rename.
+  const versionAtCheck = fileVersion(manifest.session.source_path);
   const source = checkSource(manifest, request.force, request.merge === true, session.dir);
   // A lazy session merges its whole base: the entries it never extracted are its side too, unchanged.
   const sides = request.merge && source.modified ? mergeSides(request, manifest, diff) : undefined;
@@ -199,7 +202,7 @@ async function writeBack(request: SyncRequest, manifest: Manifest, diff: Workspa
   if (!manifest.session.lazy) assertWithinOpenLimits(manifest, diff, request.limits);
   if (source.exists && request.backup) assertBackupPathFree(target);
   // A program that is not zipfs takes no lock: what it writes meanwhile is caught before the rename.
-  const before = source.exists ? fileVersion(target) : undefined;
+  const before = source.exists ? versionAtCheck : undefined;
 
   const temporary = path.join(path.dirname(target), `.${path.basename(target)}${TEMP_MARK}${process.pid}-${globalThis.crypto.randomUUID()}.tmp`);
   removeOnExit(temporary);

@@ -45,6 +45,13 @@ export function readPackedDirectory(source: ZipSource): PackedDirectory {
   return packed;
 }
 
+/** Where the central directory starts in the file, found from the end records alone: no record is
+ * read, so what only needs the directory's place (a fingerprint of it) pays nothing per entry. */
+export function directoryStart(source: ZipSource): number {
+  const end = readDirectoryEnd(source);
+  return findDirectoryStart(source, end.endOffset, end.directoryOffset, end.directorySize);
+}
+
 /**
  * Where the central directory starts. Offsets inside an archive are relative to
  * its own first byte, which differs from the file's when a stub precedes it; the
