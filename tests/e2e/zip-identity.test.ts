@@ -47,6 +47,10 @@ describe('another writer that keeps the zip\'s size and mtime', () => {
     const theirs = rawZip(app('v2'));
     rewriteKeepingSizeAndTime(zip, theirs);
 
+    // Opening it again reuses the session, and says the zip moved on.
+    const again = box.run(['open', zip, '--json']).json;
+    expect(again.already_open).toBe(true);
+    expect(again.warnings).toEqual([expect.stringContaining("the zip changed since this session's base")]);
     expect(box.run(['status', '--json']).json.zip_changed).toEqual(['M version.txt']);
     const sync = box.run(['sync', '--json']);
     expect([sync.code, sync.json.error.code]).toEqual([ERROR_CODES.CONFLICT_DETECTED.exit, 'CONFLICT_DETECTED']);
