@@ -12,7 +12,7 @@
  */
 import fs from 'node:fs';
 import { ZipfsError, isSystemError } from '../errors.ts';
-import { FileSource, directoryStart } from '../zip/index.ts';
+import { FileSource, directoryPlace } from '../zip/index.ts';
 import { zipPathTaken } from '../files/zip-file.ts';
 import type { SessionRecord, SourceFingerprint } from './manifest.ts';
 
@@ -47,16 +47,21 @@ const HASH_STEP_BYTES = 4 << 20;
  * steps without parsing a record (status at a million entries: 0.1 s, not 0.2 s and 120 MiB).
  */
 export function fingerprintOf(source: FileSource): SourceFingerprint | undefined {
+  return readFingerprint(source)?.fingerprint;
+}
+
+/** The fingerprint, and where the directory is (lazy reads check their session's record of it). */
+function readFingerprint(source: FileSource): { fingerprint: SourceFingerprint; place: { start: number; baseOffset: number } } | undefined {
   try {
-    const start = directoryStart(source);
+    const place = directoryPlace(source);
     const hasher = new Bun.CryptoHasher('sha256');
-    for (let offset = start; offset < source.size; offset += HASH_STEP_BYTES) {
+    for (let offset = place.start; offset < source.size; offset += HASH_STEP_BYTES) {
       const length = Math.min(HASH_STEP_BYTES, source.size - offset);
       const at = source.peek(offset, length);
       if (at < 0) return undefined; // the file ended early: cut while being read
       hasher.update(source.view.subarray(at, at + length));
     }
-    return { size: source.size, mtime_ms: source.stats.mtimeMs, directory_sha256: hasher.digest('hex') };
+    return { fingerprint: { size: source.size, mtime_ms: source.stats.mtimeMs, directory_sha256: hasher.digest('hex') }, place };
   } catch (error) {
     if (error instanceof ZipfsError || isSystemError(error)) return undefined;
     throw error;
@@ -97,7 +102,7 @@ export function sourceState(record: SessionRecord): SourceState {
  * is checked to hold the base (the hash above), and the caller reads through
  * it. `missing` or `changed` otherwise, with nothing left open.
  */
-export function openBase(record: SessionRecord, windowBytes?: number): { state: 'unchanged'; source: FileSource } | { state: 'changed' | 'missing'; source?: undefined } {
+export function openBase(record: SessionRecord, windowBytes?: number): { state: 'unchanged'; source: FileSource; place: { start: number; baseOffset: number } } | { state: 'changed' | 'missing'; source?: undefined } {
   let source: FileSource;
   try {
     source = new FileSource(record.source_path, windowBytes);
@@ -110,8 +115,8 @@ export function openBase(record: SessionRecord, windowBytes?: number): { state: 
     }
     return { state: 'changed' };
   }
-  const current = isNewArchive(record) ? undefined : fingerprintOf(source);
-  if (current !== undefined && sameArchive(current, record.source)) return { state: 'unchanged', source };
+  const current = isNewArchive(record) ? undefined : readFingerprint(source);
+  if (current !== undefined && sameArchive(current.fingerprint, record.source)) return { state: 'unchanged', source, place: current.place };
   source.close();
   return { state: 'changed' };
 }

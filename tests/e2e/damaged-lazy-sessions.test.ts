@@ -3,7 +3,7 @@
  * off, garbage, swapped for another session's or with bytes after it; its
  * manifest's entry count lowered, an entry line pointing at another entry,
  * naming an index past the directory (10^9: sync looped to it) or one index
- * twice. Each used to give a partial listing, a sync that lost or doubled
+ * twice, or placing the directory elsewhere in the zip. Each used to give a partial listing, a sync that lost or doubled
  * entries, or a hang; each is SESSION_DAMAGED now, and the zip is untouched.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test';
@@ -107,6 +107,14 @@ describe('a lazy session whose manifest disagrees with its directory', () => {
     damage();
     for (const args of [first, ['ls', '-r'], ['read', 'top.txt'], ['sync'], ['sync', '--dry-run']]) expectDamaged(args, detail);
     expect(sha(zip)).toBe(before);
+  });
+
+  it.each([
+    ['the directory\'s offset changed', (record: any) => void (record.lazy.central_start += 1)],
+    ['the archive\'s offset changed', (record: any) => void (record.lazy.base_offset += 5)],
+  ])('(%s) is SESSION_DAMAGED for what reads entries from the zip, not a "damaged archive"', (_what, change) => {
+    editRecord(change);
+    for (const args of [['read', 'top.txt'], ['grep', 'beta'], ['extract']]) expectDamaged(args, /places the zip's directory at offset \d+ \(archive at \d+\), but the zip, still this session's base, has it at/);
   });
 
   it('an intact session still lists, reads and syncs (the checks pass what zipfs wrote)', () => {
