@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { ZipfsError, diskFull, isSystemError, type ErrorCode } from '../errors.ts';
+import { ZipfsError, diskFull, isSystemError, pathUnusable, type ErrorCode } from '../errors.ts';
 import type { Limits } from '../limits.ts';
 import { FileSource, readCentralDirectory, type CentralDirectory } from '../zip/index.ts';
 import { sessionPaths, workspacesDir } from '../session/data-dir.ts';
@@ -66,7 +66,7 @@ export async function openArchive(request: OpenRequest): Promise<Opened> {
 }
 
 async function openNamed(request: OpenRequest, zipPath: string): Promise<Session> {
-  if (request.create && !fs.existsSync(zipPath)) return createArchiveSession(request, zipPath);
+  if (request.create && !zipExists(zipPath)) return createArchiveSession(request, zipPath);
   if (request.lazy || (request.only?.length ?? 0) > 0) return openLazy(request, zipPath);
   const source = openSource(zipPath);
   try {
@@ -150,10 +150,19 @@ export function sessionRecord(zipPath: string, source: SessionRecord['source'], 
   };
 }
 
-export function openSource(zipPath: string): FileSource {
+/** Whether something is at `zipPath`; a path no file can ever be at (too long, a loop of links) is refused, not taken for a free place. */
+function zipExists(zipPath: string): boolean {
   try {
     fs.statSync(zipPath);
-  } catch {
+    return true;
+  } catch (error) {
+    if (isSystemError(error, 'ENAMETOOLONG', 'ELOOP')) throw pathUnusable(error);
+    return false;
+  }
+}
+
+export function openSource(zipPath: string): FileSource {
+  if (!zipExists(zipPath)) {
     throw new ZipfsError('ZIP_NOT_FOUND', `No file at ${zipPath}; check the path (relative paths are resolved from ${process.cwd()}), or pass ${param('create')} to start a new archive there.`);
   }
   try {

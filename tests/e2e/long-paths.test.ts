@@ -75,3 +75,18 @@ describe('a zip whose lock and temporary cannot be named beside it', () => {
     }
   });
 });
+
+describe('a zip path no file can be at', () => {
+  it.each([
+    ['too long (4,300 characters)', () => path.join(folderOfLength(4080), `${'z'.repeat(200)}.zip`), /over the 4,096 bytes .*move the zip to a shorter path/],
+    ['through a loop of links', () => {
+      fs.symlinkSync(path.join(box.dir, 'y'), path.join(box.dir, 'x'));
+      fs.symlinkSync(path.join(box.dir, 'x'), path.join(box.dir, 'y'));
+      return path.join(box.dir, 'x', 'app.zip');
+    }, /too many symbolic links .*fix those links/],
+  ])('%s: open, open --create and inspect are INVALID_INPUT, and no session is made', (_what, place, advice) => {
+    const zip = place();
+    for (const args of [['open', zip], ['open', zip, '--create'], ['open', zip, '--lazy'], ['inspect', zip]]) expectUnusablePath(box.run([...args, '--json']), advice);
+    expect(box.run(['sessions', '--json']).json.sessions).toEqual([]);
+  });
+});
