@@ -68,12 +68,22 @@ function readFingerprint(source: FileSource): { fingerprint: SourceFingerprint; 
   }
 }
 
+/**
+ * A zip that is there but cannot be opened now: another program holds it without sharing (Windows),
+ * or this user may not read it. Not a sign of another archive: the caller's error says what it is
+ * (FILE_IN_USE, PERMISSION_DENIED), where taking it for a change would be a false CONFLICT_DETECTED.
+ */
+function cannotReadNow(error: unknown): boolean {
+  return isSystemError(error, 'EBUSY', 'ETXTBSY', 'EACCES', 'EPERM');
+}
+
 /** The fingerprint of the zip at `zipPath` now, or undefined when there is none to read there (gone, not readable, damaged). */
 export function currentFingerprint(zipPath: string): SourceFingerprint | undefined {
   let source: FileSource;
   try {
     source = new FileSource(zipPath);
-  } catch {
+  } catch (error) {
+    if (cannotReadNow(error)) throw error;
     return undefined;
   }
   try {
@@ -108,6 +118,7 @@ export function openBase(record: SessionRecord, windowBytes?: number): { state: 
     source = new FileSource(record.source_path, windowBytes);
   } catch (error) {
     if (isSystemError(error, 'ENOENT', 'ENOTDIR')) return { state: 'missing' };
+    if (cannotReadNow(error)) throw error;
     if (error instanceof ZipfsError) {
       // Not a regular file: refused by kind, in a session's words (nothing read, nothing written over).
       const stats = fs.statSync(record.source_path, { throwIfNoEntry: false });
