@@ -4,7 +4,7 @@
  * end records (they hold every entry's name, sizes, CRC-32 and offset), never
  * by size and mtime alone: `cp` into the same file then `touch -r`, `cp -p`,
  * `rsync -a` or a file system with 2-second times rewrite an archive and keep
- * both. Reading the tail costs its size (about 8 MB at 100,000 entries); a
+ * both. Reading the tail costs its size (6.7 MB, 5-9 ms, at 100,000 entries); a
  * copy of the same archive is no change. Status, sync, diff, open's reuse and
  * lazy reads ask here; what reads entries afterwards reads them from the one
  * descriptor that was checked (openBase), so a rename over the path between
