@@ -66,6 +66,7 @@ export function toZipfsError(error: unknown): ZipfsError {
   if (isSystemError(error, 'ENOSPC', 'EDQUOT')) return diskFull(error);
   if (isSystemError(error, 'EBUSY', 'ETXTBSY')) return fileInUse(error);
   if (isSystemError(error, 'EACCES', 'EPERM', 'EROFS')) return permissionDenied(error);
+  if (isSystemError(error, 'ENAMETOOLONG', 'ELOOP')) return pathUnusable(error);
   const detail = error instanceof Error ? error.message : String(error);
   return new ZipfsError('INTERNAL_ERROR', `Unexpected failure: ${detail}. This is a zipfs bug or a system fault; retry, and report it if it persists.`, { cause: error });
 }
@@ -85,6 +86,27 @@ export function diskFull(error: NodeJS.ErrnoException, location = error.path && 
 export function fileInUse(error: NodeJS.ErrnoException): ZipfsError {
   const what = error.path ? shownPath(error.path) : 'A file zipfs needs';
   return new ZipfsError('FILE_IN_USE', `${what} is in use by another program, which holds it open; nothing was changed. Close it there (or wait for that program to let go), then retry.`);
+}
+
+/** A path shown in a message: a long one by its start and end, and its length. */
+function abridged(path: string): string {
+  return path.length <= 240 ? path : `${path.slice(0, 100)}…${path.slice(-100)} (${path.length} characters)`;
+}
+
+/**
+ * ENAMETOOLONG or ELOOP: a path zipfs was given, or makes under the data folder or beside the zip
+ * (a workspace, a staging folder, a lock, a temporary), that the file system cannot reach.
+ * Wherever it arises, the way out is a shorter (or link-free) data folder or zip path.
+ */
+export function pathUnusable(error: NodeJS.ErrnoException): ZipfsError {
+  const where = error.path ? abridged(shownPath(error.path)) : 'a path zipfs needs';
+  const nameTooLong = error.path?.split('/').some((name) => Buffer.byteLength(name) > 255) === true;
+  const what =
+    error.code === 'ELOOP'
+      ? `The path ${where} cannot be reached: it runs through too many symbolic links (or a loop of them)`
+      : `The path ${where} is too long for the file system (${nameTooLong ? 'a name in it is over 255 bytes' : 'over the 4,096 bytes a whole path may have'})`;
+  const fix = error.code === 'ELOOP' ? 'fix those links, or use a path without them (ZIPFS_HOME for the data folder, or the zip moved elsewhere)' : 'set ZIPFS_HOME to a shorter folder, or move the zip to a shorter path with a shorter name, as this path needs';
+  return new ZipfsError('INVALID_INPUT', `${what}. zipfs makes its files under the data folder (workspaces, staging, locks) and beside the zip (the sync's temporary, its lock): ${fix}; then retry.`);
 }
 
 /** EACCES, EPERM or EROFS: name the path and the way out, instead of a stack trace. */

@@ -67,11 +67,9 @@ export const grep = defineCommand({
     const view = lazyView(session);
     const start = withBeneath(session.contents, (beneath) => resolveSeen(beneath, input.path, view));
     const limits = loadLimits(context.env);
-    // A lazy session's entries only in the zip are searched there, each checked as a read checks it (a bomb is refused).
-    const zipEntries = view ? await withLazyReader(session, view.lazy, limits, (reader) => lazyGrepEntries(view, reader, start.relative, globFilter(input.glob), session.record.source_path)) : undefined;
     const offset = input.offset ?? 0;
     // The search finds the skipped matches again (and counts them in total_matches); only this page's are returned.
-    const searched = await grepWorkspace({
+    const search = (zipEntries?: GrepZipEntry[]) => grepWorkspace({
       root: session.contents,
       start: start.relative,
       pattern: input.pattern,
@@ -87,6 +85,9 @@ export const grep = defineCommand({
       signal: context.signal,
       ...(zipEntries ? { zipEntries } : {}),
     });
+    // A lazy session's entries only in the zip are searched there, each checked as a read checks it (a bomb is refused),
+    // through the reader's descriptor, held open for the search: the zip checked to be the base is the one read.
+    const searched = view ? await withLazyReader(session, view.lazy, limits, (reader) => search(lazyGrepEntries(view, reader, start.relative, globFilter(input.glob), session.record.source_path))) : await search();
     const { timedOut, ...found } = searched;
     const all = found.matches.slice(offset);
     // More matches than max_results were found (unless the time budget stopped the search, which a next page would meet again).
@@ -134,7 +135,7 @@ function lazyGrepEntries(view: LazyView, reader: LazyReader, start: string, acce
   for (const index of view.indexesAt(start)) {
     // Not folders, nor what the glob leaves out (never read, so never refused).
     if (view.lazy.type(index) === 'dir' || !accept(view.lazy.paths[index]!)) continue;
-    found.push({ file: view.lazy.paths[index]!, zipPath, entry: reader.location(index) });
+    found.push({ file: view.lazy.paths[index]!, zipPath, zipFd: reader.fd, entry: reader.location(index) });
   }
   return found;
 }

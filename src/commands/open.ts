@@ -7,8 +7,21 @@ import { adoptSession } from '../session/take-over.ts';
 import { humanBytes, plural } from '../format/units.ts';
 import { loadLimits } from '../limits.ts';
 import { openArchive, type Opened } from '../open/open-archive.ts';
-import { listSessions, sessionOf } from '../session/session-store.ts';
+import { listSessions, sessionOf, type Session } from '../session/session-store.ts';
+import { isNewArchive, sourceState, type SourceState } from '../session/source-state.ts';
+import { invocation, param } from '../message-marks.ts';
 import { notExtractedCount } from '../session/lazy-session.ts';
+
+/** A reused session whose zip another writer changed since its base (by the directory's hash: source-state.ts): said at once. */
+function zipMoved(session: Session): string[] {
+  let state: SourceState;
+  try {
+    state = sourceState(session.record);
+  } catch {
+    return []; // not a file any more: status and sync say so
+  }
+  return state === 'changed' && !isNewArchive(session.record) ? [`the zip changed since this session's base (another writer): ${invocation('status')} lists its changes, and sync with ${param('merge')} keeps both sides'`] : [];
+}
 
 /** Warnings listed at most; an archive may hold a link per entry. */
 const MAX_WARNINGS = 20;
@@ -60,7 +73,7 @@ export const open = defineCommand({
     // What an agent needs before its next call: links it will find as plain files, and that calls
     // without a session are now ambiguous when other sessions are open.
     const links = session.record.symlinks;
-    const warnings = [...(session.tookOver ? [session.tookOver] : []), ...links.slice(0, MAX_WARNINGS).map((link) => `${quoted(link)} ${SYMLINK_NOTE}`), ...(links.length > MAX_WARNINGS ? [`and ${links.length - MAX_WARNINGS} more symbolic links`] : [])];
+    const warnings = [...(session.tookOver ? [session.tookOver] : []), ...(existing ? zipMoved(session) : []), ...links.slice(0, MAX_WARNINGS).map((link) => `${quoted(link)} ${SYMLINK_NOTE}`), ...(links.length > MAX_WARNINGS ? [`and ${links.length - MAX_WARNINGS} more symbolic links`] : [])];
     const others = listSessions(context.home).map((s) => s.record.name).filter((other) => other !== session.record.name).sort();
     return {
       ...result,

@@ -9,7 +9,7 @@ import type { ItemType } from '../open/extraction-plan.ts';
 import type { Beneath } from './beneath.ts';
 import { normaliseToolPath, resolveExisting, type WorkspacePath } from './safe-path.ts';
 import type { LazyEntries } from '../session/lazy-entries.ts';
-import { lazyEntries, trackedIndexes } from '../session/lazy-session.ts';
+import { trackedIndexes } from '../session/lazy-session.ts';
 import { readManifest } from '../session/manifest.ts';
 import type { Session } from '../session/session-store.ts';
 
@@ -85,8 +85,11 @@ export class LazyView {
 
 /** The view of a lazy session, or undefined for an eager one. */
 export function lazyView(session: Session): LazyView | undefined {
-  const lazy = lazyEntries(session);
-  return lazy ? new LazyView(lazy, trackedIndexes(readManifest(session.manifest))) : undefined;
+  if (!session.record.lazy) return undefined;
+  // Through the manifest: its lines are checked against the directory as it loads (lazy-integrity.ts).
+  const manifest = readManifest(session.manifest);
+  const lazy = manifest.lazy?.();
+  return lazy ? new LazyView(lazy, trackedIndexes(manifest)) : undefined;
 }
 
 /**

@@ -19,11 +19,13 @@ import type { WorkspaceTarget } from './workspace-rules.ts';
 /** Read-ahead for the pass over local headers: a large window would read megabytes of data it skips. */
 const LAYOUT_WINDOW_BYTES = 64 * 1024;
 
-/** The plan open extracts by, once every check passed; with a collecting `refuse`, a best effort past the refusals. */
-export function checkArchive(zipPath: string, directory: CentralDirectory, limits: Limits, target: WorkspaceTarget, refuse: Refuse = throwRefusal): ExtractionPlan {
+/** The plan open extracts by (`source`: the file `directory` was read from), once every check passed; with a collecting `refuse`, a best effort past the refusals. */
+export function checkArchive(source: FileSource, directory: CentralDirectory, limits: Limits, target: WorkspaceTarget, refuse: Refuse = throwRefusal): ExtractionPlan {
   const plan = planExtraction(directory, limits, refuse, target.rules);
   checkPathsFit(plan.items, target.workspaces, refuse);
-  const headers = new FileSource(zipPath, LAYOUT_WINDOW_BYTES);
+  // The same open file the directory came from: a path opened again may be another archive by now
+  // (a sync renames its new one over it), whose headers would all disagree with this directory.
+  const headers = source.sharing(LAYOUT_WINDOW_BYTES);
   try {
     const faulty = new Set<ZipEntry>();
     for (const fault of layoutFaults(headers, directory)) {

@@ -2,12 +2,15 @@
  * open's second thread: writes its share of the entries and reports bytes
  * done, or the first error, to the main thread.
  */
+import fs from 'node:fs';
 import { isSystemError, toZipfsError } from '../errors.ts';
 import { FileSource } from '../zip/index.ts';
 import { writeFileTask, type FileTask } from './extract-files.ts';
 
 export interface ExtractJob {
-  zipPath: string;
+  /** The main thread's descriptor of the zip (threads share them), open until this worker is gone:
+   * the zip's path may name another archive by now, whose bytes would not match the directory. */
+  fd: number;
   root: string;
   tasks: FileTask[];
 }
@@ -19,7 +22,7 @@ async function run(job: ExtractJob): Promise<void> {
   const report = (message: ExtractReport) => postMessage(message);
   let source: FileSource | undefined;
   try {
-    source = new FileSource(job.zipPath);
+    source = new FileSource({ fd: job.fd, stats: fs.fstatSync(job.fd) }); // not owned: the main thread closes it
     let bytes = 0;
     let last = Date.now();
     for (const task of job.tasks) {

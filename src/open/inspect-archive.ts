@@ -7,7 +7,7 @@
  * them as regular files). Only the central directory and the local headers
  * are read, no entry data.
  */
-import { ZipfsError } from '../errors.ts';
+import { ZipfsError, isSystemError, pathUnusable } from '../errors.ts';
 import type { Limits } from '../limits.ts';
 import { METHOD_NAMES } from '../zip/constants.ts';
 import { FileSource, readCentralDirectory } from '../zip/index.ts';
@@ -44,6 +44,7 @@ export function inspectArchive(zipPath: string, limits: Limits, target: Workspac
     source = new FileSource(zipPath);
   } catch (error) {
     if (error instanceof ZipfsError) throw error; // not a regular file: open's own refusal
+    if (isSystemError(error, 'ENAMETOOLONG', 'ELOOP')) throw pathUnusable(error);
     throw new ZipfsError('ZIP_NOT_FOUND', `No readable file at ${zipPath} (${(error as Error).message}); check the path.`);
   }
   try {
@@ -53,7 +54,7 @@ export function inspectArchive(zipPath: string, limits: Limits, target: Workspac
     // Only the first refusals are kept (a hostile archive may have one per entry); the rest are counted.
     const refusals: ZipfsError[] = [];
     let refused = 0;
-    checkArchive(zipPath, directory, limits, target, (refusal) => {
+    checkArchive(source, directory, limits, target, (refusal) => {
       if (refused++ < MAX_WARNINGS) refusals.push(refusal);
     });
     const notes = entries.filter((e) => e.isSymlink).map((e) => `${quoted(e.name)} ${SYMLINK_NOTE}`);

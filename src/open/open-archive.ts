@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { ZipfsError, diskFull, isSystemError, type ErrorCode } from '../errors.ts';
+import { ZipfsError, diskFull, isSystemError, pathUnusable, type ErrorCode } from '../errors.ts';
 import type { Limits } from '../limits.ts';
-import { FileSource, readCentralDirectory, type CentralDirectory, type ZipSource } from '../zip/index.ts';
+import { FileSource, readCentralDirectory, type CentralDirectory } from '../zip/index.ts';
 import { workspacesDir } from '../session/data-dir.ts';
 import { workspaceTarget } from './workspace-rules.ts';
 import { taskCost, writeFileTask, type FileTask } from './extract-files.ts';
@@ -12,7 +12,8 @@ import type { ExtractionPlan } from './extraction-plan.ts';
 import { ctimeFence } from './ctime-fence.ts';
 import { releasePhaseGarbage } from '../memory.ts';
 import { eventLoopTurns } from '../event-loop-turns.ts';
-import { MANIFEST_FORMAT, entryRecord, fingerprintSource, type EntryRecord, type SessionRecord } from '../session/manifest.ts';
+import { MANIFEST_FORMAT, entryRecord, type EntryRecord, type SessionRecord } from '../session/manifest.ts';
+import { fingerprintSource } from '../session/source-state.ts';
 import { assertValidName } from '../session/session-name.ts';
 import { listSessions, type Session } from '../session/session-store.ts';
 import { assertNameFree, publishOnce, publishedSession } from './publish-session.ts';
@@ -74,20 +75,20 @@ export async function openArchive(request: OpenRequest): Promise<Opened> {
 }
 
 async function openNamed(request: OpenRequest, zipPath: string): Promise<Opened> {
-  if (request.create && !fs.existsSync(zipPath)) return createArchiveSession(request, zipPath);
+  if (request.create && !zipExists(zipPath)) return createArchiveSession(request, zipPath);
   if (request.lazy || (request.only?.length ?? 0) > 0) return openLazy(request, zipPath);
   const source = openSource(zipPath);
   try {
     const directory = readCentralDirectory(source);
     const target = workspaceTarget(request.home, true);
-    const plan = checkArchive(zipPath, directory, request.limits, target);
+    const plan = checkArchive(source, directory, request.limits, target);
     const published = await inStaging(request, plan.totalBytes, async (staging) => {
       assertDiskSpace(staging, plan.totalBytes);
-      const entries = await extract(zipPath, source, directory, plan, path.join(staging, 'contents'), request.limits.threads, request.progress, request.signal);
+      const entries = await extract(source, directory, plan, path.join(staging, 'contents'), request.limits.threads, request.progress, request.signal);
       releasePhaseGarbage(entries.length);
       request.signal?.throwIfAborted();
       const symlinks = plan.items.filter((i) => i.type === 'symlink').map((i) => i.path);
-      const record = sessionRecord(zipPath, fingerprintSource(source, directory, zipPath), staging, { files: plan.fileCount, dirs: plan.dirCount, bytes: plan.totalBytes, symlinks }, target.rules.caseInsensitive === true, request.owner);
+      const record = sessionRecord(zipPath, fingerprintSource(source, directory), staging, { files: plan.fileCount, dirs: plan.dirCount, bytes: plan.totalBytes, symlinks }, target.rules.caseInsensitive === true, request.owner);
       return publishOnce(request, staging, record, entries);
     });
     return publishedSession(request.home, published);
@@ -158,10 +159,19 @@ export function sessionRecord(zipPath: string, source: SessionRecord['source'], 
   };
 }
 
-export function openSource(zipPath: string): FileSource {
+/** Whether something is at `zipPath`; a path no file can ever be at (too long, a loop of links) is refused, not taken for a free place. */
+function zipExists(zipPath: string): boolean {
   try {
     fs.statSync(zipPath);
-  } catch {
+    return true;
+  } catch (error) {
+    if (isSystemError(error, 'ENAMETOOLONG', 'ELOOP')) throw pathUnusable(error);
+    return false;
+  }
+}
+
+export function openSource(zipPath: string): FileSource {
+  if (!zipExists(zipPath)) {
     throw new ZipfsError('ZIP_NOT_FOUND', `No file at ${zipPath}; check the path (relative paths are resolved from ${process.cwd()}), or pass ${param('create')} to start a new archive there.`);
   }
   try {
@@ -204,7 +214,7 @@ const PARALLEL_MIN_FILES = 2000;
  * read front to back; large archives are split into two contiguous shares of
  * about equal cost, one for this thread and one for a worker, to use both cores.
  */
-async function extract(zipPath: string, source: ZipSource, directory: CentralDirectory, plan: ExtractionPlan, root: string, threads: number, progress?: Progress, signal?: AbortSignal): Promise<EntryRecord[]> {
+async function extract(source: FileSource, directory: CentralDirectory, plan: ExtractionPlan, root: string, threads: number, progress?: Progress, signal?: AbortSignal): Promise<EntryRecord[]> {
   fs.mkdirSync(root);
   for (const dir of plan.directories) fs.mkdirSync(path.join(root, dir), { recursive: true });
 
@@ -231,7 +241,7 @@ async function extract(zipPath: string, source: ZipSource, directory: CentralDir
   // ZIPFS_THREADS=1 keeps open on one thread (a busy machine, or measuring the difference).
   const parallel = threads > 1 && (plan.totalBytes >= PARALLEL_MIN_BYTES || tasks.length >= PARALLEL_MIN_FILES);
   const split = parallel ? splitPoint(tasks) : tasks.length;
-  const helper = split < tasks.length ? startWorker({ zipPath, root, tasks: tasks.slice(split) }, advance) : undefined;
+  const helper = split < tasks.length ? startWorker({ fd: source.fd, root, tasks: tasks.slice(split) }, advance) : undefined;
   try {
     // Progress notifications go out and a cancel gets through while a large archive extracts.
     const pause = eventLoopTurns(signal);

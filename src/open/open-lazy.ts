@@ -14,7 +14,8 @@ import { ZipfsError, quote } from '../errors.ts';
 import { readPackedDirectory } from '../zip/index.ts';
 import { workspaceTarget } from './workspace-rules.ts';
 import { CENTRAL_FILE, countEntries, lazyEntriesOf, type LazyEntries } from '../session/lazy-entries.ts';
-import { fingerprintSource } from '../session/manifest.ts';
+import { fingerprintSource } from '../session/source-state.ts';
+import { centralFileFacts } from '../session/lazy-integrity.ts';
 import { loadSession, removeSession } from '../session/session-store.ts';
 import { extractEntries } from '../session/extract-entries.ts';
 import { lazyEntries } from '../session/lazy-session.ts';
@@ -33,10 +34,11 @@ export async function openLazy(request: OpenRequest, zipPath: string): Promise<O
     releasePhaseGarbage(lazy.count); // the checks' garbage, before the session is written
     published = await inStaging(request, 0, (staging) => {
       fs.mkdirSync(path.join(staging, 'contents'));
-      fs.writeFileSync(path.join(staging, CENTRAL_FILE), directory.region.subarray(0, directory.centralEnd - directory.centralStart));
+      const central = directory.region.subarray(0, directory.centralEnd - directory.centralStart);
+      fs.writeFileSync(path.join(staging, CENTRAL_FILE), central);
       const { files, folders } = countEntries(directory);
       const counts = { files, dirs: folders, bytes: 0, symlinks: [] };
-      const record = { ...sessionRecord(zipPath, fingerprintSource(source, directory, zipPath), staging, counts, target.rules.caseInsensitive === true, request.owner), lazy: facts };
+      const record = { ...sessionRecord(zipPath, fingerprintSource(source, directory), staging, counts, target.rules.caseInsensitive === true, request.owner), lazy: { ...facts, ...centralFileFacts(central) } };
       return publishOnce(request, staging, record, []);
     });
   } finally {

@@ -62,9 +62,10 @@ function openZip(zipPath: string): FileSource {
 export class ZipSources {
   private readonly open = new Map<string, FileSource>();
 
-  get(zipPath: string): FileSource {
+  /** `fd`: a descriptor the caller holds open (not closed here); the path is opened only without one. */
+  get(zipPath: string, fd?: number): FileSource {
     let source = this.open.get(zipPath);
-    if (!source) this.open.set(zipPath, (source = openZip(zipPath)));
+    if (!source) this.open.set(zipPath, (source = fd === undefined ? openZip(zipPath) : new FileSource({ fd, stats: fs.fstatSync(fd) })));
     return source;
   }
 

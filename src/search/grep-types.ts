@@ -12,6 +12,8 @@ export interface GrepZipEntry {
   file: string;
   /** The archive holding it. */
   zipPath: string;
+  /** An open descriptor of it, checked to be the session's base (lazy-session.ts, LazyReader): read through it, not the path. */
+  zipFd?: number;
   /** Where its data is (from the central directory, or the session's manifest). */
   entry: EntryLocation;
 }
@@ -20,7 +22,7 @@ export interface GrepZipEntry {
 export interface GrepItem {
   /** Workspace-relative path, shown in matches (and opened in the workspace when there is no `zip`). */
   file: string;
-  zip?: { zipPath: string; entry: EntryLocation };
+  zip?: { zipPath: string; zipFd?: number; entry: EntryLocation };
 }
 
 export interface GrepJob {

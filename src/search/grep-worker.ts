@@ -59,7 +59,7 @@ async function run(job: GrepJob, beneath: Beneath, zips: ZipSources): Promise<vo
     };
     if (item.zip) {
       filesSearched++;
-      await readZipEntry(zips.get(item.zip.zipPath), item.zip.entry, take);
+      await readZipEntry(zips.get(item.zip.zipPath, item.zip.zipFd), item.zip.entry, take);
     } else {
       if (!readWorkspaceFile(beneath, file, buffer, take)) continue; // removed, or swapped for a link or a special file, while we searched
       filesSearched++;

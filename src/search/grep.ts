@@ -127,7 +127,7 @@ function mergeZipEntries(files: string[], entries: GrepZipEntry[], start: string
   const onDisk = new Set(files);
   const extra = entries
     .filter(({ file }) => isWithin(start, file) && accept(file) && !onDisk.has(file))
-    .map(({ file, zipPath, entry }) => ({ key: walkOrderKey(file), item: { file, zip: { zipPath, entry } } }))
+    .map(({ file, zipPath, zipFd, entry }) => ({ key: walkOrderKey(file), item: { file, zip: { zipPath, zipFd, entry } } }))
     .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   const items: GrepItem[] = [];
   let next = 0;

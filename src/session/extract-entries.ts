@@ -17,6 +17,7 @@ import { Beneath } from '../files/beneath.ts';
 import { writeFully } from '../fd-io.ts';
 import type { LazyEntries } from './lazy-entries.ts';
 import { LazyReader, trackedIndexes } from './lazy-session.ts';
+import { assertTrackedMatch } from './lazy-integrity.ts';
 import { listMore, readManifest, type EntryRecord } from './manifest.ts';
 import type { Session } from './session-store.ts';
 import { assertRoomInWorkspaces } from './workspace-room.ts';
@@ -57,6 +58,7 @@ function assertWithinLimits(session: Session, lazy: LazyEntries, todo: number[],
  */
 export async function extractEntries(session: Session, lazy: LazyEntries, indexes: Iterable<number>, home: string, limits: Limits, signal?: AbortSignal): Promise<Extracted> {
   const manifest = readManifest(session.manifest);
+  assertTrackedMatch(session.dir, manifest.entries, lazy);
   const tracked = trackedIndexes(manifest);
   const todo = [...new Set(indexes)].filter((index) => !tracked.has(index) && lazy.paths[index] !== '');
   assertWithinLimits(session, lazy, todo, tracked.size, home, limits);

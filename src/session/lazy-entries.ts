@@ -17,7 +17,8 @@ import { entryPath, isPlainPath } from '../open/entry-paths.ts';
 import { releasePhaseGarbage } from '../memory.ts';
 import { foldCase, windowsNameProblem } from '../open/platform-names.ts';
 import type { FolderRules, ItemType } from '../open/extraction-plan.ts';
-import { entryRecord, type EntryRecord, type SessionRecord } from './manifest.ts';
+import { entryRecord, sessionDamaged, type EntryRecord, type SessionRecord } from './manifest.ts';
+import { centralCountProblem, centralFileProblem } from './lazy-integrity.ts';
 
 /** Flags that make an entry unreadable (assertReadable says why). */
 const UNREADABLE_FLAGS = FLAG_ENCRYPTED | FLAG_STRONG_ENCRYPTION | FLAG_PATCHED;
@@ -44,6 +45,9 @@ export interface LazyFacts {
   central_start: number;
   /** Entries the workspace's folder cannot hold (a case collision, a Windows name), by index: they stay in the zip. */
   unrepresentable?: { index: number; reason: string }[];
+  /** central.bin's length and CRC-32, to know it again (lazy-integrity.ts); absent in older sessions. */
+  central_bytes?: number;
+  central_crc32?: number;
 }
 
 export class LazyEntries {
@@ -303,11 +307,24 @@ function addFoldersOf(own: string, folders: Set<string>): void {
   for (let at = own.lastIndexOf('/'); at > 0; at = own.lastIndexOf('/', at - 1)) folders.add(own.slice(0, at));
 }
 
-/** The lazy entries of a session: its central.bin, read and indexed again (each call of the CLI is a new process). */
+/**
+ * The lazy entries of a session: its central.bin, read and indexed again (each call of the CLI is
+ * a new process), once it is known to be the directory the session record describes (lazy-integrity.ts).
+ */
 export function loadLazyEntries(dir: string, record: SessionRecord): LazyEntries {
   const facts = record.lazy!;
   const region = new Uint8Array(fs.readFileSync(path.join(dir, CENTRAL_FILE)));
-  const directory = new PackedDirectory(region, { baseOffset: facts.base_offset, centralStart: facts.central_start, comment: '', commentBytes: new Uint8Array(0), zip64: false });
+  const fileProblem = centralFileProblem(region, facts);
+  if (fileProblem) throw sessionDamaged(dir, fileProblem);
+  let directory: PackedDirectory;
+  try {
+    directory = new PackedDirectory(region, { baseOffset: facts.base_offset, centralStart: facts.central_start, comment: '', commentBytes: new Uint8Array(0), zip64: false });
+  } catch (error) {
+    if (!(error instanceof ZipfsError)) throw error;
+    throw sessionDamaged(dir, `its central.bin cannot be read as a central directory (${error.message})`);
+  }
+  const countProblem = centralCountProblem(directory.count, directory.centralEnd - directory.centralStart, region.length, facts);
+  if (countProblem) throw sessionDamaged(dir, countProblem);
   const { paths, codes } = placeEntries(directory, () => {}); // refused at open: nothing here to refuse again
   releasePhaseGarbage(paths.length);
   return new LazyEntries(directory, paths, codes, facts.unrepresentable);

@@ -17,7 +17,7 @@ import { writeFully } from '../fd-io.ts';
 import { CENTRAL_FILE, loadLazyEntries, type LazyEntries } from './lazy-entries.ts';
 import { readManifest, sessionDamaged, type Manifest, type SessionRecord } from './manifest.ts';
 import type { Session } from './session-store.ts';
-import { sourceState } from '../sync/sync-archive.ts';
+import { openBase } from './source-state.ts';
 
 /** One session's entries, kept while its central.bin is the same file: a warm MCP server indexes a million entries once, not per call. */
 let cached: { key: string; lazy: LazyEntries } | undefined;
@@ -32,7 +32,9 @@ export function lazyEntriesAt(dir: string, record: SessionRecord): LazyEntries {
   const file = path.join(dir, CENTRAL_FILE);
   const stats = fs.statSync(file, { throwIfNoEntry: false });
   if (!stats) throw sessionDamaged(dir, `it is lazy but its ${CENTRAL_FILE} is missing`);
-  const key = `${file}:${stats.ino}:${stats.size}:${stats.mtimeMs}`;
+  // The record's facts too: the same central.bin is checked again against another record (lazy-integrity.ts).
+  const { entries, base_offset, central_start, central_crc32 } = record.lazy!;
+  const key = `${file}:${stats.ino}:${stats.size}:${stats.mtimeMs}:${entries}:${base_offset}:${central_start}:${central_crc32}`;
   if (cached?.key !== key) cached = { key, lazy: loadLazyEntries(dir, record) };
   return cached.lazy;
 }
@@ -69,14 +71,28 @@ export class LazyReader {
     readonly lazy: LazyEntries,
     private readonly limits: Limits,
   ) {
-    if (sourceState(session.record) !== 'unchanged') {
+    // The zip is opened once and that descriptor checked to be the base (the hash of its directory):
+    // every entry read goes through it, so a rename over the path after the check changes nothing here.
+    // A small read-ahead: each call reads one entry's header and data, not megabytes around them.
+    const base = openBase(session.record, READ_AHEAD_BYTES);
+    if (!base.source) {
       throw new ZipfsError(
         'CONFLICT_DETECTED',
-        `The zip ${session.record.source_path} changed since this session's base (another writer), and entries this lazy session has not extracted are read from it. Sync (with ${param('merge')} to keep both sides' changes) or close the session and open the zip again.`,
+        `The zip ${session.record.source_path} ${base.state === 'missing' ? 'is gone' : 'changed since this session\'s base (another writer)'}, and entries this lazy session has not extracted are read from it. Sync (with ${param('merge')} to keep both sides' changes) or close the session and open the zip again.`,
       );
     }
-    // A small read-ahead: each call reads one entry's header and data, not megabytes around them.
-    this.source = new FileSource(session.record.source_path, READ_AHEAD_BYTES);
+    // The zip is the base: where its directory is must be where the session's record says (its offsets index the zip).
+    const facts = session.record.lazy;
+    if (facts && (base.place.start !== facts.central_start || base.place.baseOffset !== facts.base_offset)) {
+      base.source.close();
+      throw sessionDamaged(session.dir, `its manifest places the zip's directory at offset ${facts.central_start} (archive at ${facts.base_offset}), but the zip, still this session's base, has it at ${base.place.start} (archive at ${base.place.baseOffset})`);
+    }
+    this.source = base.source;
+  }
+
+  /** The descriptor entries are read through (a grep worker reads the same file: threads share descriptors). */
+  get fd(): number {
+    return this.source.fd;
   }
 
   /** Entry `index`, checked as open checks an entry it extracts; returns it for reading. */

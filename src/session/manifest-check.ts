@@ -73,13 +73,22 @@ function fieldProblem(record: Record<string, unknown>, fields: Fields, prefix = 
   return undefined;
 }
 
+/** A lazy record's fields: its entry count a count, and central.bin's length and CRC-32 (absent in older sessions) numbers. */
+function lazyProblem(lazy: Record<string, unknown>): string | undefined {
+  const problem = fieldProblem(lazy, LAZY_LIST, 'lazy.');
+  if (problem) return problem;
+  if (!Number.isInteger(lazy.entries) || (lazy.entries as number) < 0) return 'field "lazy.entries" is not a count';
+  for (const key of ['central_bytes', 'central_crc32']) if (lazy[key] !== undefined && !fits(lazy[key], 'number')) return `field "lazy.${key}" is not a number`;
+  return undefined;
+}
+
 /** What is wrong with a session record (line 1), or undefined when it is usable. */
 export function sessionRecordProblem(value: unknown, format: number): string | undefined {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'it is not a JSON object';
   const record = value as Record<string, unknown>;
   if (record.kind !== 'session') return 'it is not a session record';
   if (record.format !== format) return `it was written by another zipfs version (manifest format ${JSON.stringify(record.format)}; this zipfs reads format ${format})`;
-  const lazy = record.lazy === undefined ? undefined : fits(record.lazy, 'object') ? fieldProblem(record.lazy as Record<string, unknown>, LAZY_LIST, 'lazy.') : 'field "lazy" is not a object';
+  const lazy = record.lazy === undefined ? undefined : fits(record.lazy, 'object') ? lazyProblem(record.lazy as Record<string, unknown>) : 'field "lazy" is not a object';
   return fieldProblem(record, SESSION_LIST) ?? fieldProblem(record.source as Record<string, unknown>, SOURCE_LIST, 'source.') ?? lazy;
 }
 

@@ -9,11 +9,12 @@ import { ZipfsError, isSystemError, quote } from '../errors.ts';
 import { writeFully } from '../fd-io.ts';
 import { releasePhaseGarbage } from '../memory.ts';
 import { entryRecordProblem, sessionRecordProblem } from './manifest-check.ts';
-import type { ZipEntry, ZipSource } from '../zip/index.ts';
+import type { ZipEntry } from '../zip/index.ts';
 import type { ItemType } from '../open/extraction-plan.ts';
 import { invocation } from '../message-marks.ts';
 import type { LazyEntries, LazyFacts } from './lazy-entries.ts';
 import { lazyEntriesAt } from './lazy-session.ts';
+import { assertTrackedIndexes, assertTrackedMatch } from './lazy-integrity.ts';
 import type { SessionOwner } from './owner.ts';
 
 export const MANIFEST_FORMAT = 1;
@@ -96,16 +97,6 @@ export function entryRecord(entry: ZipEntry, path: string, type: ItemType): Entr
     local_header_offset: entry.localHeaderOffset,
     central_offset: entry.centralOffset,
   };
-}
-
-/** Identifies an archive by its size, mtime and a hash of its central directory and end records. */
-export function fingerprintSource(source: ZipSource, directory: { centralStart: number; centralEnd?: number; region?: Uint8Array }, zipPath: string): SourceFingerprint {
-  const hasher = new Bun.CryptoHasher('sha256');
-  // A packed directory holds its records already: hashed in place, then the end records after them.
-  if (directory.region && directory.centralEnd !== undefined) hasher.update(directory.region.subarray(0, directory.centralEnd - directory.centralStart)).update(source.read(directory.centralEnd, source.size - directory.centralEnd));
-  else hasher.update(source.read(directory.centralStart, source.size - directory.centralStart));
-  const hash = hasher.digest('hex');
-  return { size: source.size, mtime_ms: fs.statSync(zipPath).mtimeMs, directory_sha256: hash };
 }
 
 /** Bytes gathered before each write: a manifest of 100,000 entries is ~40 MB, which as one string
@@ -249,7 +240,19 @@ export function readManifest(manifestPath: string): Manifest {
   if (!session.lazy) return { session, entries: entries as EntryRecord[] };
   // Extractions append in their own order: the rest of zipfs reads entries in index order.
   const tracked = (entries as EntryRecord[]).sort((a, b) => a.index - b.index);
-  return { session, entries: tracked, lazy: () => lazyEntriesAt(path.dirname(manifestPath), session) };
+  const dir = path.dirname(manifestPath);
+  assertTrackedIndexes(dir, session.lazy, tracked);
+  // Its lines are checked against the directory when it is loaded: status, which needs only the lines, does not pay for it.
+  let checked: LazyEntries | undefined;
+  return {
+    session,
+    entries: tracked,
+    lazy: () => {
+      const lazy = lazyEntriesAt(dir, session);
+      if (checked !== lazy) assertTrackedMatch(dir, tracked, (checked = lazy));
+      return lazy;
+    },
+  };
 }
 
 function parseLineByLine(manifestPath: string, text: string): unknown[] {

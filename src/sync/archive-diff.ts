@@ -16,7 +16,7 @@ import { diffText, invisibleDifference } from '../files/invisible-difference.ts'
 import { invocation, param } from '../message-marks.ts';
 import type { EntryRecord, Manifest } from '../session/manifest.ts';
 import { FileSource, readEntryData } from '../zip/index.ts';
-import { isNewArchive, sourceState } from './sync-archive.ts';
+import { isNewArchive, openBase, sourceState } from '../session/source-state.ts';
 import { diffWorkspace, readLinkTarget } from './workspace-diff.ts';
 
 export interface FileDiff {
@@ -70,14 +70,26 @@ function readCurrent(beneath: Beneath, shown: string, link: boolean): Uint8Array
 /** Every changed path in scope, by path, with its diff: the diff command pages through them (paging.ts). */
 export function diffAgainstArchive(root: string, manifest: Manifest, options: { path?: string; context: number }): FileSection[] {
   const record = manifest.session;
-  const state = sourceState(record);
   const fresh = isNewArchive(record);
+  // The base's bytes are read through the descriptor checked to hold the base (source-state.ts).
+  const base = fresh ? undefined : openBase(record);
+  const state = base ? base.state : sourceState(record);
   if (state === 'changed') {
     throw new ZipfsError('CONFLICT_DETECTED', `The zip ${record.source_path} changed since the session opened it, so its entries are no longer the base to diff against. Sync with ${param('force')} to replace it, or close the session and open the zip again.`);
   }
   if (state === 'missing' && !fresh) {
     throw new ZipfsError('ZIP_NOT_FOUND', `The zip ${record.source_path} is gone, and with it the original content to diff against; ${invocation('status')} still lists the changes.`);
   }
+  const source = base?.source;
+  try {
+    return sectionsOf(root, manifest, options, source);
+  } finally {
+    source?.close();
+  }
+}
+
+/** The sections, with the base's entries read from `source` (none for a new archive). */
+function sectionsOf(root: string, manifest: Manifest, options: { path?: string; context: number }, source: FileSource | undefined): FileSection[] {
   const changes = diffWorkspace(root, manifest);
   const scope = options.path === undefined ? '' : normaliseToolPath(options.path);
   const inScope = (shown: string) => {
@@ -86,7 +98,6 @@ export function diffAgainstArchive(root: string, manifest: Manifest, options: { 
   };
   const unsupported = new Set(changes.unsupported.map((u) => u.path));
   const byPath = new Map(manifest.entries.map((e) => [e.path, e]));
-  const source = fresh ? undefined : new FileSource(record.source_path);
   const beneath = new Beneath(root);
   try {
     const original = (entry: EntryRecord | undefined): Uint8Array => {
@@ -140,6 +151,5 @@ export function diffAgainstArchive(root: string, manifest: Manifest, options: { 
     return sections;
   } finally {
     beneath.close();
-    source?.close();
   }
 }

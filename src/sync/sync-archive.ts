@@ -12,11 +12,11 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { ZipfsError, isSystemError, permissionDenied, quote } from '../errors.ts';
+import { ZipfsError, isSystemError, pathUnusable, permissionDenied, quote } from '../errors.ts';
 import { keepOnExit, removeOnExit } from '../exit-cleanup.ts';
 import { FileSource, ZipWriter, parseCentralRecordBytes, readPackedDirectory, type PackedDirectory, type ZipEntry } from '../zip/index.ts';
 import { foldersOf, type ItemType } from '../open/extraction-plan.ts';
-import { entryRecord, fingerprintSource, readManifest, writeManifest, type EntryRecord, type Manifest, type SessionRecord } from '../session/manifest.ts';
+import { entryRecord, readManifest, writeManifest, type EntryRecord, type Manifest, type SessionRecord } from '../session/manifest.ts';
 import type { Progress } from '../open/open-archive.ts';
 import type { Session } from '../session/session-store.ts';
 import { writeAddition, writeFromWorkspace, type Captured } from './sync-entries.ts';
@@ -24,7 +24,9 @@ import { TEMP_MARK, assertBackupPathFree, draftBackup, fsyncDirectory, placeBack
 import { verifyWritten } from './verify-written.ts';
 import { CENTRAL_FILE, countEntries } from '../session/lazy-entries.ts';
 import { forgetLazyEntries, wholeBase } from '../session/lazy-session.ts';
-import { describeZipChanges, entryChanged, readCurrentZip, zipChangesSince } from './zip-changes.ts';
+import { centralFileFacts } from '../session/lazy-integrity.ts';
+import { currentFingerprint, isNewArchive, sameArchive, sourceState } from '../session/source-state.ts';
+import { describeZipChanges, entryChanged, zipChangesSince } from './zip-changes.ts';
 import { planMerge, type MergePlan, type Step } from './merge-plan.ts';
 import { takeZipSide } from './merge-apply.ts';
 import { checkTakenData, readZipNow, workspacesOf } from './zip-now.ts';
@@ -38,7 +40,6 @@ import { describeLeftover, removeZipLeftovers } from './zip-leftovers.ts';
 import { unsupportedFile } from '../files/regular-file.ts';
 import { Beneath, withBeneath } from '../files/beneath.ts';
 import { showPathsOf } from '../files/descriptor-paths.ts';
-import { openZipFile, zipPathTaken } from '../files/zip-file.ts';
 import { addedCrc, diffWorkspace, type WorkspaceDiff } from './workspace-diff.ts';
 import { invocation, param } from '../message-marks.ts';
 import { releasePhaseGarbage } from '../memory.ts';
@@ -92,8 +93,9 @@ function checkLazyArchive(temporary: string, total: number, next: SessionRecord)
   const directory = verifyWritten(temporary, total); // every entry's headers and place, overlaps included
   const lazy = lazyReopenFacts(directory, folderRules(next.case_insensitive === true));
   const { files, folders } = countEntries(directory);
-  Object.assign(next, { lazy, file_count: files, dir_count: folders });
-  return directory.region.subarray(0, directory.centralEnd - directory.centralStart);
+  const central = directory.region.subarray(0, directory.centralEnd - directory.centralStart);
+  Object.assign(next, { lazy: { ...lazy, ...centralFileFacts(central) }, file_count: files, dir_count: folders });
+  return central;
 }
 
 /**
@@ -108,7 +110,7 @@ export function recoverInterruptedSync(session: Session): void {
   try {
     const draft = readManifest(next).session;
     const current = currentFingerprint(draft.source_path);
-    if (current && current.size === draft.source.size && current.directory_sha256 === draft.source.directory_sha256) {
+    if (current && sameArchive(current, draft.source)) {
       if (fs.existsSync(nextCentralPath(session))) fs.renameSync(nextCentralPath(session), path.join(session.dir, CENTRAL_FILE));
       fs.renameSync(next, session.manifest);
       return;
@@ -118,34 +120,6 @@ export function recoverInterruptedSync(session: Session): void {
   }
   fs.rmSync(next, { force: true });
   fs.rmSync(nextCentralPath(session), { force: true });
-}
-
-function currentFingerprint(zipPath: string): SessionRecord['source'] | undefined {
-  return readCurrentZip(zipPath, (source, directory) => fingerprintSource(source, directory, zipPath));
-}
-
-/** Whether a session's source is an archive still to be written: opened with create on a path that was empty. */
-export function isNewArchive(record: SessionRecord): boolean {
-  return record.source.size < 0;
-}
-
-/**
- * The source zip now, against what the session last knew of it. Size and
- * mtime settle the common case; when they differ, the central directory's
- * hash decides (a copy of the same archive is no change).
- */
-export function sourceState(record: SessionRecord): 'unchanged' | 'changed' | 'missing' {
-  let stats: fs.Stats;
-  try {
-    stats = fs.statSync(record.source_path);
-  } catch {
-    return 'missing';
-  }
-  if (!stats.isFile()) throw zipPathTaken(record.source_path, stats); // a FIFO, a folder...: never read, never written over, force or not
-  if (isNewArchive(record)) return 'changed'; // a file appeared where the new archive is to go
-  if (stats.size === record.source.size && stats.mtimeMs === record.source.mtime_ms) return 'unchanged';
-  const current = currentFingerprint(record.source_path);
-  return current !== undefined && current.size === record.source.size && current.directory_sha256 === record.source.directory_sha256 ? 'unchanged' : 'changed';
 }
 
 /** Refuses to write over a source that changed since it was opened or last synced, or that vanished, unless forced. */
@@ -180,6 +154,8 @@ export async function syncSession(request: SyncRequest): Promise<SyncResult> {
   const { session } = request;
   recoverInterruptedSync(session);
   const manifest = readManifest(session.manifest);
+  // A lazy session's central.bin and manifest lines are checked against each other before the sync trusts them (lazy-integrity.ts).
+  manifest.lazy?.();
   const diff = diffWorkspace(session.contents, manifest);
   if (manifest.session.lazy) {
     // The lazy index served the scan; what sync needs of it is in manifest.entries now. Let it go before writing.
@@ -212,6 +188,9 @@ export async function syncSession(request: SyncRequest): Promise<SyncResult> {
 /** The part of a sync that holds the zip's lock: the conflict check, the new archive, and the rename. */
 async function writeBack(request: SyncRequest, manifest: Manifest, diff: WorkspaceDiff, counts: Omit<SyncResult, 'synced' | 'backup_path'>): Promise<SyncResult> {
   const { session } = request;
+  // Taken before the check, which reads the zip by its path as writeArchive does again: a file renamed
+  // over it between the two (its directory checked, another's entries copied) is caught before the rename.
+  const versionAtCheck = fileVersion(manifest.session.source_path);
   const source = checkSource(manifest, request.force, request.merge === true, session.dir);
   // A lazy session merges its whole base: the entries it never extracted are its side too, unchanged.
   const sides = request.merge && source.modified ? mergeSides(request, manifest, diff) : undefined;
@@ -230,7 +209,7 @@ async function writeBack(request: SyncRequest, manifest: Manifest, diff: Workspa
   if (source.exists && request.backup) assertBackupPathFree(target);
   // A program that is not zipfs takes no lock: what it writes meanwhile is caught before the rename.
   // A merge's zip is the one its plan read: replaced since, it is a conflict (zip-identity.ts).
-  const before = plan ? plan.version : source.exists ? fileVersion(target) : undefined;
+  const before = plan ? plan.version : source.exists ? versionAtCheck : undefined;
 
   const temporary = path.join(path.dirname(target), `.${path.basename(target)}${TEMP_MARK}${process.pid}-${globalThis.crypto.randomUUID()}.tmp`);
   removeOnExit(temporary);
@@ -290,6 +269,7 @@ async function writeBack(request: SyncRequest, manifest: Manifest, diff: Workspa
     if (isSystemError(error, 'EBUSY', 'ETXTBSY') || (process.platform === 'win32' && isSystemError(error, 'EPERM') && (error.path === temporary || error.path === target))) {
       throw new ZipfsError('FILE_IN_USE', `The zip ${target} is in use by another program, which holds it open; sync left the zip and the workspace as they were. Close it there, then retry the sync.`);
     }
+    if (isSystemError(error, 'ENAMETOOLONG', 'ELOOP')) throw pathUnusable(error); // the temporary's name beside the zip, too long: the zip is as it was
     if (isSystemError(error, 'ENOSPC', 'EDQUOT')) throw new ZipfsError('SYNC_FAILED', `The disk holding ${path.dirname(target)} is full; the source zip was left unchanged. Free some space there and sync again.`);
     if (isSystemError(error, 'EACCES', 'EPERM', 'EROFS')) {
       if (error.path !== temporary) throw permissionDenied(error);
@@ -363,7 +343,7 @@ async function writeArchive(temporary: string, target: string, sourceExists: boo
   const mode = sourceExists ? fs.statSync(target).mode & 0o7777 : 0o644;
   const fd = fs.openSync(temporary, 'wx', mode);
   const source = sourceExists ? new FileSource(target) : undefined;
-  const sourceFd = sourceExists ? openZipFile(target).fd : undefined;
+  const sourceFd = source?.fd; // raw copies come from the file the directory was read from
   const captured: Captured = new Map();
   let beneath: Beneath | undefined;
   try {
@@ -509,7 +489,6 @@ async function writeArchive(temporary: string, target: string, sourceExists: boo
   } finally {
     beneath?.close();
     fs.closeSync(fd);
-    if (sourceFd !== undefined) fs.closeSync(sourceFd);
     source?.close();
   }
 }

@@ -51,7 +51,7 @@ export function readZipNow(request: ZipNowRequest): ZipNow {
         now = directory.entries.map((entry, i) => ({ entry, path: lazy.paths[i]!, type: lazy.type(i) }));
         for (const fault of layoutFaults(source, directory)) throw openRefusal(fault);
       } else {
-        now = checkArchive(zipPath, directory, request.limits, { workspaces: request.workspaces, rules: request.rules }).items;
+        now = checkArchive(source, directory, request.limits, { workspaces: request.workspaces, rules: request.rules }).items;
       }
       assertSameZip(zipPath, version); // one zip read, not the halves of two
       return { now, version };

@@ -1,5 +1,5 @@
 /** The container layer: bytes in, entries and verified bytes out. No workspace knowledge here. */
-export { parseCentralRecordBytes, readCentralDirectory, readPackedDirectory } from './central-directory.ts';
+export { directoryPlace, parseCentralRecordBytes, readCentralDirectory, readPackedDirectory } from './central-directory.ts';
 export { PackedDirectory } from './packed-directory.ts';
 export { assertReadable, locateEntryData, readEntryData, readLocalExtra, streamEntryData, type EntrySpan } from './entry-data.ts';
 export { ZipWriter } from './writer.ts';

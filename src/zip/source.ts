@@ -21,7 +21,13 @@ const WINDOW_BYTES = 4 * 1024 * 1024;
  * refused before a byte is read, with a ZipfsError (files/zip-file.ts). */
 export class FileSource implements ZipSource {
   readonly size: number;
-  private readonly fd: number;
+  /** The one descriptor every read goes through: the directory and the entries it names come from
+   * the same file, whatever is renamed over the path meanwhile (a sync of another session). */
+  readonly fd: number;
+  /** The file as it was opened (fstat of `fd`). */
+  readonly stats: fs.Stats;
+  /** False for a view sharing another source's descriptor (sharing): closing it leaves the descriptor open. */
+  private readonly owns: boolean;
   private window: Uint8Array = new Uint8Array(0);
   private windowStart = 0;
   private peeked: Uint8Array = new Uint8Array(0);
@@ -31,10 +37,18 @@ export class FileSource implements ZipSource {
   /** `windowBytes`: how much each read fetches ahead. 4 MiB suits extraction, which reads
    * everything; a pass over local headers alone wants a small one (64 KiB), or it would
    * read megabytes of data it skips for every large entry. */
-  constructor(path: string, private readonly windowBytes = WINDOW_BYTES) {
-    const { fd, stats } = openZipFile(path);
+  constructor(path: string | { fd: number; stats: fs.Stats }, private readonly windowBytes = WINDOW_BYTES) {
+    const { fd, stats } = typeof path === 'string' ? openZipFile(path) : path;
     this.fd = fd;
+    this.stats = stats;
     this.size = stats.size;
+    this.owns = typeof path === 'string';
+  }
+
+  /** Another window over the same open file (a pass over local headers wants a small one); it does
+   * not own the descriptor: this source must stay open while it is used. */
+  sharing(windowBytes: number): FileSource {
+    return new FileSource({ fd: this.fd, stats: this.stats }, windowBytes);
   }
 
   read(offset: number, length: number): Uint8Array {
@@ -73,7 +87,7 @@ export class FileSource implements ZipSource {
   }
 
   close(): void {
-    fs.closeSync(this.fd);
+    if (this.owns) fs.closeSync(this.fd);
   }
 
   private readExact(offset: number, length: number): Uint8Array {
