@@ -29,6 +29,7 @@ import { planMerge, type MergePlan, type Step } from './merge-plan.ts';
 import { takeZipSide } from './merge-apply.ts';
 import { removeEmptiedFolders } from './emptied-folders.ts';
 import { assertReopenable, assertWithinOpenLimits, lazyReopenFacts } from './reopen-check.ts';
+import { assertFinalShape } from './final-shape.ts';
 import { folderRules } from '../open/workspace-rules.ts';
 import type { Limits } from '../limits.ts';
 import { withZipLock, type LockWait } from '../session/lock.ts';
@@ -189,7 +190,13 @@ export async function syncSession(request: SyncRequest): Promise<SyncResult> {
   if (request.dryRun) {
     const source = checkSource(manifest, request.force, request.merge === true, request.session.dir);
     // A merge's plan: what comes from the zip (or CONFLICT_DETECTED naming what cannot merge).
-    if (request.merge && source.modified) return { synced: false, backup_path: null, ...mergedCounts(counts, mergePlanFor(request, mergeSides(request, manifest, diff))) };
+    if (request.merge && source.modified) {
+      const sides = mergeSides(request, manifest, diff);
+      const plan = mergePlanFor(request, sides);
+      assertFinalShape({ ...sides, plan, dir: session.dir });
+      return { synced: false, backup_path: null, ...mergedCounts(counts, plan) };
+    }
+    assertFinalShape({ manifest, diff, dir: session.dir });
     return { synced: false, backup_path: null, ...counts };
   }
   // The check of the zip and the rename over it are one step against every other zipfs process
@@ -221,6 +228,8 @@ async function writeBack(request: SyncRequest, manifest: Manifest, diff: Workspa
   }
   // A lazy session's limits are on what it extracts (extract-entries.ts), not on the archive.
   if (!manifest.session.lazy) assertWithinOpenLimits(manifest, diff, request.limits);
+  // The final set of paths (final-shape.ts): a file where a folder is needed is refused before writing.
+  assertFinalShape({ ...(sides ?? { manifest, diff }), plan, dir: session.dir });
   if (source.exists && request.backup) assertBackupPathFree(target);
   // A program that is not zipfs takes no lock: what it writes meanwhile is caught before the rename.
   const before = source.exists ? fileVersion(target) : undefined;
