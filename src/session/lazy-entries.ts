@@ -44,6 +44,8 @@ export interface LazyFacts {
   central_start: number;
   /** Entries the workspace's folder cannot hold (a case collision, a Windows name), by index: they stay in the zip. */
   unrepresentable?: { index: number; reason: string }[];
+  /** Every entry's data was checked since the session began (at a sync: copy-check.ts): later syncs copy without reading it again. */
+  data_checked?: true;
 }
 
 export class LazyEntries {
