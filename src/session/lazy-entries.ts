@@ -48,6 +48,8 @@ export interface LazyFacts {
   /** central.bin's length and CRC-32, to know it again (lazy-integrity.ts); absent in older sessions. */
   central_bytes?: number;
   central_crc32?: number;
+  /** Every entry's data was checked since the session began (at a sync: copy-check.ts): later syncs copy without reading it again. */
+  data_checked?: true;
 }
 
 export class LazyEntries {

@@ -33,6 +33,8 @@ import { checkTakenData, readZipNow, workspacesOf } from './zip-now.ts';
 import { fileVersion, replacedDuringMerge } from './zip-identity.ts';
 import { removeEmptiedFolders } from './emptied-folders.ts';
 import { assertReopenable, assertWithinOpenLimits, lazyReopenFacts } from './reopen-check.ts';
+import { assertFinalShape } from './final-shape.ts';
+import { CopyCheck } from './copy-check.ts';
 import { folderRules } from '../open/workspace-rules.ts';
 import type { Limits } from '../limits.ts';
 import { withZipLock, type LockWait } from '../session/lock.ts';
@@ -94,7 +96,8 @@ function checkLazyArchive(temporary: string, total: number, next: SessionRecord)
   const lazy = lazyReopenFacts(directory, folderRules(next.case_insensitive === true));
   const { files, folders } = countEntries(directory);
   const central = directory.region.subarray(0, directory.centralEnd - directory.centralStart);
-  Object.assign(next, { lazy: { ...lazy, ...centralFileFacts(central) }, file_count: files, dir_count: folders });
+  // Every entry of the new archive was written by this sync or checked as it was copied (copy-check.ts).
+  Object.assign(next, { lazy: { ...lazy, ...centralFileFacts(central), data_checked: true }, file_count: files, dir_count: folders });
   return central;
 }
 
@@ -157,6 +160,9 @@ export async function syncSession(request: SyncRequest): Promise<SyncResult> {
   // A lazy session's central.bin and manifest lines are checked against each other before the sync trusts them (lazy-integrity.ts).
   manifest.lazy?.();
   const diff = diffWorkspace(session.contents, manifest);
+  // Without a merge, the paths sync writes are known now: their shape is checked (final-shape.ts) while
+  // the lazy index the scan loaded for new paths is still in memory, not loaded again beside the diff.
+  if (!request.merge) assertFinalShape({ manifest, diff, dir: session.dir });
   if (manifest.session.lazy) {
     // The lazy index served the scan; what sync needs of it is in manifest.entries now. Let it go before writing.
     manifest.lazy = undefined;
@@ -170,7 +176,13 @@ export async function syncSession(request: SyncRequest): Promise<SyncResult> {
   if (request.dryRun) {
     const source = checkSource(manifest, request.force, request.merge === true, request.session.dir);
     // A merge's plan: what comes from the zip (or CONFLICT_DETECTED naming what cannot merge).
-    if (request.merge && source.modified) return { synced: false, backup_path: null, ...mergedCounts(counts, await mergePlanFor(request, mergeSides(request, manifest, diff))) };
+    if (request.merge && source.modified) {
+      const sides = mergeSides(request, manifest, diff);
+      const plan = await mergePlanFor(request, sides);
+      assertFinalShape({ ...sides, plan, dir: session.dir });
+      return { synced: false, backup_path: null, ...mergedCounts(counts, plan) };
+    }
+    if (request.merge) assertFinalShape({ manifest, diff, dir: session.dir });
     return { synced: false, backup_path: null, ...counts };
   }
   // The check of the zip and the rename over it are one step against every other zipfs process
@@ -206,6 +218,8 @@ async function writeBack(request: SyncRequest, manifest: Manifest, diff: Workspa
   }
   // A lazy session's limits are on what it extracts (extract-entries.ts), not on the archive.
   if (!manifest.session.lazy) assertWithinOpenLimits(manifest, diff, request.limits);
+  // A merge's final set of paths (final-shape.ts): a file where a folder is needed is refused before writing.
+  if (request.merge) assertFinalShape({ ...(sides ?? { manifest, diff }), plan, dir: session.dir });
   if (source.exists && request.backup) assertBackupPathFree(target);
   // A program that is not zipfs takes no lock: what it writes meanwhile is caught before the rename.
   // A merge's zip is the one its plan read: replaced since, it is a conflict (zip-identity.ts).
@@ -374,6 +388,8 @@ async function writeArchive(temporary: string, target: string, sourceExists: boo
       progress?.(Math.min(writer.size, total), total, label);
       await pause();
     };
+    // Raw copies of bytes this session never checked are checked first: a damaged entry is refused, not copied.
+    const check = directory && new CopyCheck(source!, directory, { session: manifest.session, otherWriter: plan !== undefined || forced, fd: sourceFd!, pause });
 
     // What each entry of the new archive is, in its order: a copied entry (its record from the source) or a fresh one.
     const written: ({ path: string; type: ItemType; copied?: ZipEntry; at?: number; central?: Uint8Array; fromZip?: true } | typeof LEFT_IN_ZIP)[] = [];
@@ -383,6 +399,8 @@ async function writeArchive(temporary: string, target: string, sourceExists: boo
     let lazyNext = 0;
     const copyLazyUpTo = async (end: number) => {
       for (; lazyNext < end; lazyNext++) {
+        const checking = check!.beforeCopy(lazyNext);
+        if (checking) await checking;
         const at = writer.size;
         writer.copyRange(sourceFd!, directory!.localHeaderOffset(lazyNext), ends[lazyNext]!);
         writer.addCopiedRecordFrom(directory!.region, directory!.recordStart(lazyNext), directory!.recordLength(lazyNext), at);
@@ -399,6 +417,7 @@ async function writeArchive(temporary: string, target: string, sourceExists: boo
       }
       if (item.kind === 'zip') {
         // The zip's side of a merge: its entry as it is now, copied raw.
+        await check!.beforeCopy(item.entry.index);
         const at = writer.size;
         writer.copyRange(sourceFd!, item.entry.localHeaderOffset, ends[item.entry.index]!);
         writer.addCopiedRecord(source!.read(item.entry.centralOffset, item.entry.centralLength), at);
@@ -414,6 +433,8 @@ async function writeArchive(temporary: string, target: string, sourceExists: boo
       }
       const original = directory ? findOriginal(directory, byName, record) : undefined;
       if (state === 'unchanged' && original && sourceFd !== undefined) {
+        const checking = check!.beforeCopy(original.index, record);
+        if (checking) await checking;
         const at = writer.size;
         writer.copyRange(sourceFd, original.localHeaderOffset, ends[original.index]!);
         writer.addCopiedRecord(directory!.record(original.index), at); // relocating copies it

@@ -325,12 +325,15 @@ function compare(beneath: Beneath, manifest: Manifest): WorkspaceDiff {
   const states = new Map<number, EntryState>();
   const modified: string[] = [];
   const deleted: string[] = [];
+  // Paths on disk that an entry accounts for. A path whose kind changed between a folder and a
+  // non-folder (`rm -r d; echo x > d`, `rm f; mkdir f`) is two things: the entry, deleted, and what
+  // is there now, added; keyed by path alone, the new file would pass for the old folder and be lost.
   const known = new Set<string>();
   let unchangedCount = 0;
 
   for (const entry of entries) {
-    known.add(entry.path);
     const now = items.get(entry.path);
+    if (now && (entry.type === 'dir') === (now.kind === 'dir')) known.add(entry.path);
     let state: EntryState;
     if (entry.type === 'dir') state = entry.path === '' || now?.kind === 'dir' ? 'unchanged' : 'deleted'; // '': a root entry ("./"), the workspace itself
     else if (!now || now.kind === 'dir') state = 'deleted';
