@@ -190,7 +190,7 @@ describe('a merge whose other writer added a file where the workspace has a fold
       for (const args of [['sync', '--merge', '--dry-run'], ['sync', '--merge']]) {
         const refused = box.run(args);
         expect(refused.stderr).toContain('[CONFLICT_DETECTED]');
-        expect(refused.stderr).toContain('"x" is a file added to the zip by its other writer, but "x/y.txt", in the workspace, needs it to be a folder');
+        expect(refused.stderr).toContain('"x" (zip: a file, workspace: a folder (for "x/y.txt"))');
         expect(fs.readFileSync(zip).equals(before)).toBe(true);
       }
       expect(fs.readFileSync(path.join(root, 'x', 'y.txt'), 'utf8')).toBe('mine\n');
