@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { defineCommand } from '../command.ts';
-import { ZipfsError } from '../errors.ts';
+import { ERROR_CODES, ZipfsError } from '../errors.ts';
 import { loadLimits } from '../limits.ts';
 import { globFilter, grepWorkspace } from '../search/grep.ts';
 import { lazyView, resolveSeen, type LazyView } from '../files/lazy-view.ts';
@@ -58,8 +58,9 @@ export const grep = defineCommand({
     positionals: ['pattern', 'path'],
     short: { session: 's', ignore_case: 'i', context_lines: 'C', max_results: 'm' },
     example: 'zipfs grep "debug" data --glob "*.json" -i -C 1',
-    // As grep and rg: 0 found, 1 found nothing, 2 and up an error.
-    exitCode: (out) => (out.total_matches === 0 ? 1 : 0),
+    // As grep and rg: 0 found, 1 found nothing, 2 and up an error. Nothing found in a search that did
+    // not finish (time budget, the engine giving up) is no answer: LIMIT_EXCEEDED's exit, not 1.
+    exitCode: (out) => (out.total_matches > 0 ? 0 : out.truncated ? ERROR_CODES.LIMIT_EXCEEDED.exit : 1),
   },
   async run(input, context) {
     if (input.pattern === '') throw new ZipfsError('INVALID_INPUT', 'Invalid argument pattern: it is empty; give a JavaScript regular expression (names_only matches it against paths).');
