@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import { defineCommand } from '../command.ts';
 import { ERROR_CODES, ZipfsError } from '../errors.ts';
+import { assertNarrowing } from './filter-values.ts';
 import { loadLimits } from '../limits.ts';
 import { globFilter, grepWorkspace } from '../search/grep.ts';
 import { lazyView, resolveSeen, type LazyView } from '../files/lazy-view.ts';
@@ -64,6 +65,8 @@ export const grep = defineCommand({
   },
   async run(input, context) {
     if (input.pattern === '') throw new ZipfsError('INVALID_INPUT', 'Invalid argument pattern: it is empty; give a JavaScript regular expression (names_only matches it against paths).');
+    // glob filters; path is a place ('' and '/' the root, as documented), not a filter.
+    if (input.glob !== undefined) assertNarrowing([input.glob], 'glob', 'search every file under path', { matchesEntries: false });
     const session = resolveSession(context.home, input.session, context.hints);
     const view = lazyView(session);
     const start = withBeneath(session.contents, (beneath) => resolveSeen(beneath, input.path, view));
