@@ -2,8 +2,11 @@
  * The fuzz loop: mutants of the seed archives go through the compiled binary
  * as a user's would. For each one: no exit 70 (INTERNAL_ERROR), no hang,
  * nothing written outside the data directory's workspaces; and when it opens,
- * a write and a sync must succeed, and what sync wrote must pass `unzip -t`,
- * Python's zipfile (every entry read, CRCs checked) and a second zipfs open.
+ * a write and a sync must succeed, and what sync wrote must pass a second
+ * zipfs open and the reference readers present: `unzip -t` and Python's
+ * zipfile (every entry read, CRCs checked), each judged on its own and, for a
+ * lazy sync that copies entries raw, only where that reader passes the mutant
+ * too. A reader not installed checks nothing, and the report says which ran.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -38,9 +41,15 @@ export interface FuzzReport {
   refused: Record<string, number>;
   /** Lazy runs: mutants that opened, and whose damage the sync's check refused (the zip left as it was). */
   refusedAtSync?: number;
-  /** Each broken promise, with what reproduces it. */
+  /** Each broken promise, with what reproduces it (the reference readers' verdicts are apart, below). */
   failures: string[];
+  /** What each reference reader found wrong with synced zips; absent for a reader not installed (nothing checked). */
+  reference: Partial<Record<ReferenceReader, string[]>>;
 }
+
+/** The readers a synced zip is held to besides zipfs itself. */
+export type ReferenceReader = 'unzip' | 'python';
+const READER_PROGRAMS: Record<ReferenceReader, string> = { unzip: 'unzip', python: 'python3' };
 
 const KNOWN_EXITS = new Set<number>(Object.values(ERROR_CODES).filter((c) => c.exit !== ERROR_CODES.INTERNAL_ERROR.exit).map((c) => c.exit));
 
@@ -79,9 +88,10 @@ function strayInHome(home: string): string[] {
   return tree(home).filter((p) => !/^workspaces\/$|^workspaces\/[^/]+\/$|^workspaces\/[^/]+\/(manifest\.jsonl|central\.bin|contents\/.*|read-cache\/.*)$/.test(p));
 }
 
+/** Python's zipfile over each file (every entry read, CRCs checked): file -> why it failed. */
 function pythonCheck(files: string[]): Map<string, string> {
   const failures = new Map<string, string>();
-  if (files.length === 0 || Bun.which('python3') === null) return failures;
+  if (files.length === 0) return failures;
   const script = `
 import sys, zipfile, json
 bad = {}
@@ -101,9 +111,11 @@ print(json.dumps(bad))`;
 export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
   const random = new Random(options.seed);
   const timeoutMs = options.timeoutMs ?? 15_000;
-  const report: FuzzReport = { mutants: 0, opened: 0, synced: 0, refused: {}, failures: [] };
-  const synced: { file: string; label: string; checkData: boolean }[] = [];
-  const hasUnzip = Bun.which('unzip') !== null;
+  const present = (reader: ReferenceReader) => Bun.which(READER_PROGRAMS[reader]) !== null;
+  const report: FuzzReport = { mutants: 0, opened: 0, synced: 0, refused: {}, failures: [], reference: {} };
+  for (const reader of ['unzip', 'python'] as const) if (present(reader)) report.reference[reader] = [];
+  const synced: { file: string; label: string; i: number }[] = [];
+  const hasUnzip = report.reference.unzip !== undefined;
   // Mutants are drawn up front, in order, so a seed names the same set whatever the concurrency.
   const jobs = Array.from({ length: options.count }, (_, i) => {
     const seed = options.seeds[i % options.seeds.length]!;
@@ -127,7 +139,7 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
     };
     report.mutants++;
     // unzip's verdict on the mutant itself: a lazy sync copies what it never read as it is, damage included.
-    const mutantPasses = hasUnzip && options.lazy ? [0, 1].includes(Bun.spawnSync(['unzip', '-tqq', zip]).exitCode ?? -1) : true;
+    const unzipPassesMutant = hasUnzip && options.lazy ? [0, 1].includes(Bun.spawnSync(['unzip', '-tqq', zip]).exitCode ?? -1) : true;
     const open = await call(options.binary, ['open', zip, '--json', '--name', 'm', ...(options.lazy ? ['--lazy'] : [])], home, cwd, timeoutMs);
     if (!expectKnown('open', open)) return;
     if (open.code !== 0) {
@@ -155,11 +167,11 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
           if (hasUnzip) {
             const test = Bun.spawnSync(['unzip', '-tqq', zip]);
             // 0 is clean; 1 is a warning unzip also gives the seed (a prefix stub, trailing junk).
-            if (test.exitCode !== 0 && test.exitCode !== 1 && mutantPasses) fail(`unzip -t exit ${test.exitCode} on the synced zip: ${(test.stdout.toString() + test.stderr.toString()).trim().split('\n').slice(0, 2).join(' | ')}`);
+            if (test.exitCode !== 0 && test.exitCode !== 1 && unzipPassesMutant) report.reference.unzip!.push(`${job.label}: unzip -t exit ${test.exitCode} on the synced zip: ${(test.stdout.toString() + test.stderr.toString()).trim().split('\n').slice(0, 2).join(' | ')}`);
           }
           const reopen = await call(options.binary, ['open', zip, '--json', '--name', 'again', ...(options.lazy ? ['--lazy'] : [])], home, cwd, timeoutMs);
           if (expectKnown('reopen', reopen) && reopen.code !== 0) fail(`zipfs cannot reopen the zip it synced: ${reopen.stdout.trim()}`);
-          synced.push({ file: zip, label: job.label, checkData: mutantPasses });
+          synced.push({ file: zip, label: job.label, i: job.i });
         }
       }
     }
@@ -182,10 +194,27 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
   };
   await Promise.all(Array.from({ length: options.concurrency ?? 3 }, worker));
 
-  for (const [file, why] of pythonCheck(synced.filter((s) => s.checkData).map((s) => s.file))) {
-    report.failures.push(`${synced.find((s) => s.file === file)!.label}: Python's zipfile cannot read the synced zip: ${why}`);
-  }
+  if (report.reference.python) report.reference.python = pythonFailures(synced, jobs, options);
   // Sessions and zips of passing mutants are not needed to reproduce anything.
-  for (const job of jobs) if (!report.failures.some((f) => f.startsWith(`mutant ${job.i} `))) fs.rmSync(path.join(options.scratch, `m${job.i}`), { recursive: true, force: true });
+  const failed = [...report.failures, ...Object.values(report.reference).flat()];
+  for (const job of jobs) if (!failed.some((f) => f.startsWith(`mutant ${job.i} `))) fs.rmSync(path.join(options.scratch, `m${job.i}`), { recursive: true, force: true });
   return report;
+}
+
+/**
+ * Python's verdict on the synced zips. A lazy sync copies entries it never read as they are, so
+ * there a synced zip is held to it only where Python reads the mutant itself (kept beside it).
+ */
+function pythonFailures(synced: { file: string; label: string; i: number }[], jobs: { i: number; bytes: Uint8Array }[], options: FuzzOptions): string[] {
+  let judged = synced;
+  if (options.lazy) {
+    const originals = synced.map((s) => {
+      const file = path.join(options.scratch, `m${s.i}`, 'mutant.zip');
+      fs.writeFileSync(file, jobs[s.i]!.bytes);
+      return file;
+    });
+    const refused = pythonCheck(originals);
+    judged = synced.filter((_, n) => !refused.has(originals[n]!));
+  }
+  return [...pythonCheck(judged.map((s) => s.file))].map(([file, why]) => `${synced.find((s) => s.file === file)!.label}: Python's zipfile cannot read the synced zip: ${why}`);
 }
