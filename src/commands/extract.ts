@@ -8,7 +8,7 @@ import { lazyEntries, notExtractedCount } from '../session/lazy-session.ts';
 import { extractEntries } from '../session/extract-entries.ts';
 import { matchEntries } from '../open/open-lazy.ts';
 import { count, sessionParam } from './schemas.ts';
-import { assertNarrowing } from './filter-values.ts';
+import { assertNarrowing } from '../filter-values.ts';
 
 export const extract = defineCommand({
   name: 'extract',

@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { defineCommand } from '../command.ts';
 import { ERROR_CODES, ZipfsError } from '../errors.ts';
-import { assertNarrowing } from './filter-values.ts';
+import { assertNarrowing } from '../filter-values.ts';
 import { loadLimits } from '../limits.ts';
 import { globFilter, grepWorkspace } from '../search/grep.ts';
 import { lazyView, resolveSeen, type LazyView } from '../files/lazy-view.ts';
@@ -56,6 +56,7 @@ export const grep = defineCommand({
   cli: {
     workspacePaths: ['path'],
     fromCurrentFolder: true,
+    quietIsSilent: 'Print nothing, as grep -q: the exit status answers (0 found, 1 none, 14 none but the search did not finish, others errors)',
     positionals: ['pattern', 'path'],
     short: { session: 's', ignore_case: 'i', context_lines: 'C', max_results: 'm' },
     example: 'zipfs grep "debug" data --glob "*.json" -i -C 1',

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { assertNarrowing } from './filter-values.ts';
+import { assertNarrowing } from '../filter-values.ts';
 import { ZipfsError } from '../errors.ts';
 import { count, flag, name, names, text } from './schemas.ts';
 import { quoted } from '../format/quote-name.ts';
