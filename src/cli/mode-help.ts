@@ -8,7 +8,9 @@
  */
 import type { ArgsDef, CommandDef } from 'citty';
 import { QUIET_FLAG } from './args.ts';
-import { SHELLS } from './completion.ts';
+
+/** The shells `zipfs completion` writes a script for. */
+export const SHELLS = ['bash', 'zsh', 'fish'] as const;
 
 export interface ModeHelp {
   def: CommandDef;
@@ -17,6 +19,8 @@ export interface ModeHelp {
   example: string;
   /** Where it is documented, for the reader who wants more. */
   documented: string;
+  /** What its words (not flags) complete to in a shell (completion.ts). */
+  words: 'file' | 'none';
 }
 
 const mode = (name: string, description: string, args: ArgsDef): CommandDef => ({ meta: { name, description }, args });
@@ -35,6 +39,7 @@ export const MODE_HELP: Record<'mcp' | 'completion' | 'help' | 'exec', ModeHelp>
     ],
     example: 'zipfs mcp --http 127.0.0.1:8808',
     documented: 'README.md, "MCP clients", "One zipfs for several agents: Streamable HTTP" and "Using the MCP server"',
+    words: 'none',
   },
   exec: {
     def: mode('exec', 'Open a zip privately, run a command in its workspace, sync if it succeeds, close', {
@@ -52,6 +57,7 @@ export const MODE_HELP: Record<'mcp' | 'completion' | 'help' | 'exec', ModeHelp>
     ],
     example: "zipfs exec app.jar -- sh -c 'zipfs edit META-INF/MANIFEST.MF --old A --new B'",
     documented: 'README.md, "In CI"',
+    words: 'file',
   },
   completion: {
     def: mode('completion', `Print a shell completion script: zipfs completion ${SHELLS.join('|')}`, {
@@ -60,6 +66,7 @@ export const MODE_HELP: Record<'mcp' | 'completion' | 'help' | 'exec', ModeHelp>
     details: ['Commands, options, their values and open session names complete (sessions live, from zipfs sessions).'],
     example: 'eval "$(zipfs completion bash)"    # zsh: source <(zipfs completion zsh); fish: zipfs completion fish | source',
     documented: 'README.md, "Using the CLI" (the command table)',
+    words: 'none',
   },
   help: {
     def: mode('help', "Show this help, or a command's: zipfs help sync", {
@@ -68,6 +75,7 @@ export const MODE_HELP: Record<'mcp' | 'completion' | 'help' | 'exec', ModeHelp>
     details: ['zipfs COMMAND --help prints the same.'],
     example: 'zipfs help sync',
     documented: 'README.md, "Using the CLI"',
+    words: 'none',
   },
 };
 

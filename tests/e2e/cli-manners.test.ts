@@ -101,6 +101,15 @@ describe('help for every command', () => {
     }
     expect(box.run(['help', 'help']).stdout).toContain('USAGE zipfs help [OPTIONS] [COMMAND]');
   }, 120_000);
+
+  it('completes every command it lists, in each shell', () => {
+    const commands = listedCommands();
+    for (const shell of ['bash', 'zsh', 'fish']) {
+      const script = box.run(['completion', shell]).stdout;
+      for (const name of commands) expect(script, `${shell}: ${name}`).toMatch(new RegExp(`[\\s'"(]${name}[\\s:)'"]`));
+    }
+    expect(box.run(['completion', 'bash']).stdout).toContain('exec) opts="--merge');
+  });
 });
 
 describe('help and typos', () => {
