@@ -35,6 +35,9 @@ const report = await runFuzz({
 });
 const seconds = ((performance.now() - started) / 1000).toFixed(1);
 console.log(`fuzz: ${report.mutants} mutants (seed ${values.seed}) in ${seconds} s: ${report.opened} opened, ${report.synced} synced and checked, refused: ${JSON.stringify(report.refused)}`);
-for (const failure of report.failures) console.log(`FAIL ${failure}`);
-console.log(report.failures.length === 0 ? 'fuzz: no broken promise' : `fuzz: ${report.failures.length} broken promises; their folders are kept in ${scratch}`);
-process.exit(report.failures.length === 0 ? 0 : 1);
+const failures = [...report.failures, ...Object.values(report.reference).flat()];
+for (const failure of failures) console.log(`FAIL ${failure}`);
+const unchecked = (['unzip', 'python'] as const).filter((reader) => report.reference[reader] === undefined);
+if (unchecked.length > 0) console.log(`fuzz: not checked by ${unchecked.join(', ')} (not installed)`);
+console.log(failures.length === 0 ? 'fuzz: no broken promise' : `fuzz: ${failures.length} broken promises; their folders are kept in ${scratch}`);
+process.exit(failures.length === 0 ? 0 : 1);

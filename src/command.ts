@@ -76,6 +76,11 @@ export interface CliHints {
    * what was asked for (read's content, path's path, a listing): -q/--quiet silences it.
    */
   message?: boolean;
+  /**
+   * What -q/--quiet means here when it silences the result too (grep's -q, as grep and rg take it:
+   * print nothing, answer by the exit status); shown in help. Unset: -q silences messages only.
+   */
+  quietIsSilent?: string;
   /** The exit code for a successful run, given its output and the CLI-only flags. */
   exitCode?(output: any, flags: Record<string, boolean>): number;
 }

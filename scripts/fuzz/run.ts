@@ -2,8 +2,11 @@
  * The fuzz loop: mutants of the seed archives go through the compiled binary
  * as a user's would. For each one: no exit 70 (INTERNAL_ERROR), no hang,
  * nothing written outside the data directory's workspaces; and when it opens,
- * a write and a sync must succeed, and what sync wrote must pass `unzip -t`,
- * Python's zipfile (every entry read, CRCs checked) and a second zipfs open.
+ * a write and a sync must succeed, and what sync wrote must pass a second
+ * zipfs open and the reference readers present: `unzip -t` and Python's
+ * zipfile (every entry read, CRCs checked), each judged on its own and, for a
+ * lazy sync that copies entries raw, only where that reader passes the mutant
+ * too. A reader not installed checks nothing, and the report says which ran.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -38,9 +41,15 @@ export interface FuzzReport {
   refused: Record<string, number>;
   /** Lazy runs: mutants that opened, and whose damage the sync's check refused (the zip left as it was). */
   refusedAtSync?: number;
-  /** Each broken promise, with what reproduces it. */
+  /** Each broken promise, with what reproduces it (the reference readers' verdicts are apart, below). */
   failures: string[];
+  /** What each reference reader found wrong with synced zips; absent for a reader not installed (nothing checked). */
+  reference: Partial<Record<ReferenceReader, string[]>>;
 }
+
+/** The readers a synced zip is held to besides zipfs itself. */
+export type ReferenceReader = 'unzip' | 'python';
+const READER_PROGRAMS: Record<ReferenceReader, string> = { unzip: 'unzip', python: 'python3' };
 
 const KNOWN_EXITS = new Set<number>(Object.values(ERROR_CODES).filter((c) => c.exit !== ERROR_CODES.INTERNAL_ERROR.exit).map((c) => c.exit));
 
@@ -79,9 +88,10 @@ function strayInHome(home: string): string[] {
   return tree(home).filter((p) => !/^workspaces\/$|^workspaces\/[^/]+\/$|^workspaces\/[^/]+\/(manifest\.jsonl|central\.bin|contents\/.*|read-cache\/.*)$/.test(p));
 }
 
+/** Python's zipfile over each file (every entry read, CRCs checked): file -> why it failed. */
 function pythonCheck(files: string[]): Map<string, string> {
   const failures = new Map<string, string>();
-  if (files.length === 0 || Bun.which('python3') === null) return failures;
+  if (files.length === 0) return failures;
   const script = `
 import sys, zipfile, json
 bad = {}
@@ -101,9 +111,11 @@ print(json.dumps(bad))`;
 export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
   const random = new Random(options.seed);
   const timeoutMs = options.timeoutMs ?? 15_000;
-  const report: FuzzReport = { mutants: 0, opened: 0, synced: 0, refused: {}, failures: [] };
+  const present = (reader: ReferenceReader) => Bun.which(READER_PROGRAMS[reader]) !== null;
+  const report: FuzzReport = { mutants: 0, opened: 0, synced: 0, refused: {}, failures: [], reference: {} };
+  for (const reader of ['unzip', 'python'] as const) if (present(reader)) report.reference[reader] = [];
   const synced: { file: string; label: string }[] = [];
-  const hasUnzip = Bun.which('unzip') !== null;
+  const hasUnzip = report.reference.unzip !== undefined;
   // Mutants are drawn up front, in order, so a seed names the same set whatever the concurrency.
   const jobs = Array.from({ length: options.count }, (_, i) => {
     const seed = options.seeds[i % options.seeds.length]!;
@@ -153,7 +165,7 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
           if (hasUnzip) {
             const test = Bun.spawnSync(['unzip', '-tqq', zip]);
             // 0 is clean; 1 is a warning unzip also gives the seed (a prefix stub, trailing junk).
-            if (test.exitCode !== 0 && test.exitCode !== 1) fail(`unzip -t exit ${test.exitCode} on the synced zip: ${(test.stdout.toString() + test.stderr.toString()).trim().split('\n').slice(0, 2).join(' | ')}`);
+            if (test.exitCode !== 0 && test.exitCode !== 1) report.reference.unzip!.push(`${job.label}: unzip -t exit ${test.exitCode} on the synced zip: ${(test.stdout.toString() + test.stderr.toString()).trim().split('\n').slice(0, 2).join(' | ')}`);
           }
           const reopen = await call(options.binary, ['open', zip, '--json', '--name', 'again', ...(options.lazy ? ['--lazy'] : [])], home, cwd, timeoutMs);
           if (expectKnown('reopen', reopen) && reopen.code !== 0) fail(`zipfs cannot reopen the zip it synced: ${reopen.stdout.trim()}`);
@@ -180,10 +192,14 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
   };
   await Promise.all(Array.from({ length: options.concurrency ?? 3 }, worker));
 
-  for (const [file, why] of pythonCheck(synced.map((s) => s.file))) {
-    report.failures.push(`${synced.find((s) => s.file === file)!.label}: Python's zipfile cannot read the synced zip: ${why}`);
-  }
+  if (report.reference.python) report.reference.python = pythonFailures(synced);
   // Sessions and zips of passing mutants are not needed to reproduce anything.
-  for (const job of jobs) if (!report.failures.some((f) => f.startsWith(`mutant ${job.i} `))) fs.rmSync(path.join(options.scratch, `m${job.i}`), { recursive: true, force: true });
+  const failed = [...report.failures, ...Object.values(report.reference).flat()];
+  for (const job of jobs) if (!failed.some((f) => f.startsWith(`mutant ${job.i} `))) fs.rmSync(path.join(options.scratch, `m${job.i}`), { recursive: true, force: true });
   return report;
+}
+
+/** Python's verdict on the synced zips: a sync checks what it copies raw (copy-check.ts), so every one must read. */
+function pythonFailures(synced: { file: string; label: string }[]): string[] {
+  return [...pythonCheck(synced.map((s) => s.file))].map(([file, why]) => `${synced.find((s) => s.file === file)!.label}: Python's zipfile cannot read the synced zip: ${why}`);
 }

@@ -41,5 +41,6 @@ export function commandArgs(command: Command): ArgsDef {
   }
   for (const [flag, description] of Object.entries(command.cli.flags ?? {})) args[flag] = { type: 'boolean', description };
   for (const [option, description] of Object.entries(command.cli.options ?? {})) args[option] = { type: 'string', description };
-  return { ...args, ...JSON_FLAG, ...QUIET_FLAG };
+  const quiet = command.cli.quietIsSilent ? { quiet: { ...QUIET_FLAG.quiet, description: command.cli.quietIsSilent } } : QUIET_FLAG;
+  return { ...args, ...JSON_FLAG, ...quiet };
 }

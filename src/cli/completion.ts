@@ -7,8 +7,9 @@ import type { ArgsDef } from 'citty';
 import type { Command } from '../command.ts';
 import { ZipfsError } from '../errors.ts';
 import { commandArgs } from './args.ts';
+import { MODE_HELP, MODE_NAMES, SHELLS } from './mode-help.ts';
 
-export const SHELLS = ['bash', 'zsh', 'fish'] as const;
+export { SHELLS };
 
 interface Flag {
   long: string;
@@ -28,12 +29,6 @@ interface Entry {
   words: Words;
 }
 
-/** Extra CLI modes that are not operations of the table (completion's words, the shells, are written out below). */
-const MODES: Entry[] = [
-  { name: 'mcp', description: 'Serve the tools over MCP on stdio', flags: [], words: 'none' },
-  { name: 'completion', description: 'Print a shell completion script', flags: [], words: 'none' },
-  { name: 'help', description: 'Show the help of zipfs or of a command', flags: [], words: 'none' },
-];
 
 function flagsOf(args: ArgsDef): Flag[] {
   return Object.entries(args)
@@ -58,7 +53,9 @@ function wordsOf(command: Command): Words {
 
 function entries(commands: readonly Command[]): Entry[] {
   const rows = commands.flatMap((c) => [c.name, ...(c.cli.aliases ?? [])].map((name) => ({ name, description: c.description.split(/[.;:](\s|$)/)[0]!, flags: flagsOf(commandArgs(c)), words: wordsOf(c) })));
-  return [...rows, ...MODES];
+  // The CLI's modes, from the one list help uses (completion's words, the shells, and help's are written out below).
+  const modes = MODE_NAMES.map((name) => ({ name, description: (MODE_HELP[name].def.meta as { description: string }).description.split(/[.;:](\s|$)/)[0]!, flags: flagsOf(MODE_HELP[name].def.args as ArgsDef), words: MODE_HELP[name].words }));
+  return [...rows, ...modes];
 }
 
 const SESSIONS_CMD = `zipfs sessions --json 2>/dev/null | sed -n 's/.*"name": *"\\([^"]*\\)".*/\\1/p'`;

@@ -28,7 +28,7 @@ export function parseExec(argv: string[]): ExecOptions {
   const cut = argv.indexOf('--');
   const own = cut < 0 ? argv : argv.slice(0, cut);
   const command = cut < 0 ? [] : argv.slice(cut + 1);
-  const known = new Set(['--merge', '--no-backup', '--keep-on-failure']);
+  const known = new Set(['--merge', '--backup', '--no-backup', '--keep-on-failure']); // --backup: the default, as help shows it
   const unknown = own.find((arg) => arg.startsWith('-') && !known.has(arg));
   if (unknown) throw new ZipfsError('INVALID_INPUT', `Unknown option ${unknown} for exec. Usage: ${USAGE}`);
   const paths = own.filter((arg) => !arg.startsWith('-'));

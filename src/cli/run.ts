@@ -13,7 +13,8 @@ import { validateInput } from '../validate.ts';
 import { dataDir } from '../session/data-dir.ts';
 import { cliOwner, ownerOf } from '../session/owner.ts';
 import { JSON_FLAG, QUIET_FLAG, commandArgs, kebab, positionalKey } from './args.ts';
-import { SHELLS, completionScript } from './completion.ts';
+import { completionScript } from './completion.ts';
+import { MODE_HELP, MODE_NAMES, isMode, modeUsage, type ModeName } from './mode-help.ts';
 import { PROGRESS_DELAY_SETTING, progressLine } from './progress-line.ts';
 import { readSetting } from '../env-setting.ts';
 import { parseExec, runExec } from './exec.ts';
@@ -40,13 +41,8 @@ export interface CliIo {
   version: string;
 }
 
-/** Not operations but modes of the program: serve the table over MCP, or describe it to a shell. */
-const MODES: Record<string, CommandDef> = {
-  mcp: { meta: { name: 'mcp', description: 'Serve every operation as an MCP tool over stdio, or with --http [HOST:]PORT over Streamable HTTP (for Claude Code, Cursor and other MCP clients)' } },
-  completion: { meta: { name: 'completion', description: `Print a shell completion script: zipfs completion ${SHELLS.join('|')}` } },
-  help: { meta: { name: 'help', description: 'Show this help, or a command\'s: zipfs help sync' } },
-  exec: { meta: { name: 'exec', description: 'Open a zip privately, run a command in its workspace, sync if it succeeds, close: zipfs exec ZIP [--merge] [--no-backup] [--keep-on-failure] -- COMMAND [ARGS...]' } },
-};
+/** Not operations but modes of the program: serve the table over MCP, run a CI job, describe it to a shell (mode-help.ts). */
+const MODES: Record<string, CommandDef> = Object.fromEntries(MODE_NAMES.map((name) => [name, { meta: MODE_HELP[name].def.meta }]));
 
 function citty(command: Command): CommandDef {
   return { meta: { name: command.name, description: command.description }, args: commandArgs(command) };
@@ -72,10 +68,12 @@ function mainCommand(version: string): CommandDef {
   };
 }
 
-/** Help text for the program or one command, generated from the table. */
-export async function renderHelp(version: string, command?: Command): Promise<string> {
+/** Help text for the program, one command (generated from the table), or one mode (mode-help.ts). */
+export async function renderHelp(version: string, command?: Command | ModeName): Promise<string> {
   const main = mainCommand(version);
-  const usage = command ? `${await renderUsage(citty(command), main)}\n\nEXAMPLE\n\n  ${command.cli.example}\n\n${renderOutputFields(command)}` : await renderUsage(main);
+  let usage: string;
+  if (typeof command === 'string') usage = modeUsage(MODE_HELP[command], await renderUsage(MODE_HELP[command].def, main));
+  else usage = command ? `${await renderUsage(citty(command), main)}\n\nEXAMPLE\n\n  ${command.cli.example}\n\n${renderOutputFields(command)}` : await renderUsage(main);
   return usage.replace(/[ \t]+$/gm, '');
 }
 
@@ -215,11 +213,16 @@ export async function runCli(io: CliIo): Promise<number> {
     return help && !unknown ? 0 : ERROR_CODES.INVALID_INPUT.exit;
   }
   if (name === 'help') {
-    // `zipfs help` and `zipfs help sync`, as git and cargo take them.
-    const topic = rest[rest.indexOf(name) + 1];
-    const about = topic === undefined ? undefined : findCommand(topic);
+    // `zipfs help` and `zipfs help sync`, as git and cargo take them; `zipfs help --help` is `zipfs help help`.
+    const topic = rest[rest.indexOf(name) + 1] ?? (help ? 'help' : undefined);
+    const about = topic === undefined ? undefined : isMode(topic) ? topic : findCommand(topic);
     if (topic !== undefined && !about) return runCli({ ...io, argv: [topic] }); // says the command is unknown, with a suggestion
     io.stdout.write(`${out.plain(await renderHelp(io.version, about))}\n`);
+    return 0;
+  }
+  if (help && isMode(name)) {
+    // `zipfs mcp --help` describes mcp instead of serving; exec's and completion's too (a COMMAND's own --help after exec's -- is its own).
+    io.stdout.write(`${out.plain(await renderHelp(io.version, name))}\n`);
     return 0;
   }
   const command = findCommand(name);
@@ -269,7 +272,9 @@ export async function runCli(io: CliIo): Promise<number> {
     const input = validateInput(command, raw);
     const context: CommandContext = { home, env: io.env, hints, owner: cliOwner(io.env) };
     const delay = readSetting(io.env, PROGRESS_DELAY_SETTING);
-    const line = io.stderr.isTTY && !json ? progressLine(io.stderr, command.name, delay) : undefined;
+    // -q as grep takes it (quietIsSilent): nothing on stdout or stderr but errors; the exit status answers.
+    const silent = quiet && command.cli.quietIsSilent !== undefined;
+    const line = io.stderr.isTTY && !json && !silent ? progressLine(io.stderr, command.name, delay) : undefined;
     if (line) context.progress = line.progress;
     let output: Record<string, unknown>;
     try {
@@ -284,10 +289,10 @@ export async function runCli(io: CliIo): Promise<number> {
       // does; in a note's sentence always in quotes, as in messages. Content (read, grep's lines) stays raw.
       const shown = terminalView(output, command.output, quoteName);
       const bytes = command.cli.bytes?.(output, input);
-      const text = bytes || (quiet && command.cli.message) ? '' : command.render(shown as never, out, { ...flags, quiet }, input as never);
+      const text = bytes || silent || (quiet && command.cli.message) ? '' : command.render(shown as never, out, { ...flags, quiet }, input as never);
       if (bytes) io.stdout.writeBytes(bytes);
       else if (text !== '') io.stdout.write(command.cli.rawOutput || text.endsWith('\n') ? text : `${text}\n`);
-      const note = command.note?.(terminalView(output, command.output, quoted) as never, quiet, input as never);
+      const note = silent ? undefined : command.note?.(terminalView(output, command.output, quoted) as never, quiet, input as never);
       // A note starts on a line of its own, even after raw output that did not end one on the same terminal.
       const unterminated = io.stdout.isTTY && io.stderr.isTTY && (bytes ? bytes.at(-1) !== 0x0a : text !== '' && !text.endsWith('\n') && command.cli.rawOutput);
       if (note) io.stderr.write(`${unterminated ? '\n' : ''}${err.dim(note)}\n`);

@@ -108,6 +108,8 @@ export const edit = defineCommand({
         await extractForChange(session, [input.path], context.home, loadLimits(context.env)); // a lazy session's entry, onto disk first
         const file = withBeneath(session.contents, (beneath) => {
           const found = resolveExisting(beneath, input.path);
+          // The root ('' or '/', an unset variable's path) is a folder too, and said so, not taken for a link.
+          if (found.stats.isDirectory()) throw new ZipfsError('INVALID_INPUT', `Invalid argument path: ${quote(found.relative || '/')} is a folder${found.relative === '' ? ' (the workspace root)' : ''}; give the path of a text file to edit.`);
           return { ...found, before: readText(found.path, found.relative, input.encoding) };
         });
         const before = file.before;

@@ -8,6 +8,7 @@ import { lazyEntries, notExtractedCount } from '../session/lazy-session.ts';
 import { extractEntries } from '../session/extract-entries.ts';
 import { matchEntries } from '../open/open-lazy.ts';
 import { count, sessionParam } from './schemas.ts';
+import { assertNarrowing } from '../filter-values.ts';
 
 export const extract = defineCommand({
   name: 'extract',
@@ -25,6 +26,7 @@ export const extract = defineCommand({
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   cli: { message: true, workspacePaths: [], positionals: ['paths'], short: { session: 's' }, example: "zipfs extract word/document.xml 'word/media/**'" },
   async run(input, context) {
+    assertNarrowing(input.paths, 'paths', 'extract every entry left in the zip');
     const session = resolveSession(context.home, input.session, context.hints);
     const lazy = lazyEntries(session);
     // An eager session has everything extracted already.

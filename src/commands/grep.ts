@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import { defineCommand } from '../command.ts';
-import { ZipfsError } from '../errors.ts';
+import { ERROR_CODES, ZipfsError } from '../errors.ts';
+import { assertNarrowing } from '../filter-values.ts';
 import { loadLimits } from '../limits.ts';
 import { globFilter, grepWorkspace } from '../search/grep.ts';
 import { lazyView, resolveSeen, type LazyView } from '../files/lazy-view.ts';
@@ -55,14 +56,18 @@ export const grep = defineCommand({
   cli: {
     workspacePaths: ['path'],
     fromCurrentFolder: true,
+    quietIsSilent: 'Print nothing, as grep -q: the exit status answers (0 found, 1 none, 14 none but the search did not finish, others errors)',
     positionals: ['pattern', 'path'],
     short: { session: 's', ignore_case: 'i', context_lines: 'C', max_results: 'm' },
     example: 'zipfs grep "debug" data --glob "*.json" -i -C 1',
-    // As grep and rg: 0 found, 1 found nothing, 2 and up an error.
-    exitCode: (out) => (out.total_matches === 0 ? 1 : 0),
+    // As grep and rg: 0 found, 1 found nothing, 2 and up an error. Nothing found in a search that did
+    // not finish (time budget, the engine giving up) is no answer: LIMIT_EXCEEDED's exit, not 1.
+    exitCode: (out) => (out.total_matches > 0 ? 0 : out.truncated ? ERROR_CODES.LIMIT_EXCEEDED.exit : 1),
   },
   async run(input, context) {
     if (input.pattern === '') throw new ZipfsError('INVALID_INPUT', 'Invalid argument pattern: it is empty; give a JavaScript regular expression (names_only matches it against paths).');
+    // glob filters; path is a place ('' and '/' the root, as documented), not a filter.
+    if (input.glob !== undefined) assertNarrowing([input.glob], 'glob', 'search every file under path', { matchesEntries: false });
     const session = resolveSession(context.home, input.session, context.hints);
     const view = lazyView(session);
     const start = withBeneath(session.contents, (beneath) => resolveSeen(beneath, input.path, view));

@@ -1,4 +1,6 @@
 import * as v from 'valibot';
+import { assertNarrowing } from '../filter-values.ts';
+import { ZipfsError } from '../errors.ts';
 import { count, flag, name, names, text } from './schemas.ts';
 import { quoted } from '../format/quote-name.ts';
 import { SYMLINK_NOTE } from '../open/inspect-archive.ts';
@@ -53,6 +55,9 @@ export const open = defineCommand({
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   cli: { message: true, positionals: ['path'], example: 'zipfs open reports.zip --name q4-report' },
   async run(input, context) {
+    assertNarrowing(input.only, 'only', 'extract everything (or pass lazy to extract nothing)');
+    // An empty list names nothing to extract: not "everything" either (an MCP client's filled-in default).
+    if (input.only?.length === 0) throw new ZipfsError('INVALID_INPUT', 'Invalid argument only: the list is empty; give the paths or globs to extract, pass lazy to extract nothing, or leave only out to extract everything.');
     // The same zip opened again (without asking for another session by name) is the session it already has:
     // a second one would silently conflict with the first on the next sync.
     const share = input.name === undefined && !input.new;

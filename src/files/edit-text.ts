@@ -16,6 +16,7 @@
  */
 import { ZipfsError, quote } from '../errors.ts';
 import { param } from '../message-marks.ts';
+import { watchedExec } from '../regex-give-up.ts';
 
 export interface TextEdit {
   old_text: string;
@@ -38,10 +39,22 @@ export function checkPatterns(edits: TextEdit[]): void {
   edits.forEach((edit, i) => edit.regex && compilePattern(edit.old_text, edits.length > 1 ? `Edit ${i + 1} of ${edits.length}` : 'The edit'));
 }
 
-function matchCount(text: string, pattern: RegExp): number {
+/**
+ * How many times the pattern (flag g) matches, as matchAll counts them; LIMIT_EXCEEDED when the
+ * engine gives up on the search for the next one (regex-give-up.ts), which it reports as "no more".
+ */
+function matchCount(text: string, pattern: RegExp, which: string, fileName: string): number {
   let count = 0;
-  for (const _ of text.matchAll(pattern)) count++;
-  return count;
+  pattern.lastIndex = 0;
+  for (;;) {
+    const { hit, gaveUp } = watchedExec(pattern, text);
+    if (gaveUp) {
+      throw new ZipfsError('LIMIT_EXCEEDED', `${which}: the regex engine gave up on the pattern in ${quote(fileName)} after backtracking too long (it backtracks catastrophically, as nested repeats like (x+x+)+ do), so whether it matches is unknown; nothing was written. Rewrite it without nested repeats (x{2,}y for (x+x+)+y).`);
+    }
+    if (!hit) return count;
+    count++;
+    if (hit[0] === '') pattern.lastIndex++; // as matchAll steps past an empty match
+  }
 }
 
 /** Whether every line break is CRLF (a mixed file is matched byte for byte instead). */
@@ -65,7 +78,7 @@ export function applyEdits(original: string, edits: TextEdit[], fileName: string
     const needle = lf(edit.old_text);
     if (needle === '') throw new ZipfsError('INVALID_INPUT', `${which} has an empty old_text; give the exact text to replace.`);
     const pattern = edit.regex ? compilePattern(edit.old_text, which) : undefined;
-    const found = pattern ? matchCount(text, pattern) : occurrences(text, needle);
+    const found = pattern ? matchCount(text, pattern, which, fileName) : occurrences(text, needle);
     const what = pattern ? `the pattern ${quote(edit.old_text)}` : `old_text ${quote(edit.old_text)}`;
     if (found === 0) {
       const hint = pattern ? 'Read the file again; ^ and $ anchor at each line, and lines end in \n (never \r\n) when the pattern runs.' : 'Read the file again and copy the text exactly, whitespace included.';

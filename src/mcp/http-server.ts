@@ -11,6 +11,7 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { ZipfsError } from '../errors.ts';
 import { logger } from '../log.ts';
+import { isLoopbackHost, refusalOf } from './request-guard.ts';
 import { MAX_MESSAGE_BYTES, createMcpServer, quietConsole, type ServerOptions } from './server.ts';
 
 export interface HttpListen {
@@ -22,8 +23,6 @@ export interface HttpListen {
   token?: string;
 }
 
-const LOOPBACK_NAMES = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
-
 /** "8080", "127.0.0.1:8080", "[::1]:8080", "0.0.0.0:8080" -> host and port; 127.0.0.1 when no host is given. */
 export function parseListen(text: string): { host: string; port: number } {
   const match = /^(?:(\[[0-9a-fA-F:]+\]|[^:\[\]]+):)?(\d{1,5})$/.exec(text.trim());
@@ -32,24 +31,11 @@ export function parseListen(text: string): { host: string; port: number } {
   return { host: match[1]?.replace(/^\[|\]$/g, '') ?? '127.0.0.1', port };
 }
 
-function isLoopback(host: string): boolean {
-  return LOOPBACK_NAMES.has(host) || /^127\./.test(host);
-}
-
-/** The hostname of a Host header or an Origin URL, without port or brackets. */
-function hostnameOf(value: string): string {
-  try {
-    return new URL(value.includes('://') ? value : `http://${value}`).hostname.replace(/^\[|\]$/g, '');
-  } catch {
-    return '';
-  }
-}
-
 const jsonError = (status: number, message: string, headers: Record<string, string> = {}) =>
   Response.json({ jsonrpc: '2.0', id: null, error: { code: -32000, message } }, { status, headers });
 
 export async function serveHttp(options: ServerOptions, listen: HttpListen): Promise<void> {
-  const local = isLoopback(listen.host);
+  const local = isLoopbackHost(listen.host);
   if (!local && !listen.allowRemote) {
     throw new ZipfsError('INVALID_INPUT', `Listening on ${listen.host} lets other computers reach zipfs; add --allow-remote to mean it, and set ZIPFS_MCP_TOKEN, or listen on 127.0.0.1.`);
   }
@@ -58,18 +44,10 @@ export async function serveHttp(options: ServerOptions, listen: HttpListen): Pro
   const log = await logger();
   const sessions = new Map<string, { transport: WebStandardStreamableHTTPServerTransport; server: Server }>();
 
-  /** DNS rebinding: a web page's requests carry its own Origin, and a Host naming the attacker's domain. */
+  /** DNS rebinding and the token: request-guard.ts. */
   const refusal = (request: Request): Response | undefined => {
-    const host = hostnameOf(request.headers.get('host') ?? '');
-    if (local && !isLoopback(host)) return jsonError(403, `Host ${JSON.stringify(host)} is not this loopback server; zipfs refuses it (DNS rebinding protection).`);
-    const origin = request.headers.get('origin');
-    if (origin !== null && !isLoopback(hostnameOf(origin)) && hostnameOf(origin) !== host) {
-      return jsonError(403, `Origin ${JSON.stringify(origin)} is not allowed; zipfs answers local clients and pages of its own host only (DNS rebinding protection).`);
-    }
-    if (listen.token !== undefined && request.headers.get('authorization') !== `Bearer ${listen.token}`) {
-      return jsonError(401, 'Missing or wrong bearer token: send Authorization: Bearer <ZIPFS_MCP_TOKEN>.', { 'WWW-Authenticate': 'Bearer' });
-    }
-    return undefined;
+    const refused = refusalOf(request.headers, { local, port: () => http.port ?? listen.port, token: listen.token });
+    return refused && jsonError(refused.status, refused.message, refused.status === 401 ? { 'WWW-Authenticate': 'Bearer' } : {});
   };
 
   const newSession = async (request: Request): Promise<Response> => {
@@ -92,9 +70,10 @@ export async function serveHttp(options: ServerOptions, listen: HttpListen): Pro
     port: listen.port,
     idleTimeout: 0, // an SSE stream may stay open while a long sync runs
     async fetch(request) {
-      const url = new URL(request.url);
+      // Before anything reads request.url: Bun builds it from the Host header, which may not parse.
       const refused = refusal(request);
       if (refused) return refused;
+      const url = new URL(request.url);
       if (url.pathname === '/health' && request.method === 'GET') return Response.json({ status: 'ok', version: options.version, sessions: sessions.size });
       if (url.pathname !== '/mcp') return jsonError(404, `No such endpoint ${url.pathname}: MCP is served at /mcp, a health check at /health.`);
       const id = request.headers.get('mcp-session-id');

@@ -16,6 +16,8 @@
  * window reaches WINDOW_MAX_CHARS (16 MiB) is taken as it stands there.
  */
 
+import { watchedExec } from '../regex-give-up.ts';
+
 const RUN_MAX = 200;
 const LOOKAHEAD_CHARS = 64 * 1024;
 const WINDOW_MAX_CHARS = 16 * 1024 * 1024;
@@ -35,7 +37,12 @@ export class BinaryScan {
   private from = 0;
   private readonly regex: RegExp;
 
-  constructor(pattern: string, flags: string) {
+  constructor(
+    pattern: string,
+    flags: string,
+    /** The regex engine gave up on the window (regex-give-up.ts): a match in it may be missed. */
+    private readonly onGiveUp: () => void,
+  ) {
     // 'g' for lastIndex: the search starts at `from` while a lookbehind still sees what precedes it.
     this.regex = new RegExp(pattern, `${flags}g`);
   }
@@ -53,7 +60,8 @@ export class BinaryScan {
 
   private search(final: boolean): BinaryHit | undefined {
     this.regex.lastIndex = this.from;
-    const hit = this.regex.exec(this.text);
+    const { hit, gaveUp } = watchedExec(this.regex, this.text);
+    if (gaveUp) this.onGiveUp();
     if (hit && (final || this.text.length > WINDOW_MAX_CHARS || hit.index + hit[0].length + LOOKAHEAD_CHARS <= this.text.length)) {
       return describe(this.text, hit, this.base);
     }

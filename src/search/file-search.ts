@@ -82,7 +82,7 @@ export class FileSearch {
       this.done = true;
       return false;
     }
-    this.scan = new BinaryScan(this.options.pattern, this.options.flags);
+    this.scan = new BinaryScan(this.options.pattern, this.options.flags, () => this.sink.gaveUp(this.file, 0));
     return this.feed(head);
   }
 

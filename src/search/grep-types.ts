@@ -53,12 +53,18 @@ export interface GrepMatch {
   byte_offset?: number;
 }
 
+/** Where the regex engine gave up (regex-give-up.ts): how many places, and the first (line 0: a binary file or a name). */
+export interface GaveUp {
+  count: number;
+  first?: { file: string; line: number };
+}
+
 /**
  * Sent as the worker goes, so a search stopped by the time budget still
  * returns what it found. `error` carries a ZipfsError across the thread
  * boundary (a zip entry that is a bomb or damaged), code and message intact.
  */
 export type GrepMessage =
-  | { kind: 'matches'; matches: GrepMatch[]; total: number; filesSearched: number; skippedBinary: number; cutLines: number }
+  | { kind: 'matches'; matches: GrepMatch[]; total: number; filesSearched: number; skippedBinary: number; cutLines: number; gaveUp: GaveUp }
   | { kind: 'done'; truncated: boolean }
   | { kind: 'error'; code: ErrorCode; message: string };

@@ -9,7 +9,8 @@ import { toZipfsError } from '../errors.ts';
 import { Beneath } from '../files/beneath.ts';
 import { FileSearch, type FileSink } from './file-search.ts';
 import { CHUNK_BYTES, ZipSources, readWorkspaceFile, readZipEntry } from './grep-sources.ts';
-import type { GrepJob, GrepMatch, GrepMessage } from './grep-types.ts';
+import type { GaveUp, GrepJob, GrepMatch, GrepMessage } from './grep-types.ts';
+import { watchedExec } from '../regex-give-up.ts';
 
 /** How often, at most, what was found is handed over while a search runs. */
 const POST_EVERY_MS = 50;
@@ -25,9 +26,10 @@ async function run(job: GrepJob, beneath: Beneath, zips: ZipSources): Promise<vo
   let filesSearched = 0;
   let skippedBinary = 0;
   let cutLines = 0;
+  const gaveUp: GaveUp = { count: 0 };
   let lastPost = Date.now();
   const flush = () => {
-    post({ kind: 'matches', matches: pending, total, filesSearched, skippedBinary, cutLines });
+    post({ kind: 'matches', matches: pending, total, filesSearched, skippedBinary, cutLines, gaveUp });
     pending = [];
     lastPost = Date.now();
   };
@@ -36,6 +38,10 @@ async function run(job: GrepJob, beneath: Beneath, zips: ZipSources): Promise<vo
     full: () => total > job.maxResults && !job.countAll,
     keep: (match) => void pending.push(match),
     cutLine: () => void cutLines++,
+    gaveUp: (file, line) => {
+      gaveUp.count++;
+      gaveUp.first ??= { file, line };
+    },
     skippedBinary: () => void skippedBinary++,
   };
   const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
@@ -46,7 +52,9 @@ async function run(job: GrepJob, beneath: Beneath, zips: ZipSources): Promise<vo
     const { file } = item;
     if (job.namesOnly) {
       filesSearched++;
-      if (regex.test(file) && sink.count()) sink.keep({ file, line_number: 0, line_content: file });
+      const { hit, gaveUp: stopped } = watchedExec(regex, file);
+      if (stopped) sink.gaveUp(file, 0);
+      if (hit && sink.count()) sink.keep({ file, line_number: 0, line_content: file });
       if (sink.full()) return finish(true);
       continue;
     }

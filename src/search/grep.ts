@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ZipfsError } from '../errors.ts';
 import { withBeneath, type Folder } from '../files/beneath.ts';
-import type { GrepItem, GrepJob, GrepMatch, GrepMessage, GrepZipEntry } from './grep-types.ts';
+import type { GaveUp, GrepItem, GrepJob, GrepMatch, GrepMessage, GrepZipEntry } from './grep-types.ts';
 import { LINE_CAP_CHARS } from './line-search.ts';
 import { workerPath } from '../worker-path.ts';
 import type { TextEncoding } from '../files/text-encoding.ts';
@@ -140,6 +140,14 @@ function mergeZipEntries(files: string[], entries: GrepZipEntry[], start: string
   return items;
 }
 
+/** The places where the regex engine gave up and answered "no match" (regex-give-up.ts). */
+function givenUpNote(gaveUp: GaveUp): string | undefined {
+  if (gaveUp.count === 0 || !gaveUp.first) return undefined;
+  const { file, line } = gaveUp.first;
+  const where = line > 0 ? `${quote(file)} line ${line}` : quote(file);
+  return `The regex engine gave up on ${gaveUp.count} line(s) or file(s) (first: ${where}): the pattern backtracks catastrophically there (nested repeats such as (x+x+)+ do), and a match in them may be missing. Rewrite it without nested repeats (x{2,}y for (x+x+)+y), or narrow path or glob.`;
+}
+
 /** How to get the matches a full answer left out. */
 function truncatedNote(result: GrepResult, request: GrepRequest): string {
   const shown = `Showing ${result.matches.length} of ${request.countAll ? '' : 'at least '}${result.total_matches} matches`;
@@ -167,11 +175,14 @@ export async function grepWorkspace(request: GrepRequest): Promise<GrepResult> {
   };
   const result: GrepResult = { matches: [], total_matches: 0, truncated: false, files_searched: 0, skipped_binary: 0 };
   let cutLines = 0;
-  // Lines searched in part only (line-search.ts): said, or an agent would take the rest of them as searched.
+  let gaveUp: GaveUp = { count: 0 };
+  // Lines searched in part only (line-search.ts), or where the engine gave up (regex-give-up.ts): said,
+  // or an agent would take them as searched and the match as absent.
   const noteCuts = (answer: GrepResult): GrepResult => {
-    if (cutLines === 0) return answer;
-    const cuts = `${cutLines} line(s) longer than ${LINE_CAP_CHARS} characters were searched in their first ${LINE_CAP_CHARS} characters only.`;
-    return { ...answer, note: answer.note ? `${answer.note} ${cuts}` : cuts };
+    const notes = [answer.note, givenUpNote(gaveUp)];
+    if (cutLines > 0) notes.push(`${cutLines} line(s) longer than ${LINE_CAP_CHARS} characters were searched in their first ${LINE_CAP_CHARS} characters only.`);
+    const note = notes.filter((n) => n !== undefined).join(' ');
+    return { ...answer, ...(gaveUp.count > 0 ? { truncated: true } : {}), ...(note ? { note } : {}) };
   };
   // Nothing searched is not "nothing found": say why, or an agent concludes the text is absent.
   if (files.length === 0) return request.glob ? { ...result, note: `The glob ${quote(request.glob)} matched no file under ${quote(request.start || '/')}, so nothing was searched. A glob without "/" matches file names (*.txt); one with "/" matches the whole path from the workspace root (a/**/*.csv).` } : result;
@@ -209,6 +220,7 @@ export async function grepWorkspace(request: GrepRequest): Promise<GrepResult> {
         result.files_searched = message.filesSearched;
         result.skipped_binary = message.skippedBinary;
         cutLines = message.cutLines;
+        gaveUp = message.gaveUp;
         return;
       }
       stop();

@@ -16,6 +16,7 @@
  * were cut. Holding every line whole would let one 1 GiB line take gigabytes.
  */
 import { shortenAround as cut } from '../files/shorten-diff-lines.ts';
+import { watchedExec } from '../regex-give-up.ts';
 import type { GrepMatch } from './grep-types.ts';
 
 export const LINE_CAP_CHARS = 16 * 1024 * 1024;
@@ -44,6 +45,8 @@ export interface MatchSink {
   keep(match: GrepMatch): void;
   /** A line was searched in its first LINE_CAP_CHARS characters only. */
   cutLine(): void;
+  /** The regex engine gave up on this place (regex-give-up.ts): a match there may be missed. Line 0 is the file as a whole. */
+  gaveUp(file: string, line: number): void;
 }
 
 export class LineSearch {
@@ -134,7 +137,8 @@ export class LineSearch {
       if (this.waiting.length === 0) this.stopped = true;
       return;
     }
-    const hit = this.regex.exec(line);
+    const { hit, gaveUp } = watchedExec(this.regex, line);
+    if (gaveUp) this.sink.gaveUp(this.file, this.lineNumber);
     if (hit && this.sink.count()) {
       const match: GrepMatch = { file: this.file, line_number: this.lineNumber, line_content: own(cut(line, hit.index, length), line) };
       if (this.contextLines > 0) {

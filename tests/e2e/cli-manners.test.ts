@@ -57,6 +57,61 @@ describe('zipfs grep exit codes', () => {
   });
 });
 
+describe('zipfs grep -q', () => {
+  it('prints nothing and answers by exit status, as grep -q and rg -q do; errors still print', () => {
+    for (const quiet of ['-q', '--quiet']) {
+      const found = box.run(['grep', quiet, 'debug', 'data/config.json']);
+      expect([found.code, found.stdout, found.stderr]).toStrictEqual([0, '', '']);
+      const none = box.run(['grep', quiet, 'no such text anywhere']);
+      expect([none.code, none.stdout, none.stderr]).toStrictEqual([1, '', '']);
+      const bad = box.run(['grep', quiet, '(unclosed']);
+      expect(bad.code).toBe(ERROR_CODES.INVALID_INPUT.exit);
+      expect(bad.stderr).toContain('pattern');
+    }
+    expect(box.run(['help', 'grep']).stdout).toMatch(/-q, --quiet +Print nothing, as grep -q/);
+  });
+});
+
+/** Every command `zipfs --help` lists (and each alias it names): the list a new command joins by itself. */
+function listedCommands(): string[] {
+  const help = box.run(['--help']).stdout;
+  const section = help.slice(help.indexOf('COMMANDS'));
+  const names = [...section.matchAll(/^ {2,}([a-z][a-z-]*) {4}/gm)].map((m) => m[1]!);
+  const aliases = [...section.matchAll(/\(also: zipfs ([^)]*)\)/g)].flatMap((m) => m[1]!.split(/,\s*/));
+  return [...names, ...aliases];
+}
+
+describe('help for every command', () => {
+  it('lists the table and the modes', () => {
+    expect(listedCommands()).toEqual(expect.arrayContaining(['open', 'grep', 'sync', 'mcp', 'exec', 'completion', 'help', 'mv']));
+  });
+
+  // Built from the listing when the tests run, so a command added later is checked without a test of its own.
+  it('answers CMD --help and help CMD for each with its usage, an example and where it is documented (or its output fields), exit 0, starting nothing', () => {
+    const commands = listedCommands();
+    expect(commands.length).toBeGreaterThan(20);
+    for (const name of commands) {
+      const flag = box.run([name, '--help'], { timeoutMs: 10_000 });
+      expect([flag.code, flag.stderr], name).toStrictEqual([0, '']);
+      expect(flag.stdout, name).toMatch(new RegExp(`USAGE zipfs (${name}|\\S+) `));
+      expect(flag.stdout, name).toContain('EXAMPLE');
+      expect(flag.stdout, name).toMatch(/OUTPUT|DOCUMENTED IN/);
+      const topic = box.run(['help', name], { timeoutMs: 10_000 });
+      expect([topic.code, topic.stdout], name).toStrictEqual([0, flag.stdout]);
+    }
+    expect(box.run(['help', 'help']).stdout).toContain('USAGE zipfs help [OPTIONS] [COMMAND]');
+  }, 120_000);
+
+  it('completes every command it lists, in each shell', () => {
+    const commands = listedCommands();
+    for (const shell of ['bash', 'zsh', 'fish']) {
+      const script = box.run(['completion', shell]).stdout;
+      for (const name of commands) expect(script, `${shell}: ${name}`).toMatch(new RegExp(`[\\s'"(]${name}[\\s:)'"]`));
+    }
+    expect(box.run(['completion', 'bash']).stdout).toContain('exec) opts="--merge');
+  });
+});
+
 describe('help and typos', () => {
   it('has zipfs help and zipfs help COMMAND', () => {
     const help = box.run(['help']);

@@ -9,6 +9,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { BINARY } from '../helpers/ensure-binary.ts';
 import { sandbox, writeZip } from '../helpers/cli.ts';
@@ -58,6 +59,22 @@ const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { prot
 const post = (url: string, headers: Record<string, string> = {}) =>
   fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers }, body: JSON.stringify(initialize) });
 
+
+/** One request over a raw socket, so the Host header is exactly what is given (fetch would set its own). */
+async function rawPost(url: string, host: string, body: object, headers: Record<string, string> = {}): Promise<{ status: number; headers: Record<string, string>; text: string }> {
+  const { hostname, port } = new URL(url);
+  const payload = JSON.stringify(body);
+  const lines = [`POST /mcp HTTP/1.1`, `Host: ${host}`, 'Content-Type: application/json', 'Accept: application/json, text/event-stream', `Content-Length: ${Buffer.byteLength(payload)}`, 'Connection: close', ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)];
+  const socket = net.connect(Number(port), hostname.replace(/^\[|\]$/g, ''));
+  socket.write(`${lines.join('\r\n')}\r\n\r\n${payload}`);
+  let text = '';
+  for await (const chunk of socket) text += chunk.toString();
+  const [head = '', ...rest] = text.split('\r\n\r\n');
+  const [statusLine = '', ...headerLines] = head.split('\r\n');
+  const parsed = Object.fromEntries(headerLines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
+  return { status: Number(statusLine.split(' ')[1]), headers: parsed, text: rest.join('\r\n\r\n') };
+}
+
 describe('zipfs mcp --http', () => {
   it('runs a workflow through the SDK client: open, write, status, sync, with progress; health; DELETE ends the session', async () => {
     const { url } = await startServer();
@@ -100,6 +117,9 @@ describe('zipfs mcp --http', () => {
     const refused = Bun.spawnSync([BINARY, 'mcp', '--http', '0.0.0.0:0'], { env: { ...process.env, ZIPFS_HOME: box.home }, timeout: 10_000 });
     expect(refused.exitCode).toBe(2);
     expect(refused.stderr.toString()).toContain('--allow-remote');
+    const rebindingName = Bun.spawnSync([BINARY, 'mcp', '--http', '127.0.0.1.nip.io:0'], { env: { ...process.env, ZIPFS_HOME: box.home }, timeout: 10_000 });
+    expect(rebindingName.exitCode).toBe(2); // a name is not a loopback address, however it looks
+    expect(rebindingName.stderr.toString()).toContain('--allow-remote');
     const noToken = Bun.spawnSync([BINARY, 'mcp', '--http', '0.0.0.0:0', '--allow-remote'], { env: { ...process.env, ZIPFS_HOME: box.home, ZIPFS_MCP_TOKEN: '' }, timeout: 10_000 });
     expect(noToken.stderr.toString()).toContain('ZIPFS_MCP_TOKEN');
 
@@ -108,6 +128,36 @@ describe('zipfs mcp --http', () => {
     expect((await post(local)).status).toBe(401);
     expect((await post(local, { authorization: 'Bearer wrong' })).status).toBe(401);
     expect((await post(local, { authorization: 'Bearer a-long-random-secret' })).status).toBe(200);
+  });
+
+  it('takes only loopback literals and localhost with its port as Host: a rebinding name is 403 at initialize and for a tools/call on a live session', async () => {
+    const { url } = await startServer();
+    const port = new URL(url).port;
+    const call = { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'zipfs_sessions', arguments: {} } };
+    for (const legit of [`127.0.0.1:${port}`, `localhost:${port}`, `LOCALHOST:${port}`, `[::1]:${port}`, `127.1.2.3:${port}`]) {
+      const answer = await rawPost(url, legit, initialize, { origin: `http://${legit}` });
+      expect(answer.status, legit).toBe(200);
+      const id = answer.headers['mcp-session-id']!;
+      expect((await rawPost(url, legit, call, { 'mcp-session-id': id, 'mcp-protocol-version': '2025-11-25' })).status, legit).toBe(200);
+    }
+    const session = (await rawPost(url, `127.0.0.1:${port}`, initialize)).headers['mcp-session-id']!;
+    const hostile = ['127.evil.example', '127.0.0.1.nip.io', 'localhost.evil.example', '127.1', '0x7f.0.0.1', '2130706433', '127.000.0.1', '127.0.0.256', 'localhost.', 'evil.example', '[::ffff:7f00:1]', ''];
+    for (const name of hostile) {
+      for (const host of [`${name}:${port}`, name]) {
+        const init = await rawPost(url, host, initialize, { origin: `http://${host}` });
+        expect(init.status, host).toBe(403);
+        expect(init.headers['mcp-session-id'], host).toBeUndefined();
+        const served = await rawPost(url, host, call, { 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' });
+        expect(served.status, host).toBe(403);
+        expect(served.text, host).not.toContain('"result"');
+      }
+    }
+    // The right name on another port is another server, not this one.
+    expect((await rawPost(url, `127.0.0.1:${Number(port) === 1 ? 2 : 1}`, initialize)).status).toBe(403);
+    // A loopback Host with a foreign Origin that only looks local.
+    for (const origin of ['http://127.evil.example', 'http://127.0.0.1.nip.io:3000', 'null']) {
+      expect((await rawPost(url, `127.0.0.1:${port}`, initialize, { origin })).status, origin).toBe(403);
+    }
   });
 
   it('leaves the zip whole and no temporaries when SIGTERM stops it during a sync', async () => {

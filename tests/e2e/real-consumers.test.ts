@@ -12,6 +12,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { sandbox } from '../helpers/cli.ts';
 import { has, needs } from '../helpers/tools.ts';
+import { REFERENCE_WHY, expectReferenceClean } from '../helpers/zip-compare.ts';
 
 const root = path.resolve(import.meta.dir, '../..');
 const venvPython = path.join(root, '.cache', 'py', 'bin', 'python');
@@ -36,16 +37,9 @@ function zipfs(args: string[]): any {
   return result.json;
 }
 
-/** Info-ZIP's verdict on the whole archive, when unzip is here. */
-function expectUnzipClean(file: string): void {
-  if (!has('unzip')) return;
-  const test = Bun.spawnSync(['unzip', '-t', file]);
-  expect(test.stdout.toString()).toContain('No errors detected');
-  expect(test.exitCode).toBe(0);
-}
 
 const java = needs('javac', 'jar', 'java');
-describe.skipIf(java.skip)(`a jar, run by java${java.why}`, () => {
+describe.skipIf(java.skip)(`a jar, run by java${java.why}${REFERENCE_WHY}`, () => {
   it('finds a folder made with mkdir, a file written into it, and a manifest attribute added with edit', () => {
     // A real jar: javac and jar, with one folder resource (data/) and the folder entries jar writes.
     const src = path.join(box.dir, 'src');
@@ -93,7 +87,7 @@ public class Main {
     const listing = run(['jar', 'tf', jar]).split('\n').filter(Boolean);
     expect(listing.slice(-2)).toStrictEqual(['extra/', 'extra/hello.txt']);
     expect(listing).toContain('META-INF/MANIFEST.MF');
-    expectUnzipClean(jar);
+    expectReferenceClean(jar);
   });
 });
 
@@ -106,7 +100,7 @@ const record = (files: Record<string, string>, recordPath: string) =>
 
 const pip: string[] | undefined = hasVenv && Bun.spawnSync([venvPython, '-m', 'pip', '--version']).exitCode === 0 ? [venvPython, '-m', 'pip'] : has('python3') && Bun.spawnSync(['python3', '-m', 'pip', '--version']).exitCode === 0 ? ['python3', '-m', 'pip'] : undefined;
 const pipPython = pip?.[0] ?? 'python3';
-describe.skipIf(!pip)(`a wheel, installed by pip${pip ? '' : ' (skipped: needs pip: python3 -m venv .cache/py, as .ci/run does, or apt-get install python3-pip)'}`, () => {
+describe.skipIf(!pip)(`a wheel, installed by pip${pip ? REFERENCE_WHY : ' (skipped: needs pip: python3 -m venv .cache/py, as .ci/run does, or apt-get install python3-pip)'}`, () => {
   it('installs after its dist-info folder is renamed with mv and METADATA and RECORD are rewritten', () => {
     const init = '__version__ = "1.0"\n';
     const metadata = (version: string) => `Metadata-Version: 2.1\nName: pkg\nVersion: ${version}\nSummary: a wheel zipfs changed\n`;
@@ -174,7 +168,7 @@ with zipfile.ZipFile(sys.argv[1]) as z:
     expect(fs.existsSync(path.join(target, old))).toBe(false);
     const version = run([pipPython, '-c', 'import sys; sys.path.insert(0, sys.argv[1]); import importlib.metadata as m, pkg; print(m.version("pkg"), pkg.__version__)', target]);
     expect(version.trim()).toBe('1.1 1.0');
-    expectUnzipClean(whl11);
+    expectReferenceClean(whl11);
   });
 });
 
@@ -191,7 +185,7 @@ function ensureDocx(): string {
   return ` (skipped: python-docx could not be installed into .cache/py: ${reason.slice(0, 160)}; .ci/run installs it)`;
 }
 const docxWhy = ensureDocx();
-describe.skipIf(docxWhy !== '')(`a docx, read by python-docx${docxWhy}`, () => {
+describe.skipIf(docxWhy !== '')(`a docx, read by python-docx${docxWhy || REFERENCE_WHY}`, () => {
   it('reads the paragraph edited in word/document.xml', () => {
     const docx = path.join(box.dir, 'report.docx');
     run([venvPython, '-c', 'import sys, docx\nd = docx.Document()\nd.add_paragraph("Quarterly report draft")\nd.save(sys.argv[1])', docx]);
@@ -204,6 +198,6 @@ describe.skipIf(docxWhy !== '')(`a docx, read by python-docx${docxWhy}`, () => {
 
     const paragraphs = run([venvPython, '-c', 'import sys, json, docx\nprint(json.dumps([p.text for p in docx.Document(sys.argv[1]).paragraphs]))', docx]);
     expect(JSON.parse(paragraphs)).toStrictEqual(['Quarterly report final']);
-    expectUnzipClean(docx);
+    expectReferenceClean(docx);
   });
 });

@@ -28,6 +28,7 @@ function streamed(bytes: Uint8Array, options: SearchOptions, seed: number, large
     full: () => outcome.total > max && !countAll,
     keep: (match: GrepMatch) => void outcome.matches.push(match),
     cutLine: () => void outcome.cutLines++,
+    gaveUp: () => undefined,
     skippedBinary: () => void outcome.skippedBinary++,
   };
   const search = new FileSearch('f', options, new RegExp(options.pattern, options.flags), sink);
