@@ -4,9 +4,9 @@
  * nothing written outside the data directory's workspaces; and when it opens,
  * a write and a sync must succeed, and what sync wrote must pass a second
  * zipfs open and the reference readers present: `unzip -t` and Python's
- * zipfile (every entry read, CRCs checked), each judged on its own and, for a
- * lazy sync that copies entries raw, only where that reader passes the mutant
- * too. A reader not installed checks nothing, and the report says which ran.
+ * zipfile (every entry read, CRCs checked), each judged on its own (a lazy
+ * sync checks what it copies raw too: copy-check.ts). A reader not installed
+ * checks nothing, and the report says which ran.
  */
 import fs from 'node:fs';
 import path from 'node:path';
