@@ -28,5 +28,21 @@ export function watchedExec(regex: RegExp, text: string): WatchedHit {
   const started = performance.now();
   const hit = regex.exec(text);
   if (hit) return { hit, gaveUp: false };
-  return { hit, gaveUp: performance.now() - started > GIVE_UP_MS + (text.length - from) / SCAN_CHARS_PER_MS };
+  // A slow "no match" once may be the machine (a pause, a busy core); the engine's give-up is the
+  // same every time, so it counts only when a second run is as slow.
+  const gaveUp = tooSlow(performance.now() - started, text, from) && slowAgain(regex, text, from);
+  return { hit, gaveUp };
+}
+
+function tooSlow(ms: number, text: string, from: number): boolean {
+  return ms > GIVE_UP_MS + (text.length - from) / SCAN_CHARS_PER_MS;
+}
+
+function slowAgain(regex: RegExp, text: string, from: number): boolean {
+  regex.lastIndex = from;
+  const started = performance.now();
+  const again = regex.exec(text);
+  const slow = again === null && tooSlow(performance.now() - started, text, from);
+  regex.lastIndex = 0; // as exec leaves a g or y regex after no match
+  return slow;
 }

@@ -4,13 +4,12 @@
  * takes the lock only to write. prune and open --name's take-over treat a
  * session with a live mark as busy, as they treat a held lock, so a job's
  * cleanup cannot remove a session under a write still reading its input.
- * The mark is `in-use-<pid>` in the session's folder (removed on exit, and
- * with the session); a mark whose process is gone counts for nothing.
+ * The mark is `in-use-<pid>` in the session's folder (removed when the command
+ * ends, and with the session); a mark whose process is gone counts for nothing.
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { keepOnExit, removeOnExit } from '../exit-cleanup.ts';
 import { isAlive, lockedByOther, type LockOwner } from './lock.ts';
 import { processStart } from './owner.ts';
 import type { Session } from './session-store.ts';
@@ -27,11 +26,9 @@ export function markInUse(session: Session, command: string): () => void {
   } catch {
     return () => {}; // closed meanwhile, or not writable: the command itself will say so
   }
-  removeOnExit(file);
-  return () => {
-    fs.rmSync(file, { force: true });
-    keepOnExit(file);
-  };
+  // Not removeOnExit: a signal handler would keep a process blocked reading stdin from ending at
+  // once (exit-cleanup.ts). A mark left by a killed process counts for nothing (its pid is gone).
+  return () => fs.rmSync(file, { force: true });
 }
 
 /** Another live process marked in the session, if any. */
