@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'bun:test';
-import { choiceSetting, numberSetting, readSetting } from '../src/env-setting.ts';
-import { LIMIT_SPECS, loadLimits } from '../src/limits.ts';
-import { NATIVE_SETTING } from '../src/native/libc.ts';
+import { choiceSetting, numberSetting, readSetting } from '../src/base/env-setting.ts';
+import { LIMIT_SPECS, loadLimits } from '../src/rules/limits.ts';
+import { NATIVE_SETTING } from '../src/base/libc.ts';
 
 const threads = numberSetting({ env: 'ZIPFS_THREADS', default: 2, min: 1, max: 2, integer: true });
 const delay = numberSetting({ env: 'ZIPFS_PROGRESS_DELAY_MS', default: 1000, min: 0 });

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { OUTPUT_DOCS } from '../src/cli/output-docs.ts';
 import { outputFields } from '../src/cli/output-fields.ts';
 import { readmeWithReference } from '../src/cli/output-reference-block.ts';
-import { COMMANDS } from '../src/registry.ts';
+import { COMMANDS } from '../src/table/registry.ts';
 
 describe('the output field documentation', () => {
   it('describes every field of every command\'s result, and nothing else', () => {

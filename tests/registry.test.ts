@@ -5,7 +5,7 @@ import path from 'node:path';
 import { commandArgs, kebab } from '../src/cli/args.ts';
 import { renderHelp } from '../src/cli/run.ts';
 import { toolDefinition } from '../src/mcp/tools.ts';
-import { COMMANDS, MCP_TOOL_PREFIX } from '../src/registry.ts';
+import { COMMANDS, MCP_TOOL_PREFIX } from '../src/table/registry.ts';
 
 describe('the dispatch table', () => {
   it('has unique names, one file per command in src/commands', () => {

@@ -10,7 +10,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { ERROR_CODES } from '../../src/errors.ts';
+import { ERROR_CODES } from '../../src/base/errors.ts';
 import { mutate } from './mutate.ts';
 import { Random } from './random.ts';
 

@@ -5,7 +5,7 @@
  */
 import type { ArgsDef } from 'citty';
 import type { GenericSchema } from 'valibot';
-import type { Command } from '../command.ts';
+import type { Command } from '../table/command.ts';
 import { fieldInfo } from './schema-introspection.ts';
 
 export const kebab = (key: string) => key.replaceAll('_', '-');

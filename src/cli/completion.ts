@@ -4,8 +4,8 @@
  * Session names are completed live, from `zipfs sessions --json`.
  */
 import type { ArgsDef } from 'citty';
-import type { Command } from '../command.ts';
-import { ZipfsError } from '../errors.ts';
+import type { Command } from '../table/command.ts';
+import { ZipfsError } from '../base/errors.ts';
 import { commandArgs } from './args.ts';
 import { MODE_HELP, MODE_NAMES, SHELLS } from './mode-help.ts';
 

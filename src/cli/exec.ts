@@ -9,9 +9,9 @@
  * COMMAND's status, or its own error code when the sync fails. CLI only: no
  * MCP tool runs commands.
  */
-import { ZipfsError } from '../errors.ts';
-import { findCommand } from '../registry.ts';
-import type { CommandContext } from '../command.ts';
+import { ZipfsError } from '../base/errors.ts';
+import { findCommand } from '../table/registry.ts';
+import type { CommandContext } from '../table/command.ts';
 
 export interface ExecOptions {
   zip: string;

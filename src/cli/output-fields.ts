@@ -3,7 +3,7 @@
  * types, whether always present) and described from output-docs.ts: the
  * OUTPUT part of `zipfs help CMD` and the README's JSON reference.
  */
-import type { Command } from '../command.ts';
+import type { Command } from '../table/command.ts';
 import { OUTPUT_DOCS } from './output-docs.ts';
 
 interface Node {

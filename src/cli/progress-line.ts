@@ -4,10 +4,10 @@
  * says otherwise): quick ones stay quiet.
  */
 import { humanBytes } from '../format/units.ts';
-import { throttleProgress } from '../progress.ts';
-import type { Progress } from '../open/open-archive.ts';
+import { throttleProgress } from '../table/progress.ts';
+import type { Progress } from '../base/progress.ts';
 import type { Output } from './terminal.ts';
-import { numberSetting } from '../env-setting.ts';
+import { numberSetting } from '../base/env-setting.ts';
 
 const WIDTH = 24;
 

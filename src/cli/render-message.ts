@@ -1,6 +1,6 @@
 /** Messages in the CLI's words: `--force`, `--stale 7d`, `zipfs close q4 --force`. */
-import { renderMarks, renderMarksDeep, type MarkRenderer, type ParamValue } from '../message-marks.ts';
-import { findCommand } from '../registry.ts';
+import { renderMarks, renderMarksDeep, type MarkRenderer, type ParamValue } from '../base/message-marks.ts';
+import { findCommand } from '../table/registry.ts';
 import { kebab } from './args.ts';
 import { quoteName } from '../format/quote-name.ts';
 

@@ -5,20 +5,20 @@
  */
 import { parseArgs, renderUsage, type ArgsDef, type CommandDef } from 'citty';
 import type { GenericSchema } from 'valibot';
-import type { Command, CommandContext } from '../command.ts';
-import { ERROR_CODES, ZipfsError, quote, toZipfsError } from '../errors.ts';
-import { logger } from '../log.ts';
-import { COMMANDS, findCommand } from '../registry.ts';
-import { validateInput } from '../validate.ts';
+import type { Command, CommandContext } from '../table/command.ts';
+import { ERROR_CODES, ZipfsError, quote, toZipfsError } from '../base/errors.ts';
+import { logger } from '../base/log.ts';
+import { COMMANDS, findCommand } from '../table/registry.ts';
+import { validateInput } from '../table/validate.ts';
 import { dataDir } from '../session/data-dir.ts';
 import { cliOwner, ownerOf } from '../session/owner.ts';
 import { JSON_FLAG, QUIET_FLAG, commandArgs, kebab, positionalKey } from './args.ts';
 import { completionScript } from './completion.ts';
 import { MODE_HELP, MODE_NAMES, isMode, modeUsage, type ModeName } from './mode-help.ts';
 import { PROGRESS_DELAY_SETTING, progressLine } from './progress-line.ts';
-import { readSetting } from '../env-setting.ts';
+import { readSetting } from '../base/env-setting.ts';
 import { parseExec, runExec } from './exec.ts';
-import { NATIVE_SETTING } from '../native/libc.ts';
+import { NATIVE_SETTING } from '../base/libc.ts';
 import { fieldInfo } from './schema-introspection.ts';
 import { renderOutputFields } from './output-fields.ts';
 import { stripAnsi, styleFor } from './style.ts';

@@ -5,7 +5,7 @@
  * command of the same job (`zipfs prune --all`) finds it busy instead of
  * removing it under the write.
  */
-import type { Command } from '../command.ts';
+import type { Command } from '../table/command.ts';
 import { markInUse } from '../session/in-use.ts';
 import { resolveSession, type SessionHints } from '../session/resolve-session.ts';
 

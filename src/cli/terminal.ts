@@ -5,7 +5,7 @@
  * a CLI call writes its answer once, so streams buy it nothing.
  */
 import fs from 'node:fs';
-import { sleepSync } from '../sleep.ts';
+import { sleepSync } from '../base/sleep.ts';
 
 export interface Output {
   /** True when the descriptor is a terminal: colours and progress bars are for people. */

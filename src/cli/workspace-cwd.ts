@@ -5,7 +5,7 @@
  * paths are taken from the root as always.
  */
 import path from 'node:path';
-import type { Command } from '../command.ts';
+import type { Command } from '../table/command.ts';
 import { workspaceOfFolder } from '../session/workspace-of-folder.ts';
 
 export function rebaseOnCurrentFolder(command: Command, input: Record<string, unknown>, home: string, cwd: string, sessionFromEnv: string | undefined): void {

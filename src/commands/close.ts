@@ -1,16 +1,16 @@
 import * as v from 'valibot';
-import { defineCommand, lockWait } from '../command.ts';
-import { ZipfsError } from '../errors.ts';
-import { loadLimits } from '../limits.ts';
+import { defineCommand, lockWait } from '../table/command.ts';
+import { ZipfsError } from '../base/errors.ts';
+import { loadLimits } from '../rules/limits.ts';
 import { withSessionLock } from '../session/lock.ts';
-import { readManifest } from '../session/manifest.ts';
 import { resolveSession } from '../session/resolve-session.ts';
 import { removeSession, removeSessionFolder, scanWorkspaces } from '../session/session-store.ts';
 import { recoverInterruptedSync, syncSession } from '../sync/sync-archive.ts';
 import { removeZipLeftovers } from '../sync/zip-leftovers.ts';
 import { diffWorkspace } from '../sync/workspace-diff.ts';
 import { backupParam, count, flag, sessionParam, text } from './schemas.ts';
-import { param } from '../message-marks.ts';
+import { param } from '../base/message-marks.ts';
+import { readManifest } from '../session/read-manifest.ts';
 
 export const close = defineCommand({
   name: 'close',

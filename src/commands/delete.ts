@@ -1,9 +1,9 @@
 import * as v from 'valibot';
-import { defineCommand, lockWait } from '../command.ts';
+import { defineCommand, lockWait } from '../table/command.ts';
 import { deleteWorkspacePath } from '../files/edit.ts';
-import { ZipfsError } from '../errors.ts';
+import { ZipfsError } from '../base/errors.ts';
 import { normaliseToolPath } from '../files/safe-path.ts';
-import { deleteFromZipOnly } from '../session/lazy-changes.ts';
+import { deleteFromZipOnly } from '../workspace/lazy-changes.ts';
 import { withSessionLock } from '../session/lock.ts';
 import { resolveSession } from '../session/resolve-session.ts';
 import { flag, name, sessionParam } from './schemas.ts';

@@ -1,14 +1,14 @@
 import * as v from 'valibot';
-import { defineCommand } from '../command.ts';
+import { defineCommand } from '../table/command.ts';
 import { paintDiff } from '../format/paint-diff.ts';
 import { plural } from '../format/units.ts';
 import { lockedByOther } from '../session/lock.ts';
-import { readManifest } from '../session/manifest.ts';
 import { resolveSession } from '../session/resolve-session.ts';
 import { diffAgainstArchive, type FileDiff } from '../sync/archive-diff.ts';
 import { recoverInterruptedSync } from '../sync/sync-archive.ts';
-import { itemChars, pageFields, limitParam, nextOffsetField, offsetParam, pageNote, takePage, textChars, totalField } from '../paging.ts';
+import { itemChars, pageFields, limitParam, nextOffsetField, offsetParam, pageNote, takePage, textChars, totalField } from '../table/paging.ts';
 import { count, flag, name, sessionParam, text } from './schemas.ts';
+import { readManifest } from '../session/read-manifest.ts';
 
 /** What diff pages through: each changed path's entry in files, then the lines of its diff. */
 type Item = { file: FileDiff } | { line: string };

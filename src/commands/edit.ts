@@ -1,25 +1,25 @@
 import fs from 'node:fs';
 import * as v from 'valibot';
-import { defineCommand, lockWait } from '../command.ts';
-import { ZipfsError, quote } from '../errors.ts';
+import { defineCommand, lockWait } from '../table/command.ts';
+import { ZipfsError, quote } from '../base/errors.ts';
 import type { TextEdit } from '../files/edit-text.ts';
 import { applyEditsTimed } from '../files/edit-in-worker.ts';
-import { loadLimits } from '../limits.ts';
+import { loadLimits } from '../rules/limits.ts';
 import { writeWorkspaceFile } from '../files/edit.ts';
 import { unifiedDiff } from '../files/line-diff.ts';
 import { resolveExisting } from '../files/safe-path.ts';
 import { withBeneath } from '../files/beneath.ts';
-import { notReadable, openRegularFile } from '../files/regular-file.ts';
+import { notReadable, openRegularFile } from '../base/regular-file.ts';
 import { notTextReason, scanFile } from '../files/text-or-binary.ts';
 import { textEncodingOf, WHOLE_TEXT_MAX_BYTES } from '../files/file-encoding.ts';
 import { decodeText, encodeOrRefuse, TEXT_ENCODINGS, type TextEncoding } from '../files/text-encoding.ts';
 import { withSessionLock } from '../session/lock.ts';
-import { extractForChange } from '../session/lazy-changes.ts';
+import { extractForChange } from '../workspace/lazy-changes.ts';
 import { resolveSession } from '../session/resolve-session.ts';
 import { paintDiff } from '../format/paint-diff.ts';
 import { plural } from '../format/units.ts';
-import { param } from '../message-marks.ts';
-import { takePage, textChars } from '../paging.ts';
+import { param } from '../base/message-marks.ts';
+import { takePage, textChars } from '../table/paging.ts';
 import { count, flag, sessionParam, text } from './schemas.ts';
 
 const editSchema = v.strictObject({

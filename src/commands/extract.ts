@@ -1,14 +1,14 @@
 import * as v from 'valibot';
-import { defineCommand, lockWait } from '../command.ts';
+import { defineCommand, lockWait } from '../table/command.ts';
 import { humanBytes, plural } from '../format/units.ts';
-import { loadLimits } from '../limits.ts';
+import { loadLimits } from '../rules/limits.ts';
 import { resolveSession } from '../session/resolve-session.ts';
 import { withSessionLock } from '../session/lock.ts';
 import { lazyEntries, notExtractedCount } from '../session/lazy-session.ts';
-import { extractEntries } from '../session/extract-entries.ts';
+import { extractEntries } from '../workspace/extract-entries.ts';
 import { matchEntries } from '../open/open-lazy.ts';
 import { count, sessionParam } from './schemas.ts';
-import { assertNarrowing } from '../filter-values.ts';
+import { assertNarrowing } from '../table/filter-values.ts';
 
 export const extract = defineCommand({
   name: 'extract',

@@ -1,16 +1,16 @@
 import * as v from 'valibot';
-import { defineCommand } from '../command.ts';
-import { ERROR_CODES, ZipfsError } from '../errors.ts';
-import { assertNarrowing } from '../filter-values.ts';
-import { loadLimits } from '../limits.ts';
+import { defineCommand } from '../table/command.ts';
+import { ERROR_CODES, ZipfsError } from '../base/errors.ts';
+import { assertNarrowing } from '../table/filter-values.ts';
+import { loadLimits } from '../rules/limits.ts';
 import { globFilter, grepWorkspace } from '../search/grep.ts';
-import { lazyView, resolveSeen, type LazyView } from '../files/lazy-view.ts';
+import { lazyView, resolveSeen, type LazyView } from '../workspace/lazy-view.ts';
 import { withLazyReader, type LazyReader } from '../session/lazy-session.ts';
 import type { GrepZipEntry } from '../search/grep-types.ts';
 import { resolveSession } from '../session/resolve-session.ts';
 import { withBeneath } from '../files/beneath.ts';
 import { TEXT_ENCODINGS } from '../files/text-encoding.ts';
-import { continuation, itemChars, nextOffsetField, offsetParam, takePage } from '../paging.ts';
+import { continuation, itemChars, nextOffsetField, offsetParam, takePage } from '../table/paging.ts';
 import type { GrepMatch } from '../search/grep-types.ts';
 import { count, flag, name, paths, sessionParam, text, workspacePathParam } from './schemas.ts';
 

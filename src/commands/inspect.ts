@@ -1,11 +1,11 @@
 import path from 'node:path';
 import * as v from 'valibot';
-import { defineCommand } from '../command.ts';
+import { defineCommand } from '../table/command.ts';
 import { humanBytes, table } from '../format/units.ts';
-import { loadLimits } from '../limits.ts';
+import { loadLimits } from '../rules/limits.ts';
 import { inspectArchive } from '../open/inspect-archive.ts';
 import { workspaceTarget } from '../open/workspace-rules.ts';
-import { continuation, limitParam, nextOffsetField, offsetParam, pageNote, takePage } from '../paging.ts';
+import { continuation, limitParam, nextOffsetField, offsetParam, pageNote, takePage } from '../table/paging.ts';
 import { count, name, text } from './schemas.ts';
 
 export const inspect = defineCommand({

@@ -1,11 +1,11 @@
 import * as v from 'valibot';
-import { defineCommand } from '../command.ts';
+import { defineCommand } from '../table/command.ts';
 import { humanBytes, isoSeconds, localMinute, table } from '../format/units.ts';
-import { walk } from '../files/listing.ts';
+import { walk } from '../workspace/listing.ts';
 import { resolveSession } from '../session/resolve-session.ts';
-import { lazyView, resolveSeen } from '../files/lazy-view.ts';
+import { lazyView, resolveSeen } from '../workspace/lazy-view.ts';
 import { withBeneath } from '../files/beneath.ts';
-import { limitParam, pageFields, nextOffsetField, offsetParam, pageNote, takePage, totalField } from '../paging.ts';
+import { limitParam, pageFields, nextOffsetField, offsetParam, pageNote, takePage, totalField } from '../table/paging.ts';
 import { count, name, sessionParam, text, workspacePathParam } from './schemas.ts';
 
 const entrySchema = v.object({

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
-import { makeZipOnlyFolders } from '../session/lazy-changes.ts';
-import { defineCommand, lockWait } from '../command.ts';
+import { makeZipOnlyFolders } from '../workspace/lazy-changes.ts';
+import { defineCommand, lockWait } from '../table/command.ts';
 import { makeWorkspaceFolder } from '../files/make-folder.ts';
 import { withSessionLock } from '../session/lock.ts';
 import { resolveSession } from '../session/resolve-session.ts';

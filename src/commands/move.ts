@@ -1,9 +1,9 @@
 import * as v from 'valibot';
-import { defineCommand, lockWait } from '../command.ts';
+import { defineCommand, lockWait } from '../table/command.ts';
 import { moveWorkspacePath } from '../files/move.ts';
 import { withSessionLock } from '../session/lock.ts';
-import { extractForChange } from '../session/lazy-changes.ts';
-import { loadLimits } from '../limits.ts';
+import { extractForChange } from '../workspace/lazy-changes.ts';
+import { loadLimits } from '../rules/limits.ts';
 import { resolveSession } from '../session/resolve-session.ts';
 import { flag, name, sessionParam } from './schemas.ts';
 

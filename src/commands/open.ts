@@ -1,17 +1,18 @@
 import * as v from 'valibot';
-import { assertNarrowing } from '../filter-values.ts';
-import { ZipfsError } from '../errors.ts';
+import { assertNarrowing } from '../table/filter-values.ts';
+import { ZipfsError } from '../base/errors.ts';
 import { count, flag, name, names, text } from './schemas.ts';
 import { quoted } from '../format/quote-name.ts';
 import { SYMLINK_NOTE } from '../open/inspect-archive.ts';
-import { defineCommand, lockWait } from '../command.ts';
-import { adoptSession } from '../session/take-over.ts';
+import { defineCommand, lockWait } from '../table/command.ts';
+import { adoptSession } from '../open/take-over.ts';
 import { humanBytes, plural } from '../format/units.ts';
-import { loadLimits } from '../limits.ts';
-import { openArchive, type Opened } from '../open/open-archive.ts';
+import { loadLimits } from '../rules/limits.ts';
+import { openArchive } from '../open/open-archive.ts';
+import type { Opened } from '../open/open-request.ts';
 import { listSessions, sessionOf, type Session } from '../session/session-store.ts';
 import { isNewArchive, sourceState, type SourceState } from '../session/source-state.ts';
-import { invocation, param } from '../message-marks.ts';
+import { invocation, param } from '../base/message-marks.ts';
 import { notExtractedCount } from '../session/lazy-session.ts';
 
 /** A reused session whose zip another writer changed since its base (by the directory's hash: source-state.ts): said at once. */

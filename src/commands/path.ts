@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { defineCommand } from '../command.ts';
+import { defineCommand } from '../table/command.ts';
 import { resolveSession } from '../session/resolve-session.ts';
 import { count, sessionParam, text } from './schemas.ts';
 import { notExtractedCount } from '../session/lazy-session.ts';

@@ -1,8 +1,10 @@
 import * as v from 'valibot';
 import { count, flag, name, text } from './schemas.ts';
-import { defineCommand } from '../command.ts';
+import { defineCommand } from '../table/command.ts';
 import { humanBytes, plural, table } from '../format/units.ts';
 import { parseDuration, prune as pruneSessions } from '../session/prune.ts';
+import { pruneLeftovers } from '../sync/prune-leftovers.ts';
+import { pendingChanges } from '../sync/unsynced.ts';
 
 export const prune = defineCommand({
   name: 'prune',
@@ -26,7 +28,7 @@ export const prune = defineCommand({
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   cli: { message: true, example: 'zipfs prune --orphaned --dry-run' },
   run(input, context) {
-    return pruneSessions({ home: context.home, all: input.all, staleMs: input.stale === undefined ? undefined : parseDuration(input.stale), orphaned: input.orphaned, includeLive: input.include_live, discardChanges: input.discard_changes, caller: context.owner, dryRun: input.dry_run });
+    return pruneSessions({ home: context.home, all: input.all, staleMs: input.stale === undefined ? undefined : parseDuration(input.stale), orphaned: input.orphaned, includeLive: input.include_live, discardChanges: input.discard_changes, caller: context.owner, dryRun: input.dry_run, pendingChanges, leftovers: (sessions, dryRun) => pruneLeftovers(context.home, sessions, dryRun) });
   },
   render(out, _paint, _flags, input) {
     if (out.pruned.length === 0 && out.skipped.length === 0) return 'Nothing to prune.';

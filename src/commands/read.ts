@@ -1,17 +1,17 @@
 import * as v from 'valibot';
-import { defineCommand } from '../command.ts';
-import { ZipfsError, quote } from '../errors.ts';
-import { loadLimits } from '../limits.ts';
+import { defineCommand } from '../table/command.ts';
+import { ZipfsError, quote } from '../base/errors.ts';
+import { loadLimits } from '../rules/limits.ts';
 import { resolveSession } from '../session/resolve-session.ts';
 import { resolveExisting } from '../files/safe-path.ts';
 import fs from 'node:fs';
-import { lazyView, resolveSeen } from '../files/lazy-view.ts';
+import { lazyView, resolveSeen } from '../workspace/lazy-view.ts';
 import { entryFileForRead, withLazyReader } from '../session/lazy-session.ts';
 import { withBeneath } from '../files/beneath.ts';
 import { readPage } from '../files/read-page.ts';
 import { TEXT_ENCODINGS, type TextEncoding } from '../files/text-encoding.ts';
-import { param } from '../message-marks.ts';
-import { nextOffsetField, textChars } from '../paging.ts';
+import { param } from '../base/message-marks.ts';
+import { nextOffsetField, textChars } from '../table/paging.ts';
 import { count, sessionParam, text } from './schemas.ts';
 
 /** The largest page, whatever `limit` asks: a larger one is clamped, and remaining_bytes says what is left. */

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { count, name, text } from './schemas.ts';
-import { defineCommand } from '../command.ts';
+import { defineCommand } from '../table/command.ts';
 import { humanBytes, isoSeconds, relativeTime, table } from '../format/units.ts';
 import { listSessions } from '../session/session-store.ts';
 

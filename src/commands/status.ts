@@ -1,17 +1,16 @@
 import * as v from 'valibot';
-import { defineCommand } from '../command.ts';
+import { defineCommand } from '../table/command.ts';
 import { plural } from '../format/units.ts';
 import { lockedByOther } from '../session/lock.ts';
-import { readManifest, type Manifest } from '../session/manifest.ts';
 import { changeLines, zipChangesSince } from '../sync/zip-changes.ts';
 import { describeLeftover, findZipLeftovers } from '../sync/zip-leftovers.ts';
-import { wholeBase } from '../session/lazy-session.ts';
 import { resolveSession } from '../session/resolve-session.ts';
 import { recoverInterruptedSync } from '../sync/sync-archive.ts';
 import { isNewArchive, sourceState } from '../session/source-state.ts';
 import { diffWorkspace, type Unsupported, type WorkspaceDiff } from '../sync/workspace-diff.ts';
-import { itemChars, pageFields, limitParam, nextOffsetField, offsetParam, pageNote, takePage, totalField } from '../paging.ts';
+import { itemChars, pageFields, limitParam, nextOffsetField, offsetParam, pageNote, takePage, totalField } from '../table/paging.ts';
 import { count, flag, name, names, sessionParam, text } from './schemas.ts';
+import { readManifest, type Manifest, wholeBase } from '../session/read-manifest.ts';
 
 function changeCount(out: { modified: string[]; added: string[]; deleted: string[]; renamed?: unknown[]; total?: number }): number {
   return out.total ?? out.modified.length + out.added.length + out.deleted.length + (out.renamed?.length ?? 0);

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
-import { defineCommand, lockWait } from '../command.ts';
-import { loadLimits } from '../limits.ts';
+import { defineCommand, lockWait } from '../table/command.ts';
+import { loadLimits } from '../rules/limits.ts';
 import { withSessionLock } from '../session/lock.ts';
 import { resolveSession } from '../session/resolve-session.ts';
 import { syncSession } from '../sync/sync-archive.ts';

@@ -1,13 +1,13 @@
 import * as v from 'valibot';
-import { defineCommand } from '../command.ts';
+import { defineCommand } from '../table/command.ts';
 import { plural } from '../format/units.ts';
-import { walk } from '../files/listing.ts';
+import { walk } from '../workspace/listing.ts';
 import { resolveSession } from '../session/resolve-session.ts';
-import { lazyView, resolveSeen } from '../files/lazy-view.ts';
+import { lazyView, resolveSeen } from '../workspace/lazy-view.ts';
 import { withBeneath } from '../files/beneath.ts';
-import { ZipfsError, quote } from '../errors.ts';
+import { ZipfsError, quote } from '../base/errors.ts';
 import { quoteName } from '../format/quote-name.ts';
-import { limitParam, pageFields, nextOffsetField, offsetParam, pageNote, takePage, textChars, totalField } from '../paging.ts';
+import { limitParam, pageFields, nextOffsetField, offsetParam, pageNote, takePage, textChars, totalField } from '../table/paging.ts';
 import { count, sessionParam, text, workspacePathParam } from './schemas.ts';
 
 export const tree = defineCommand({

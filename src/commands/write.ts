@@ -1,11 +1,11 @@
 import * as v from 'valibot';
-import { defineCommand, lockWait } from '../command.ts';
-import { ZipfsError } from '../errors.ts';
+import { defineCommand, lockWait } from '../table/command.ts';
+import { ZipfsError } from '../base/errors.ts';
 import { humanBytes } from '../format/units.ts';
 import { writeWorkspaceFile } from '../files/edit.ts';
 import { withSessionLock } from '../session/lock.ts';
-import { extractForChange, makeZipOnlyFolders } from '../session/lazy-changes.ts';
-import { loadLimits } from '../limits.ts';
+import { extractForChange, makeZipOnlyFolders } from '../workspace/lazy-changes.ts';
+import { loadLimits } from '../rules/limits.ts';
 import { resolveSession } from '../session/resolve-session.ts';
 import { count, flag, sessionParam } from './schemas.ts';
 

@@ -21,9 +21,9 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { ZipfsError, isSystemError, quote } from '../errors.ts';
-import { recordFolder, shownPath } from './descriptor-paths.ts';
-import { invocation } from '../message-marks.ts';
+import { ZipfsError, isSystemError, quote } from '../base/errors.ts';
+import { recordFolder, shownPath } from '../base/descriptor-paths.ts';
+import { invocation } from '../base/message-marks.ts';
 
 const { O_RDONLY, O_DIRECTORY = 0, O_NOFOLLOW = 0 } = fs.constants;
 const FOLDER_FLAGS = O_RDONLY | O_DIRECTORY | O_NOFOLLOW;

@@ -4,8 +4,8 @@
  * backtracks catastrophically is stopped and refused with LIMIT_EXCEEDED, and
  * nothing is written. Exact-text edits need no worker and stay on this thread.
  */
-import { ZipfsError, quote } from '../errors.ts';
-import { workerPath } from '../worker-path.ts';
+import { ZipfsError, quote } from '../base/errors.ts';
+import { workerPath } from '../base/worker-path.ts';
 import { applyEdits, checkPatterns, type TextEdit } from './edit-text.ts';
 import type { EditJob, EditReport } from './edit-worker.ts';
 

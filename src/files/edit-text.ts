@@ -14,9 +14,9 @@
  * pattern can backtrack for ever: edit runs regex edits in a worker under a
  * time budget (edit-worker.ts).
  */
-import { ZipfsError, quote } from '../errors.ts';
-import { param } from '../message-marks.ts';
-import { watchedExec } from '../regex-give-up.ts';
+import { ZipfsError, quote } from '../base/errors.ts';
+import { param } from '../base/message-marks.ts';
+import { watchedExec } from '../base/regex-give-up.ts';
 
 export interface TextEdit {
   old_text: string;

@@ -4,7 +4,7 @@
  * caller can terminate it at its time budget (edit-in-worker.ts), never
  * hanging the CLI or the MCP server inside the session's lock.
  */
-import { ZipfsError } from '../errors.ts';
+import { ZipfsError } from '../base/errors.ts';
 import { applyEdits, type TextEdit } from './edit-text.ts';
 
 export interface EditJob {

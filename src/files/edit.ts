@@ -4,12 +4,12 @@
  * atomic: a reader sees the old file or the new one, never half of it.
  */
 import fs from 'node:fs';
-import { ZipfsError, isSystemError, quote } from '../errors.ts';
-import { writeFully } from '../fd-io.ts';
+import { ZipfsError, isSystemError, quote } from '../base/errors.ts';
+import { writeFully } from '../base/fd-io.ts';
 import { linkRefused, normaliseToolPath } from './safe-path.ts';
 import { removeBeneath, withBeneath, type Folder } from './beneath.ts';
-import { foldCase } from '../open/platform-names.ts';
-import { param } from '../message-marks.ts';
+import { foldCase } from '../rules/platform-names.ts';
+import { param } from '../base/message-marks.ts';
 
 /**
  * Writes a file in the workspace: whole (a temporary renamed into place, so

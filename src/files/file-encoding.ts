@@ -6,8 +6,8 @@
  * BOM is refused, since reading UTF-16 as Latin-1 can only mangle it.
  */
 import fs from 'node:fs';
-import { ZipfsError, quote } from '../errors.ts';
-import { param } from '../message-marks.ts';
+import { ZipfsError, quote } from '../base/errors.ts';
+import { param } from '../base/message-marks.ts';
 import type { FileText } from './text-or-binary.ts';
 import { bomEncoding, encodingLabel, type TextEncoding } from './text-encoding.ts';
 

@@ -4,8 +4,8 @@
  * folder entry (a jar's `META-INF/extra/`, a resource folder) before files.
  */
 import fs from 'node:fs';
-import { ZipfsError, isSystemError, quote } from '../errors.ts';
-import { param } from '../message-marks.ts';
+import { ZipfsError, isSystemError, quote } from '../base/errors.ts';
+import { param } from '../base/message-marks.ts';
 import { withBeneath } from './beneath.ts';
 import { normaliseToolPath } from './safe-path.ts';
 

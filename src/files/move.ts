@@ -5,11 +5,11 @@
  * overwritten unless asked, never a folder by a file or the reverse.
  */
 import fs from 'node:fs';
-import { ZipfsError, quote } from '../errors.ts';
-import { param } from '../message-marks.ts';
+import { ZipfsError, quote } from '../base/errors.ts';
+import { param } from '../base/message-marks.ts';
 import { removeBeneath, withBeneath } from './beneath.ts';
 import { normaliseToolPath } from './safe-path.ts';
-import { foldCase } from '../open/platform-names.ts';
+import { foldCase } from '../rules/platform-names.ts';
 
 export function moveWorkspacePath(root: string, fromInput: string, toInput: string, overwrite: boolean): { from: string; to: string } {
   const from = normaliseToolPath(fromInput);

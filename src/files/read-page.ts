@@ -6,9 +6,9 @@
  * answer budget, so a large read never makes a message a client drops.
  */
 import fs from 'node:fs';
-import { ZipfsError, quote } from '../errors.ts';
-import { readFully } from '../fd-io.ts';
-import { notReadable, openRegularFile } from './regular-file.ts';
+import { ZipfsError, quote } from '../base/errors.ts';
+import { readFully } from '../base/fd-io.ts';
+import { notReadable, openRegularFile } from '../base/regular-file.ts';
 import { notTextReason, scanFile } from './text-or-binary.ts';
 import { textEncodingOf, WHOLE_TEXT_MAX_BYTES } from './file-encoding.ts';
 import { decodeText, type TextEncoding } from './text-encoding.ts';

@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { ZipfsError, quote } from '../errors.ts';
+import { ZipfsError, quote } from '../base/errors.ts';
 import type { Beneath } from './beneath.ts';
 
 /**

@@ -13,7 +13,7 @@
  * by hand for every encoding but UTF-8, refusing what the encoding cannot hold
  * instead of writing '?' as a lossy encoder would.
  */
-import { ZipfsError, quote } from '../errors.ts';
+import { ZipfsError, quote } from '../base/errors.ts';
 
 export const TEXT_ENCODINGS = ['utf-8', 'utf-16le', 'utf-16be', 'iso-8859-1', 'windows-1252'] as const;
 export type TextEncoding = (typeof TEXT_ENCODINGS)[number];

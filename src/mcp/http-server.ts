@@ -9,8 +9,8 @@
  */
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { ZipfsError } from '../errors.ts';
-import { logger } from '../log.ts';
+import { ZipfsError } from '../base/errors.ts';
+import { logger } from '../base/log.ts';
 import { isLoopbackHost, refusalOf } from './request-guard.ts';
 import { MAX_MESSAGE_BYTES, createMcpServer, quietConsole, type ServerOptions } from './server.ts';
 

@@ -1,6 +1,6 @@
 /** Messages in MCP's words: `force: true`, `stale: "7d"`, `zipfs_close with session: "q4", force: true`. */
-import { renderMarks, renderMarksDeep, type MarkRenderer, type ParamValue } from '../message-marks.ts';
-import { MCP_TOOL_PREFIX } from '../registry.ts';
+import { renderMarks, renderMarksDeep, type MarkRenderer, type ParamValue } from '../base/message-marks.ts';
+import { MCP_TOOL_PREFIX } from '../table/registry.ts';
 
 const argument = (name: string, value: ParamValue) => `${name}: ${JSON.stringify(value)}`;
 

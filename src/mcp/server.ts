@@ -4,12 +4,12 @@
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import type { CommandContext } from '../command.ts';
-import { quote, toZipfsError } from '../errors.ts';
-import { logger } from '../log.ts';
-import { throttleProgress } from '../progress.ts';
-import { COMMANDS, MCP_TOOL_PREFIX } from '../registry.ts';
-import { validateInput } from '../validate.ts';
+import type { CommandContext } from '../table/command.ts';
+import { quote, toZipfsError } from '../base/errors.ts';
+import { logger } from '../base/log.ts';
+import { throttleProgress } from '../table/progress.ts';
+import { COMMANDS, MCP_TOOL_PREFIX } from '../table/registry.ts';
+import { validateInput } from '../table/validate.ts';
 import { mcpMessage, mcpResult } from './render-message.ts';
 import { LineTransport } from './stdio-transport.ts';
 import { toolDefinition } from './tools.ts';

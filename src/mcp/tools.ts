@@ -4,8 +4,8 @@
  * handlers validate with.
  */
 import { toJsonSchema } from '@valibot/to-json-schema';
-import type { Command } from '../command.ts';
-import { MCP_TOOL_PREFIX } from '../registry.ts';
+import type { Command } from '../table/command.ts';
+import { MCP_TOOL_PREFIX } from '../table/registry.ts';
 
 /**
  * valibot's JSON Schema without what says nothing: the $schema URI, an empty

@@ -9,11 +9,11 @@
  * file data is left to extraction (CRC-32, inflated sizes): reading it all
  * is what open costs.
  */
-import { ZipfsError, throwRefusal, type Refuse } from '../errors.ts';
-import type { Limits } from '../limits.ts';
+import { ZipfsError, throwRefusal, type Refuse } from '../base/errors.ts';
+import type { Limits } from '../rules/limits.ts';
 import { FileSource, layoutFaults, openRefusal, readEntryData, type CentralDirectory, type ZipEntry } from '../zip/index.ts';
 import { planExtraction, type ExtractionPlan } from './extraction-plan.ts';
-import { checkPathsFit } from './entry-paths.ts';
+import { checkPathsFit } from '../rules/entry-paths.ts';
 import type { WorkspaceTarget } from './workspace-rules.ts';
 
 /** Read-ahead for the pass over local headers: a large window would read megabytes of data it skips. */

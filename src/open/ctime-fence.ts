@@ -11,7 +11,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { sleepSync } from '../sleep.ts';
+import { sleepSync } from '../base/sleep.ts';
 
 /** File systems with coarse times (whole seconds) would make open wait a second: give up sooner. */
 const MAX_WAIT_MS = 50;

@@ -3,9 +3,9 @@
  * done, or the first error, to the main thread.
  */
 import fs from 'node:fs';
-import { isSystemError, toZipfsError } from '../errors.ts';
+import { isSystemError, toZipfsError } from '../base/errors.ts';
 import { FileSource } from '../zip/index.ts';
-import { writeFileTask, type FileTask } from './extract-files.ts';
+import { writeFileTask, type FileTask } from '../files/extract-files.ts';
 
 export interface ExtractJob {
   /** The main thread's descriptor of the zip (threads share them), open until this worker is gone:

@@ -1,11 +1,13 @@
-import { ZipfsError, throwRefusal, type Refuse } from '../errors.ts';
-import type { Limits } from '../limits.ts';
+import { ZipfsError, throwRefusal, type Refuse } from '../base/errors.ts';
+import { DeclaredSizes, tooManyEntries } from '../rules/declared-sizes.ts';
+import type { FolderRules } from '../rules/folder-rules.ts';
+import { foldersOf, type ItemType } from '../rules/item-type.ts';
+import type { Limits } from '../rules/limits.ts';
 import { assertReadable, type CentralDirectory, type ZipEntry } from '../zip/index.ts';
 import { quoted } from '../format/quote-name.ts';
-import { assertNoCaseCollisions, assertWindowsNames } from './platform-names.ts';
-import { entryPath, type EntryPath } from './entry-paths.ts';
+import { assertNoCaseCollisions, assertWindowsNames } from '../rules/platform-names.ts';
+import { entryPath, type EntryPath } from '../rules/entry-paths.ts';
 
-export type ItemType = 'file' | 'dir' | 'symlink';
 
 export interface PlannedItem {
   entry: ZipEntry;
@@ -24,62 +26,6 @@ export interface ExtractionPlan {
   dirCount: number;
 }
 
-function bomb(message: string): ZipfsError {
-  return new ZipfsError('ZIP_BOMB_DETECTED', message);
-}
-
-/** More entries than open takes. */
-export function tooManyEntries(count: number, limits: Limits): ZipfsError {
-  return bomb(`The archive has ${count} entries, over the limit of ${limits.maxEntries}. If it is trusted, raise ZIPFS_MAX_ENTRIES and open it again.`);
-}
-
-/**
- * The declared sizes of an archive's files against open's limits: each entry's ratio as it is
- * added, the total and the overall ratio at the end. Entries are given by number, their name
- * asked for only to refuse one, so a packed directory of a million entries makes no objects.
- */
-export class DeclaredSizes {
-  private totalBytes = 0;
-  private totalCompressed = 0;
-
-  constructor(
-    private readonly limits: Limits,
-    private readonly refuse: Refuse,
-    private readonly nameOf: (index: number) => string,
-  ) {}
-
-  add(index: number, size: number, packed: number): void {
-    this.totalBytes += size;
-    this.totalCompressed += packed;
-    const { limits } = this;
-    if (size > limits.ratioFloorBytes && size / Math.max(packed, 1) > limits.maxEntryRatio) {
-      this.refuse(bomb(`Entry ${quoted(this.nameOf(index))} expands ${Math.round(size / Math.max(packed, 1))}:1 (${size} bytes from ${packed}), over the per-entry limit of ${limits.maxEntryRatio}:1. If it is trusted, raise ZIPFS_MAX_ENTRY_RATIO.`));
-    }
-  }
-
-  /** The total, once checked. */
-  finish(): number {
-    const { limits, totalBytes, totalCompressed } = this;
-    if (totalBytes > limits.maxExtractedBytes) {
-      this.refuse(bomb(`The archive expands to ${totalBytes} bytes, over the limit of ${limits.maxExtractedBytes}. If it is trusted, raise ZIPFS_MAX_EXTRACTED_BYTES.`));
-    }
-    if (totalBytes > limits.ratioFloorBytes && totalBytes / Math.max(totalCompressed, 1) > limits.maxRatio) {
-      this.refuse(bomb(`The archive expands ${Math.round(totalBytes / Math.max(totalCompressed, 1))}:1 overall (${totalBytes} bytes from ${totalCompressed}), over the limit of ${limits.maxRatio}:1. If it is trusted, raise ZIPFS_MAX_RATIO.`));
-    }
-    return totalBytes;
-  }
-}
-
-/** Every folder a set of items needs: the folders they are, and the parents of every path. */
-export function foldersOf(items: readonly { path: string; type: ItemType }[]): Set<string> {
-  const folders = new Set<string>();
-  for (const item of items) {
-    if (item.type === 'dir' && item.path !== '') folders.add(item.path); // '': a root entry ("./"), the workspace itself
-    for (let slash = item.path.indexOf('/'); slash >= 0; slash = item.path.indexOf('/', slash + 1)) folders.add(item.path.slice(0, slash));
-  }
-  return folders;
-}
-
 /**
  * Decides, from the central directory alone, what an open will write, and
  * refuses the archive before a single byte is extracted when any name is
@@ -91,12 +37,6 @@ export function foldersOf(items: readonly { path: string; type: ItemType }[]): S
  * Each refusal goes to `refuse`: open's throws the first; inspect's collects
  * them and the plan goes on past each, so one pass names every entry concerned.
  */
-/** What the workspace's folder can hold (platform-names.ts): case folded, Windows names. */
-export interface FolderRules {
-  caseInsensitive?: boolean;
-  windowsNames?: boolean;
-}
-
 export function planExtraction(directory: CentralDirectory, limits: Limits, refuse: Refuse = throwRefusal, rules: FolderRules = {}): ExtractionPlan {
   const { entries } = directory;
   if (entries.length > limits.maxEntries) refuse(tooManyEntries(entries.length, limits));

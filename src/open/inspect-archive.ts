@@ -7,8 +7,8 @@
  * them as regular files). Only the central directory and the local headers
  * are read, no entry data.
  */
-import { ZipfsError, isSystemError, pathUnusable } from '../errors.ts';
-import type { Limits } from '../limits.ts';
+import { ZipfsError, isSystemError, pathUnusable } from '../base/errors.ts';
+import type { Limits } from '../rules/limits.ts';
 import { METHOD_NAMES } from '../zip/constants.ts';
 import { FileSource, readCentralDirectory } from '../zip/index.ts';
 import { quoted } from '../format/quote-name.ts';

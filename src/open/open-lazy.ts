@@ -10,18 +10,18 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { ZipfsError, quote } from '../errors.ts';
+import { ZipfsError, quote } from '../base/errors.ts';
 import { readPackedDirectory } from '../zip/index.ts';
 import { workspaceTarget } from './workspace-rules.ts';
 import { CENTRAL_FILE, countEntries, lazyEntriesOf, type LazyEntries } from '../session/lazy-entries.ts';
 import { fingerprintSource } from '../session/source-state.ts';
 import { centralFileFacts } from '../session/lazy-integrity.ts';
 import { loadSession, removeSession } from '../session/session-store.ts';
-import { extractEntries } from '../session/extract-entries.ts';
+import { extractEntries } from '../workspace/extract-entries.ts';
 import { lazyEntries } from '../session/lazy-session.ts';
 import { withSessionLock } from '../session/lock.ts';
-import { releasePhaseGarbage } from '../memory.ts';
-import { inStaging, openSource, sessionRecord, type Opened, type OpenRequest } from './open-archive.ts';
+import { releasePhaseGarbage } from '../base/memory.ts';
+import { inStaging, openSource, sessionRecord, type Opened, type OpenRequest } from './open-request.ts';
 import { publishOnce, publishedSession, type Published } from './publish-session.ts';
 
 export async function openLazy(request: OpenRequest, zipPath: string): Promise<Opened> {

@@ -7,15 +7,14 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { ZipfsError, isSystemError } from '../errors.ts';
-import { invocation } from '../message-marks.ts';
+import { isSystemError } from '../base/errors.ts';
 import { sessionPaths, workspacesDir } from '../session/data-dir.ts';
 import { writeManifest, type EntryRecord, type SessionRecord } from '../session/manifest.ts';
-import { deriveName, freeName } from '../session/session-name.ts';
+import { assertNameFree, deriveName, freeName } from '../session/session-name.ts';
 import { loadSession, sessionOf } from '../session/session-store.ts';
 import { withOpenLock } from '../session/open-lock.ts';
 import { discardStaging, releaseStaging } from './staging.ts';
-import type { Opened, OpenRequest } from './open-archive.ts';
+import type { Opened, OpenRequest } from './open-request.ts';
 
 /** The name a publish gave the session, or that of the session it found and shared instead. */
 export interface Published {
@@ -27,12 +26,6 @@ export interface Published {
 export function publishedSession(home: string, published: Published): Opened {
   const session = loadSession(home, published.name)!;
   return published.shared ? { ...session, shared: true } : session;
-}
-
-export function assertNameFree(home: string, name: string): void {
-  if (fs.existsSync(sessionPaths(home, name).dir)) {
-    throw new ZipfsError('NAME_COLLISION', `A session named "${name}" is already open; choose another name, or close that session first (${invocation('close', { session: name })}).`);
-  }
 }
 
 /** How long an open waits for another open of the same zip to publish: a lookup and a rename. */

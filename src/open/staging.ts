@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { STAGING_PREFIX, workspacesDir } from '../session/data-dir.ts';
 import { isProcessAlive } from '../session/process-alive.ts';
-import { keepOnExit, removeOnExit } from '../exit-cleanup.ts';
+import { keepOnExit, removeOnExit } from '../base/exit-cleanup.ts';
 import { removeTree } from '../session/remove-tree.ts';
 
 /** A hidden folder to extract into; it becomes a session only by one rename at the end. */

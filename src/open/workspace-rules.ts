@@ -6,8 +6,8 @@
  */
 import fs from 'node:fs';
 import { workspacesDir } from '../session/data-dir.ts';
-import { foldsCase } from '../session/case-probe.ts';
-import type { FolderRules } from './extraction-plan.ts';
+import { foldsCase } from '../rules/case-probe.ts';
+import type { FolderRules } from '../rules/folder-rules.ts';
 
 export interface WorkspaceTarget {
   workspaces: string;

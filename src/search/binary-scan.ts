@@ -16,7 +16,7 @@
  * window reaches WINDOW_MAX_CHARS (16 MiB) is taken as it stands there.
  */
 
-import { watchedExec } from '../regex-give-up.ts';
+import { watchedExec } from '../base/regex-give-up.ts';
 
 const RUN_MAX = 200;
 const LOOKAHEAD_CHARS = 64 * 1024;

@@ -5,9 +5,9 @@
  * file skipped, max_results reached): a 1 GiB file is never held whole.
  */
 import fs from 'node:fs';
-import { ZipfsError, isSystemError } from '../errors.ts';
+import { ZipfsError, isSystemError } from '../base/errors.ts';
 import type { Beneath } from '../files/beneath.ts';
-import { openRegularFile } from '../files/regular-file.ts';
+import { openRegularFile } from '../base/regular-file.ts';
 import { locateEntryData, readEntryData, streamEntryData } from '../zip/entry-data.ts';
 import { FileSource } from '../zip/source.ts';
 import type { EntryLocation } from '../zip/types.ts';

@@ -1,5 +1,5 @@
 /** The messages between grep's main thread and its worker. */
-import type { ErrorCode } from '../errors.ts';
+import type { ErrorCode } from '../base/errors.ts';
 import type { TextEncoding } from '../files/text-encoding.ts';
 import type { EntryLocation } from '../zip/types.ts';
 

@@ -5,12 +5,12 @@
  * Each file is read as a stream of pieces (grep-sources.ts) and searched as it
  * comes (file-search.ts), so memory stays bounded whatever the file's size.
  */
-import { toZipfsError } from '../errors.ts';
+import { toZipfsError } from '../base/errors.ts';
 import { Beneath } from '../files/beneath.ts';
 import { FileSearch, type FileSink } from './file-search.ts';
 import { CHUNK_BYTES, ZipSources, readWorkspaceFile, readZipEntry } from './grep-sources.ts';
 import type { GaveUp, GrepJob, GrepMatch, GrepMessage } from './grep-types.ts';
-import { watchedExec } from '../regex-give-up.ts';
+import { watchedExec } from '../base/regex-give-up.ts';
 
 /** How often, at most, what was found is handed over while a search runs. */
 const POST_EVERY_MS = 50;

@@ -4,14 +4,14 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { ZipfsError } from '../errors.ts';
+import { ZipfsError } from '../base/errors.ts';
 import { withBeneath, type Folder } from '../files/beneath.ts';
 import type { GaveUp, GrepItem, GrepJob, GrepMatch, GrepMessage, GrepZipEntry } from './grep-types.ts';
 import { LINE_CAP_CHARS } from './line-search.ts';
-import { workerPath } from '../worker-path.ts';
+import { workerPath } from '../base/worker-path.ts';
 import type { TextEncoding } from '../files/text-encoding.ts';
-import { quote } from '../errors.ts';
-import { param } from '../message-marks.ts';
+import { quote } from '../base/errors.ts';
+import { param } from '../base/message-marks.ts';
 
 export interface GrepRequest {
   root: string;

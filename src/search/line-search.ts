@@ -16,7 +16,7 @@
  * were cut. Holding every line whole would let one 1 GiB line take gigabytes.
  */
 import { shortenAround as cut } from '../files/shorten-diff-lines.ts';
-import { watchedExec } from '../regex-give-up.ts';
+import { watchedExec } from '../base/regex-give-up.ts';
 import type { GrepMatch } from './grep-types.ts';
 
 export const LINE_CAP_CHARS = 16 * 1024 * 1024;

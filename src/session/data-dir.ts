@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import os from 'node:os';
-import { ZipfsError } from '../errors.ts';
+import { ZipfsError } from '../base/errors.ts';
 import path from 'node:path';
 
 /**

@@ -9,15 +9,16 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { ZipfsError, type Refuse, throwRefusal } from '../errors.ts';
+import { ZipfsError, type Refuse, throwRefusal } from '../base/errors.ts';
 import { quoted } from '../format/quote-name.ts';
 import { PackedDirectory, assertReadable } from '../zip/index.ts';
 import { FLAG_ENCRYPTED, FLAG_PATCHED, FLAG_STRONG_ENCRYPTION, METHOD_DEFLATED, METHOD_STORED } from '../zip/constants.ts';
-import { entryPath, isPlainPath } from '../open/entry-paths.ts';
-import { releasePhaseGarbage } from '../memory.ts';
-import { foldCase, windowsNameProblem } from '../open/platform-names.ts';
-import type { FolderRules, ItemType } from '../open/extraction-plan.ts';
-import { entryRecord, sessionDamaged, type EntryRecord, type SessionRecord } from './manifest.ts';
+import { entryPath, isPlainPath } from '../rules/entry-paths.ts';
+import { releasePhaseGarbage } from '../base/memory.ts';
+import { foldCase, windowsNameProblem } from '../rules/platform-names.ts';
+import type { ItemType } from '../rules/item-type.ts';
+import type { FolderRules } from '../rules/folder-rules.ts';
+import { entryRecord, sessionDamaged, type EntryRecord, type LazyFacts, type SessionRecord } from './manifest.ts';
 import { centralCountProblem, centralFileProblem } from './lazy-integrity.ts';
 
 /** Flags that make an entry unreadable (assertReadable says why). */
@@ -36,20 +37,6 @@ const TYPES: readonly ItemType[] = ['file', 'dir', 'symlink'];
 /** Whether entry `index`'s name is its own workspace path (entry-paths.ts, isPlainPath), with no extra field that might name it otherwise. */
 function plainPath(directory: PackedDirectory, index: number): boolean {
   return directory.field16(index, 30) === 0 && isPlainPath(directory.region, directory.nameStart(index), directory.nameLength(index));
-}
-
-export interface LazyFacts {
-  /** Entries in central.bin. */
-  entries: number;
-  base_offset: number;
-  central_start: number;
-  /** Entries the workspace's folder cannot hold (a case collision, a Windows name), by index: they stay in the zip. */
-  unrepresentable?: { index: number; reason: string }[];
-  /** central.bin's length and CRC-32, to know it again (lazy-integrity.ts); absent in older sessions. */
-  central_bytes?: number;
-  central_crc32?: number;
-  /** Every entry's data was checked since the session began (at a sync: copy-check.ts): later syncs copy without reading it again. */
-  data_checked?: true;
 }
 
 export class LazyEntries {

@@ -11,8 +11,7 @@
  * guards against damage, not an adversary who can write the session anyway,
  * and costs 7 ms at a million entries (67 MB) where SHA-256 costs 60 ms.
  */
-import { sessionDamaged, type EntryRecord } from './manifest.ts';
-import type { LazyEntries, LazyFacts } from './lazy-entries.ts';
+import type { LazyFacts } from './manifest.ts';
 
 /** What a session record keeps of its central.bin, to know it again. */
 export function centralFileFacts(bytes: Uint8Array): { central_bytes: number; central_crc32: number } {
@@ -37,27 +36,3 @@ export function centralCountProblem(count: number, used: number, length: number,
   return undefined;
 }
 
-/**
- * Every line of a lazy session's manifest names an entry of the directory, once: cheap checks on
- * the lines alone (readManifest), before anything loops over or indexes by them.
- */
-export function assertTrackedIndexes(dir: string, facts: LazyFacts, sorted: EntryRecord[]): void {
-  for (let i = 0; i < sorted.length; i++) {
-    const { index } = sorted[i]!;
-    if (!Number.isInteger(index) || index < 0 || index >= facts.entries) {
-      throw sessionDamaged(dir, `its manifest.jsonl lists entry index ${index}, but the session's directory has ${facts.entries} entries`);
-    }
-    if (i > 0 && sorted[i - 1]!.index === index) throw sessionDamaged(dir, `its manifest.jsonl lists entry index ${index} twice`);
-  }
-}
-
-/** Every line of a lazy session's manifest has the path and type of the directory's entry at its index. */
-export function assertTrackedMatch(dir: string, entries: readonly EntryRecord[], lazy: LazyEntries): void {
-  for (let i = 0; i < entries.length; i++) {
-    const { index, path, type } = entries[i]!;
-    if (index >= lazy.count) throw sessionDamaged(dir, `its manifest.jsonl lists entry index ${index}, but its central.bin has ${lazy.count} entries`);
-    if (lazy.paths[index] !== path || lazy.type(index) !== type) {
-      throw sessionDamaged(dir, `line of entry ${index} in its manifest.jsonl says ${JSON.stringify(path)} (${type}), but the session's directory has ${JSON.stringify(lazy.paths[index])} (${lazy.type(index)}) there`);
-    }
-  }
-}

@@ -8,14 +8,14 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { ZipfsError, throwRefusal } from '../errors.ts';
-import type { Limits } from '../limits.ts';
+import { ZipfsError, throwRefusal } from '../base/errors.ts';
+import type { Limits } from '../rules/limits.ts';
 import { FileSource, assertReadable, entryLayoutFault, locateEntryData, openRefusal, readEntryData, streamEntryData, type EntryLocation, type ZipEntry } from '../zip/index.ts';
-import { DeclaredSizes } from '../open/extraction-plan.ts';
-import { param } from '../message-marks.ts';
-import { writeFully } from '../fd-io.ts';
+import { DeclaredSizes } from '../rules/declared-sizes.ts';
+import { param } from '../base/message-marks.ts';
+import { writeFully } from '../base/fd-io.ts';
 import { CENTRAL_FILE, loadLazyEntries, type LazyEntries } from './lazy-entries.ts';
-import { readManifest, sessionDamaged, type Manifest, type SessionRecord } from './manifest.ts';
+import { readManifestLines, sessionDamaged, type SessionRecord } from './manifest.ts';
 import type { Session } from './session-store.ts';
 import { openBase } from './source-state.ts';
 
@@ -44,15 +44,10 @@ export function forgetLazyEntries(): void {
   cached = undefined;
 }
 
-/** Indexes of the entries the manifest lists: extracted, or deleted without ever being extracted. */
-export function trackedIndexes(manifest: Manifest): Set<number> {
-  return new Set(manifest.entries.map((entry) => entry.index));
-}
-
 /** How many of a lazy session's entries are not extracted. */
 export function notExtractedCount(session: Session): number {
   const facts = session.record.lazy;
-  return facts ? facts.entries - trackedIndexes(readManifest(session.manifest)).size : 0;
+  return facts ? facts.entries - new Set(readManifestLines(session.manifest).entries.map((entry) => entry.index)).size : 0;
 }
 
 /** LazyReader's read-ahead window. */
@@ -182,18 +177,3 @@ export async function entryFileForRead(session: Session, reader: LazyReader, ind
   return file;
 }
 
-/**
- * A lazy session's base as an eager session's manifest lists it: every entry,
- * those the manifest lists as it has them. For what compares the whole base
- * with the zip as it is now (the other writer's changes, a merge), which must
- * not take an entry never extracted for one the other writer added. At a
- * million entries this is a million records: only those paths pay for it.
- */
-export function wholeBase(manifest: Manifest, dir: string): Manifest {
-  if (!manifest.session.lazy) return manifest;
-  const lazy = manifest.lazy?.() ?? lazyEntriesAt(dir, manifest.session);
-  const listed = new Map(manifest.entries.map((entry) => [entry.index, entry]));
-  const entries = new Array(lazy.count);
-  for (let i = 0; i < lazy.count; i++) entries[i] = listed.get(i) ?? lazy.record(i);
-  return { session: manifest.session, entries, lazy: () => lazy };
-}

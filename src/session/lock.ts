@@ -18,8 +18,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ZipfsError, isSystemError } from '../errors.ts';
-import { keepOnExit, removeOnExit } from '../exit-cleanup.ts';
+import { ZipfsError, isSystemError } from '../base/errors.ts';
+import { keepOnExit, removeOnExit } from '../base/exit-cleanup.ts';
 import { isProcessAlive } from './process-alive.ts';
 import { processStart } from './owner.ts';
 import type { Session } from './session-store.ts';

@@ -5,16 +5,13 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { ZipfsError, isSystemError, quote } from '../errors.ts';
-import { writeFully } from '../fd-io.ts';
-import { releasePhaseGarbage } from '../memory.ts';
+import { ZipfsError, isSystemError, quote } from '../base/errors.ts';
+import { writeFully } from '../base/fd-io.ts';
+import { releasePhaseGarbage } from '../base/memory.ts';
 import { entryRecordProblem, sessionRecordProblem } from './manifest-check.ts';
 import type { ZipEntry } from '../zip/index.ts';
-import type { ItemType } from '../open/extraction-plan.ts';
-import { invocation } from '../message-marks.ts';
-import type { LazyEntries, LazyFacts } from './lazy-entries.ts';
-import { lazyEntriesAt } from './lazy-session.ts';
-import { assertTrackedIndexes, assertTrackedMatch } from './lazy-integrity.ts';
+import type { ItemType } from '../rules/item-type.ts';
+import { invocation } from '../base/message-marks.ts';
 import type { SessionOwner } from './owner.ts';
 
 export const MANIFEST_FORMAT = 1;
@@ -26,6 +23,20 @@ export interface SourceFingerprint {
   /** SHA-256 of the central directory and end records: it covers every entry's
    * name, sizes, CRC-32 and offset, so any rewrite of the archive changes it. */
   directory_sha256: string;
+}
+
+export interface LazyFacts {
+  /** Entries in central.bin. */
+  entries: number;
+  base_offset: number;
+  central_start: number;
+  /** Entries the workspace's folder cannot hold (a case collision, a Windows name), by index: they stay in the zip. */
+  unrepresentable?: { index: number; reason: string }[];
+  /** central.bin's length and CRC-32, to know it again (lazy-integrity.ts); absent in older sessions. */
+  central_bytes?: number;
+  central_crc32?: number;
+  /** Every entry's data was checked since the session began (at a sync: copy-check.ts): later syncs copy without reading it again. */
+  data_checked?: true;
 }
 
 export interface SessionRecord {
@@ -133,7 +144,7 @@ export function writeManifest(manifestPath: string, session: SessionRecord, entr
  * extracted), under `manifest.session`: written beside the old one and renamed over it, so a
  * reader sees the old manifest or the new one.
  */
-export function listMore(session: { manifest: string }, manifest: Manifest, added: EntryRecord[]): void {
+export function listMore(session: { manifest: string }, manifest: ManifestLines, added: EntryRecord[]): void {
   const next = `${session.manifest}.${process.pid}.tmp`;
   writeManifest(next, manifest.session, [...manifest.entries, ...added].sort((a, b) => a.index - b.index));
   fs.renameSync(next, session.manifest);
@@ -186,12 +197,10 @@ export function readSessionRecord(manifestPath: string): SessionRecord | undefin
   return readSessionHead(manifestPath).record;
 }
 
-export interface Manifest {
+export interface ManifestLines {
   session: SessionRecord;
   /** Every entry of an eager session; of a lazy one, those extracted (or deleted without being extracted), in index order. */
   entries: EntryRecord[];
-  /** A lazy session's whole directory, loaded when first asked for (lazy-entries.ts). */
-  lazy?: () => LazyEntries;
 }
 
 /** SESSION_DAMAGED for the session in `dir`, with the way out: its files stay until the caller removes it. */
@@ -209,7 +218,8 @@ export function sessionDamaged(dir: string, problem: string): ZipfsError {
  * of entries. Only when that fails are lines parsed one by one, to say which is
  * damaged. Blank lines are skipped, as JSON Lines readers do.
  */
-export function readManifest(manifestPath: string): Manifest {
+/** The manifest's lines: the session record and the entries it lists (a lazy session's in index order). */
+export function readManifestLines(manifestPath: string): ManifestLines {
   let text: string;
   try {
     text = fs.readFileSync(manifestPath, 'utf8');
@@ -240,19 +250,23 @@ export function readManifest(manifestPath: string): Manifest {
   if (!session.lazy) return { session, entries: entries as EntryRecord[] };
   // Extractions append in their own order: the rest of zipfs reads entries in index order.
   const tracked = (entries as EntryRecord[]).sort((a, b) => a.index - b.index);
-  const dir = path.dirname(manifestPath);
-  assertTrackedIndexes(dir, session.lazy, tracked);
-  // Its lines are checked against the directory when it is loaded: status, which needs only the lines, does not pay for it.
-  let checked: LazyEntries | undefined;
-  return {
-    session,
-    entries: tracked,
-    lazy: () => {
-      const lazy = lazyEntriesAt(dir, session);
-      if (checked !== lazy) assertTrackedMatch(dir, tracked, (checked = lazy));
-      return lazy;
-    },
-  };
+  assertTrackedIndexes(path.dirname(manifestPath), session.lazy, tracked);
+  return { session, entries: tracked };
+}
+
+/**
+ * Every line of a lazy session's manifest names an entry of the directory, once: cheap checks on
+ * the lines alone, before anything loops over or indexes by them (lazy-integrity.ts checks them
+ * against the directory when it is loaded).
+ */
+function assertTrackedIndexes(dir: string, facts: LazyFacts, sorted: EntryRecord[]): void {
+  for (let i = 0; i < sorted.length; i++) {
+    const { index } = sorted[i]!;
+    if (!Number.isInteger(index) || index < 0 || index >= facts.entries) {
+      throw sessionDamaged(dir, `its manifest.jsonl lists entry index ${index}, but the session's directory has ${facts.entries} entries`);
+    }
+    if (i > 0 && sorted[i - 1]!.index === index) throw sessionDamaged(dir, `its manifest.jsonl lists entry index ${index} twice`);
+  }
 }
 
 function parseLineByLine(manifestPath: string, text: string): unknown[] {

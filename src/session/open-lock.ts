@@ -12,7 +12,7 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { ZipfsError, isSystemError } from '../errors.ts';
+import { ZipfsError, isSystemError } from '../base/errors.ts';
 import { withLock, type LockWait } from './lock.ts';
 import { comparablePath } from './same-file.ts';
 

@@ -10,7 +10,7 @@
  */
 import fs from 'node:fs';
 import os from 'node:os';
-import { ZipfsError, quote } from '../errors.ts';
+import { ZipfsError, quote } from '../base/errors.ts';
 import { isProcessAlive } from './process-alive.ts';
 
 export interface SessionOwner {

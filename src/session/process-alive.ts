@@ -1,4 +1,4 @@
-import { isSystemError } from '../errors.ts';
+import { isSystemError } from '../base/errors.ts';
 
 /** Whether a process with this pid exists on this machine (EPERM: it does, owned by someone else). */
 export function isProcessAlive(pid: number): boolean {

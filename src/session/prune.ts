@@ -10,14 +10,13 @@
  * in a data folder shared by parallel CI jobs, one job's cleanup must not
  * remove another's unsynced work between its commands.
  */
-import { ZipfsError } from '../errors.ts';
+import { ZipfsError } from '../base/errors.ts';
 import { plural } from '../format/units.ts';
 import { withSessionLock, type LockOwner } from './lock.ts';
 import { busyWith } from './in-use.ts';
 import { removeSession, removeSessionFolder, scanWorkspaces, type Session } from './session-store.ts';
-import { folderBytes, workspaceLeftovers, zipLeftovers } from './prune-leftovers.ts';
-import { pendingChanges, type PendingChanges } from './unsynced.ts';
-import { invocation, param } from '../message-marks.ts';
+import { folderBytes } from './folder-bytes.ts';
+import { invocation, param } from '../base/message-marks.ts';
 import { ownerState, sameOwner, type SessionOwner } from './owner.ts';
 
 export interface PruneRequest {
@@ -34,6 +33,26 @@ export interface PruneRequest {
   /** The caller's job: its own sessions are never spared as another's. */
   caller?: SessionOwner;
   dryRun: boolean;
+  /**
+   * What the layers above know and this one does not (they import it): a session's unsynced
+   * changes (the status scan: sync/unsynced.ts), and what interrupted opens and syncs left
+   * (sync/prune-leftovers.ts), removed unless `dryRun`.
+   */
+  pendingChanges(session: Session): PendingChanges;
+  leftovers(sessions: Session[], dryRun: boolean): Leftover[];
+}
+
+export interface PendingChanges {
+  count: number;
+  /** "2 modified, 1 added, 0 deleted" (", 1 renamed" when there are renames). */
+  summary: string;
+}
+
+export interface Leftover {
+  /** A folder's name in workspaces/, or a leftover's path beside a zip. */
+  name: string;
+  reason: string;
+  bytes: number;
 }
 
 export interface PruneResult {
@@ -113,7 +132,7 @@ export async function prune(request: PruneRequest): Promise<PruneResult> {
     if (!request.dryRun) removeSessionFolder(broken.dir);
     result.pruned.push({ id: '', name: broken.name, reason: `all (damaged: ${broken.reason})` });
   }
-  for (const leftover of [...workspaceLeftovers(request.home, request.dryRun), ...zipLeftovers(sessions, request.dryRun)]) {
+  for (const leftover of [...request.leftovers(sessions, request.dryRun)]) {
     result.freed_bytes += leftover.bytes;
     result.pruned.push({ id: '', name: leftover.name, reason: leftover.reason });
   }
@@ -132,7 +151,7 @@ function weigh(session: Session, request: PruneRequest): { kept: string } | { di
   const name = session.record.name;
   let pending: PendingChanges;
   try {
-    pending = pendingChanges(session);
+    pending = request.pendingChanges(session);
   } catch (error) {
     if (!(error instanceof ZipfsError)) throw error;
     if (request.discardChanges) return { discarded: `its changes could not be read (${error.code}), discarded` };

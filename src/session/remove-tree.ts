@@ -8,7 +8,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { isSystemError } from '../errors.ts';
+import { isSystemError } from '../base/errors.ts';
 import { Folder, namesIn, removeBeneath } from '../files/beneath.ts';
 
 export function removeTree(dir: string): void {

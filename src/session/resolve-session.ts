@@ -1,9 +1,9 @@
 import fs from 'node:fs';
-import { ZipfsError, isSystemError, quote } from '../errors.ts';
+import { ZipfsError, isSystemError, quote } from '../base/errors.ts';
 import { workspaceOfFolder } from './workspace-of-folder.ts';
 import { sessionDamaged } from './manifest.ts';
 import { scanWorkspaces, touchSession, type DamagedSession, type Session } from './session-store.ts';
-import { invocation, param } from '../message-marks.ts';
+import { invocation, param } from '../base/message-marks.ts';
 
 /** Where a session may be named when the caller does not name one (CLI only). */
 export interface SessionHints {

@@ -1,5 +1,8 @@
 import path from 'node:path';
-import { ZipfsError, quote } from '../errors.ts';
+import fs from 'node:fs';
+import { ZipfsError, quote } from '../base/errors.ts';
+import { invocation } from '../base/message-marks.ts';
+import { sessionPaths } from './data-dir.ts';
 
 /** Session names become folder names and CLI arguments: a safe, portable set. */
 export const SESSION_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
@@ -23,5 +26,12 @@ export function freeName(base: string, taken: (name: string) => boolean): string
   for (let n = 2; ; n++) {
     const candidate = `${base}-${n}`;
     if (!taken(candidate)) return candidate;
+  }
+}
+
+/** NAME_COLLISION when a session of this name exists in `home`. */
+export function assertNameFree(home: string, name: string): void {
+  if (fs.existsSync(sessionPaths(home, name).dir)) {
+    throw new ZipfsError('NAME_COLLISION', `A session named "${name}" is already open; choose another name, or close that session first (${invocation('close', { session: name })}).`);
   }
 }

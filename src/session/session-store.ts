@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { sessionPaths, workspacesDir } from './data-dir.ts';
-import { isSystemError, quote } from '../errors.ts';
+import { isSystemError, quote } from '../base/errors.ts';
 import { readSessionHead, readSessionRecord, type SessionRecord } from './manifest.ts';
 import { removeTree } from './remove-tree.ts';
 import { sameFile } from './same-file.ts';

@@ -11,9 +11,9 @@
  * the check and the read cannot hand it another archive's bytes.
  */
 import fs from 'node:fs';
-import { ZipfsError, isSystemError } from '../errors.ts';
+import { ZipfsError, isSystemError } from '../base/errors.ts';
 import { FileSource, directoryPlace } from '../zip/index.ts';
-import { zipPathTaken } from '../files/zip-file.ts';
+import { zipPathTaken } from '../zip/zip-file.ts';
 import type { SessionRecord, SourceFingerprint } from './manifest.ts';
 
 export type SourceState = 'unchanged' | 'changed' | 'missing';

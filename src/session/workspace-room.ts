@@ -3,9 +3,9 @@
  * extracted: checked before an open extracts an archive, and before a lazy
  * session extracts more of one.
  */
-import { ZipfsError } from '../errors.ts';
+import { ZipfsError } from '../base/errors.ts';
 import { humanBytes } from '../format/units.ts';
-import type { Limits } from '../limits.ts';
+import type { Limits } from '../rules/limits.ts';
 import { listSessions, type Session } from './session-store.ts';
 
 /** Refuses `adding` more bytes when the workspaces under `home` would pass the limit; `what` says what adds them ("this archive adds"). */

@@ -6,18 +6,19 @@
  * not UTF-8) and special files are listed without a text diff.
  */
 import fs from 'node:fs';
-import { ZipfsError, isSystemError } from '../errors.ts';
+import { ZipfsError, isSystemError } from '../base/errors.ts';
 import { Beneath } from '../files/beneath.ts';
-import { openRegularFile } from '../files/regular-file.ts';
+import { openRegularFile } from '../base/regular-file.ts';
 import { unifiedDiff } from '../files/line-diff.ts';
 import { quoteName } from '../format/quote-name.ts';
 import { normaliseToolPath } from '../files/safe-path.ts';
 import { diffText, invisibleDifference } from '../files/invisible-difference.ts';
-import { invocation, param } from '../message-marks.ts';
-import type { EntryRecord, Manifest } from '../session/manifest.ts';
+import { invocation, param } from '../base/message-marks.ts';
+import type { EntryRecord } from '../session/manifest.ts';
 import { FileSource, readEntryData } from '../zip/index.ts';
 import { isNewArchive, openBase, sourceState } from '../session/source-state.ts';
 import { diffWorkspace, readLinkTarget } from './workspace-diff.ts';
+import { type Manifest } from '../session/read-manifest.ts';
 
 export interface FileDiff {
   path: string;

@@ -22,15 +22,15 @@
  * which names what is wrong.
  */
 import fs from 'node:fs';
-import { ZipfsError } from '../errors.ts';
+import { ZipfsError } from '../base/errors.ts';
 import { quoted } from '../format/quote-name.ts';
-import { invocation } from '../message-marks.ts';
-import { entryPath } from '../open/entry-paths.ts';
+import { invocation } from '../base/message-marks.ts';
+import { entryPath } from '../rules/entry-paths.ts';
 import type { EntryRecord, SessionRecord } from '../session/manifest.ts';
 import { crc32, inflateRaw } from '../zip/codec.ts';
 import { FLAG_DATA_DESCRIPTOR, FLAG_ENCRYPTED, FLAG_PATCHED, FLAG_STRONG_ENCRYPTION, LOCAL_HEADER_LENGTH, METHOD_DEFLATED, METHOD_STORED, SIG_DATA_DESCRIPTOR } from '../zip/constants.ts';
 import { entryLayoutFault, locateEntryData, packedLayoutFault, readEntryData, streamEntryData, type FileSource, type PackedDirectory, type ZipEntry } from '../zip/index.ts';
-import type { Pause } from '../event-loop-turns.ts';
+import type { Pause } from '../base/event-loop-turns.ts';
 
 /** Entries up to this size are read whole; larger ones stream, a few MiB at a time. */
 const WHOLE_BELOW_BYTES = 8 << 20;

@@ -8,7 +8,7 @@
  */
 import fs from 'node:fs';
 import { withBeneath } from '../files/beneath.ts';
-import { foldersOf } from '../open/extraction-plan.ts';
+import { foldersOf } from '../rules/item-type.ts';
 import type { EntryRecord } from '../session/manifest.ts';
 
 export function removeEmptiedFolders(root: string, gone: readonly EntryRecord[], after: readonly EntryRecord[]): void {

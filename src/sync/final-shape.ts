@@ -16,14 +16,14 @@
  * file stands at `x` while `x/y.txt`, never extracted, is only in the zip; in
  * a merge, the other writer added `x` beside the workspace's `x/y.txt`.
  */
-import { ZipfsError } from '../errors.ts';
+import { ZipfsError } from '../base/errors.ts';
 import { quoted } from '../format/quote-name.ts';
-import { invocation } from '../message-marks.ts';
-import type { ItemType } from '../open/extraction-plan.ts';
+import { invocation } from '../base/message-marks.ts';
+import type { ItemType } from '../rules/item-type.ts';
 import { forgetLazyEntries, lazyEntriesAt } from '../session/lazy-session.ts';
-import type { Manifest } from '../session/manifest.ts';
 import type { MergePlan } from './merge-plan.ts';
 import type { WorkspaceDiff } from './workspace-diff.ts';
+import { type Manifest } from '../session/read-manifest.ts';
 
 /** Where an entry of the new archive comes from, for the refusal's wording. */
 type Side = 'workspace' | 'zip-only' | 'other-writer';

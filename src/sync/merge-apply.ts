@@ -11,7 +11,7 @@
  * nothing is lost either way.
  */
 import fs from 'node:fs';
-import { ZipfsError, isSystemError, quote } from '../errors.ts';
+import { ZipfsError, isSystemError, quote } from '../base/errors.ts';
 import { withBeneath, type Beneath } from '../files/beneath.ts';
 import { deleteWorkspacePath, writeWorkspaceFile } from '../files/edit.ts';
 import { makeWorkspaceFolder } from '../files/make-folder.ts';

@@ -9,8 +9,8 @@
  * refuses, nor one file written over the other.
  */
 import { quoted } from '../format/quote-name.ts';
-import type { ItemType } from '../open/extraction-plan.ts';
-import { foldCase } from '../open/platform-names.ts';
+import type { ItemType } from '../rules/item-type.ts';
+import { foldCase } from '../rules/platform-names.ts';
 
 /** An entry of the merged archive, and the side it comes from ('both': the base's, unchanged on both sides). */
 export interface MergedItem {

@@ -18,9 +18,9 @@
  * copied from it raw, and the workspace's additions follow, as a plain sync
  * places them.
  */
-import { ZipfsError } from '../errors.ts';
+import { ZipfsError } from '../base/errors.ts';
 import { quoted } from '../format/quote-name.ts';
-import { foldersOf, type ItemType } from '../open/extraction-plan.ts';
+import { foldersOf, type ItemType } from '../rules/item-type.ts';
 import type { EntryRecord } from '../session/manifest.ts';
 import type { ZipEntry } from '../zip/index.ts';
 import type { WorkspaceDiff } from './workspace-diff.ts';

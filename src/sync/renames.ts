@@ -14,7 +14,7 @@
  */
 import path from 'node:path';
 import type { EntryRecord } from '../session/manifest.ts';
-import type { Observed } from './workspace-diff.ts';
+import type { Observed } from './observed.ts';
 
 export interface Rename {
   /** The manifest entry that moved. */

@@ -8,14 +8,16 @@
  * written; everything else (ratios, names, layout) on the written archive's
  * directory, with open's own planner, before the rename.
  */
-import { ZipfsError } from '../errors.ts';
-import type { Limits } from '../limits.ts';
-import { DeclaredSizes, tooManyEntries, type FolderRules } from '../open/extraction-plan.ts';
-import { throwRefusal } from '../errors.ts';
-import { lazyEntriesOf, type LazyFacts } from '../session/lazy-entries.ts';
-import type { Manifest } from '../session/manifest.ts';
+import { ZipfsError } from '../base/errors.ts';
+import type { Limits } from '../rules/limits.ts';
+import { DeclaredSizes, tooManyEntries } from '../rules/declared-sizes.ts';
+import { type FolderRules } from '../rules/folder-rules.ts';
+import { throwRefusal } from '../base/errors.ts';
+import { lazyEntriesOf } from '../session/lazy-entries.ts';
 import type { PackedDirectory } from '../zip/index.ts';
 import type { WorkspaceDiff } from './workspace-diff.ts';
+import { type LazyFacts } from '../session/manifest.ts';
+import { type Manifest } from '../session/read-manifest.ts';
 
 const LEFT = 'The zip was left as it was.';
 

@@ -12,18 +12,18 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { ZipfsError, isSystemError, pathUnusable, permissionDenied, quote } from '../errors.ts';
-import { keepOnExit, removeOnExit } from '../exit-cleanup.ts';
+import { ZipfsError, isSystemError, pathUnusable, permissionDenied, quote } from '../base/errors.ts';
+import { keepOnExit, removeOnExit } from '../base/exit-cleanup.ts';
 import { FileSource, ZipWriter, parseCentralRecordBytes, readPackedDirectory, type PackedDirectory, type ZipEntry } from '../zip/index.ts';
-import { foldersOf, type ItemType } from '../open/extraction-plan.ts';
-import { entryRecord, readManifest, writeManifest, type EntryRecord, type Manifest, type SessionRecord } from '../session/manifest.ts';
-import type { Progress } from '../open/open-archive.ts';
+import { foldersOf, type ItemType } from '../rules/item-type.ts';
+import { entryRecord, writeManifest, type EntryRecord, type SessionRecord } from '../session/manifest.ts';
+import type { Progress } from '../base/progress.ts';
 import type { Session } from '../session/session-store.ts';
 import { writeAddition, writeFromWorkspace, type Captured } from './sync-entries.ts';
 import { TEMP_MARK, assertBackupPathFree, draftBackup, fsyncDirectory, placeBackup, renameOver } from './sync-files.ts';
 import { verifyWritten } from './verify-written.ts';
 import { CENTRAL_FILE, countEntries } from '../session/lazy-entries.ts';
-import { forgetLazyEntries, wholeBase } from '../session/lazy-session.ts';
+import { forgetLazyEntries } from '../session/lazy-session.ts';
 import { centralFileFacts } from '../session/lazy-integrity.ts';
 import { currentFingerprint, isNewArchive, sameArchive, sourceState } from '../session/source-state.ts';
 import { describeZipChanges, entryChanged, zipChangesSince } from './zip-changes.ts';
@@ -36,16 +36,17 @@ import { assertReopenable, assertWithinOpenLimits, lazyReopenFacts } from './reo
 import { assertFinalShape } from './final-shape.ts';
 import { CopyCheck } from './copy-check.ts';
 import { folderRules } from '../open/workspace-rules.ts';
-import type { Limits } from '../limits.ts';
+import type { Limits } from '../rules/limits.ts';
 import { withZipLock, type LockWait } from '../session/lock.ts';
 import { describeLeftover, removeZipLeftovers } from './zip-leftovers.ts';
-import { unsupportedFile } from '../files/regular-file.ts';
+import { unsupportedFile } from '../base/regular-file.ts';
 import { Beneath, withBeneath } from '../files/beneath.ts';
-import { showPathsOf } from '../files/descriptor-paths.ts';
+import { showPathsOf } from '../base/descriptor-paths.ts';
 import { addedCrc, diffWorkspace, type WorkspaceDiff } from './workspace-diff.ts';
-import { invocation, param } from '../message-marks.ts';
-import { releasePhaseGarbage } from '../memory.ts';
-import { eventLoopTurns } from '../event-loop-turns.ts';
+import { invocation, param } from '../base/message-marks.ts';
+import { releasePhaseGarbage } from '../base/memory.ts';
+import { eventLoopTurns } from '../base/event-loop-turns.ts';
+import { readManifest, type Manifest, wholeBase } from '../session/read-manifest.ts';
 
 export interface SyncRequest {
   session: Session;

@@ -13,9 +13,10 @@ import { EXTRA_UNICODE_PATH, FLAG_DATA_DESCRIPTOR, FLAG_UTF8, HOST_UNIX, METHOD_
 import { dateToDosDateTime } from '../zip/dos-time.ts';
 import { extendedTimestampField, readLocalExtra, refreshExtraFields, type EntryFields, type ExtraField, type FileSource, type ZipEntry, type ZipWriter } from '../zip/index.ts';
 import type { EntryRecord } from '../session/manifest.ts';
-import { observe, readLinkTarget, type Observed, type WorkspaceDiff } from './workspace-diff.ts';
-import { openRegularFile } from '../files/regular-file.ts';
-import type { Pause } from '../event-loop-turns.ts';
+import { observe, readLinkTarget, type WorkspaceDiff } from './workspace-diff.ts';
+import type { Observed } from './observed.ts';
+import { openRegularFile } from '../base/regular-file.ts';
+import type { Pause } from '../base/event-loop-turns.ts';
 
 /** What was read from the workspace for each written entry, so the new manifest records the stat that matches the bytes. */
 export type Captured = Map<string, Observed>;

@@ -5,8 +5,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { isProcessAlive } from '../session/process-alive.ts';
-import { ZipfsError, isSystemError } from '../errors.ts';
-import { param } from '../message-marks.ts';
+import { ZipfsError, isSystemError } from '../base/errors.ts';
+import { param } from '../base/message-marks.ts';
 
 /** Marks zipfs temporaries beside a source zip: `.<name>.zipfs-<pid>-<id>.tmp`. */
 export const TEMP_MARK = '.zipfs-';

@@ -6,7 +6,7 @@
  * would refuse. Only the directory and headers are read: nothing is inflated,
  * so the check costs about one central-directory read, whatever the data.
  */
-import { ZipfsError } from '../errors.ts';
+import { ZipfsError } from '../base/errors.ts';
 import { FileSource, packedLayoutFault, readPackedDirectory, type PackedDirectory } from '../zip/index.ts';
 
 const HEADER_WINDOW_BYTES = 64 * 1024;

@@ -12,32 +12,22 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { ZipfsError, isSystemError } from '../errors.ts';
+import { ZipfsError, isSystemError } from '../base/errors.ts';
 import { withBeneath, type Beneath, type Folder } from '../files/beneath.ts';
-import { libc, type FileStat } from '../native/libc.ts';
+import { libc, type FileStat } from '../base/libc.ts';
 import { crc32 } from '../zip/codec.ts';
 import { S_IFDIR, S_IFLNK, S_IFMT, S_IFREG } from '../zip/constants.ts';
 import { tryDecodeUtf8 } from '../zip/names.ts';
-import { foldersOf } from '../open/extraction-plan.ts';
-import { maxEntryPathBytes, unwritableName } from '../open/entry-paths.ts';
+import { foldersOf } from '../rules/item-type.ts';
+import { maxEntryPathBytes, unwritableName } from '../rules/entry-paths.ts';
 import { findRenames } from './renames.ts';
-import { foldCase } from '../open/platform-names.ts';
-import type { EntryRecord, Manifest } from '../session/manifest.ts';
+import { foldCase } from '../rules/platform-names.ts';
+import type { EntryRecord } from '../session/manifest.ts';
 import type { LazyEntries } from '../session/lazy-entries.ts';
-import { openRegularFile, specialKind } from '../files/regular-file.ts';
+import { openRegularFile, specialKind } from '../base/regular-file.ts';
+import { type Manifest } from '../session/read-manifest.ts';
+import type { Observed } from './observed.ts';
 
-/** How a path in the workspace looks now. */
-export interface Observed {
-  /** `special`: a FIFO, socket or device, never opened. */
-  kind: 'file' | 'symlink' | 'dir' | 'special';
-  size: number;
-  mtime_ms: number;
-  ctime_ms: number;
-  ino: number;
-  nlink: number;
-  /** For `special`: what it is ("a FIFO (named pipe)"). */
-  what?: string;
-}
 
 /** `renamed`: the entry is on disk under another path (renames.ts), maybe with new content. */
 export type EntryState = 'unchanged' | 'modified' | 'deleted' | 'renamed';

@@ -11,11 +11,12 @@
  * is planned from the same comparison, so what status lists is what a merge
  * takes in.
  */
-import { ZipfsError, isSystemError } from '../errors.ts';
-import { entryPath } from '../open/entry-paths.ts';
-import type { ItemType } from '../open/extraction-plan.ts';
-import type { EntryRecord, Manifest } from '../session/manifest.ts';
+import { ZipfsError, isSystemError } from '../base/errors.ts';
+import { entryPath } from '../rules/entry-paths.ts';
+import type { ItemType } from '../rules/item-type.ts';
+import type { EntryRecord } from '../session/manifest.ts';
 import { FileSource, readCentralDirectory, type CentralDirectory, type ZipEntry } from '../zip/index.ts';
+import { type Manifest } from '../session/read-manifest.ts';
 
 export interface ZipChanges {
   added: string[];

@@ -5,8 +5,8 @@
  * a merge compares it with the zip it planned from (zip-now.ts).
  */
 import fs from 'node:fs';
-import { ZipfsError } from '../errors.ts';
-import { param } from '../message-marks.ts';
+import { ZipfsError } from '../base/errors.ts';
+import { param } from '../base/message-marks.ts';
 
 export function fileVersion(file: string): string | undefined {
   const stats = fs.statSync(file, { throwIfNoEntry: false });

@@ -10,11 +10,12 @@
  * merge runs is a conflict, not a mixed archive.
  */
 import path from 'node:path';
-import { ZipfsError, throwRefusal } from '../errors.ts';
-import type { Limits } from '../limits.ts';
-import { param } from '../message-marks.ts';
+import { ZipfsError, throwRefusal } from '../base/errors.ts';
+import type { Limits } from '../rules/limits.ts';
+import { param } from '../base/message-marks.ts';
 import { checkArchive } from '../open/archive-checks.ts';
-import { DeclaredSizes, type FolderRules } from '../open/extraction-plan.ts';
+import { DeclaredSizes } from '../rules/declared-sizes.ts';
+import { type FolderRules } from '../rules/folder-rules.ts';
 import { lazyEntriesOf } from '../session/lazy-entries.ts';
 import { FileSource, layoutFaults, locateEntryData, openRefusal, readCentralDirectory, readPackedDirectory, streamEntryData } from '../zip/index.ts';
 import type { Step } from './merge-plan.ts';

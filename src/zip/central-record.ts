@@ -2,7 +2,7 @@
  * One central-directory record, parsed: the fields every reader needs, the
  * raw bytes sync copies. Shared by the whole-directory reader and the packed one.
  */
-import { ZipfsError } from '../errors.ts';
+import { ZipfsError } from '../base/errors.ts';
 import { ByteReader } from './bytes.ts';
 import { CENTRAL_HEADER_LENGTH, HOST_MACOS, HOST_UNIX, S_IFLNK, S_IFMT } from './constants.ts';
 import { dosDateTimeToDate } from './dos-time.ts';

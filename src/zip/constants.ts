@@ -39,14 +39,8 @@ export const HOST_MACOS = 19;
 export const UINT16_MAX = 0xffff;
 export const UINT32_MAX = 0xffffffff;
 
-export const S_IFMT = 0o170000;
-export const S_IFLNK = 0o120000;
-export const S_IFDIR = 0o040000;
-export const S_IFREG = 0o100000;
-export const S_IFIFO = 0o010000;
-export const S_IFSOCK = 0o140000;
-export const S_IFCHR = 0o020000;
-export const S_IFBLK = 0o060000;
+// Unix file-type bits of an entry's external attributes: the same as a stat's (base/file-modes.ts).
+export { S_IFBLK, S_IFCHR, S_IFDIR, S_IFIFO, S_IFLNK, S_IFMT, S_IFREG, S_IFSOCK } from '../base/file-modes.ts';
 
 /** Names for the methods people meet, so an error can say what it saw. */
 export const METHOD_NAMES: Record<number, string> = {

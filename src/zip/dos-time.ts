@@ -8,7 +8,7 @@
  * in microseconds, and are what Info-ZIP and Python use, so all three agree.
  * Elsewhere (or with ZIPFS_NATIVE=0) Date does the same.
  */
-import { libc, type LocalTime } from '../native/libc.ts';
+import { libc, type LocalTime } from '../base/libc.ts';
 
 /** Epoch milliseconds of a local time; fields out of range carry over, as Date does. */
 function fromLocal(time: LocalTime): number {

@@ -1,14 +1,6 @@
-import { ZipfsError } from '../errors.ts';
+import { ZipfsError } from '../base/errors.ts';
 import { ByteReader } from './bytes.ts';
-import {
-  END_OF_CENTRAL_DIR_LENGTH,
-  SIG_END_OF_CENTRAL_DIR,
-  SIG_ZIP64_END_OF_CENTRAL_DIR,
-  SIG_ZIP64_LOCATOR,
-  UINT16_MAX,
-  ZIP64_END_OF_CENTRAL_DIR_LENGTH,
-  ZIP64_LOCATOR_LENGTH,
-} from './constants.ts';
+import { END_OF_CENTRAL_DIR_LENGTH, SIG_END_OF_CENTRAL_DIR, SIG_ZIP64_END_OF_CENTRAL_DIR, SIG_ZIP64_LOCATOR, UINT16_MAX, ZIP64_END_OF_CENTRAL_DIR_LENGTH, ZIP64_LOCATOR_LENGTH } from './constants.ts';
 import { decodeZipText } from './names.ts';
 import { otherFormat } from './other-formats.ts';
 import type { ZipSource } from './source.ts';

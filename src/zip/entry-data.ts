@@ -1,19 +1,8 @@
-import { ZipfsError } from '../errors.ts';
+import { ZipfsError } from '../base/errors.ts';
 import { quoted } from '../format/quote-name.ts';
 import { ByteReader } from './bytes.ts';
 import { InflateError, crc32, inflateRaw, inflateRawStream } from './codec.ts';
-import {
-  FLAG_DATA_DESCRIPTOR,
-  FLAG_ENCRYPTED,
-  FLAG_PATCHED,
-  FLAG_STRONG_ENCRYPTION,
-  LOCAL_HEADER_LENGTH,
-  METHOD_DEFLATED,
-  METHOD_NAMES,
-  METHOD_STORED,
-  SIG_DATA_DESCRIPTOR,
-  SIG_LOCAL_HEADER,
-} from './constants.ts';
+import { FLAG_DATA_DESCRIPTOR, FLAG_ENCRYPTED, FLAG_PATCHED, FLAG_STRONG_ENCRYPTION, LOCAL_HEADER_LENGTH, METHOD_DEFLATED, METHOD_NAMES, METHOD_STORED, SIG_DATA_DESCRIPTOR, SIG_LOCAL_HEADER } from './constants.ts';
 import type { ZipSource } from './source.ts';
 import type { EntryLocation } from './types.ts';
 

@@ -8,7 +8,7 @@
  * zip. Open runs this before extracting anything; sync runs it on the archive
  * it wrote, before the rename. Only headers are read, nothing is inflated.
  */
-import { ZipfsError } from '../errors.ts';
+import { ZipfsError } from '../base/errors.ts';
 import { ByteReader } from './bytes.ts';
 import { CENTRAL_HEADER_LENGTH, FLAGS_THAT_MATTER, FLAG_DATA_DESCRIPTOR, LOCAL_HEADER_LENGTH, MAX_VERSION_NEEDED, SIG_LOCAL_HEADER, UINT32_MAX } from './constants.ts';
 import { applyZip64, parseExtraFields } from './extra-fields.ts';

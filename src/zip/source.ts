@@ -1,6 +1,6 @@
 import fs from 'node:fs';
-import { readFully } from '../fd-io.ts';
-import { openZipFile } from '../files/zip-file.ts';
+import { readFully } from '../base/fd-io.ts';
+import { openZipFile } from './zip-file.ts';
 
 /**
  * Random access to an archive's bytes. Entries are read by offset, so an

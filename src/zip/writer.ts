@@ -5,8 +5,8 @@
  * length of any prefix stub, following the source's convention.
  */
 import fs from 'node:fs';
-import { writeFully } from '../fd-io.ts';
-import { libc } from '../native/libc.ts';
+import { writeFully } from '../base/fd-io.ts';
+import { libc } from '../base/libc.ts';
 import { CentralBuffer } from './central-buffer.ts';
 import { encodeCentralRecord, encodeEnd, encodeLocalHeader, type EntryFields } from './records.ts';
 import type { ExtraField } from './extra-fields.ts';

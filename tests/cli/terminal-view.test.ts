@@ -3,7 +3,7 @@ import * as v from 'valibot';
 import { terminalView } from '../../src/cli/terminal-view.ts';
 import { NAME, count, name, names, text } from '../../src/commands/schemas.ts';
 import { quoteName } from '../../src/format/quote-name.ts';
-import { COMMANDS } from '../../src/registry.ts';
+import { COMMANDS } from '../../src/table/registry.ts';
 
 const schema = v.object({
   entries: v.pipe(v.array(v.object({ name: name('Name'), note: text('Not a name'), size: count('Bytes') })), v.description('All')),

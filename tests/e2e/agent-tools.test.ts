@@ -7,7 +7,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test';
 import fs from 'node:fs';
 import path from 'node:path';
-import { ERROR_CODES } from '../../src/errors.ts';
+import { ERROR_CODES } from '../../src/base/errors.ts';
 import { reportsSandbox, writeZip, type sandbox } from '../helpers/cli.ts';
 import { call, connect } from '../helpers/mcp-client.ts';
 import { rawZip } from '../helpers/raw-zip.ts';

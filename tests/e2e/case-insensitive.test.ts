@@ -10,7 +10,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'bun:test';
 import fs from 'node:fs';
 import path from 'node:path';
-import { ERROR_CODES } from '../../src/errors.ts';
+import { ERROR_CODES } from '../../src/base/errors.ts';
 import { runZipfs, sandbox, type RunResult } from '../helpers/cli.ts';
 import { casefoldAvailable, mountCasefold, type CasefoldMount } from '../helpers/casefold-mount.ts';
 import { rawZip, type RawEntry } from '../helpers/raw-zip.ts';

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'bun:test'
 import fs from 'node:fs';
 import path from 'node:path';
 import { unzipSync, strFromU8 } from 'fflate';
-import { libc } from '../../src/native/libc.ts';
+import { libc } from '../../src/base/libc.ts';
 import { runZipfs } from '../helpers/cli.ts';
 import { casefoldAvailable, mountCasefold, type CasefoldMount } from '../helpers/casefold-mount.ts';
 import { reportsZip } from '../helpers/fixtures.ts';

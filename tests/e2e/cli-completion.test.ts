@@ -5,7 +5,7 @@ import path from 'node:path';
 import { BINARY } from '../helpers/ensure-binary.ts';
 import { sandbox, writeZip } from '../helpers/cli.ts';
 import { reportsZip } from '../helpers/fixtures.ts';
-import { COMMANDS } from '../../src/registry.ts';
+import { COMMANDS } from '../../src/table/registry.ts';
 import { completionScript } from '../../src/cli/completion.ts';
 
 const withFishZsh = needs('fish', 'zsh');

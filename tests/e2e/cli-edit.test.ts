@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'bun:test';
 import { needs } from '../helpers/tools.ts';
 import fs from 'node:fs';
 import path from 'node:path';
-import { ERROR_CODES } from '../../src/errors.ts';
+import { ERROR_CODES } from '../../src/base/errors.ts';
 import { readSessionRecord } from '../../src/session/manifest.ts';
 import { reportsSandbox, sandbox } from '../helpers/cli.ts';
 import { REPORT_FILES, binaryBytes, reportsZip } from '../helpers/fixtures.ts';

@@ -7,7 +7,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test';
 import fs from 'node:fs';
 import path from 'node:path';
-import { ERROR_CODES } from '../../src/errors.ts';
+import { ERROR_CODES } from '../../src/base/errors.ts';
 import { reportsSandbox, type sandbox } from '../helpers/cli.ts';
 import { binaryBytes } from '../helpers/fixtures.ts';
 

@@ -8,7 +8,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test';
 import fs from 'node:fs';
 import path from 'node:path';
-import { ERROR_CODES } from '../../src/errors.ts';
+import { ERROR_CODES } from '../../src/base/errors.ts';
 import { sandbox, writeZip } from '../helpers/cli.ts';
 import { patchCentral, rawZip } from '../helpers/raw-zip.ts';
 import { REFERENCE_WHY, expectReferenceClean, pythonRead, sha } from '../helpers/zip-compare.ts';

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'bun:test'
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ERROR_CODES } from '../../src/errors.ts';
+import { ERROR_CODES } from '../../src/base/errors.ts';
 import { runZipfs } from '../helpers/cli.ts';
 import { rawZip, type RawEntry } from '../helpers/raw-zip.ts';
 import { sha } from '../helpers/zip-compare.ts';

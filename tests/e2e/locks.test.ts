@@ -3,7 +3,7 @@ import { needs } from '../helpers/tools.ts';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ERROR_CODES } from '../../src/errors.ts';
+import { ERROR_CODES } from '../../src/base/errors.ts';
 import { BINARY } from '../helpers/ensure-binary.ts';
 import { sandbox, writeZip } from '../helpers/cli.ts';
 import { reportsZip } from '../helpers/fixtures.ts';

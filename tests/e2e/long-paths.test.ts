@@ -10,7 +10,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test';
 import fs from 'node:fs';
 import path from 'node:path';
-import { ERROR_CODES } from '../../src/errors.ts';
+import { ERROR_CODES } from '../../src/base/errors.ts';
 import { reportsZip } from '../helpers/fixtures.ts';
 import { runZipfs, sandbox, writeZip } from '../helpers/cli.ts';
 import { sha } from '../helpers/zip-compare.ts';

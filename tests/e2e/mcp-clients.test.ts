@@ -13,7 +13,7 @@ import { sandbox, writeZip } from '../helpers/cli.ts';
 import { rawZip } from '../helpers/raw-zip.ts';
 import { connect } from '../helpers/mcp-client.ts';
 import { reportsZip } from '../helpers/fixtures.ts';
-import { COMMANDS } from '../../src/registry.ts';
+import { COMMANDS } from '../../src/table/registry.ts';
 
 const root = path.resolve(import.meta.dir, '../..');
 const python = path.join(root, '.cache', 'py', 'bin', 'python');

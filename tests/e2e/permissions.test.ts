@@ -9,7 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'bun:test';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ERROR_CODES } from '../../src/errors.ts';
+import { ERROR_CODES } from '../../src/base/errors.ts';
 import { runZipfs, writeZip, type RunOptions } from '../helpers/cli.ts';
 import { BINARY } from '../helpers/ensure-binary.ts';
 import { reportsZip } from '../helpers/fixtures.ts';

@@ -12,7 +12,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test';
 import fs from 'node:fs';
 import path from 'node:path';
-import { ERROR_CODES } from '../../src/errors.ts';
+import { ERROR_CODES } from '../../src/base/errors.ts';
 import { runZipfs, sandbox, writeZip } from '../helpers/cli.ts';
 import { rawZip, type RawEntry } from '../helpers/raw-zip.ts';
 

@@ -10,7 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'bun:test';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { ERROR_CODES, type ErrorCode } from '../../src/errors.ts';
+import { ERROR_CODES, type ErrorCode } from '../../src/base/errors.ts';
 import { BINARY } from '../helpers/ensure-binary.ts';
 import { reportsSandbox, sandbox, writeZip } from '../helpers/cli.ts';
 import { reportsZip } from '../helpers/fixtures.ts';

@@ -5,7 +5,7 @@
  * Times that occur twice (the hour repeated when clocks go back) are left out: the runtime takes
  * the first, mktime (and so Info-ZIP and Python) may take either.
  */
-import { libc } from '../../src/native/libc.ts';
+import { libc } from '../../src/base/libc.ts';
 import { dosDateTimeToDate } from '../../src/zip/dos-time.ts';
 
 function reference(dosDate: number, dosTime: number): number {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'bun:test';
-import { ZipfsError } from '../../src/errors.ts';
-import { entryPath } from '../../src/open/entry-paths.ts';
+import { ZipfsError } from '../../src/base/errors.ts';
+import { entryPath } from '../../src/rules/entry-paths.ts';
 import { normaliseToolPath } from '../../src/files/safe-path.ts';
 
 function codeOf(fn: () => unknown): string | undefined {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'bun:test';
-import { ZipfsError, type Refuse } from '../../src/errors.ts';
-import { loadLimits } from '../../src/limits.ts';
+import { ZipfsError, type Refuse } from '../../src/base/errors.ts';
+import { loadLimits } from '../../src/rules/limits.ts';
 import { planExtraction } from '../../src/open/extraction-plan.ts';
 import { BufferSource, readCentralDirectory } from '../../src/zip/index.ts';
 import { rawZip, type RawEntry } from '../helpers/raw-zip.ts';

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ZipfsError } from '../../src/errors.ts';
+import { ZipfsError } from '../../src/base/errors.ts';
 import { grepWorkspace, type GrepRequest } from '../../src/search/grep.ts';
 import type { GrepZipEntry } from '../../src/search/grep-types.ts';
 import { FileSource, readCentralDirectory } from '../../src/zip/index.ts';

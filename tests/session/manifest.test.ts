@@ -3,7 +3,8 @@ import { afterAll, expect, test } from 'bun:test';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { MANIFEST_FORMAT, readManifest, writeManifest, type EntryRecord, type SessionRecord } from '../../src/session/manifest.ts';
+import { MANIFEST_FORMAT, writeManifest, type EntryRecord, type SessionRecord } from '../../src/session/manifest.ts';
+import { readManifest } from '../../src/session/read-manifest.ts';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'zipfs-manifest-'));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));

@@ -5,11 +5,12 @@
  */
 import { describe, expect, it } from 'bun:test';
 import zlib from 'node:zlib';
-import { ZipfsError } from '../../src/errors.ts';
-import type { ItemType } from '../../src/open/extraction-plan.ts';
+import { ZipfsError } from '../../src/base/errors.ts';
+import type { ItemType } from '../../src/rules/item-type.ts';
 import type { EntryRecord } from '../../src/session/manifest.ts';
 import { planMerge, type MergePlan } from '../../src/sync/merge-plan.ts';
-import type { EntryState, Observed, WorkspaceDiff } from '../../src/sync/workspace-diff.ts';
+import type { EntryState, WorkspaceDiff } from '../../src/sync/workspace-diff.ts';
+import type { Observed } from '../../src/sync/observed.ts';
 import { changeLines, changeLists, placeLeniently, zipSideChanges, type PlacedEntry } from '../../src/sync/zip-changes.ts';
 import type { ZipEntry } from '../../src/zip/index.ts';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'bun:test';
 import { createHash } from 'node:crypto';
-import { ZipfsError } from '../../src/errors.ts';
+import { ZipfsError } from '../../src/base/errors.ts';
 import { FileSource, readCentralDirectory, readEntryData } from '../../src/zip/index.ts';
 import { corpusPath, expectedContent, loadCorpus } from '../helpers/corpus.ts';
 

@@ -7,9 +7,9 @@
 import { describe, expect, it } from 'bun:test';
 import { FileSource, entryLayoutFault, packedLayoutFault, readCentralDirectory, readPackedDirectory } from '../../src/zip/index.ts';
 import { countEntries, lazyEntriesOf } from '../../src/session/lazy-entries.ts';
-import { entryPath, isPlainPath } from '../../src/open/entry-paths.ts';
-import { foldersOf } from '../../src/open/extraction-plan.ts';
-import { ZipfsError } from '../../src/errors.ts';
+import { entryPath, isPlainPath } from '../../src/rules/entry-paths.ts';
+import { foldersOf } from '../../src/rules/item-type.ts';
+import { ZipfsError } from '../../src/base/errors.ts';
 import { corpusPath, loadCorpus } from '../helpers/corpus.ts';
 import { rawZip } from '../helpers/raw-zip.ts';
 import { BufferSource } from '../../src/zip/index.ts';

@@ -3,7 +3,7 @@ import { needs } from '../helpers/tools.ts';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ZipfsError } from '../../src/errors.ts';
+import { ZipfsError } from '../../src/base/errors.ts';
 import { BufferSource, FileSource, locateEntryData, readCentralDirectory, readEntryData, streamEntryData } from '../../src/zip/index.ts';
 import { rawZip } from '../helpers/raw-zip.ts';
 

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { ZipfsError, type Refuse } from '../errors.ts';
+import { ZipfsError, type Refuse } from '../base/errors.ts';
 import { quoted } from '../format/quote-name.ts';
 
 /** An archive entry's place in the workspace. */

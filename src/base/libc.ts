@@ -14,7 +14,7 @@
  * undefined and callers use node:fs and Date. ZIPFS_NATIVE=0 forces that path.
  */
 import type { Pointer } from 'bun:ffi';
-import { choiceSetting, readSetting } from '../env-setting.ts';
+import { choiceSetting, readSetting } from './env-setting.ts';
 
 export interface FileStat {
   /** S_IFMT bits and permissions. */

@@ -9,9 +9,9 @@
  * only what the path finally names counts.
  */
 import fs from 'node:fs';
-import { ZipfsError, isSystemError, type ErrorCode } from '../errors.ts';
-import { param } from '../message-marks.ts';
-import { fileKind, openRegularFile } from './regular-file.ts';
+import { ZipfsError, isSystemError, type ErrorCode } from '../base/errors.ts';
+import { param } from '../base/message-marks.ts';
+import { fileKind, openRegularFile } from '../base/regular-file.ts';
 
 /** A folder is no zip file there at all (the path is wrong: ZIP_NOT_FOUND); a FIFO, socket or device is a file that can never be one. */
 function codeFor(stats: fs.Stats): ErrorCode {

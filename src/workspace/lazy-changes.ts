@@ -6,16 +6,17 @@
  * read as deleted, as they read a file removed from an eager workspace.
  * Callers hold the session's lock.
  */
-import { ZipfsError, quote } from '../errors.ts';
-import type { Limits } from '../limits.ts';
-import { param } from '../message-marks.ts';
+import { ZipfsError, quote } from '../base/errors.ts';
+import type { Limits } from '../rules/limits.ts';
+import { param } from '../base/message-marks.ts';
 import { normaliseToolPath } from '../files/safe-path.ts';
 import { makeWorkspaceFolder } from '../files/make-folder.ts';
 import { extractEntries } from './extract-entries.ts';
-import { lazyEntries } from './lazy-session.ts';
-import { lazyView } from '../files/lazy-view.ts';
-import { listMore, readManifest } from './manifest.ts';
-import type { Session } from './session-store.ts';
+import { lazyEntries } from '../session/lazy-session.ts';
+import { lazyView } from './lazy-view.ts';
+import { listMore } from '../session/manifest.ts';
+import type { Session } from '../session/session-store.ts';
+import { readManifest } from '../session/read-manifest.ts';
 
 /** The entries only in the zip at `relative` and below it. */
 function onlyInZip(session: Session, relative: string): number[] {

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import type { Command } from './command.ts';
-import { ZipfsError, quote } from './errors.ts';
+import { ZipfsError, quote } from '../base/errors.ts';
 
 /** What is wrong with one argument, in a few words, never echoing more than a short prefix of it. */
 function problem(issue: v.BaseIssue<unknown>): string {

@@ -4,12 +4,12 @@
  * and MCP adapters are generated from that list. Nothing here knows either surface.
  */
 import type * as v from 'valibot';
-import type { Paint } from './format/paint.ts';
-import type { Progress } from './open/open-archive.ts';
-import type { SessionHints } from './session/resolve-session.ts';
-import type { LockWait } from './session/lock.ts';
-import type { SessionOwner } from './session/owner.ts';
-import { loadLimits } from './limits.ts';
+import type { Paint } from '../format/paint.ts';
+import type { Progress } from '../base/progress.ts';
+import type { SessionHints } from '../session/resolve-session.ts';
+import type { LockWait } from '../session/lock.ts';
+import type { SessionOwner } from '../session/owner.ts';
+import { loadLimits } from '../rules/limits.ts';
 
 export type ObjectSchema = v.ObjectSchema<v.ObjectEntries, undefined> | v.StrictObjectSchema<v.ObjectEntries, undefined>;
 

@@ -7,7 +7,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { isSystemError } from '../errors.ts';
+import { isSystemError } from '../base/errors.ts';
 
 /** Whether names in `dir` fold case; undefined when no probe can be made there (not writable: the caller decides). */
 export function foldsCase(dir: string): boolean | undefined {

@@ -3,9 +3,9 @@
  * ZipfsError whose code comes from ADR-005's table (plus our documented
  * extensions), so the CLI and MCP adapters can map it without guessing.
  */
-import { quoted } from './format/quote-name.ts';
+import { quoted } from '../format/quote-name.ts';
 import { invocation } from './message-marks.ts';
-import { showPathsOf, shownPath } from './files/descriptor-paths.ts';
+import { showPathsOf, shownPath } from './descriptor-paths.ts';
 
 /** Error codes with the CLI exit code each maps to. Exit code 1 is kept for
  * "ran fine, but there are changes" (`status --exit-code`), like `git diff`. */

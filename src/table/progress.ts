@@ -1,5 +1,5 @@
 /** Progress reports are cheap to make and costly to send: pass on at most one per interval, plus the last. */
-import type { Progress } from './open/open-archive.ts';
+import type { Progress } from '../base/progress.ts';
 
 export function throttleProgress(send: Progress, intervalMs = 100): Progress {
   let last = 0;

@@ -8,7 +8,7 @@
  * give them. README.md ("Long answers come in pages") describes it for users.
  */
 import * as v from 'valibot';
-import { count } from './commands/schemas.ts';
+import { count } from '../commands/schemas.ts';
 
 /** The paging inputs, shared so they read the same on every tool. */
 export const offsetParam = v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.description('A next_offset')));

@@ -4,14 +4,13 @@
  * with the sizes and times the archive records. What is on disk wins over
  * them, as a checked-out file wins over the index in a sparse checkout.
  */
-import { ZipfsError } from '../errors.ts';
-import type { ItemType } from '../open/extraction-plan.ts';
-import type { Beneath } from './beneath.ts';
-import { normaliseToolPath, resolveExisting, type WorkspacePath } from './safe-path.ts';
+import { ZipfsError } from '../base/errors.ts';
+import type { ItemType } from '../rules/item-type.ts';
+import type { Beneath } from '../files/beneath.ts';
+import { normaliseToolPath, resolveExisting, type WorkspacePath } from '../files/safe-path.ts';
 import type { LazyEntries } from '../session/lazy-entries.ts';
-import { trackedIndexes } from '../session/lazy-session.ts';
-import { readManifest } from '../session/manifest.ts';
 import type { Session } from '../session/session-store.ts';
+import { trackedIndexes, readManifest } from '../session/read-manifest.ts';
 
 export interface VirtualItem {
   type: ItemType;

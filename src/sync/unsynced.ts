@@ -4,16 +4,12 @@
  * for eager and lazy sessions and costs what `zipfs status` costs. close,
  * open --name's take-over and prune ask it before removing a session.
  */
-import { diffWorkspace } from '../sync/workspace-diff.ts';
-import { recoverInterruptedSync } from '../sync/sync-archive.ts';
-import { readManifest } from './manifest.ts';
-import type { Session } from './session-store.ts';
+import { diffWorkspace } from './workspace-diff.ts';
+import { recoverInterruptedSync } from './sync-archive.ts';
+import type { Session } from '../session/session-store.ts';
+import type { PendingChanges } from '../session/prune.ts';
+import { readManifest } from '../session/read-manifest.ts';
 
-export interface PendingChanges {
-  count: number;
-  /** "2 modified, 1 added, 0 deleted" (", 1 renamed" when there are renames). */
-  summary: string;
-}
 
 /** Changed paths in a session's workspace, as close counts them before it refuses. */
 export function pendingChanges(session: Session): PendingChanges {

@@ -5,41 +5,22 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { workspacesDir } from './data-dir.ts';
-import { removeTree } from './remove-tree.ts';
+import { workspacesDir } from '../session/data-dir.ts';
+import { removeTree } from '../session/remove-tree.ts';
 import { isDeadStaging } from '../open/staging.ts';
-import { findZipLeftovers, removeZipLeftovers } from '../sync/zip-leftovers.ts';
-import type { Session } from './session-store.ts';
+import { findZipLeftovers, removeZipLeftovers } from './zip-leftovers.ts';
+import type { Session } from '../session/session-store.ts';
+import { folderBytes } from '../session/folder-bytes.ts';
+import type { Leftover } from '../session/prune.ts';
 
-export interface Leftover {
-  /** A folder's name in workspaces/, or a leftover's path beside a zip. */
-  name: string;
-  reason: string;
-  bytes: number;
-}
 
-/** Bytes a folder takes (file sizes; links count as themselves). What cannot be read counts as nothing. */
-export function folderBytes(dir: string): number {
-  let total = 0;
-  let entries: fs.Dirent[];
-  try {
-    entries = fs.readdirSync(dir, { withFileTypes: true });
-  } catch {
-    return 0;
-  }
-  for (const entry of entries) {
-    const full = path.join(dir, entry.name);
-    try {
-      total += entry.isDirectory() ? folderBytes(full) : fs.lstatSync(full).size;
-    } catch {
-      // Gone or unreadable meanwhile.
-    }
-  }
-  return total;
+/** What interrupted opens and syncs left, for prune: hidden folders in workspaces/ and what is beside each session's zip. */
+export function pruneLeftovers(home: string, sessions: Session[], dryRun: boolean): Leftover[] {
+  return [...workspaceLeftovers(home, dryRun), ...zipLeftovers(sessions, dryRun)];
 }
 
 /** Hidden folders in workspaces/ left by interrupted operations (opens whose process died, and closes): removed unless `dryRun`. */
-export function workspaceLeftovers(home: string, dryRun: boolean): Leftover[] {
+function workspaceLeftovers(home: string, dryRun: boolean): Leftover[] {
   const root = workspacesDir(home);
   let entries: fs.Dirent[];
   try {
@@ -60,7 +41,7 @@ export function workspaceLeftovers(home: string, dryRun: boolean): Leftover[] {
 }
 
 /** The locks and temporaries of killed syncs beside the zips of `sessions`: removed unless `dryRun`. */
-export function zipLeftovers(sessions: Session[], dryRun: boolean): Leftover[] {
+function zipLeftovers(sessions: Session[], dryRun: boolean): Leftover[] {
   const zips = [...new Set(sessions.map((session) => session.record.source_path))];
   return zips.flatMap((zip) =>
     (dryRun ? findZipLeftovers(zip) : removeZipLeftovers(zip)).map((leftover) => ({

@@ -1,4 +1,4 @@
-import { numberSetting, readSetting } from './env-setting.ts';
+import { numberSetting, readSetting } from '../base/env-setting.ts';
 
 /**
  * Resource and safety limits. Each has a default that serves real work and an

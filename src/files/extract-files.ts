@@ -4,7 +4,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { ZipfsError, isSystemError } from '../errors.ts';
+import { ZipfsError, isSystemError } from '../base/errors.ts';
 import { locateEntryData, readEntryData, streamEntryData, type EntryLocation, type ZipSource } from '../zip/index.ts';
 import { quoted } from '../format/quote-name.ts';
 

@@ -9,19 +9,19 @@
  * overwritten, status compares it with the entry.
  */
 import fs from 'node:fs';
-import { ZipfsError } from '../errors.ts';
+import { ZipfsError } from '../base/errors.ts';
 import { humanBytes } from '../format/units.ts';
 import { quoted } from '../format/quote-name.ts';
-import type { Limits } from '../limits.ts';
+import type { Limits } from '../rules/limits.ts';
 import { Beneath } from '../files/beneath.ts';
-import { writeFully } from '../fd-io.ts';
-import type { LazyEntries } from './lazy-entries.ts';
-import { LazyReader, trackedIndexes } from './lazy-session.ts';
-import { assertTrackedMatch } from './lazy-integrity.ts';
-import { listMore, readManifest, type EntryRecord } from './manifest.ts';
-import type { Session } from './session-store.ts';
-import { assertRoomInWorkspaces } from './workspace-room.ts';
-import { STREAM_ABOVE_BYTES, extractedFileMode, uncreatable } from '../open/extract-files.ts';
+import { writeFully } from '../base/fd-io.ts';
+import type { LazyEntries } from '../session/lazy-entries.ts';
+import { LazyReader } from '../session/lazy-session.ts';
+import { listMore, type EntryRecord } from '../session/manifest.ts';
+import type { Session } from '../session/session-store.ts';
+import { assertRoomInWorkspaces } from '../session/workspace-room.ts';
+import { STREAM_ABOVE_BYTES, extractedFileMode, uncreatable } from '../files/extract-files.ts';
+import { trackedIndexes, assertTrackedMatch, readManifest } from '../session/read-manifest.ts';
 
 
 export interface Extracted {

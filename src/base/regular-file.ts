@@ -8,9 +8,9 @@
  * appears after the scan. read and edit open through here too.
  */
 import fs from 'node:fs';
-import { ZipfsError, isSystemError, quote } from '../errors.ts';
-import { S_IFBLK, S_IFCHR, S_IFIFO, S_IFMT, S_IFSOCK } from '../zip/constants.ts';
-import { invocation } from '../message-marks.ts';
+import { ZipfsError, isSystemError, quote } from './errors.ts';
+import { S_IFBLK, S_IFCHR, S_IFIFO, S_IFMT, S_IFSOCK } from './file-modes.ts';
+import { invocation } from './message-marks.ts';
 
 const { O_RDONLY, O_NOFOLLOW = 0, O_NONBLOCK = 0 } = fs.constants;
 

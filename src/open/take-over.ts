@@ -7,18 +7,18 @@
  * which case it is and what to run: an orphan with changes is never thrown
  * away without being asked (`prune --orphaned`, `close --force`).
  */
-import { ZipfsError } from '../errors.ts';
-import { invocation } from '../message-marks.ts';
-import { pendingChanges } from './unsynced.ts';
-import { withSessionLock } from './lock.ts';
-import { busyWith } from './in-use.ts';
-import { readSessionHead, sessionDamaged } from './manifest.ts';
-import type { LockWait } from './lock.ts';
-import { keepOnExit, removeOnExit } from '../exit-cleanup.ts';
-import { ownerState, sameOwner, type SessionOwner } from './owner.ts';
-import { loadSession, removeSession, type Session } from './session-store.ts';
+import { ZipfsError } from '../base/errors.ts';
+import { invocation } from '../base/message-marks.ts';
+import { pendingChanges } from '../sync/unsynced.ts';
+import { withSessionLock } from '../session/lock.ts';
+import { busyWith } from '../session/in-use.ts';
+import { readSessionHead, sessionDamaged } from '../session/manifest.ts';
+import type { LockWait } from '../session/lock.ts';
+import { keepOnExit, removeOnExit } from '../base/exit-cleanup.ts';
+import { ownerState, sameOwner, type SessionOwner } from '../session/owner.ts';
+import { loadSession, removeSession, type Session } from '../session/session-store.ts';
 import fs from 'node:fs';
-import { sessionPaths } from './data-dir.ts';
+import { sessionPaths } from '../session/data-dir.ts';
 
 /**
  * Makes `name` free for a new session, or throws NAME_COLLISION. Returns a

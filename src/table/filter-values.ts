@@ -6,7 +6,7 @@
  * everything, leave the filter out. Paths that mean a place ('' for the root
  * in ls, grep, diff) are not filters and keep their documented meaning.
  */
-import { ZipfsError, quote } from './errors.ts';
+import { ZipfsError, quote } from '../base/errors.ts';
 
 /** What the entry matcher (open-lazy.ts matchEntries) reduces a value to before matching: '' is the root. */
 const rootless = (value: string) => value.replace(/^\.?\/+/, '').replace(/\/+$/, '');

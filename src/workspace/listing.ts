@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { namesIn, type Folder } from './beneath.ts';
+import { namesIn, type Folder } from '../files/beneath.ts';
 import type { LazyView, VirtualItem } from './lazy-view.ts';
 
 /** One thing in a workspace as ls and tree show it. */

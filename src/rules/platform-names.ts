@@ -11,9 +11,9 @@
  *   nul.txt); `a:b` would even become an alternate data stream of `a`. They
  *   are refused by name, never extracted under another name.
  */
-import { ZipfsError, type Refuse } from '../errors.ts';
+import { ZipfsError, type Refuse } from '../base/errors.ts';
 import { quoted } from '../format/quote-name.ts';
-import type { ItemType } from './extraction-plan.ts';
+import type { ItemType } from './item-type.ts';
 
 interface NamedItem {
   path: string;

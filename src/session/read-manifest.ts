@@ -1,0 +1,64 @@
+/**
+ * A session's manifest as the rest of zipfs reads it: its lines (manifest.ts) and, in a lazy
+ * session, the whole directory (central.bin), loaded when first asked for and checked against
+ * the lines then; and a lazy session's base as an eager session's manifest lists it.
+ */
+import path from 'node:path';
+import { sessionDamaged, readManifestLines, type EntryRecord, type ManifestLines } from './manifest.ts';
+import type { LazyEntries } from './lazy-entries.ts';
+import { lazyEntriesAt } from './lazy-session.ts';
+
+export interface Manifest extends ManifestLines {
+  /** A lazy session's whole directory, loaded when first asked for (lazy-entries.ts). */
+  lazy?: () => LazyEntries;
+}
+
+export function readManifest(manifestPath: string): Manifest {
+  const lines = readManifestLines(manifestPath);
+  const { session, entries } = lines;
+  if (!session.lazy) return lines;
+  const dir = path.dirname(manifestPath);
+  // Its lines are checked against the directory when it is loaded: status, which needs only the lines, does not pay for it.
+  let checked: LazyEntries | undefined;
+  return {
+    session,
+    entries,
+    lazy: () => {
+      const lazy = lazyEntriesAt(dir, session);
+      if (checked !== lazy) assertTrackedMatch(dir, entries, (checked = lazy));
+      return lazy;
+    },
+  };
+}
+
+/** Every line of a lazy session's manifest has the path and type of the directory's entry at its index. */
+export function assertTrackedMatch(dir: string, entries: readonly EntryRecord[], lazy: LazyEntries): void {
+  for (let i = 0; i < entries.length; i++) {
+    const { index, path, type } = entries[i]!;
+    if (index >= lazy.count) throw sessionDamaged(dir, `its manifest.jsonl lists entry index ${index}, but its central.bin has ${lazy.count} entries`);
+    if (lazy.paths[index] !== path || lazy.type(index) !== type) {
+      throw sessionDamaged(dir, `line of entry ${index} in its manifest.jsonl says ${JSON.stringify(path)} (${type}), but the session's directory has ${JSON.stringify(lazy.paths[index])} (${lazy.type(index)}) there`);
+    }
+  }
+}
+
+/** Indexes of the entries the manifest lists: extracted, or deleted without ever being extracted. */
+export function trackedIndexes(manifest: ManifestLines): Set<number> {
+  return new Set(manifest.entries.map((entry) => entry.index));
+}
+
+/**
+ * A lazy session's base as an eager session's manifest lists it: every entry,
+ * those the manifest lists as it has them. For what compares the whole base
+ * with the zip as it is now (the other writer's changes, a merge), which must
+ * not take an entry never extracted for one the other writer added. At a
+ * million entries this is a million records: only those paths pay for it.
+ */
+export function wholeBase(manifest: Manifest, dir: string): Manifest {
+  if (!manifest.session.lazy) return manifest;
+  const lazy = manifest.lazy?.() ?? lazyEntriesAt(dir, manifest.session);
+  const listed = new Map(manifest.entries.map((entry) => [entry.index, entry]));
+  const entries = new Array(lazy.count);
+  for (let i = 0; i < lazy.count; i++) entries[i] = listed.get(i) ?? lazy.record(i);
+  return { session: manifest.session, entries, lazy: () => lazy };
+}
