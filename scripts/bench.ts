@@ -49,7 +49,10 @@ const print = (text: string) => {
 };
 
 function archives(kinds: string[], at = scale): Record<string, string> {
-  const made = Bun.spawnSync(['python3', path.join(import.meta.dir, 'bench', 'make-archives.py'), cache, String(at), ...kinds], { stderr: 'inherit' });
+  const made = Bun.spawnSync(
+    ['python3', path.join(import.meta.dir, 'bench', 'make-archives.py'), cache, String(at), ...kinds],
+    { stderr: 'inherit' },
+  );
   if (made.exitCode !== 0) throw new Error('could not build the benchmark archives');
   const paths = made.stdout.toString().trim().split('\n');
   return Object.fromEntries(kinds.map((kind, i) => [kind, paths[i]!]));
@@ -79,12 +82,39 @@ function openContenders(archive: string, peers: Set<string>): Contender[] {
     fs.mkdirSync(dir(name), { recursive: true });
   };
   const list: Contender[] = [];
-  if (peers.has('unzip')) list.push({ name: 'unzip -q -o', reference: true, prepare: fresh('unzip'), command: ['unzip', '-q', '-o', archive, '-d', dir('unzip')] });
-  if (peers.has('7z')) list.push({ name: '7z x', prepare: fresh('7z'), command: ['7z', 'x', '-y', '-bd', '-bso0', `-o${dir('7z')}`, archive] });
-  if (peers.has('bsdtar')) list.push({ name: 'bsdtar -xf', prepare: fresh('bsdtar'), command: ['bsdtar', '-xf', archive, '-C', dir('bsdtar')] });
-  list.push({ name: 'zipfs open', reference: list.length === 0, prepare: fresh('zipfs'), command: [binary, 'open', archive], env: zipfsEnv(dir('zipfs')) });
+  if (peers.has('unzip'))
+    list.push({
+      name: 'unzip -q -o',
+      reference: true,
+      prepare: fresh('unzip'),
+      command: ['unzip', '-q', '-o', archive, '-d', dir('unzip')],
+    });
+  if (peers.has('7z'))
+    list.push({
+      name: '7z x',
+      prepare: fresh('7z'),
+      command: ['7z', 'x', '-y', '-bd', '-bso0', `-o${dir('7z')}`, archive],
+    });
+  if (peers.has('bsdtar'))
+    list.push({
+      name: 'bsdtar -xf',
+      prepare: fresh('bsdtar'),
+      command: ['bsdtar', '-xf', archive, '-C', dir('bsdtar')],
+    });
+  list.push({
+    name: 'zipfs open',
+    reference: list.length === 0,
+    prepare: fresh('zipfs'),
+    command: [binary, 'open', archive],
+    env: zipfsEnv(dir('zipfs')),
+  });
   // The same on one thread: what the second core buys (or costs) on this disk.
-  list.push({ name: 'zipfs open, 1 thread', prepare: fresh('zipfs-1'), command: [binary, 'open', archive], env: { ...zipfsEnv(dir('zipfs-1')), ZIPFS_THREADS: '1' } });
+  list.push({
+    name: 'zipfs open, 1 thread',
+    prepare: fresh('zipfs-1'),
+    command: [binary, 'open', archive],
+    env: { ...zipfsEnv(dir('zipfs-1')), ZIPFS_THREADS: '1' },
+  });
   return list;
 }
 
@@ -108,26 +138,54 @@ function syncContenders(archive: string, member: string, label: string, peers: S
   };
   const copy = path.join(scratch, `copy-${label}.zip`);
   const list: Contender[] = [];
-  if (peers.has('zip')) list.push({ name: 'zip -u (Info-ZIP)', reference: true, prepare: () => change(infoZipDir), command: ['zip', '-q', '-u', forInfoZip, member], cwd: infoZipDir });
+  if (peers.has('zip'))
+    list.push({
+      name: 'zip -u (Info-ZIP)',
+      reference: true,
+      prepare: () => change(infoZipDir),
+      command: ['zip', '-q', '-u', forInfoZip, member],
+      cwd: infoZipDir,
+    });
   // The same job as sync, done by others: Info-ZIP's scan-and-update of a whole tree, and git committing a change in one.
   const tree = path.join(scratch, `tree-${label}`);
   if (peers.has('zip') && peers.has('unzip')) {
     const forFileSync = path.join(scratch, `filesync-${label}.zip`);
     fs.copyFileSync(archive, forFileSync);
     Bun.spawnSync(['unzip', '-q', '-o', archive, '-d', tree]);
-    list.push({ name: 'zip -FS -r (Info-ZIP scan and update)', prepare: () => change(tree), command: ['zip', '-q', '-FS', '-r', forFileSync, '.'], cwd: tree });
+    list.push({
+      name: 'zip -FS -r (Info-ZIP scan and update)',
+      prepare: () => change(tree),
+      command: ['zip', '-q', '-FS', '-r', forFileSync, '.'],
+      cwd: tree,
+    });
     if (Bun.which('git')) {
       const repo = path.join(scratch, `git-${label}`);
       fs.cpSync(tree, repo, { recursive: true });
-      const git = (...args: string[]) => Bun.spawnSync(['git', '-c', 'user.name=bench', '-c', 'user.email=bench@localhost', ...args], { cwd: repo });
+      const git = (...args: string[]) =>
+        Bun.spawnSync(['git', '-c', 'user.name=bench', '-c', 'user.email=bench@localhost', ...args], { cwd: repo });
       git('init', '-q');
       git('add', '-A');
       git('commit', '-qm', 'base');
-      list.push({ name: 'git commit -a (a change in the same tree)', prepare: () => change(repo), command: ['git', '-c', 'user.name=bench', '-c', 'user.email=bench@localhost', 'commit', '-qam', 'change'], cwd: repo });
+      list.push({
+        name: 'git commit -a (a change in the same tree)',
+        prepare: () => change(repo),
+        command: ['git', '-c', 'user.name=bench', '-c', 'user.email=bench@localhost', 'commit', '-qam', 'change'],
+        cwd: repo,
+      });
     }
   }
-  list.push({ name: 'zipfs sync', reference: list.length === 0, prepare: () => change(workspace), command: [binary, 'sync'], env: zipfsEnv(home) });
-  list.push({ name: 'cp (copy floor)', prepare: () => fs.rmSync(copy, { force: true }), command: ['cp', archive, copy] });
+  list.push({
+    name: 'zipfs sync',
+    reference: list.length === 0,
+    prepare: () => change(workspace),
+    command: [binary, 'sync'],
+    env: zipfsEnv(home),
+  });
+  list.push({
+    name: 'cp (copy floor)',
+    prepare: () => fs.rmSync(copy, { force: true }),
+    command: ['cp', archive, copy],
+  });
   return list;
 }
 
@@ -143,7 +201,12 @@ function statusContenders(archive: string): Contender[] {
     // git status of the same tree, committed once: what a person compares zipfs status with.
     const repo = path.join(scratch, 'git-status');
     fs.cpSync(workspace, repo, { recursive: true });
-    for (const args of [['init', '-q'], ['add', '-A'], ['commit', '-qm', 'base']]) Bun.spawnSync(['git', '-c', 'user.name=bench', '-c', 'user.email=bench@localhost', ...args], { cwd: repo });
+    for (const args of [
+      ['init', '-q'],
+      ['add', '-A'],
+      ['commit', '-qm', 'base'],
+    ])
+      Bun.spawnSync(['git', '-c', 'user.name=bench', '-c', 'user.email=bench@localhost', ...args], { cwd: repo });
     Bun.spawnSync(['git', 'status', '--porcelain'], { cwd: repo }); // builds the index's stat cache
     list.push({ name: 'git status (same tree)', command: ['git', 'status', '--porcelain'], cwd: repo });
   }
@@ -152,70 +215,131 @@ function statusContenders(archive: string): Contender[] {
 
 try {
   const peers = ensurePeers(!values['no-install'] && !values.quick);
-  if (Bun.spawnSync([process.execPath, 'scripts/build.ts'], { cwd: root, stderr: 'inherit' }).exitCode !== 0) process.exit(1);
+  if (Bun.spawnSync([process.execPath, 'scripts/build.ts'], { cwd: root, stderr: 'inherit' }).exitCode !== 0)
+    process.exit(1);
   const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
-  print(`## Benchmark\n\n${os.cpus().length} cores (${cpu}), ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, ${os.type()} ${os.release()}; scale ${scale}, ${rounds} rounds after a warm-up; ${new Date().toISOString().slice(0, 10)}\n`);
+  print(
+    `## Benchmark\n\n${os.cpus().length} cores (${cpu}), ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, ${os.type()} ${os.release()}; scale ${scale}, ${rounds} rounds after a warm-up; ${new Date().toISOString().slice(0, 10)}\n`,
+  );
   for (const note of peers.notes) print(`- ${note}`);
   const set = archives(['source', 'media', 'tiny', 'office']);
   const size = (kind: string) => fs.statSync(set[kind]!).size;
 
   if (tasks.has('open')) {
     for (const kind of ['source', 'media', 'tiny', 'office']) {
-      print(report(`open: ${kind} (${MiB(size(kind))} archive)`, runRounds(openContenders(set[kind]!, peers.available), rounds), size(kind)));
+      print(
+        report(
+          `open: ${kind} (${MiB(size(kind))} archive)`,
+          runRounds(openContenders(set[kind]!, peers.available), rounds),
+          size(kind),
+        ),
+      );
     }
   }
   if (tasks.has('sync')) {
-    print(report(`sync one small changed file: media (${MiB(size('media'))})`, runRounds(syncContenders(set.media!, 'notes.txt', 'media', peers.available), rounds), size('media')));
-    print(report(`sync one small changed file: source (${MiB(size('source'))})`, runRounds(syncContenders(set.source!, 'src/module000/file00000.ts', 'source', peers.available), rounds), size('source')));
+    print(
+      report(
+        `sync one small changed file: media (${MiB(size('media'))})`,
+        runRounds(syncContenders(set.media!, 'notes.txt', 'media', peers.available), rounds),
+        size('media'),
+      ),
+    );
+    print(
+      report(
+        `sync one small changed file: source (${MiB(size('source'))})`,
+        runRounds(syncContenders(set.source!, 'src/module000/file00000.ts', 'source', peers.available), rounds),
+        size('source'),
+      ),
+    );
   }
   if (tasks.has('status')) {
-    print(report(`status, nothing changed: tiny files (${Math.round(25000 * scale)} files)`, runRounds(statusContenders(set.tiny!), rounds), size('tiny')));
+    print(
+      report(
+        `status, nothing changed: tiny files (${Math.round(25000 * scale)} files)`,
+        runRounds(statusContenders(set.tiny!), rounds),
+        size('tiny'),
+      ),
+    );
   }
   if (tasks.has('memory')) {
     const doubled = archives(['media'], scale * 2).media!;
     const rows = ['| archive | open peak RSS MiB | sync peak RSS MiB |', '| --- | ---: | ---: |'];
-    for (const [label, archive] of [[`media at scale ${scale}`, set.media!], [`media at scale ${scale * 2}`, doubled]] as const) {
+    for (const [label, archive] of [
+      [`media at scale ${scale}`, set.media!],
+      [`media at scale ${scale * 2}`, doubled],
+    ] as const) {
       const opened = runRounds(openContenders(archive, new Set()), 1)[0]!;
-      const synced = runRounds(syncContenders(archive, 'notes.txt', `memory-${label.length}-${fs.statSync(archive).size}`, new Set()).filter((c) => c.name === 'zipfs sync'), 1)[0]!;
-      rows.push(`| ${label} (${MiB(fs.statSync(archive).size)}) | ${(median(opened.peakRssKiB) / 1024).toFixed(0)} | ${(median(synced.peakRssKiB) / 1024).toFixed(0)} |`);
+      const synced = runRounds(
+        syncContenders(archive, 'notes.txt', `memory-${label.length}-${fs.statSync(archive).size}`, new Set()).filter(
+          (c) => c.name === 'zipfs sync',
+        ),
+        1,
+      )[0]!;
+      rows.push(
+        `| ${label} (${MiB(fs.statSync(archive).size)}) | ${(median(opened.peakRssKiB) / 1024).toFixed(0)} | ${(median(synced.peakRssKiB) / 1024).toFixed(0)} |`,
+      );
     }
     print(['### memory: peak RSS as the archive doubles', '', ...rows, ''].join('\n'));
   }
   if (tasks.has('entries')) {
-    const rows = ['| entries | open: peak RSS, time | status | sync of one small change |', '| ---: | ---: | ---: | ---: |'];
+    const rows = [
+      '| entries | open: peak RSS, time | status | sync of one small change |',
+      '| ---: | ---: | ---: | ---: |',
+    ];
     for (const count of values.quick ? [1000, 2000] : [50_000, 100_000]) {
       const archive = archives(['tiny'], count / 25_000).tiny!;
       const run = entriesMemory(binary, scratch, archive, 'tiny/00/item00000.txt');
-      const cell = (step: { seconds: number; rssKiB: number }) => `${(step.rssKiB / 1024).toFixed(0)} MiB, ${step.seconds.toFixed(2)} s`;
+      const cell = (step: { seconds: number; rssKiB: number }) =>
+        `${(step.rssKiB / 1024).toFixed(0)} MiB, ${step.seconds.toFixed(2)} s`;
       rows.push(`| ${count.toLocaleString('en')} | ${cell(run.open)} | ${cell(run.status)} | ${cell(run.sync)} |`);
     }
-    print(['### memory at many entries: flat when the count doubles? (target: under 300 MiB)', '', ...rows, ''].join('\n'));
+    print(
+      ['### memory at many entries: flat when the count doubles? (target: under 300 MiB)', '', ...rows, ''].join('\n'),
+    );
   }
   if (tasks.has('verify')) {
     const rows = ['| archive | entries | read-back check, median | per entry |', '| --- | ---: | ---: | ---: |'];
     for (const kind of ['media', 'source', 'tiny']) {
       const cost = verifyCost(set[kind]!, values.quick ? 3 : 15);
-      rows.push(`| ${kind} (${MiB(size(kind))}) | ${cost.entries} | ${cost.medianMs.toFixed(2)} ms | ${((cost.medianMs * 1000) / cost.entries).toFixed(1)} µs |`);
+      rows.push(
+        `| ${kind} (${MiB(size(kind))}) | ${cost.entries} | ${cost.medianMs.toFixed(2)} ms | ${((cost.medianMs * 1000) / cost.entries).toFixed(1)} µs |`,
+      );
     }
-    print(['### sync: the read-back check before the rename (verify-written.ts, nothing inflated)', '', ...rows, ''].join('\n'));
+    print(
+      ['### sync: the read-back check before the rename (verify-written.ts, nothing inflated)', '', ...rows, ''].join(
+        '\n',
+      ),
+    );
   }
   if (tasks.has('large')) {
     const rows = ['| added file | zipfs sync | peak RSS | archive written |', '| --- | ---: | ---: | ---: |'];
     for (const bytes of values.quick ? [64 * 2 ** 20] : [2 ** 30, 5 * 2 ** 30]) {
       const run = largeFileSync(binary, scratch, bytes);
-      rows.push(`| ${MiB(bytes)} (sparse: zeros) | ${run.seconds.toFixed(1)} s | ${MiB(run.peakRssKiB * 1024)} | ${MiB(run.archiveBytes)} |`);
+      rows.push(
+        `| ${MiB(bytes)} (sparse: zeros) | ${run.seconds.toFixed(1)} s | ${MiB(run.peakRssKiB * 1024)} | ${MiB(run.archiveBytes)} |`,
+      );
     }
     print(['### sync of one large added file: streamed through the deflater in pieces', '', ...rows, ''].join('\n'));
   }
   if (tasks.has('grep')) {
     const bytes = Math.round(400 * 2 ** 20 * scale);
-    print(report(`grep over text: ${MiB(bytes)} in 20 files`, runRounds(grepContenders(binary, scratch, bytes), rounds), bytes));
+    print(
+      report(
+        `grep over text: ${MiB(bytes)} in 20 files`,
+        runRounds(grepContenders(binary, scratch, bytes), rounds),
+        bytes,
+      ),
+    );
     const rows = ['| one text file | zipfs grep --count-all | peak RSS |', '| --- | ---: | ---: |'];
     for (const size of values.quick ? [64 * 2 ** 20] : [2 ** 28, 2 ** 30]) {
       const run = grepLargeFile(binary, scratch, size);
       rows.push(`| ${MiB(size)} | ${run.seconds.toFixed(1)} s | ${MiB(run.peakRssKiB * 1024)} |`);
     }
-    print(['### grep of one large text file: streamed in pieces, memory flat as the file grows', '', ...rows, ''].join('\n'));
+    print(
+      ['### grep of one large text file: streamed in pieces, memory flat as the file grows', '', ...rows, ''].join(
+        '\n',
+      ),
+    );
   }
   if (tasks.has('mcp')) {
     const home = path.join(scratch, 'home-mcp');
@@ -224,7 +348,10 @@ try {
     const calls = values.quick ? 100 : 1000;
     const latency = await mcpReadLatency(binary, home, 'page.txt', calls);
     const http = await mcpHttpReadLatency(binary, home, 'page.txt', calls);
-    const cold = runRounds([{ name: 'zipfs sessions (cold start)', command: [binary, 'sessions'], env: zipfsEnv(home) }], Math.max(rounds, 5))[0]!;
+    const cold = runRounds(
+      [{ name: 'zipfs sessions (cold start)', command: [binary, 'sessions'], env: zipfsEnv(home) }],
+      Math.max(rounds, 5),
+    )[0]!;
     print(
       [
         '### MCP and start-up',

@@ -14,7 +14,14 @@ import { fileURLToPath } from 'node:url';
 
 const BUN_VERSION = '1.4.5';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const localBun = path.join(root, '.cache', 'bun', 'node_modules', '.bin', process.platform === 'win32' ? 'bun.exe' : 'bun');
+const localBun = path.join(
+  root,
+  '.cache',
+  'bun',
+  'node_modules',
+  '.bin',
+  process.platform === 'win32' ? 'bun.exe' : 'bun',
+);
 
 function versionOf(bun) {
   try {
@@ -34,9 +41,21 @@ function findOrInstallBun() {
   if (versionOf('bun') === BUN_VERSION) return 'bun';
   if (versionOf(localBun) === BUN_VERSION) return localBun;
   console.error(`zipfs: installing bun ${BUN_VERSION} from the npm registry into .cache/bun (one time)`);
-  run('npm', ['install', '--prefix', path.join(root, '.cache', 'bun'), '--no-save', '--no-package-lock', '--no-audit', '--no-fund', '--loglevel=error', `bun@${BUN_VERSION}`]);
+  run('npm', [
+    'install',
+    '--prefix',
+    path.join(root, '.cache', 'bun'),
+    '--no-save',
+    '--no-package-lock',
+    '--no-audit',
+    '--no-fund',
+    '--loglevel=error',
+    `bun@${BUN_VERSION}`,
+  ]);
   if (versionOf(localBun) !== BUN_VERSION) {
-    console.error(`zipfs: bun ${BUN_VERSION} did not install into ${localBun}; install bun yourself (npm install -g bun@${BUN_VERSION}) and retry.`);
+    console.error(
+      `zipfs: bun ${BUN_VERSION} did not install into ${localBun}; install bun yourself (npm install -g bun@${BUN_VERSION}) and retry.`,
+    );
     process.exit(1);
   }
   return localBun;
@@ -44,11 +63,16 @@ function findOrInstallBun() {
 
 const task = process.argv[2];
 if (!task) {
-  console.error('usage: node scripts/bootstrap.mjs <task> [args...]   (tasks: the scripts in package.json, e.g. test:all, demo:run)');
+  console.error(
+    'usage: node scripts/bootstrap.mjs <task> [args...]   (tasks: the scripts in package.json, e.g. test:all, demo:run)',
+  );
   process.exit(2);
 }
 const bun = findOrInstallBun();
 // Tasks that call `bun` themselves must find the same one.
-const env = bun === 'bun' ? process.env : { ...process.env, PATH: `${path.dirname(bun)}${path.delimiter}${process.env.PATH}` };
-run(bun, ['install', '--frozen-lockfile', ...(existsSync(path.join(root, 'node_modules')) ? ['--silent'] : [])], { env });
+const env =
+  bun === 'bun' ? process.env : { ...process.env, PATH: `${path.dirname(bun)}${path.delimiter}${process.env.PATH}` };
+run(bun, ['install', '--frozen-lockfile', ...(existsSync(path.join(root, 'node_modules')) ? ['--silent'] : [])], {
+  env,
+});
 run(bun, ['run', task, ...process.argv.slice(3)], { env });

@@ -25,16 +25,33 @@ export function buildWineShim(dir: string): void {
   if (!fs.existsSync(SHIM_SOURCE)) throw new Error(`${SHIM_SOURCE} is missing (../shared beside this checkout)`);
   if (!Bun.which(MINGW_GCC)) throw new Error(`${MINGW_GCC} is missing: apt-get install mingw-w64`);
   fs.mkdirSync(dir, { recursive: true });
-  const gcc = Bun.spawnSync([MINGW_GCC, '-shared', '-O2', '-o', path.join(dir, 'bcryptprimitives.dll'), SHIM_SOURCE, '-ladvapi32'], { stderr: 'inherit' });
+  const gcc = Bun.spawnSync(
+    [MINGW_GCC, '-shared', '-O2', '-o', path.join(dir, 'bcryptprimitives.dll'), SHIM_SOURCE, '-ladvapi32'],
+    { stderr: 'inherit' },
+  );
   if (gcc.exitCode !== 0) throw new Error(`${MINGW_GCC} failed (exit ${gcc.exitCode})`);
 }
 
 if (import.meta.main) {
   const { values } = parseArgs({ options: { 'wine-shim': { type: 'boolean' } } });
-  const built = Bun.spawnSync([process.execPath, 'scripts/build.ts', '--target', 'windows-x64', '--runtime', windowsRuntime(), '--outfile', path.join(WINDOWS_DIR, 'zipfs.exe')], { cwd: root, stdout: 'inherit', stderr: 'inherit' });
+  const built = Bun.spawnSync(
+    [
+      process.execPath,
+      'scripts/build.ts',
+      '--target',
+      'windows-x64',
+      '--runtime',
+      windowsRuntime(),
+      '--outfile',
+      path.join(WINDOWS_DIR, 'zipfs.exe'),
+    ],
+    { cwd: root, stdout: 'inherit', stderr: 'inherit' },
+  );
   if (built.exitCode !== 0) process.exit(built.exitCode ?? 1);
   if (values['wine-shim']) {
     buildWineShim(WINDOWS_DIR);
-    console.error(`built ${path.relative(root, path.join(WINDOWS_DIR, 'bcryptprimitives.dll'))} (for Wine 8.0; test-only)`);
+    console.error(
+      `built ${path.relative(root, path.join(WINDOWS_DIR, 'bcryptprimitives.dll'))} (for Wine 8.0; test-only)`,
+    );
   }
 }

@@ -14,8 +14,15 @@ import path from 'node:path';
 
 const TARGETS = ['linux-x64', 'linux-arm64', 'darwin-x64', 'darwin-arm64', 'windows-x64'] as const;
 const root = path.resolve(import.meta.dir, '..');
-const { values } = parseArgs({ options: { target: { type: 'string', multiple: true }, all: { type: 'boolean' }, runtime: { type: 'string' }, outfile: { type: 'string' } } });
-const targets: (string | undefined)[] = values.all ? [...TARGETS] : values.target ?? [undefined];
+const { values } = parseArgs({
+  options: {
+    target: { type: 'string', multiple: true },
+    all: { type: 'boolean' },
+    runtime: { type: 'string' },
+    outfile: { type: 'string' },
+  },
+});
+const targets: (string | undefined)[] = values.all ? [...TARGETS] : (values.target ?? [undefined]);
 if (values.outfile && targets.length !== 1) throw new Error('--outfile names the file of one target');
 
 // Source maps of code-split chunks carry a content hash in their names: drop the previous build's.
@@ -27,15 +34,36 @@ if (existsSync(dist)) for (const name of readdirSync(dist)) if (name.endsWith('.
 const buildEnv = Object.fromEntries(Object.entries(process.env).filter(([key]) => key !== 'NODE_ENV'));
 let failed = 0;
 for (const target of targets) {
-  const outfile = values.outfile ? path.resolve(values.outfile) : path.join(root, 'dist', target ? `zipfs-${target}${target.startsWith('windows') ? '.exe' : ''}` : 'zipfs');
+  const outfile = values.outfile
+    ? path.resolve(values.outfile)
+    : path.join(root, 'dist', target ? `zipfs-${target}${target.startsWith('windows') ? '.exe' : ''}` : 'zipfs');
   // The workers (grep, extraction, edit's patterns) are entry points too: a worker in a compiled binary must be built into it.
   // --splitting keeps what is imported lazily (the MCP server and its SDK, consola) in chunks of
   // their own, loaded only when used; --bytecode ships them precompiled, so nothing is parsed at
   // start: a CLI call starts in about 15 ms instead of 60 (a bare compiled Bun program: 6 ms).
-  const args = ['build', '--compile', '--minify', '--sourcemap', '--splitting', '--bytecode', '--format=esm', 'src/main.ts', 'src/search/grep-worker.ts', 'src/open/extract-worker.ts', 'src/files/edit-worker.ts', '--outfile', outfile];
+  const args = [
+    'build',
+    '--compile',
+    '--minify',
+    '--sourcemap',
+    '--splitting',
+    '--bytecode',
+    '--format=esm',
+    'src/main.ts',
+    'src/search/grep-worker.ts',
+    'src/open/extract-worker.ts',
+    'src/files/edit-worker.ts',
+    '--outfile',
+    outfile,
+  ];
   if (target) args.push('--target', `bun-${target}`);
   if (values.runtime) args.push(`--compile-executable-path=${values.runtime}`);
-  const result = Bun.spawnSync([process.execPath, ...args], { cwd: root, env: buildEnv, stdout: 'inherit', stderr: 'inherit' });
+  const result = Bun.spawnSync([process.execPath, ...args], {
+    cwd: root,
+    env: buildEnv,
+    stdout: 'inherit',
+    stderr: 'inherit',
+  });
   if (result.exitCode === 0) console.error(`built ${path.relative(root, outfile)}`);
   else {
     failed++;

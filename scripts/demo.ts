@@ -14,7 +14,11 @@ const work = path.join(root, '.cache', 'demo');
 const home = path.join(work, 'home');
 const archive = path.relative(root, path.join(work, 'reports.zip'));
 
-const build = Bun.spawnSync([process.execPath, 'scripts/build.ts'], { cwd: root, stdout: 'inherit', stderr: 'inherit' });
+const build = Bun.spawnSync([process.execPath, 'scripts/build.ts'], {
+  cwd: root,
+  stdout: 'inherit',
+  stderr: 'inherit',
+});
 if (build.exitCode !== 0) process.exit(build.exitCode ?? 1);
 fs.rmSync(work, { recursive: true, force: true });
 fs.mkdirSync(work, { recursive: true });
@@ -26,7 +30,12 @@ function shellQuote(arg: string): string {
 
 function zipfs(...args: string[]): void {
   console.log(`\n$ zipfs ${args.map(shellQuote).join(' ')}`);
-  const result = Bun.spawnSync([binary, ...args], { cwd: root, env: { ...process.env, ZIPFS_HOME: home }, stdout: 'inherit', stderr: 'inherit' });
+  const result = Bun.spawnSync([binary, ...args], {
+    cwd: root,
+    env: { ...process.env, ZIPFS_HOME: home },
+    stdout: 'inherit',
+    stderr: 'inherit',
+  });
   if (result.exitCode !== 0) {
     console.error(`zipfs ${args[0]} failed with exit code ${result.exitCode}`);
     process.exit(result.exitCode ?? 1);
@@ -54,4 +63,6 @@ if (Bun.which('unzip')) {
   console.log(`\n$ unzip -l ${archive}`);
   Bun.spawnSync(['unzip', '-l', archive], { cwd: root, stdout: 'inherit', stderr: 'inherit' });
 }
-console.log(`\nDone. The binary is ${path.relative(process.cwd(), binary)}; try \`${path.relative(process.cwd(), binary)} --help\`.`);
+console.log(
+  `\nDone. The binary is ${path.relative(process.cwd(), binary)}; try \`${path.relative(process.cwd(), binary)} --help\`.`,
+);

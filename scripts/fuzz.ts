@@ -13,7 +13,13 @@ import { runFuzz } from './fuzz/run.ts';
 import { loadSeeds } from './fuzz/seeds.ts';
 
 const root = path.resolve(import.meta.dir, '..');
-const { values } = parseArgs({ options: { count: { type: 'string', default: '1000' }, seed: { type: 'string', default: '1' }, concurrency: { type: 'string', default: '3' } } });
+const { values } = parseArgs({
+  options: {
+    count: { type: 'string', default: '1000' },
+    seed: { type: 'string', default: '1' },
+    concurrency: { type: 'string', default: '3' },
+  },
+});
 const binary = path.join(root, 'dist', 'zipfs');
 if (!fs.existsSync(binary)) {
   console.error('fuzz: dist/zipfs is missing; build it first (bun run build)');
@@ -34,10 +40,16 @@ const report = await runFuzz({
   log: (line) => console.error(line),
 });
 const seconds = ((performance.now() - started) / 1000).toFixed(1);
-console.log(`fuzz: ${report.mutants} mutants (seed ${values.seed}) in ${seconds} s: ${report.opened} opened, ${report.synced} synced and checked, refused: ${JSON.stringify(report.refused)}`);
+console.log(
+  `fuzz: ${report.mutants} mutants (seed ${values.seed}) in ${seconds} s: ${report.opened} opened, ${report.synced} synced and checked, refused: ${JSON.stringify(report.refused)}`,
+);
 const failures = [...report.failures, ...Object.values(report.reference).flat()];
 for (const failure of failures) console.log(`FAIL ${failure}`);
 const unchecked = (['unzip', 'python'] as const).filter((reader) => report.reference[reader] === undefined);
 if (unchecked.length > 0) console.log(`fuzz: not checked by ${unchecked.join(', ')} (not installed)`);
-console.log(failures.length === 0 ? 'fuzz: no broken promise' : `fuzz: ${failures.length} broken promises; their folders are kept in ${scratch}`);
+console.log(
+  failures.length === 0
+    ? 'fuzz: no broken promise'
+    : `fuzz: ${failures.length} broken promises; their folders are kept in ${scratch}`,
+);
 process.exit(failures.length === 0 ? 0 : 1);

@@ -32,7 +32,8 @@ const root = path.resolve(import.meta.dir, '..');
 const out = path.join(root, 'dist', 'release');
 const { values } = parseArgs({ options: { target: { type: 'string', multiple: true } } });
 const targets = (values.target ?? Object.keys(TARGETS)) as Target[];
-for (const target of targets) if (!(target in TARGETS)) throw new Error(`unknown target ${target}; targets: ${Object.keys(TARGETS).join(', ')}`);
+for (const target of targets)
+  if (!(target in TARGETS)) throw new Error(`unknown target ${target}; targets: ${Object.keys(TARGETS).join(', ')}`);
 
 const version = pkg.version;
 const scope = '@zipfs';
@@ -68,7 +69,9 @@ for (const target of targets) {
   fs.chmodSync(path.join(stage, `zipfs${exe(target)}`), 0o755);
   for (const doc of ['README.md', 'LICENSE']) fs.copyFileSync(path.join(root, doc), path.join(stage, doc));
   if (target.startsWith('windows')) {
-    const files = Object.fromEntries(fs.readdirSync(stage).map((name) => [`${base}/${name}`, new Uint8Array(fs.readFileSync(path.join(stage, name)))]));
+    const files = Object.fromEntries(
+      fs.readdirSync(stage).map((name) => [`${base}/${name}`, new Uint8Array(fs.readFileSync(path.join(stage, name)))]),
+    );
     fs.writeFileSync(path.join(out, `${base}.zip`), zipSync(files, { level: 6 }));
     made.push(path.join(out, `${base}.zip`));
   } else {
@@ -84,7 +87,10 @@ for (const target of targets) {
   fs.chmodSync(path.join(platformDir, 'bin', `zipfs${exe(target)}`), 0o755);
   fs.copyFileSync(path.join(root, 'LICENSE'), path.join(platformDir, 'LICENSE'));
   const { os, cpu } = TARGETS[target];
-  fs.writeFileSync(path.join(platformDir, 'package.json'), `${JSON.stringify({ name: `${scope}/${target}`, ...common, description: `The zipfs binary for ${os} ${cpu}; install zipfs, not this`, os: [os], cpu: [cpu], files: ['bin', 'LICENSE'], preferUnplugged: true }, null, 2)}\n`);
+  fs.writeFileSync(
+    path.join(platformDir, 'package.json'),
+    `${JSON.stringify({ name: `${scope}/${target}`, ...common, description: `The zipfs binary for ${os} ${cpu}; install zipfs, not this`, os: [os], cpu: [cpu], files: ['bin', 'LICENSE'], preferUnplugged: true }, null, 2)}\n`,
+  );
   made.push(pack(platformDir, npmDir));
 }
 
@@ -103,11 +109,20 @@ made.push(pack(mainDir, npmDir));
 
 // The installer, its default version this release's, so a copy fetched from the release installs that release.
 const installer = fs.readFileSync(path.join(import.meta.dir, 'install-release.sh'), 'utf8');
-if (!/ZIPFS_VERSION:-[^}]+}/.test(installer)) throw new Error('scripts/install-release.sh has no ${ZIPFS_VERSION:-...} default to set');
-fs.writeFileSync(path.join(out, 'install-release.sh'), installer.replace(/ZIPFS_VERSION:-[^}]+}/, `ZIPFS_VERSION:-${version}}`), { mode: 0o755 });
+if (!/ZIPFS_VERSION:-[^}]+}/.test(installer))
+  throw new Error('scripts/install-release.sh has no ${ZIPFS_VERSION:-...} default to set');
+fs.writeFileSync(
+  path.join(out, 'install-release.sh'),
+  installer.replace(/ZIPFS_VERSION:-[^}]+}/, `ZIPFS_VERSION:-${version}}`),
+  { mode: 0o755 },
+);
 made.push(path.join(out, 'install-release.sh'));
 
-const sums = made.map((file) => `${new Bun.CryptoHasher('sha256').update(fs.readFileSync(file)).digest('hex')}  ${path.relative(out, file)}`);
+const sums = made.map(
+  (file) =>
+    `${new Bun.CryptoHasher('sha256').update(fs.readFileSync(file)).digest('hex')}  ${path.relative(out, file)}`,
+);
 fs.writeFileSync(path.join(out, 'SHA256SUMS'), `${sums.join('\n')}\n`);
-for (const file of made) console.log(`${(fs.statSync(file).size / 2 ** 20).toFixed(1).padStart(7)} MiB  ${path.relative(root, file)}`);
+for (const file of made)
+  console.log(`${(fs.statSync(file).size / 2 ** 20).toFixed(1).padStart(7)} MiB  ${path.relative(root, file)}`);
 console.log(`        dist/release/SHA256SUMS`);

@@ -16,13 +16,21 @@ export function windowsRuntime(): string {
   const exe = path.join(dir, 'bun.exe');
   if (fs.existsSync(exe)) return exe;
   fs.mkdirSync(dir, { recursive: true });
-  console.error(`fetching Bun's Windows runtime (@oven/bun-windows-x64@${Bun.version}) into ${path.relative(root, dir)}`);
-  const pack = Bun.spawnSync(['npm', 'pack', '--silent', '--pack-destination', dir, `@oven/bun-windows-x64@${Bun.version}`], { cwd: dir, stderr: 'inherit' });
+  console.error(
+    `fetching Bun's Windows runtime (@oven/bun-windows-x64@${Bun.version}) into ${path.relative(root, dir)}`,
+  );
+  const pack = Bun.spawnSync(
+    ['npm', 'pack', '--silent', '--pack-destination', dir, `@oven/bun-windows-x64@${Bun.version}`],
+    { cwd: dir, stderr: 'inherit' },
+  );
   const tarball = pack.stdout.toString().trim().split('\n').at(-1);
-  if (pack.exitCode !== 0 || !tarball) throw new Error(`npm pack @oven/bun-windows-x64@${Bun.version} failed (exit ${pack.exitCode})`);
+  if (pack.exitCode !== 0 || !tarball)
+    throw new Error(`npm pack @oven/bun-windows-x64@${Bun.version} failed (exit ${pack.exitCode})`);
   // Unpacked aside and renamed into place, so an interrupted fetch never leaves a partial bun.exe to be taken as whole.
   const unpacked = fs.mkdtempSync(path.join(dir, 'unpack-'));
-  const untar = Bun.spawnSync(['tar', '-xzf', path.join(dir, tarball), '-C', unpacked, 'package/bin/bun.exe'], { stderr: 'inherit' });
+  const untar = Bun.spawnSync(['tar', '-xzf', path.join(dir, tarball), '-C', unpacked, 'package/bin/bun.exe'], {
+    stderr: 'inherit',
+  });
   fs.rmSync(path.join(dir, tarball), { force: true });
   if (untar.exitCode === 0) fs.renameSync(path.join(unpacked, 'package', 'bin', 'bun.exe'), exe);
   fs.rmSync(unpacked, { recursive: true, force: true });

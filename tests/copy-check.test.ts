@@ -18,7 +18,12 @@ afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 /** A zip whose stored `bad.txt` (entry 1) fails its CRC-32. */
 function damagedZip(): string {
-  const bytes = Buffer.from(rawZip([{ name: 'a.txt', data: 'alpha\n' }, { name: 'bad.txt', data: 'stored and then damaged\n', method: 0 }]));
+  const bytes = Buffer.from(
+    rawZip([
+      { name: 'a.txt', data: 'alpha\n' },
+      { name: 'bad.txt', data: 'stored and then damaged\n', method: 0 },
+    ]),
+  );
   bytes[bytes.indexOf('stored and')]! ^= 0x55;
   const file = path.join(dir, 'bad.zip');
   fs.writeFileSync(file, bytes);
@@ -30,7 +35,10 @@ const session = (lazy?: SessionRecord['lazy']) => ({ lazy }) as SessionRecord;
 const extracted = { extracted: { size: 1, mtime_ms: 0, ctime_ms: 0, ino: 1 } } as EntryRecord;
 
 /** Whether copying entry 1 of the damaged zip is refused, under these options. */
-async function refused(options: { session: SessionRecord; otherWriter: boolean }, record?: EntryRecord): Promise<string | undefined> {
+async function refused(
+  options: { session: SessionRecord; otherWriter: boolean },
+  record?: EntryRecord,
+): Promise<string | undefined> {
   const file = damagedZip();
   const source = new FileSource(file);
   const fd = fs.openSync(file, 'r');
@@ -49,7 +57,9 @@ async function refused(options: { session: SessionRecord; otherWriter: boolean }
 describe('the raw copies a sync checks', () => {
   it("checks a lazy session's entries never extracted, until a sync has checked them all", async () => {
     expect(await refused({ session: session(lazyFacts), otherWriter: false })).toBe('ZIP_INVALID');
-    expect(await refused({ session: session({ ...lazyFacts, data_checked: true }), otherWriter: false })).toBeUndefined();
+    expect(
+      await refused({ session: session({ ...lazyFacts, data_checked: true }), otherWriter: false }),
+    ).toBeUndefined();
   });
 
   it('trusts what a lazy session extracted (checked as it was read) and an eager session its own zip', async () => {
@@ -59,6 +69,8 @@ describe('the raw copies a sync checks', () => {
 
   it("checks every copy of another writer's zip, whatever the session checked of its own", async () => {
     expect(await refused({ session: session(), otherWriter: true }, extracted)).toBe('ZIP_INVALID');
-    expect(await refused({ session: session({ ...lazyFacts, data_checked: true }), otherWriter: true })).toBe('ZIP_INVALID');
+    expect(await refused({ session: session({ ...lazyFacts, data_checked: true }), otherWriter: true })).toBe(
+      'ZIP_INVALID',
+    );
   });
 });

@@ -13,11 +13,14 @@ import { readmeWithReference } from '../src/cli/output-reference-block.ts';
 import { COMMANDS } from '../src/table/registry.ts';
 
 describe('the output field documentation', () => {
-  it('describes every field of every command\'s result, and nothing else', () => {
+  it("describes every field of every command's result, and nothing else", () => {
     expect(Object.keys(OUTPUT_DOCS).sort()).toStrictEqual(COMMANDS.map((c) => c.name).sort());
     for (const command of COMMANDS) {
       const fields = outputFields(command).map((f) => f.path);
-      expect({ command: command.name, fields: fields.sort() }).toStrictEqual({ command: command.name, fields: Object.keys(OUTPUT_DOCS[command.name]!).sort() });
+      expect({ command: command.name, fields: fields.sort() }).toStrictEqual({
+        command: command.name,
+        fields: Object.keys(OUTPUT_DOCS[command.name]!).sort(),
+      });
       for (const field of outputFields(command)) expect(field.description.length).toBeGreaterThan(5);
     }
   });

@@ -11,31 +11,40 @@ describe('the dispatch table', () => {
   it('has unique names, one file per command in src/commands', () => {
     const names = COMMANDS.map((c) => c.name);
     expect(new Set(names).size).toBe(names.length);
-    const files = fs.readdirSync(path.resolve(import.meta.dir, '../src/commands')).filter((f) => f !== 'schemas.ts').map((f) => f.replace(/\.ts$/, ''));
+    const files = fs
+      .readdirSync(path.resolve(import.meta.dir, '../src/commands'))
+      .filter((f) => f !== 'schemas.ts')
+      .map((f) => f.replace(/\.ts$/, ''));
     expect(files.sort()).toStrictEqual([...names].sort());
   });
 
-  it.each(COMMANDS.map((c) => [c.name, c] as const))('%s converts to JSON Schema and has complete metadata', (_name, command) => {
-    expect(() => toJsonSchema(command.input)).not.toThrow();
-    expect(() => toJsonSchema(command.output)).not.toThrow();
-    expect(command.description.length).toBeGreaterThan(15);
-    expect(command.annotations.openWorldHint).toBe(false);
-    expect(command.cli.example.startsWith('zipfs ') || command.cli.example.includes('zipfs ')).toBe(true);
-    for (const key of command.cli.positionals ?? []) expect(Object.keys(command.input.entries)).toContain(key);
-    for (const key of Object.keys(command.cli.short ?? {})) expect(Object.keys(command.input.entries)).toContain(key);
-  });
+  it.each(COMMANDS.map((c) => [c.name, c] as const))(
+    '%s converts to JSON Schema and has complete metadata',
+    (_name, command) => {
+      expect(() => toJsonSchema(command.input)).not.toThrow();
+      expect(() => toJsonSchema(command.output)).not.toThrow();
+      expect(command.description.length).toBeGreaterThan(15);
+      expect(command.annotations.openWorldHint).toBe(false);
+      expect(command.cli.example.startsWith('zipfs ') || command.cli.example.includes('zipfs ')).toBe(true);
+      for (const key of command.cli.positionals ?? []) expect(Object.keys(command.input.entries)).toContain(key);
+      for (const key of Object.keys(command.cli.short ?? {})) expect(Object.keys(command.input.entries)).toContain(key);
+    },
+  );
 
-  it.each(COMMANDS.map((c) => [c.name, c] as const))('%s has the same parameters on the CLI and over MCP', (_name, command) => {
-    const tool = toolDefinition(command);
-    expect(tool.name).toBe(`${MCP_TOOL_PREFIX}${command.name}`);
-    const mcpParams = Object.keys((tool.inputSchema as { properties: object }).properties).sort();
-    const args = commandArgs(command);
-    const cliParams = Object.keys(command.input.entries)
-      .filter((key) => kebab(key) in args || key.toUpperCase() in args || command.cli.viaOptions?.includes(key))
-      .sort();
-    expect(cliParams).toStrictEqual(mcpParams);
-    expect(args.json?.type).toBe('boolean');
-  });
+  it.each(COMMANDS.map((c) => [c.name, c] as const))(
+    '%s has the same parameters on the CLI and over MCP',
+    (_name, command) => {
+      const tool = toolDefinition(command);
+      expect(tool.name).toBe(`${MCP_TOOL_PREFIX}${command.name}`);
+      const mcpParams = Object.keys((tool.inputSchema as { properties: object }).properties).sort();
+      const args = commandArgs(command);
+      const cliParams = Object.keys(command.input.entries)
+        .filter((key) => kebab(key) in args || key.toUpperCase() in args || command.cli.viaOptions?.includes(key))
+        .sort();
+      expect(cliParams).toStrictEqual(mcpParams);
+      expect(args.json?.type).toBe('boolean');
+    },
+  );
 
   // Every tools/list costs an agent context: the whole list has a budget (no tool has its own, so
   // a tool can spend what its clarity needs), and tools/list over MCP is checked in e2e/paging.test.ts.
@@ -62,7 +71,11 @@ describe('the dispatch table', () => {
 
   it('every command has end-to-end tests on both surfaces', () => {
     const e2e = path.resolve(import.meta.dir, 'e2e');
-    const text = fs.readdirSync(e2e).filter((f) => f.endsWith('.ts')).map((f) => fs.readFileSync(path.join(e2e, f), 'utf8')).join('\n');
+    const text = fs
+      .readdirSync(e2e)
+      .filter((f) => f.endsWith('.ts'))
+      .map((f) => fs.readFileSync(path.join(e2e, f), 'utf8'))
+      .join('\n');
     for (const command of COMMANDS) {
       expect(text).toContain(`'${MCP_TOOL_PREFIX}${command.name}'`);
       expect(text).toMatch(new RegExp(`box\\.run\\(\\['${command.name}'`));

@@ -17,7 +17,13 @@ function timed(command: string[], env: Record<string, string | undefined>): { se
 }
 
 /** `lazy`: open with --lazy (nothing extracted), so the change is a file written at an entry's path. */
-export function entriesMemory(binary: string, scratch: string, archive: string, member: string, lazy = false): EntriesRun {
+export function entriesMemory(
+  binary: string,
+  scratch: string,
+  archive: string,
+  member: string,
+  lazy = false,
+): EntriesRun {
   const dir = fs.mkdtempSync(path.join(scratch, 'entries-'));
   const zip = path.join(dir, 'many.zip');
   fs.copyFileSync(archive, zip);

@@ -9,7 +9,8 @@ import type { Contender } from './rounds.ts';
 
 /** About 1 MiB of varied log-like lines, one in a thousand holding NEEDLE; the same on every run. */
 function textBlock(): Buffer {
-  const words = 'alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho sigma tau'.split(' ');
+  const words =
+    'alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho sigma tau'.split(' ');
   let state = 1;
   const next = (below: number) => ((state = (Math.imul(state, 1664525) + 1013904223) >>> 0), state % below);
   const lines: string[] = [];
@@ -48,12 +49,24 @@ export function grepContenders(binary: string, scratch: string, bytes: number): 
   for (const file of files) writeText(file, bytes / files.length, block);
   // Into a file: GNU grep writing to /dev/null (the runner's stdout) stops at the first match, as -q does.
   const counts = path.join(scratch, 'grep-counts.txt');
-  const gnu = (...args: string[]) => ['sh', '-c', 'out=$1; shift; exec grep "$@" > "$out"', 'sh', counts, ...args, ...files];
+  const gnu = (...args: string[]) => [
+    'sh',
+    '-c',
+    'out=$1; shift; exec grep "$@" > "$out"',
+    'sh',
+    counts,
+    ...args,
+    ...files,
+  ];
   return [
     { name: 'grep -c NEEDLE (GNU, a literal)', reference: true, command: gnu('-c', 'NEEDLE') },
     { name: 'grep -ci needle (GNU)', command: gnu('-ci', 'needle') },
     { name: 'zipfs grep NEEDLE --count-all', command: [binary, 'grep', 'NEEDLE', '--count-all', '-m', '1'], env },
-    { name: 'zipfs grep -i needle --count-all', command: [binary, 'grep', '-i', 'needle', '--count-all', '-m', '1'], env },
+    {
+      name: 'zipfs grep -i needle --count-all',
+      command: [binary, 'grep', '-i', 'needle', '--count-all', '-m', '1'],
+      env,
+    },
   ];
 }
 
@@ -63,7 +76,11 @@ export function grepLargeFile(binary: string, scratch: string, bytes: number): {
   const { env, workspace } = emptySession(binary, dir);
   writeText(path.join(workspace, 'large.txt'), bytes, textBlock());
   Bun.spawnSync(['sync']);
-  const result = Bun.spawnSync(['/usr/bin/time', '-f', '%M %e', binary, 'grep', 'NEEDLE', '--count-all', '-m', '5'], { env, stdout: 'ignore', stderr: 'pipe' });
+  const result = Bun.spawnSync(['/usr/bin/time', '-f', '%M %e', binary, 'grep', 'NEEDLE', '--count-all', '-m', '5'], {
+    env,
+    stdout: 'ignore',
+    stderr: 'pipe',
+  });
   if (result.exitCode !== 0) throw new Error(`zipfs grep of a ${bytes}-byte file failed: ${result.stderr.toString()}`);
   const [rss, seconds] = result.stderr.toString().trim().split('\n').at(-1)!.split(' ').map(Number);
   fs.rmSync(dir, { recursive: true, force: true });

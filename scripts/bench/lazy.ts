@@ -72,27 +72,60 @@ export async function lazyReport(o: LazyBench): Promise<string> {
   const openRows = (label: string, archive: string, unzipOnce: boolean) => {
     const lazyHome = path.join(o.scratch, `lazy-open-${rows.length}`);
     const unzipDir = path.join(o.scratch, `lazy-unzip-${rows.length}`);
-    const zipfs: Contender = { name: 'zipfs open --lazy', prepare: fresh(lazyHome), command: [o.binary, 'open', archive, '--lazy'], env: { ...process.env, ZIPFS_HOME: lazyHome } };
-    const extract: Contender = { name: 'unzip -q -d DIR', prepare: fresh(unzipDir), command: ['unzip', '-q', '-d', unzipDir, archive] };
+    const zipfs: Contender = {
+      name: 'zipfs open --lazy',
+      prepare: fresh(lazyHome),
+      command: [o.binary, 'open', archive, '--lazy'],
+      env: { ...process.env, ZIPFS_HOME: lazyHome },
+    };
+    const extract: Contender = {
+      name: 'unzip -q -d DIR',
+      prepare: fresh(unzipDir),
+      command: ['unzip', '-q', '-d', unzipDir, archive],
+    };
     const list: Contender = { name: 'python3 zipfile infolist()', command: ['python3', '-c', PYTHON_LIST, archive] };
     const measured = runRounds([zipfs, ...(python ? [list] : []), ...(unzip && !unzipOnce ? [extract] : [])], o.rounds);
-    const [mine, listed, extracted] = [measured[0]!, measured.find((m) => m.contender === list), measured.find((m) => m.contender === extract)];
+    const [mine, listed, extracted] = [
+      measured[0]!,
+      measured.find((m) => m.contender === list),
+      measured.find((m) => m.contender === extract),
+    ];
     const size = fileSize(archive);
     const zipfsCell = `${seconds(median(mine.seconds))}, ${mib(median(mine.peakRssKiB))}`;
-    const vsUnzip: Row = { measure: `open --lazy: ${label} (${size})`, zipfs: zipfsCell, reference: 'unzip -q -d DIR: not installed', target: 1 / 50, targetText: '≤ 1/50 (0.02x)' };
+    const vsUnzip: Row = {
+      measure: `open --lazy: ${label} (${size})`,
+      zipfs: zipfsCell,
+      reference: 'unzip -q -d DIR: not installed',
+      target: 1 / 50,
+      targetText: '≤ 1/50 (0.02x)',
+    };
     if (extracted) {
-      rows.push({ ...vsUnzip, reference: `unzip -q -d DIR: ${seconds(median(extracted.seconds))}`, ratio: paired(mine, extracted) });
+      rows.push({
+        ...vsUnzip,
+        reference: `unzip -q -d DIR: ${seconds(median(extracted.seconds))}`,
+        ratio: paired(mine, extracted),
+      });
     } else if (unzip && o.heavy) {
       // Minutes of file creation: once, after the rounds, against the median of zipfs's.
       const once = runOnce(extract);
-      rows.push({ ...vsUnzip, reference: `unzip -q -d DIR: ${seconds(once.seconds[0]!)} (1 round)`, ratio: median(mine.seconds) / once.seconds[0]!, note: 'unzip run once, against the median of zipfs' });
+      rows.push({
+        ...vsUnzip,
+        reference: `unzip -q -d DIR: ${seconds(once.seconds[0]!)} (1 round)`,
+        ratio: median(mine.seconds) / once.seconds[0]!,
+        note: 'unzip run once, against the median of zipfs',
+      });
     } else {
-      rows.push({ ...vsUnzip, reference: unzip ? 'unzip -q -d DIR: skipped (minutes; bench --million runs it once)' : vsUnzip.reference });
+      rows.push({
+        ...vsUnzip,
+        reference: unzip ? 'unzip -q -d DIR: skipped (minutes; bench --million runs it once)' : vsUnzip.reference,
+      });
     }
     rows.push({
       measure: `open --lazy: ${label}`,
       zipfs: zipfsCell,
-      reference: listed ? `python3 zipfile infolist(): ${seconds(median(listed.seconds))}, ${mib(median(listed.peakRssKiB))}` : 'python3: not installed',
+      reference: listed
+        ? `python3 zipfile infolist(): ${seconds(median(listed.seconds))}, ${mib(median(listed.peakRssKiB))}`
+        : 'python3: not installed',
       ratio: listed && paired(mine, listed),
       target: 2,
       targetText: '≤ 2x',
@@ -107,11 +140,22 @@ export async function lazyReport(o: LazyBench): Promise<string> {
     .entries.filter((e) => !e.isDirectory && e.uncompressedSize >= 4096)
     .sort((a, b) => a.uncompressedSize - b.uncompressedSize)[0]!;
   source.close();
-  for (const [name, flags] of [['lazy-mcp', ['--lazy']], ['eager-mcp', []]] as const) {
-    if (Bun.spawnSync([o.binary, 'open', o.source, ...flags], { env: home(name) }).exitCode !== 0) throw new Error(`zipfs open ${flags.join(' ')} for the MCP row failed`);
+  for (const [name, flags] of [
+    ['lazy-mcp', ['--lazy']],
+    ['eager-mcp', []],
+  ] as const) {
+    if (Bun.spawnSync([o.binary, 'open', o.source, ...flags], { env: home(name) }).exitCode !== 0)
+      throw new Error(`zipfs open ${flags.join(' ')} for the MCP row failed`);
   }
   const read = { path: page.name, limit: 4096 };
-  const [lazyRead, eagerRead] = await mcpReadLatencies(o.binary, [{ home: path.join(o.scratch, 'lazy-mcp'), read }, { home: path.join(o.scratch, 'eager-mcp'), read }], o.calls);
+  const [lazyRead, eagerRead] = await mcpReadLatencies(
+    o.binary,
+    [
+      { home: path.join(o.scratch, 'lazy-mcp'), read },
+      { home: path.join(o.scratch, 'eager-mcp'), read },
+    ],
+    o.calls,
+  );
   rows.push({
     measure: `zipfs_read, limit 4096, of a ${withCommas(page.uncompressedSize)}-byte deflated entry, warm MCP server, p50 of ${withCommas(o.calls)} (calls alternating)`,
     zipfs: `lazy session: ${lazyRead!.p50.toFixed(2)} ms (p99 ${lazyRead!.p99.toFixed(2)})`,
@@ -123,13 +167,22 @@ export async function lazyReport(o: LazyBench): Promise<string> {
 
   // 3. grep of a lazy session (every entry streamed from the zip) against unzip -p piped to grep -c.
   const grepEnv = { ...home('lazy-grep'), ZIPFS_GREP_TIME_BUDGET_MS: '600000' }; // the whole search, not where the budget stops it
-  if (Bun.spawnSync([o.binary, 'open', o.source, '--lazy'], { env: grepEnv }).exitCode !== 0) throw new Error('zipfs open --lazy for the grep row failed');
+  if (Bun.spawnSync([o.binary, 'open', o.source, '--lazy'], { env: grepEnv }).exitCode !== 0)
+    throw new Error('zipfs open --lazy for the grep row failed');
   const grepMeasure = `grep '${GREP_PATTERN}', count only: source tree (${fileSize(o.source)}), lazy session`;
   if (unzip) {
     // Into a file: GNU grep writing to /dev/null (the runner's stdout) stops at the first match.
     const counted = path.join(o.scratch, 'lazy-grep-count.txt');
-    const piped: Contender = { name: 'unzip -p | grep -c', reference: true, command: ['sh', '-c', 'unzip -p "$1" | grep -c -- "$2" > "$3"', 'sh', o.source, GREP_PATTERN, counted] };
-    const zipfsGrep: Contender = { name: 'zipfs grep --count-all', command: [o.binary, 'grep', GREP_PATTERN, '--count-all', '--json'], env: grepEnv };
+    const piped: Contender = {
+      name: 'unzip -p | grep -c',
+      reference: true,
+      command: ['sh', '-c', 'unzip -p "$1" | grep -c -- "$2" > "$3"', 'sh', o.source, GREP_PATTERN, counted],
+    };
+    const zipfsGrep: Contender = {
+      name: 'zipfs grep --count-all',
+      command: [o.binary, 'grep', GREP_PATTERN, '--count-all', '--json'],
+      env: grepEnv,
+    };
     const [reference, mine] = runRounds([piped, zipfsGrep], o.rounds);
     const lines = Number(fs.readFileSync(counted, 'utf8'));
     const found = JSON.parse(Bun.spawnSync(zipfsGrep.command, { env: grepEnv }).stdout.toString()).total_matches;
@@ -140,10 +193,19 @@ export async function lazyReport(o: LazyBench): Promise<string> {
       ratio: paired(mine!, reference!),
       target: 1.5,
       targetText: '≤ 1.5x',
-      note: found === lines ? `both count ${withCommas(lines)}` : `counts differ: zipfs ${found} matches, grep ${lines} lines`,
+      note:
+        found === lines
+          ? `both count ${withCommas(lines)}`
+          : `counts differ: zipfs ${found} matches, grep ${lines} lines`,
     });
   } else {
-    rows.push({ measure: grepMeasure, zipfs: '', reference: 'unzip: not installed', target: 1.5, targetText: '≤ 1.5x' });
+    rows.push({
+      measure: grepMeasure,
+      zipfs: '',
+      reference: 'unzip: not installed',
+      target: 1.5,
+      targetText: '≤ 1.5x',
+    });
   }
 
   // 4. sync of one small changed entry, lazy against eager, each on its own copy of the media set.
@@ -151,13 +213,20 @@ export async function lazyReport(o: LazyBench): Promise<string> {
   const syncContender = (name: string, flags: string[]): Contender => {
     const zip = path.join(o.scratch, `${name}.zip`);
     fs.copyFileSync(o.media, zip); // sync rewrites it: never the cached archive
-    const opened = JSON.parse(Bun.spawnSync([o.binary, 'open', zip, ...flags, '--json'], { env: home(name) }).stdout.toString());
-    if (!opened.workspace_path) throw new Error(`zipfs open ${flags.join(' ')} for the sync row failed: ${JSON.stringify(opened)}`);
+    const opened = JSON.parse(
+      Bun.spawnSync([o.binary, 'open', zip, ...flags, '--json'], { env: home(name) }).stdout.toString(),
+    );
+    if (!opened.workspace_path)
+      throw new Error(`zipfs open ${flags.join(' ')} for the sync row failed: ${JSON.stringify(opened)}`);
     // In a lazy session notes.txt is only in the zip: a file written at its path is that entry, changed.
-    const prepare = () => fs.writeFileSync(path.join(opened.workspace_path, 'notes.txt'), `changed in round ${++round}\n`);
+    const prepare = () =>
+      fs.writeFileSync(path.join(opened.workspace_path, 'notes.txt'), `changed in round ${++round}\n`);
     return { name, prepare, command: [o.binary, 'sync'], env: home(name) };
   };
-  const [eagerSync, lazySync] = runRounds([syncContender('eager-sync', []), syncContender('lazy-sync', ['--lazy'])], o.rounds);
+  const [eagerSync, lazySync] = runRounds(
+    [syncContender('eager-sync', []), syncContender('lazy-sync', ['--lazy'])],
+    o.rounds,
+  );
   rows.push({
     measure: `sync of one small changed entry: media set (${fileSize(o.media)})`,
     zipfs: `lazy session: ${seconds(median(lazySync!.seconds))}, ${mib(median(lazySync!.peakRssKiB))}`,
@@ -174,11 +243,15 @@ export async function lazyReport(o: LazyBench): Promise<string> {
     const lazy = entriesMemory(o.binary, o.scratch, archive, member, true);
     runs.push({ lazy, eager: i === 0 || o.heavy ? entriesMemory(o.binary, o.scratch, archive, member) : undefined });
   }
-  const cell = (step: { seconds: number; rssKiB: number } | undefined) => (step ? `${mib(step.rssKiB)}, ${step.seconds.toFixed(2)} s` : 'skipped (--million)');
+  const cell = (step: { seconds: number; rssKiB: number } | undefined) =>
+    step ? `${mib(step.rssKiB)}, ${step.seconds.toFixed(2)} s` : 'skipped (--million)';
   const memory = [
     '| entries | open --lazy | open (eager) | status, lazy | status, eager | sync of one change, lazy | sync, eager |',
     '| ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
-    ...runs.map((run, i) => `| ${withCommas(o.many[i]!.entries)} | ${cell(run.lazy.open)} | ${cell(run.eager?.open)} | ${cell(run.lazy.status)} | ${cell(run.eager?.status)} | ${cell(run.lazy.sync)} | ${cell(run.eager?.sync)} |`),
+    ...runs.map(
+      (run, i) =>
+        `| ${withCommas(o.many[i]!.entries)} | ${cell(run.lazy.open)} | ${cell(run.eager?.open)} | ${cell(run.lazy.status)} | ${cell(run.eager?.status)} | ${cell(run.lazy.sync)} | ${cell(run.eager?.sync)} |`,
+    ),
   ];
   const steps = ['open', 'status', 'sync'] as const;
   const growth = steps.map((step) => runs[1]!.lazy[step].rssKiB / runs[0]!.lazy[step].rssKiB);
@@ -190,14 +263,18 @@ export async function lazyReport(o: LazyBench): Promise<string> {
     `(target: less than linear, under ${factor}x: ${verdict(growth.every((g) => g < factor))}); largest ${mib(peak)} at ${withCommas(o.many[1].entries)}` +
     (o.many[1].entries >= 1_000_000 ? ` (target: under 300 MiB: ${verdict(peak < 300 * 1024)})` : '');
 
-  const ratioCell = (row: Row) => (row.ratio === undefined ? '-' : row.ratio < 0.1 ? `${row.ratio.toFixed(4)}x` : `${row.ratio.toFixed(2)}x`);
+  const ratioCell = (row: Row) =>
+    row.ratio === undefined ? '-' : row.ratio < 0.1 ? `${row.ratio.toFixed(4)}x` : `${row.ratio.toFixed(2)}x`;
   const met = (row: Row) => (row.ratio === undefined ? '-' : row.ratio <= row.target ? 'yes' : '**no**');
   return [
     '### lazy sessions (issue 23): each row against its reference, interleaved in this run',
     '',
     '| measure | zipfs | reference | ratio | target | met |',
     '| --- | ---: | ---: | ---: | ---: | :---: |',
-    ...rows.map((row) => `| ${row.measure}${row.note ? ` (${row.note})` : ''} | ${row.zipfs} | ${row.reference} | ${ratioCell(row)} | ${row.targetText} | ${met(row)} |`),
+    ...rows.map(
+      (row) =>
+        `| ${row.measure}${row.note ? ` (${row.note})` : ''} | ${row.zipfs} | ${row.reference} | ${ratioCell(row)} | ${row.targetText} | ${met(row)} |`,
+    ),
     '',
     '#### peak RSS and time, one run each (/usr/bin/time): open, status with nothing changed, sync of one changed entry',
     '',

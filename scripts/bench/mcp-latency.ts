@@ -21,7 +21,11 @@ export interface ReadCall {
 }
 
 function latency(times: number[]): Latency {
-  return { p50: percentile(times, 50), p99: percentile(times, 99), mean: times.reduce((a, b) => a + b, 0) / times.length };
+  return {
+    p50: percentile(times, 50),
+    p99: percentile(times, 99),
+    mean: times.reduce((a, b) => a + b, 0) / times.length,
+  };
 }
 
 async function timedRead(client: Client, read: ReadCall): Promise<number> {
@@ -40,7 +44,12 @@ async function readLatency(client: Client, file: string, calls: number): Promise
 }
 
 function stdioClient(binary: string, home: string): { client: Client; transport: StdioClientTransport } {
-  const transport = new StdioClientTransport({ command: binary, args: ['mcp'], env: { ...process.env, ZIPFS_HOME: home } as Record<string, string>, stderr: 'ignore' });
+  const transport = new StdioClientTransport({
+    command: binary,
+    args: ['mcp'],
+    env: { ...process.env, ZIPFS_HOME: home } as Record<string, string>,
+    stderr: 'ignore',
+  });
   return { client: new Client({ name: 'zipfs-bench', version: '1' }), transport };
 }
 
@@ -48,7 +57,11 @@ function stdioClient(binary: string, home: string): { client: Client; transport:
  * Several warm servers over stdio (one per ZIPFS_HOME), each answering the same kind of read,
  * called in turn (A B, B A, ...) so drift in the machine hits them alike: their p50s compare.
  */
-export async function mcpReadLatencies(binary: string, targets: { home: string; read: ReadCall }[], calls: number): Promise<Latency[]> {
+export async function mcpReadLatencies(
+  binary: string,
+  targets: { home: string; read: ReadCall }[],
+  calls: number,
+): Promise<Latency[]> {
   const clients: Client[] = [];
   try {
     for (const target of targets) {
@@ -70,19 +83,32 @@ export async function mcpReadLatencies(binary: string, targets: { home: string; 
   }
 }
 
-export async function mcpReadLatency(binary: string, home: string, file: string, calls: number): Promise<Latency & { tools: number; toolsListBytes: number }> {
+export async function mcpReadLatency(
+  binary: string,
+  home: string,
+  file: string,
+  calls: number,
+): Promise<Latency & { tools: number; toolsListBytes: number }> {
   const { client, transport } = stdioClient(binary, home);
   await client.connect(transport);
   try {
     const { tools } = await client.listTools();
-    return { ...(await readLatency(client, file, calls)), tools: tools.length, toolsListBytes: Buffer.byteLength(JSON.stringify({ tools })) };
+    return {
+      ...(await readLatency(client, file, calls)),
+      tools: tools.length,
+      toolsListBytes: Buffer.byteLength(JSON.stringify({ tools })),
+    };
   } finally {
     await client.close();
   }
 }
 
 export async function mcpHttpReadLatency(binary: string, home: string, file: string, calls: number): Promise<Latency> {
-  const server = Bun.spawn([binary, 'mcp', '--http', '0'], { env: { ...process.env, ZIPFS_HOME: home }, stdout: 'ignore', stderr: 'pipe' });
+  const server = Bun.spawn([binary, 'mcp', '--http', '0'], {
+    env: { ...process.env, ZIPFS_HOME: home },
+    stdout: 'ignore',
+    stderr: 'pipe',
+  });
   try {
     const reader = server.stderr.getReader();
     let text = '';

@@ -8,11 +8,16 @@ export function ensurePeers(install: boolean): { available: Set<string>; notes: 
   if (missing.length > 0 && install && process.getuid?.() === 0 && Bun.which('apt-get')) {
     const packages = [...new Set(missing.map((tool) => PACKAGES[tool]!))];
     console.error(`bench: installing ${packages.join(', ')} (Debian packages) for the peer rows`);
-    Bun.spawnSync(['apt-get', 'install', '-y', '-qq', ...packages], { env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' }, stdout: 'ignore', stderr: 'inherit' });
+    Bun.spawnSync(['apt-get', 'install', '-y', '-qq', ...packages], {
+      env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+      stdout: 'ignore',
+      stderr: 'inherit',
+    });
   }
   const available = new Set(Object.keys(PACKAGES).filter((tool) => Bun.which(tool)));
   for (const tool of Object.keys(PACKAGES)) {
-    if (!available.has(tool)) notes.push(`${tool} is not installed (apt-get install ${PACKAGES[tool]}): its rows are skipped.`);
+    if (!available.has(tool))
+      notes.push(`${tool} is not installed (apt-get install ${PACKAGES[tool]}): its rows are skipped.`);
   }
   return { available, notes };
 }

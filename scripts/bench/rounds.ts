@@ -23,7 +23,12 @@ function timed(contender: Contender): { seconds: number; rss: number } {
   contender.prepare?.();
   Bun.spawnSync(['sync']);
   const started = performance.now();
-  const result = Bun.spawnSync(['/usr/bin/time', '-f', '%M', ...contender.command], { cwd: contender.cwd, env: contender.env ?? process.env, stdout: 'ignore', stderr: 'pipe' });
+  const result = Bun.spawnSync(['/usr/bin/time', '-f', '%M', ...contender.command], {
+    cwd: contender.cwd,
+    env: contender.env ?? process.env,
+    stdout: 'ignore',
+    stderr: 'pipe',
+  });
   const seconds = (performance.now() - started) / 1000;
   if (result.exitCode !== 0) throw new Error(`${contender.name} failed: ${result.stderr.toString()}`);
   const lines = result.stderr.toString().trim().split('\n');

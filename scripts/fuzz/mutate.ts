@@ -12,11 +12,36 @@ type Field = readonly [offset: number, width: 2 | 4];
 const SIG = { local: 0x04034b50, central: 0x02014b50, end: 0x06054b50 } as const;
 const FIELDS: Record<keyof typeof SIG, readonly Field[]> = {
   // flags, method, crc, sizes, name and extra lengths
-  local: [[6, 2], [8, 2], [14, 4], [18, 4], [22, 4], [26, 2], [28, 2]],
+  local: [
+    [6, 2],
+    [8, 2],
+    [14, 4],
+    [18, 4],
+    [22, 4],
+    [26, 2],
+    [28, 2],
+  ],
   // flags, method, crc, sizes, name/extra/comment lengths, external attributes, local-header offset
-  central: [[8, 2], [10, 2], [16, 4], [20, 4], [24, 4], [28, 2], [30, 2], [32, 2], [38, 4], [42, 4]],
+  central: [
+    [8, 2],
+    [10, 2],
+    [16, 4],
+    [20, 4],
+    [24, 4],
+    [28, 2],
+    [30, 2],
+    [32, 2],
+    [38, 4],
+    [42, 4],
+  ],
   // entry counts, directory size and offset, comment length
-  end: [[8, 2], [10, 2], [12, 4], [16, 4], [20, 2]],
+  end: [
+    [8, 2],
+    [10, 2],
+    [12, 4],
+    [16, 4],
+    [20, 2],
+  ],
 };
 
 /** Offsets of every record with this signature (fixed part inside the file). */
@@ -58,7 +83,8 @@ function fieldValue(random: Random, current: number, width: 2 | 4): number {
 export function mutate(seed: Uint8Array, random: Random): Mutant {
   const bytes = seed.slice();
   const roll = random.next();
-  const kind: MutationKind = roll < 0.35 ? 'field' : roll < 0.55 ? 'repoint' : roll < 0.8 ? 'flip' : roll < 0.9 ? 'insert' : 'truncate';
+  const kind: MutationKind =
+    roll < 0.35 ? 'field' : roll < 0.55 ? 'repoint' : roll < 0.8 ? 'flip' : roll < 0.9 ? 'insert' : 'truncate';
   if (kind === 'field') {
     const which = random.pick(['central', 'central', 'local', 'end'] as const);
     const found = records(bytes, which);
@@ -75,7 +101,14 @@ export function mutate(seed: Uint8Array, random: Random): Mutant {
     const locals = records(bytes, 'local');
     if (centrals.length > 0) {
       const at = random.pick(centrals);
-      const target = random.pick([...(locals.length > 0 ? [random.pick(locals)] : []), centrals[0]!, bytes.length, bytes.length + 1000, random.below(bytes.length), getField(bytes, at, [42, 4]) + 1]);
+      const target = random.pick([
+        ...(locals.length > 0 ? [random.pick(locals)] : []),
+        centrals[0]!,
+        bytes.length,
+        bytes.length + 1000,
+        random.below(bytes.length),
+        getField(bytes, at, [42, 4]) + 1,
+      ]);
       setField(bytes, at, [42, 4], target);
       return { bytes, description: `central record at ${at}: local-header offset -> ${target}` };
     }

@@ -51,7 +51,11 @@ export interface FuzzReport {
 export type ReferenceReader = 'unzip' | 'python';
 const READER_PROGRAMS: Record<ReferenceReader, string> = { unzip: 'unzip', python: 'python3' };
 
-const KNOWN_EXITS = new Set<number>(Object.values(ERROR_CODES).filter((c) => c.exit !== ERROR_CODES.INTERNAL_ERROR.exit).map((c) => c.exit));
+const KNOWN_EXITS = new Set<number>(
+  Object.values(ERROR_CODES)
+    .filter((c) => c.exit !== ERROR_CODES.INTERNAL_ERROR.exit)
+    .map((c) => c.exit),
+);
 
 interface Call {
   code: number | null;
@@ -61,13 +65,23 @@ interface Call {
 }
 
 async function call(binary: string, args: string[], home: string, cwd: string, timeoutMs: number): Promise<Call> {
-  const child = Bun.spawn([binary, ...args], { cwd, env: { ...process.env, ZIPFS_HOME: home, NO_COLOR: '1', ZIPFS_SESSION: '' }, stdout: 'pipe', stderr: 'pipe', stdin: 'ignore' });
+  const child = Bun.spawn([binary, ...args], {
+    cwd,
+    env: { ...process.env, ZIPFS_HOME: home, NO_COLOR: '1', ZIPFS_SESSION: '' },
+    stdout: 'pipe',
+    stderr: 'pipe',
+    stdin: 'ignore',
+  });
   let hung = false;
   const timer = setTimeout(() => {
     hung = true;
     child.kill('SIGKILL');
   }, timeoutMs);
-  const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(child.stdout).text(),
+    new Response(child.stderr).text(),
+    child.exited,
+  ]);
   clearTimeout(timer);
   return { code: hung ? null : code, stdout, stderr, hung };
 }
@@ -85,7 +99,12 @@ function tree(dir: string, prefix = ''): string[] {
 
 /** The data directory may hold only sessions (contents/, manifest.jsonl, a lazy one's central.bin and read cache): anything else escaped a workspace. */
 function strayInHome(home: string): string[] {
-  return tree(home).filter((p) => !/^workspaces\/$|^workspaces\/[^/]+\/$|^workspaces\/[^/]+\/(manifest\.jsonl|central\.bin|contents\/.*|read-cache\/.*)$/.test(p));
+  return tree(home).filter(
+    (p) =>
+      !/^workspaces\/$|^workspaces\/[^/]+\/$|^workspaces\/[^/]+\/(manifest\.jsonl|central\.bin|contents\/.*|read-cache\/.*)$/.test(
+        p,
+      ),
+  );
 }
 
 /** Python's zipfile over each file (every entry read, CRCs checked): file -> why it failed. */
@@ -104,7 +123,8 @@ for name in sys.argv[1:]:
         bad[name] = repr(e)
 print(json.dumps(bad))`;
   const result = Bun.spawnSync(['python3', '-c', script, ...files]);
-  for (const [file, why] of Object.entries(JSON.parse(result.stdout.toString() || '{}') as Record<string, string>)) failures.set(file, why);
+  for (const [file, why] of Object.entries(JSON.parse(result.stdout.toString() || '{}') as Record<string, string>))
+    failures.set(file, why);
   return failures;
 }
 
@@ -120,7 +140,11 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
   const jobs = Array.from({ length: options.count }, (_, i) => {
     const seed = options.seeds[i % options.seeds.length]!;
     const mutant = mutate(seed.bytes, random);
-    return { i, label: `mutant ${i} of ${seed.name} (${mutant.description}; --seed ${options.seed})`, bytes: mutant.bytes };
+    return {
+      i,
+      label: `mutant ${i} of ${seed.name} (${mutant.description}; --seed ${options.seed})`,
+      bytes: mutant.bytes,
+    };
   });
 
   const check = async (job: (typeof jobs)[number]) => {
@@ -133,12 +157,19 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
     const fail = (what: string) => report.failures.push(`${job.label}: ${what}`);
     const expectKnown = (step: string, result: Call): boolean => {
       if (result.hung) fail(`${step} hung (killed after ${timeoutMs} ms)`);
-      else if (!KNOWN_EXITS.has(result.code!) && result.code !== 0) fail(`${step} exited ${result.code}: ${result.stderr.trim().split('\n')[0]}`);
+      else if (!KNOWN_EXITS.has(result.code!) && result.code !== 0)
+        fail(`${step} exited ${result.code}: ${result.stderr.trim().split('\n')[0]}`);
       else return true;
       return false;
     };
     report.mutants++;
-    const open = await call(options.binary, ['open', zip, '--json', '--name', 'm', ...(options.lazy ? ['--lazy'] : [])], home, cwd, timeoutMs);
+    const open = await call(
+      options.binary,
+      ['open', zip, '--json', '--name', 'm', ...(options.lazy ? ['--lazy'] : [])],
+      home,
+      cwd,
+      timeoutMs,
+    );
     if (!expectKnown('open', open)) return;
     if (open.code !== 0) {
       const code = (JSON.parse(open.stdout) as { error: { code: string } }).error.code;
@@ -147,38 +178,72 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
       report.opened++;
       if (options.lazy) {
         // Every entry read from the zip: found, not found, or refused with a code; never a crash or a hang.
-        const grep = await call(options.binary, ['grep', '.', '--count-all', '--binary', '--json'], home, cwd, timeoutMs);
+        const grep = await call(
+          options.binary,
+          ['grep', '.', '--count-all', '--binary', '--json'],
+          home,
+          cwd,
+          timeoutMs,
+        );
         // 0 found, 1 found nothing (grep's own codes), else a ZipfsError's exit with its JSON.
-        if (grep.code !== 0 && grep.code !== 1 && expectKnown('grep', grep) && JSON.parse(grep.stdout).error === undefined) fail(`grep exited ${grep.code} without an error: ${grep.stdout.trim()}`);
+        if (
+          grep.code !== 0 &&
+          grep.code !== 1 &&
+          expectKnown('grep', grep) &&
+          JSON.parse(grep.stdout).error === undefined
+        )
+          fail(`grep exited ${grep.code} without an error: ${grep.stdout.trim()}`);
       }
-      const write = await call(options.binary, ['write', 'fuzz-added.txt', 'added by the fuzzer', '--json'], home, cwd, timeoutMs);
+      const write = await call(
+        options.binary,
+        ['write', 'fuzz-added.txt', 'added by the fuzzer', '--json'],
+        home,
+        cwd,
+        timeoutMs,
+      );
       const sync = await call(options.binary, ['sync', '--json'], home, cwd, timeoutMs);
       if (expectKnown('write', write) && expectKnown('sync', sync)) {
         if (options.lazy && write.code === 0 && sync.code !== 0) {
           // A lazy open reads no entry, so damage an eager open refuses is met at sync, whose check of the
           // archive it wrote refuses to put damage it copied in place of the zip: the zip must be as it was.
-          if (!Buffer.from(fs.readFileSync(zip)).equals(Buffer.from(job.bytes))) fail(`a refused lazy sync changed the zip: ${sync.stdout.trim()}`);
+          if (!Buffer.from(fs.readFileSync(zip)).equals(Buffer.from(job.bytes)))
+            fail(`a refused lazy sync changed the zip: ${sync.stdout.trim()}`);
           else report.refusedAtSync = (report.refusedAtSync ?? 0) + 1;
-        } else if (write.code !== 0 || sync.code !== 0) fail(`opened, but write/sync failed: ${(write.code !== 0 ? write : sync).stdout.trim()}`);
+        } else if (write.code !== 0 || sync.code !== 0)
+          fail(`opened, but write/sync failed: ${(write.code !== 0 ? write : sync).stdout.trim()}`);
         else {
           report.synced++;
           if (hasUnzip) {
             const test = Bun.spawnSync(['unzip', '-tqq', zip]);
             // 0 is clean; 1 is a warning unzip also gives the seed (a prefix stub, trailing junk).
-            if (test.exitCode !== 0 && test.exitCode !== 1) report.reference.unzip!.push(`${job.label}: unzip -t exit ${test.exitCode} on the synced zip: ${(test.stdout.toString() + test.stderr.toString()).trim().split('\n').slice(0, 2).join(' | ')}`);
+            if (test.exitCode !== 0 && test.exitCode !== 1)
+              report.reference.unzip!.push(
+                `${job.label}: unzip -t exit ${test.exitCode} on the synced zip: ${(test.stdout.toString() + test.stderr.toString()).trim().split('\n').slice(0, 2).join(' | ')}`,
+              );
           }
-          const reopen = await call(options.binary, ['open', zip, '--json', '--name', 'again', ...(options.lazy ? ['--lazy'] : [])], home, cwd, timeoutMs);
-          if (expectKnown('reopen', reopen) && reopen.code !== 0) fail(`zipfs cannot reopen the zip it synced: ${reopen.stdout.trim()}`);
+          const reopen = await call(
+            options.binary,
+            ['open', zip, '--json', '--name', 'again', ...(options.lazy ? ['--lazy'] : [])],
+            home,
+            cwd,
+            timeoutMs,
+          );
+          if (expectKnown('reopen', reopen) && reopen.code !== 0)
+            fail(`zipfs cannot reopen the zip it synced: ${reopen.stdout.trim()}`);
           synced.push({ file: zip, label: job.label });
         }
       }
     }
     // Nothing outside: the mutant's folder holds its zip (and backup), an untouched cwd, and sessions.
-    const outside = tree(dir).filter((p) => !['x.zip', 'x.zip.bak', 'cwd/', 'home/'].includes(p) && !p.startsWith('home/'));
-    if (outside.length > 0 || fs.readdirSync(cwd).length > 0) fail(`wrote outside the data directory: ${[...outside, ...fs.readdirSync(cwd)].join(', ')}`);
+    const outside = tree(dir).filter(
+      (p) => !['x.zip', 'x.zip.bak', 'cwd/', 'home/'].includes(p) && !p.startsWith('home/'),
+    );
+    if (outside.length > 0 || fs.readdirSync(cwd).length > 0)
+      fail(`wrote outside the data directory: ${[...outside, ...fs.readdirSync(cwd)].join(', ')}`);
     if (fs.existsSync(home)) {
       const stray = strayInHome(home);
-      if (stray.length > 0) fail(`left something that is no session in the data directory: ${stray.slice(0, 5).join(', ')}`);
+      if (stray.length > 0)
+        fail(`left something that is no session in the data directory: ${stray.slice(0, 5).join(', ')}`);
     }
   };
 
@@ -195,11 +260,16 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
   if (report.reference.python) report.reference.python = pythonFailures(synced);
   // Sessions and zips of passing mutants are not needed to reproduce anything.
   const failed = [...report.failures, ...Object.values(report.reference).flat()];
-  for (const job of jobs) if (!failed.some((f) => f.startsWith(`mutant ${job.i} `))) fs.rmSync(path.join(options.scratch, `m${job.i}`), { recursive: true, force: true });
+  for (const job of jobs)
+    if (!failed.some((f) => f.startsWith(`mutant ${job.i} `)))
+      fs.rmSync(path.join(options.scratch, `m${job.i}`), { recursive: true, force: true });
   return report;
 }
 
 /** Python's verdict on the synced zips: a sync checks what it copies raw (copy-check.ts), so every one must read. */
 function pythonFailures(synced: { file: string; label: string }[]): string[] {
-  return [...pythonCheck(synced.map((s) => s.file))].map(([file, why]) => `${synced.find((s) => s.file === file)!.label}: Python's zipfile cannot read the synced zip: ${why}`);
+  return [...pythonCheck(synced.map((s) => s.file))].map(
+    ([file, why]) =>
+      `${synced.find((s) => s.file === file)!.label}: Python's zipfile cannot read the synced zip: ${why}`,
+  );
 }

@@ -16,14 +16,24 @@ export interface Seed {
 
 export function loadSeeds(corpusDir: string): Seed[] {
   const seeds: Seed[] = [];
-  const expectations = JSON.parse(fs.readFileSync(path.join(corpusDir, 'expectations.json'), 'utf8')) as { files: { file: string; kind: string }[] };
+  const expectations = JSON.parse(fs.readFileSync(path.join(corpusDir, 'expectations.json'), 'utf8')) as {
+    files: { file: string; kind: string }[];
+  };
   for (const record of expectations.files) {
-    if (record.kind === 'archive') seeds.push({ name: record.file, bytes: new Uint8Array(fs.readFileSync(path.join(corpusDir, record.file))) });
+    if (record.kind === 'archive')
+      seeds.push({ name: record.file, bytes: new Uint8Array(fs.readFileSync(path.join(corpusDir, record.file))) });
   }
   const mtime = new Date('2025-01-30T12:00:00Z');
   seeds.push({
     name: 'built/fflate-tree.zip',
-    bytes: zipSync({ 'README.txt': strToU8('readme\n'), data: { 'a.csv': strToU8('id,v\n1,2\n'.repeat(50)), empty: {} }, 'raw.bin': [new Uint8Array(300).map((_, i) => i), { level: 0 }] }, { mtime }),
+    bytes: zipSync(
+      {
+        'README.txt': strToU8('readme\n'),
+        data: { 'a.csv': strToU8('id,v\n1,2\n'.repeat(50)), empty: {} },
+        'raw.bin': [new Uint8Array(300).map((_, i) => i), { level: 0 }],
+      },
+      { mtime },
+    ),
   });
   seeds.push({
     name: 'built/folders-and-link.zip',

@@ -16,14 +16,18 @@ const PACKAGES = {
 const platform = `${process.platform} ${process.arch}`;
 const name = PACKAGES[platform];
 if (!name) {
-  console.error(`zipfs: there is no zipfs build for ${platform}. Build it from source: https://github.com/zipfs/zipfs#install`);
+  console.error(
+    `zipfs: there is no zipfs build for ${platform}. Build it from source: https://github.com/zipfs/zipfs#install`,
+  );
   process.exit(1);
 }
 let binary;
 try {
   binary = require.resolve(`${name}/bin/zipfs${process.platform === 'win32' ? '.exe' : ''}`);
 } catch {
-  console.error(`zipfs: the package ${name}, which holds the zipfs binary for ${platform}, is not installed. Reinstall zipfs with optional dependencies (not --no-optional / --omit=optional).`);
+  console.error(
+    `zipfs: the package ${name}, which holds the zipfs binary for ${platform}, is not installed. Reinstall zipfs with optional dependencies (not --no-optional / --omit=optional).`,
+  );
   process.exit(1);
 }
 // A session belongs to the process of the job that opened it, which zipfs takes to be its parent: that is

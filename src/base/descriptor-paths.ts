@@ -23,6 +23,7 @@ export function showPathsOf<T>(error: T): T {
   const withPath = error as Error & { path?: unknown; dest?: unknown };
   if (typeof withPath.path === 'string') withPath.path = shownPath(withPath.path);
   if (typeof withPath.dest === 'string') withPath.dest = shownPath(withPath.dest);
-  if (error.message.includes('/proc/self/fd/')) error.message = error.message.replace(/\/proc\/self\/fd\/\d+(?=\/|\b)/g, (found) => shownPath(found));
+  if (error.message.includes('/proc/self/fd/'))
+    error.message = error.message.replace(/\/proc\/self\/fd\/\d+(?=\/|\b)/g, (found) => shownPath(found));
   return error;
 }

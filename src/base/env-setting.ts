@@ -21,15 +21,29 @@ export function readSetting<T>(env: NodeJS.ProcessEnv, setting: EnvSetting<T>): 
   if (raw === undefined || raw.trim() === '') return setting.default;
   const value = setting.parse(raw.trim());
   if (value === undefined) {
-    throw new ZipfsError('INVALID_INPUT', `Environment variable ${setting.env}=${quote(raw)} is malformed: it takes ${setting.takes}. Correct it, or unset it to use the default (${String(setting.default)}).`);
+    throw new ZipfsError(
+      'INVALID_INPUT',
+      `Environment variable ${setting.env}=${quote(raw)} is malformed: it takes ${setting.takes}. Correct it, or unset it to use the default (${String(setting.default)}).`,
+    );
   }
   return value;
 }
 
 /** A number from `min` (and up to `max`), whole when `integer`; JavaScript's number syntax, as `Number()` reads it. */
-export function numberSetting(spec: { env: string; default: number; min: number; max?: number; integer?: boolean }): EnvSetting<number> {
+export function numberSetting(spec: {
+  env: string;
+  default: number;
+  min: number;
+  max?: number;
+  integer?: boolean;
+}): EnvSetting<number> {
   const kind = spec.integer ? 'a whole number' : 'a number';
-  const takes = spec.max === undefined ? `${kind} of at least ${spec.min}` : spec.max === spec.min + 1 && spec.integer ? `${spec.min} or ${spec.max}` : `${kind} from ${spec.min} to ${spec.max}`;
+  const takes =
+    spec.max === undefined
+      ? `${kind} of at least ${spec.min}`
+      : spec.max === spec.min + 1 && spec.integer
+        ? `${spec.min} or ${spec.max}`
+        : `${kind} from ${spec.min} to ${spec.max}`;
   return {
     env: spec.env,
     default: spec.default,
@@ -43,6 +57,16 @@ export function numberSetting(spec: { env: string; default: number; min: number;
 }
 
 /** One of a few exact words, such as "0" or "1"; `takes` says what each means. */
-export function choiceSetting<T extends string>(spec: { env: string; default: T; choices: readonly T[]; takes: string }): EnvSetting<T> {
-  return { env: spec.env, default: spec.default, takes: spec.takes, parse: (raw) => spec.choices.find((choice) => choice === raw) };
+export function choiceSetting<T extends string>(spec: {
+  env: string;
+  default: T;
+  choices: readonly T[];
+  takes: string;
+}): EnvSetting<T> {
+  return {
+    env: spec.env,
+    default: spec.default,
+    takes: spec.takes,
+    parse: (raw) => spec.choices.find((choice) => choice === raw),
+  };
 }

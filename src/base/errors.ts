@@ -25,10 +25,19 @@ export const ERROR_CODES = {
   LIMIT_EXCEEDED: { exit: 14, summary: 'Max sessions, max disk usage, etc.' },
   NAME_COLLISION: { exit: 15, summary: 'Session name already in use' },
   UNSYNCED_CHANGES: { exit: 16, summary: 'The workspace has changes that were not synced (zipfs extension)' },
-  PERMISSION_DENIED: { exit: 17, summary: 'A file or folder zipfs needs cannot be read or written by this user (zipfs extension)' },
+  PERMISSION_DENIED: {
+    exit: 17,
+    summary: 'A file or folder zipfs needs cannot be read or written by this user (zipfs extension)',
+  },
   SESSION_DAMAGED: { exit: 18, summary: "A session's manifest or workspace folder is damaged (zipfs extension)" },
-  EDIT_MISMATCH: { exit: 19, summary: 'An edit\'s old_text matches the file no times or several times; nothing was written (zipfs extension)' },
-  FILE_IN_USE: { exit: 20, summary: 'Another program holds a file zipfs needs open (Windows sharing); nothing was changed (zipfs extension)' },
+  EDIT_MISMATCH: {
+    exit: 19,
+    summary: "An edit's old_text matches the file no times or several times; nothing was written (zipfs extension)",
+  },
+  FILE_IN_USE: {
+    exit: 20,
+    summary: 'Another program holds a file zipfs needs open (Windows sharing); nothing was changed (zipfs extension)',
+  },
   INTERNAL_ERROR: { exit: 70, summary: 'A bug or an unexpected system failure (zipfs extension)' },
 } as const;
 
@@ -55,8 +64,12 @@ export class ZipfsError extends Error {
 
 /** Node-style system error with an errno code such as ENOENT. */
 export function isSystemError(error: unknown, ...codes: string[]): error is NodeJS.ErrnoException {
-  return error instanceof Error && !(error instanceof ZipfsError) && typeof (error as NodeJS.ErrnoException).code === 'string'
-    && (codes.length === 0 || codes.includes((error as NodeJS.ErrnoException).code as string));
+  return (
+    error instanceof Error &&
+    !(error instanceof ZipfsError) &&
+    typeof (error as NodeJS.ErrnoException).code === 'string' &&
+    (codes.length === 0 || codes.includes((error as NodeJS.ErrnoException).code as string))
+  );
 }
 
 /** Turns anything thrown into a ZipfsError, so no surface ever shows a raw stack. */
@@ -68,14 +81,21 @@ export function toZipfsError(error: unknown): ZipfsError {
   if (isSystemError(error, 'EACCES', 'EPERM', 'EROFS')) return permissionDenied(error);
   if (isSystemError(error, 'ENAMETOOLONG', 'ELOOP')) return pathUnusable(error);
   const detail = error instanceof Error ? error.message : String(error);
-  return new ZipfsError('INTERNAL_ERROR', `Unexpected failure: ${detail}. This is a zipfs bug or a system fault; retry, and report it if it persists.`, { cause: error });
+  return new ZipfsError(
+    'INTERNAL_ERROR',
+    `Unexpected failure: ${detail}. This is a zipfs bug or a system fault; retry, and report it if it persists.`,
+    { cause: error },
+  );
 }
 
 /** ENOSPC (or EDQUOT) as the caller should read it: which disk (`location`, else the path the
  * call named), and what to do. */
 export function diskFull(error: NodeJS.ErrnoException, location = error.path && shownPath(error.path)): ZipfsError {
   const which = location ? `The disk holding ${location} is full` : 'The disk is full';
-  return new ZipfsError('LIMIT_EXCEEDED', `${which}. Free some space there or prune sessions (${invocation('prune', { stale: '7d' })}), or set ZIPFS_HOME to a larger disk, then retry.`);
+  return new ZipfsError(
+    'LIMIT_EXCEEDED',
+    `${which}. Free some space there or prune sessions (${invocation('prune', { stale: '7d' })}), or set ZIPFS_HOME to a larger disk, then retry.`,
+  );
 }
 
 /**
@@ -85,7 +105,10 @@ export function diskFull(error: NodeJS.ErrnoException, location = error.path && 
  */
 export function fileInUse(error: NodeJS.ErrnoException): ZipfsError {
   const what = error.path ? shownPath(error.path) : 'A file zipfs needs';
-  return new ZipfsError('FILE_IN_USE', `${what} is in use by another program, which holds it open; nothing was changed. Close it there (or wait for that program to let go), then retry.`);
+  return new ZipfsError(
+    'FILE_IN_USE',
+    `${what} is in use by another program, which holds it open; nothing was changed. Close it there (or wait for that program to let go), then retry.`,
+  );
 }
 
 /** A path shown in a message: a long one by its start and end, and its length. */
@@ -105,8 +128,14 @@ export function pathUnusable(error: NodeJS.ErrnoException): ZipfsError {
     error.code === 'ELOOP'
       ? `The path ${where} cannot be reached: it runs through too many symbolic links (or a loop of them)`
       : `The path ${where} is too long for the file system (${nameTooLong ? 'a name in it is over 255 bytes' : 'over the 4,096 bytes a whole path may have'})`;
-  const fix = error.code === 'ELOOP' ? 'fix those links, or use a path without them (ZIPFS_HOME for the data folder, or the zip moved elsewhere)' : 'set ZIPFS_HOME to a shorter folder, or move the zip to a shorter path with a shorter name, as this path needs';
-  return new ZipfsError('INVALID_INPUT', `${what}. zipfs makes its files under the data folder (workspaces, staging, locks) and beside the zip (the sync's temporary, its lock): ${fix}; then retry.`);
+  const fix =
+    error.code === 'ELOOP'
+      ? 'fix those links, or use a path without them (ZIPFS_HOME for the data folder, or the zip moved elsewhere)'
+      : 'set ZIPFS_HOME to a shorter folder, or move the zip to a shorter path with a shorter name, as this path needs';
+  return new ZipfsError(
+    'INVALID_INPUT',
+    `${what}. zipfs makes its files under the data folder (workspaces, staging, locks) and beside the zip (the sync's temporary, its lock): ${fix}; then retry.`,
+  );
 }
 
 /** EACCES, EPERM or EROFS: name the path and the way out, instead of a stack trace. */

@@ -60,13 +60,19 @@ const NAME_BYTES = 4096;
 const TM = { size: 64, sec: 0, min: 4, hour: 8, mday: 12, mon: 16, year: 20, isdst: 32 } as const;
 
 /** ZIPFS_NATIVE: 1 (the default) makes these calls where they can be loaded, 0 keeps to node:fs and Date. */
-export const NATIVE_SETTING = choiceSetting({ env: 'ZIPFS_NATIVE', default: '1', choices: ['0', '1'], takes: '0 (node:fs and Date only) or 1 (the Linux calls through bun:ffi)' });
+export const NATIVE_SETTING = choiceSetting({
+  env: 'ZIPFS_NATIVE',
+  default: '1',
+  choices: ['0', '1'],
+  takes: '0 (node:fs and Date only) or 1 (the Linux calls through bun:ffi)',
+});
 
 let loaded: Libc | null | undefined;
 
 export function libc(): Libc | undefined {
   // Checked on every platform, so a malformed value is refused on macOS too; refused again on the next call.
-  if (loaded === undefined) loaded = readSetting(process.env, NATIVE_SETTING) === '1' && process.platform === 'linux' ? load() : null;
+  if (loaded === undefined)
+    loaded = readSetting(process.env, NATIVE_SETTING) === '1' && process.platform === 'linux' ? load() : null;
   return loaded ?? undefined;
 }
 
@@ -74,7 +80,10 @@ function load(): Libc | null {
   try {
     const { dlopen, FFIType, ptr } = require('bun:ffi') as typeof import('bun:ffi');
     const { symbols } = dlopen('libc.so.6', {
-      copy_file_range: { args: [FFIType.i32, FFIType.ptr, FFIType.i32, FFIType.ptr, FFIType.u64, FFIType.u32], returns: FFIType.i64 },
+      copy_file_range: {
+        args: [FFIType.i32, FFIType.ptr, FFIType.i32, FFIType.ptr, FFIType.u64, FFIType.u32],
+        returns: FFIType.i64,
+      },
       sync_file_range: { args: [FFIType.i32, FFIType.i64, FFIType.i64, FFIType.u32], returns: FFIType.i32 },
       statx: { args: [FFIType.i32, FFIType.ptr, FFIType.i32, FFIType.u32, FFIType.ptr], returns: FFIType.i32 },
       tzset: { args: [], returns: FFIType.void },

@@ -8,6 +8,8 @@ import type { ConsolaInstance } from 'consola';
 let instance: Promise<ConsolaInstance> | undefined;
 
 export function logger(): Promise<ConsolaInstance> {
-  instance ??= import('consola').then(({ createConsola }) => createConsola({ stdout: process.stderr, stderr: process.stderr }));
+  instance ??= import('consola').then(({ createConsola }) =>
+    createConsola({ stdout: process.stderr, stderr: process.stderr }),
+  );
   return instance;
 }

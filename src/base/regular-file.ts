@@ -43,13 +43,21 @@ interface OpenOptions {
 }
 
 /** Opens a regular file for reading; `relative` names it in the error. The caller closes the descriptor. */
-export function openRegularFile(absolute: string, relative: string, options: OpenOptions = {}): { fd: number; stats: fs.Stats } {
+export function openRegularFile(
+  absolute: string,
+  relative: string,
+  options: OpenOptions = {},
+): { fd: number; stats: fs.Stats } {
   let fd: number;
   try {
     fd = fs.openSync(absolute, O_RDONLY | O_NONBLOCK | (options.followLinks ? 0 : O_NOFOLLOW));
   } catch (error) {
     // O_NOFOLLOW met a link: one swapped in since the caller looked, never to be followed.
-    if (!options.followLinks && isSystemError(error, 'ELOOP')) throw new ZipfsError('PATH_TRAVERSAL', `Path ${quote(relative)} became a symbolic link while zipfs was using it; zipfs does not follow links inside a workspace. Retry once nothing else is changing it.`);
+    if (!options.followLinks && isSystemError(error, 'ELOOP'))
+      throw new ZipfsError(
+        'PATH_TRAVERSAL',
+        `Path ${quote(relative)} became a symbolic link while zipfs was using it; zipfs does not follow links inside a workspace. Retry once nothing else is changing it.`,
+      );
     throw error;
   }
   let stats: fs.Stats;
@@ -69,9 +77,15 @@ export function openRegularFile(absolute: string, relative: string, options: Ope
 
 /** Read's and edit's refusal of what is not a regular file. */
 export function notReadable(relative: string, what: string): ZipfsError {
-  return new ZipfsError('INVALID_INPUT', `Invalid argument path: ${quote(relative)} is ${what}; zipfs reads regular files only.`);
+  return new ZipfsError(
+    'INVALID_INPUT',
+    `Invalid argument path: ${quote(relative)} is ${what}; zipfs reads regular files only.`,
+  );
 }
 
 export function unsupportedFile(relative: string, what: string): ZipfsError {
-  return new ZipfsError('SYNC_FAILED', `${quote(relative)} is ${what}, which a zip cannot hold; remove it from the workspace (${invocation('delete', { path: relative })}) and sync again. The zip was left as it was.`);
+  return new ZipfsError(
+    'SYNC_FAILED',
+    `${quote(relative)} is ${what}, which a zip cannot hold; remove it from the workspace (${invocation('delete', { path: relative })}) and sync again. The zip was left as it was.`,
+  );
 }

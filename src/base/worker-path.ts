@@ -8,6 +8,7 @@ import path from 'node:path';
  * spelled from there; scripts/build.ts adds each worker as an entry.
  */
 export function workerPath(file: string): string {
-  if (Bun.main.startsWith('/$bunfs/') || Bun.main.includes('~BUN')) return path.posix.join(path.posix.dirname(Bun.main.replaceAll('\\', '/')), file);
+  if (Bun.main.startsWith('/$bunfs/') || Bun.main.includes('~BUN'))
+    return path.posix.join(path.posix.dirname(Bun.main.replaceAll('\\', '/')), file);
   return path.join(__dirname, '..', file); // this file is in src/base/
 }

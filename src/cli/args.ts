@@ -14,10 +14,18 @@ export const kebab = (key: string) => key.replaceAll('_', '-');
  * positional and a flag (`zipfs close q4` and `zipfs close --session q4`). */
 export const positionalKey = (key: string) => key.toUpperCase();
 
-export const JSON_FLAG = { json: { type: 'boolean', description: 'Print the result (or error) as JSON, the same object MCP returns' } } as const;
+export const JSON_FLAG = {
+  json: { type: 'boolean', description: 'Print the result (or error) as JSON, the same object MCP returns' },
+} as const;
 
 /** Taken before the command's own flags (cli/run.ts), like --json; listed so help and completion show it. */
-export const QUIET_FLAG = { quiet: { type: 'boolean', alias: 'q', description: 'No success messages or notes (results, warnings and errors still print)' } } as const;
+export const QUIET_FLAG = {
+  quiet: {
+    type: 'boolean',
+    alias: 'q',
+    description: 'No success messages or notes (results, warnings and errors still print)',
+  },
+} as const;
 
 export function commandArgs(command: Command): ArgsDef {
   const args: ArgsDef = {};
@@ -35,12 +43,29 @@ export function commandArgs(command: Command): ArgsDef {
     const info = fieldInfo(schema as GenericSchema);
     const alias = command.cli.short?.[key];
     const shared = { description: info.description, ...(alias ? { alias } : {}) };
-    if (info.type === 'boolean') args[kebab(key)] = { type: 'boolean', ...shared, ...(info.default === true ? { default: true } : {}) };
-    else if (info.type === 'picklist') args[kebab(key)] = { type: 'enum', options: info.options, ...shared, ...(info.default !== undefined ? { default: String(info.default) } : {}) };
-    else args[kebab(key)] = { type: 'string', ...shared, ...(info.default !== undefined ? { default: String(info.default) } : {}), ...(info.type === 'number' ? { valueHint: 'n' } : {}) };
+    if (info.type === 'boolean')
+      args[kebab(key)] = { type: 'boolean', ...shared, ...(info.default === true ? { default: true } : {}) };
+    else if (info.type === 'picklist')
+      args[kebab(key)] = {
+        type: 'enum',
+        options: info.options,
+        ...shared,
+        ...(info.default !== undefined ? { default: String(info.default) } : {}),
+      };
+    else
+      args[kebab(key)] = {
+        type: 'string',
+        ...shared,
+        ...(info.default !== undefined ? { default: String(info.default) } : {}),
+        ...(info.type === 'number' ? { valueHint: 'n' } : {}),
+      };
   }
-  for (const [flag, description] of Object.entries(command.cli.flags ?? {})) args[flag] = { type: 'boolean', description };
-  for (const [option, description] of Object.entries(command.cli.options ?? {})) args[option] = { type: 'string', description };
-  const quiet = command.cli.quietIsSilent ? { quiet: { ...QUIET_FLAG.quiet, description: command.cli.quietIsSilent } } : QUIET_FLAG;
+  for (const [flag, description] of Object.entries(command.cli.flags ?? {}))
+    args[flag] = { type: 'boolean', description };
+  for (const [option, description] of Object.entries(command.cli.options ?? {}))
+    args[option] = { type: 'string', description };
+  const quiet = command.cli.quietIsSilent
+    ? { quiet: { ...QUIET_FLAG.quiet, description: command.cli.quietIsSilent } }
+    : QUIET_FLAG;
   return { ...args, ...JSON_FLAG, ...quiet };
 }

@@ -29,7 +29,6 @@ interface Entry {
   words: Words;
 }
 
-
 function flagsOf(args: ArgsDef): Flag[] {
   return Object.entries(args)
     .filter(([, def]) => def.type !== 'positional')
@@ -37,9 +36,18 @@ function flagsOf(args: ArgsDef): Flag[] {
       const alias = 'alias' in def ? [def.alias ?? []].flat()[0] : undefined;
       const values = def.type === 'enum' ? def.options : undefined;
       const description = (def.description ?? '').replace(/\s+/g, ' ');
-      const flag = { long, short: alias, description, values, takesValue: def.type === 'string' || def.type === 'enum' };
+      const flag = {
+        long,
+        short: alias,
+        description,
+        values,
+        takesValue: def.type === 'string' || def.type === 'enum',
+      };
       // A switch that is on by default is turned off with --no-NAME (--no-create-dirs, --no-backup).
-      const off = def.type === 'boolean' && def.default === true ? [{ long: `no-${long}`, description: `Not: ${description}`, takesValue: false }] : [];
+      const off =
+        def.type === 'boolean' && def.default === true
+          ? [{ long: `no-${long}`, description: `Not: ${description}`, takesValue: false }]
+          : [];
       return [flag, ...off];
     });
 }
@@ -52,9 +60,21 @@ function wordsOf(command: Command): Words {
 }
 
 function entries(commands: readonly Command[]): Entry[] {
-  const rows = commands.flatMap((c) => [c.name, ...(c.cli.aliases ?? [])].map((name) => ({ name, description: c.description.split(/[.;:](\s|$)/)[0]!, flags: flagsOf(commandArgs(c)), words: wordsOf(c) })));
+  const rows = commands.flatMap((c) =>
+    [c.name, ...(c.cli.aliases ?? [])].map((name) => ({
+      name,
+      description: c.description.split(/[.;:](\s|$)/)[0]!,
+      flags: flagsOf(commandArgs(c)),
+      words: wordsOf(c),
+    })),
+  );
   // The CLI's modes, from the one list help uses (completion's words, the shells, and help's are written out below).
-  const modes = MODE_NAMES.map((name) => ({ name, description: (MODE_HELP[name].def.meta as { description: string }).description.split(/[.;:](\s|$)/)[0]!, flags: flagsOf(MODE_HELP[name].def.args as ArgsDef), words: MODE_HELP[name].words }));
+  const modes = MODE_NAMES.map((name) => ({
+    name,
+    description: (MODE_HELP[name].def.meta as { description: string }).description.split(/[.;:](\s|$)/)[0]!,
+    flags: flagsOf(MODE_HELP[name].def.args as ArgsDef),
+    words: MODE_HELP[name].words,
+  }));
   return [...rows, ...modes];
 }
 
@@ -72,10 +92,17 @@ function bash(list: Entry[]): string {
   };
   const cases = list
     .filter((e) => e.name !== 'completion' && e.name !== 'help')
-    .map((e) => `    ${e.name}) opts="${e.flags.flatMap((f) => [`--${f.long}`, ...(f.short ? [`-${f.short}`] : [])]).join(' ')} --help"; words='${e.words}' ;;`)
+    .map(
+      (e) =>
+        `    ${e.name}) opts="${e.flags.flatMap((f) => [`--${f.long}`, ...(f.short ? [`-${f.short}`] : [])]).join(' ')} --help"; words='${e.words}' ;;`,
+    )
     .join('\n');
   const values = list
-    .flatMap((e) => e.flags.filter((f) => f.values).map((f) => `    --${f.long}) COMPREPLY=($(compgen -W "${f.values!.join(' ')}" -- "$cur")); return ;;`))
+    .flatMap((e) =>
+      e.flags
+        .filter((f) => f.values)
+        .map((f) => `    --${f.long}) COMPREPLY=($(compgen -W "${f.values!.join(' ')}" -- "$cur")); return ;;`),
+    )
     .filter((line, i, all) => all.indexOf(line) === i)
     .join('\n');
   return `# zipfs completion for bash. Load it with: eval "$(zipfs completion bash)"
@@ -97,7 +124,10 @@ ${values}
   case "$cmd" in
 ${cases}
     completion) COMPREPLY=($(compgen -W "${SHELLS.join(' ')}" -- "$cur")); return ;;
-    help) COMPREPLY=($(compgen -W "${list.filter((e) => e.name !== 'help').map((e) => e.name).join(' ')}" -- "$cur")); return ;;
+    help) COMPREPLY=($(compgen -W "${list
+      .filter((e) => e.name !== 'help')
+      .map((e) => e.name)
+      .join(' ')}" -- "$cur")); return ;;
     *) opts="--help"; words=none ;;
   esac
   if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "$opts" -- "$cur")); return; fi
@@ -112,16 +142,29 @@ complete -o filenames -F _zipfs zipfs
 `;
 }
 
-const quote = (text: string) => text.replaceAll("'", "'\\''").replaceAll('[', '\\[').replaceAll(']', '\\]').replaceAll(':', '\\:');
+const quote = (text: string) =>
+  text.replaceAll("'", "'\\''").replaceAll('[', '\\[').replaceAll(']', '\\]').replaceAll(':', '\\:');
 
 function zsh(list: Entry[]): string {
   const commands = list.map((e) => `    '${e.name}:${quote(e.description)}'`).join('\n');
-  const wordSpec: Record<Words, string[]> = { session: ["'*:session:_zipfs_sessions'"], workspace: ["'*:path:_zipfs_workspace_paths'"], file: ["'*:file:_files'"], none: [] };
+  const wordSpec: Record<Words, string[]> = {
+    session: ["'*:session:_zipfs_sessions'"],
+    workspace: ["'*:path:_zipfs_workspace_paths'"],
+    file: ["'*:file:_files'"],
+    none: [],
+  };
   const cases = list
     .filter((e) => e.name !== 'completion' && e.name !== 'help')
     .map((e) => {
       const specs = e.flags.map((f) => {
-        const action = f.long === 'session' ? ':session:_zipfs_sessions' : f.values ? `:value:(${f.values.join(' ')})` : f.takesValue ? ':value:' : '';
+        const action =
+          f.long === 'session'
+            ? ':session:_zipfs_sessions'
+            : f.values
+              ? `:value:(${f.values.join(' ')})`
+              : f.takesValue
+                ? ':value:'
+                : '';
         const names = f.short ? `'(-${f.short} --${f.long})'{-${f.short},--${f.long}}'` : `'--${f.long}`;
         return `${names}[${quote(f.description)}]${action}'`;
       });
@@ -154,10 +197,20 @@ compdef _zipfs zipfs
 function fish(list: Entry[]): string {
   const lines = ['# zipfs completion for fish. Load it with: zipfs completion fish | source', 'complete -c zipfs -f'];
   lines.push(`function __zipfs_sessions; ${SESSIONS_CMD}; end`);
-  lines.push('function __zipfs_workspace_paths; set -l root (zipfs path 2>/dev/null); or return; if string match -q -- "$root/*" "$PWD/"; __fish_complete_path (commandline -ct); else; pushd $root; __fish_complete_path (commandline -ct); popd; end; end');
-  const wordArgs: Record<Words, string> = { session: "-a '(__zipfs_sessions)'", workspace: "-a '(__zipfs_workspace_paths)'", file: '-F', none: '' };
-  for (const e of list) if (wordArgs[e.words]) lines.push(`complete -c zipfs -n '__fish_seen_subcommand_from ${e.name}' ${wordArgs[e.words]}`);
-  for (const e of list) lines.push(`complete -c zipfs -n __fish_use_subcommand -a ${e.name} -d '${e.description.replaceAll("'", "\\'")}'`);
+  lines.push(
+    'function __zipfs_workspace_paths; set -l root (zipfs path 2>/dev/null); or return; if string match -q -- "$root/*" "$PWD/"; __fish_complete_path (commandline -ct); else; pushd $root; __fish_complete_path (commandline -ct); popd; end; end',
+  );
+  const wordArgs: Record<Words, string> = {
+    session: "-a '(__zipfs_sessions)'",
+    workspace: "-a '(__zipfs_workspace_paths)'",
+    file: '-F',
+    none: '',
+  };
+  for (const e of list)
+    if (wordArgs[e.words])
+      lines.push(`complete -c zipfs -n '__fish_seen_subcommand_from ${e.name}' ${wordArgs[e.words]}`);
+  for (const e of list)
+    lines.push(`complete -c zipfs -n __fish_use_subcommand -a ${e.name} -d '${e.description.replaceAll("'", "\\'")}'`);
   for (const e of list) {
     for (const f of e.flags) {
       const parts = [`complete -c zipfs -n '__fish_seen_subcommand_from ${e.name}' -l ${f.long}`];
@@ -170,7 +223,12 @@ function fish(list: Entry[]): string {
     }
   }
   lines.push(`complete -c zipfs -n '__fish_seen_subcommand_from completion' -a '${SHELLS.join(' ')}'`);
-  lines.push(`complete -c zipfs -n '__fish_seen_subcommand_from help' -a '${list.filter((e) => e.name !== 'help').map((e) => e.name).join(' ')}'`);
+  lines.push(
+    `complete -c zipfs -n '__fish_seen_subcommand_from help' -a '${list
+      .filter((e) => e.name !== 'help')
+      .map((e) => e.name)
+      .join(' ')}'`,
+  );
   return `${lines.join('\n')}\n`;
 }
 
@@ -179,5 +237,8 @@ export function completionScript(shell: string | undefined, commands: readonly C
   if (shell === 'bash') return bash(list);
   if (shell === 'zsh') return zsh(list);
   if (shell === 'fish') return fish(list);
-  throw new ZipfsError('INVALID_INPUT', `Give a shell: zipfs completion ${SHELLS.join('|')} (got ${shell === undefined ? 'none' : `"${shell}"`}).`);
+  throw new ZipfsError(
+    'INVALID_INPUT',
+    `Give a shell: zipfs completion ${SHELLS.join('|')} (got ${shell === undefined ? 'none' : `"${shell}"`}).`,
+  );
 }

@@ -32,15 +32,31 @@ export function parseExec(argv: string[]): ExecOptions {
   const unknown = own.find((arg) => arg.startsWith('-') && !known.has(arg));
   if (unknown) throw new ZipfsError('INVALID_INPUT', `Unknown option ${unknown} for exec. Usage: ${USAGE}`);
   const paths = own.filter((arg) => !arg.startsWith('-'));
-  if (paths.length !== 1 || command.length === 0) throw new ZipfsError('INVALID_INPUT', `Invalid input for exec: give one zip and, after --, the command to run in its workspace. Usage: ${USAGE}`);
-  return { zip: paths[0]!, command, merge: own.includes('--merge'), backup: !own.includes('--no-backup'), keepOnFailure: own.includes('--keep-on-failure') };
+  if (paths.length !== 1 || command.length === 0)
+    throw new ZipfsError(
+      'INVALID_INPUT',
+      `Invalid input for exec: give one zip and, after --, the command to run in its workspace. Usage: ${USAGE}`,
+    );
+  return {
+    zip: paths[0]!,
+    command,
+    merge: own.includes('--merge'),
+    backup: !own.includes('--no-backup'),
+    keepOnFailure: own.includes('--keep-on-failure'),
+  };
 }
 
 const SIGNAL_EXIT = { SIGINT: 130, SIGTERM: 143 } as const;
 
 /** Runs the whole exec; returns the exit code. Notes go to `say` (stderr); with `quiet` (-q), only those about a failure. */
-export async function runExec(options: ExecOptions, context: CommandContext, say: (line: string) => void, quiet = false): Promise<number> {
-  const run = async (name: string, input: Record<string, unknown>) => (await findCommand(name)!.run(input as never, context)) as Record<string, unknown>;
+export async function runExec(
+  options: ExecOptions,
+  context: CommandContext,
+  say: (line: string) => void,
+  quiet = false,
+): Promise<number> {
+  const run = async (name: string, input: Record<string, unknown>) =>
+    (await findCommand(name)!.run(input as never, context)) as Record<string, unknown>;
   // A name of its own: parallel jobs on one data folder never meet in one session.
   const name = `exec-${process.pid}-${globalThis.crypto.randomUUID().slice(0, 8)}`;
   const close = (force: boolean) => run('close', { session: name, force, sync: false, backup: options.backup });
@@ -55,7 +71,9 @@ export async function runExec(options: ExecOptions, context: CommandContext, say
     interrupted = signal;
     child?.kill(signal);
   };
-  const handlers = (Object.keys(SIGNAL_EXIT) as (keyof typeof SIGNAL_EXIT)[]).map((signal) => [signal, forward(signal)] as const);
+  const handlers = (Object.keys(SIGNAL_EXIT) as (keyof typeof SIGNAL_EXIT)[]).map(
+    (signal) => [signal, forward(signal)] as const,
+  );
   for (const [signal, handler] of handlers) process.on(signal, handler);
   let status = 0;
   let opened: Record<string, unknown>;
@@ -79,7 +97,9 @@ export async function runExec(options: ExecOptions, context: CommandContext, say
   if (interrupted || status !== 0) {
     const why = interrupted ? `was interrupted (${interrupted})` : `exited with ${status}`;
     if (options.keepOnFailure) {
-      say(`zipfs exec: ${options.command[0]} ${why}; nothing synced. The session "${name}" is kept for a look: zipfs status -s ${name}, then zipfs close ${name} --force.`);
+      say(
+        `zipfs exec: ${options.command[0]} ${why}; nothing synced. The session "${name}" is kept for a look: zipfs status -s ${name}, then zipfs close ${name} --force.`,
+      );
     } else {
       await close(true);
       say(`zipfs exec: ${options.command[0]} ${why}; nothing synced, the session was discarded.`);
@@ -87,12 +107,23 @@ export async function runExec(options: ExecOptions, context: CommandContext, say
     return interrupted ? SIGNAL_EXIT[interrupted] : status;
   }
   try {
-    const synced = await run('sync', { session: name, force: false, merge: options.merge, dry_run: false, backup: options.backup });
-    if (!quiet) say(`zipfs exec: synced ${synced.files_modified} modified, ${synced.files_added} added, ${synced.files_deleted} deleted${synced.backup_path ? `; previous archive kept as ${synced.backup_path}` : ''}.`);
+    const synced = await run('sync', {
+      session: name,
+      force: false,
+      merge: options.merge,
+      dry_run: false,
+      backup: options.backup,
+    });
+    if (!quiet)
+      say(
+        `zipfs exec: synced ${synced.files_modified} modified, ${synced.files_added} added, ${synced.files_deleted} deleted${synced.backup_path ? `; previous archive kept as ${synced.backup_path}` : ''}.`,
+      );
   } catch (error) {
     // The command did its work and only the sync failed (the zip changed: try --merge; a full disk): the
     // work is not thrown away, whatever --keep-on-failure says.
-    say(`zipfs exec: the sync failed; the session "${name}" is kept with the changes (zipfs status -s ${name}; zipfs sync ${name} --merge, or zipfs close ${name} --force).`);
+    say(
+      `zipfs exec: the sync failed; the session "${name}" is kept with the changes (zipfs status -s ${name}; zipfs sync ${name} --merge, or zipfs close ${name} --force).`,
+    );
     throw error;
   }
   await close(true);

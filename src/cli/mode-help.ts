@@ -27,10 +27,23 @@ const mode = (name: string, description: string, args: ArgsDef): CommandDef => (
 
 export const MODE_HELP: Record<'mcp' | 'completion' | 'help' | 'exec', ModeHelp> = {
   mcp: {
-    def: mode('mcp', 'Serve every operation as an MCP tool over stdio, or with --http [HOST:]PORT over Streamable HTTP (for Claude Code, Cursor and other MCP clients)', {
-      http: { type: 'string', valueHint: '[HOST:]PORT', description: 'Serve Streamable HTTP at http://HOST:PORT/mcp instead of stdio; HOST defaults to 127.0.0.1, PORT 0 picks a free one (printed on stderr)' },
-      'allow-remote': { type: 'boolean', description: 'Let --http listen on an address other than loopback; every request must then carry the bearer token' },
-    }),
+    def: mode(
+      'mcp',
+      'Serve every operation as an MCP tool over stdio, or with --http [HOST:]PORT over Streamable HTTP (for Claude Code, Cursor and other MCP clients)',
+      {
+        http: {
+          type: 'string',
+          valueHint: '[HOST:]PORT',
+          description:
+            'Serve Streamable HTTP at http://HOST:PORT/mcp instead of stdio; HOST defaults to 127.0.0.1, PORT 0 picks a free one (printed on stderr)',
+        },
+        'allow-remote': {
+          type: 'boolean',
+          description:
+            'Let --http listen on an address other than loopback; every request must then carry the bearer token',
+        },
+      },
+    ),
     details: [
       'Serves every operation above as a tool named zipfs_<command> (zipfs_open, zipfs_grep, ...), with the same parameters and results as --json.',
       'Without --http it speaks MCP on stdin/stdout until the client closes it; with --http it also answers GET /health.',
@@ -44,10 +57,17 @@ export const MODE_HELP: Record<'mcp' | 'completion' | 'help' | 'exec', ModeHelp>
   exec: {
     def: mode('exec', 'Open a zip privately, run a command in its workspace, sync if it succeeds, close', {
       ZIP: { type: 'positional', description: 'The zip to open (it must exist)', required: true },
-      COMMAND: { type: 'positional', description: 'After --: the command and its arguments, run in the workspace with ZIPFS_SESSION set', required: true },
+      COMMAND: {
+        type: 'positional',
+        description: 'After --: the command and its arguments, run in the workspace with ZIPFS_SESSION set',
+        required: true,
+      },
       merge: { type: 'boolean', description: "Sync beside another writer's changes to the zip (as sync --merge)" },
       backup: { type: 'boolean', default: true, description: 'Keep <zip>.bak' },
-      'keep-on-failure': { type: 'boolean', description: 'Keep the session when COMMAND fails, for a look (zipfs status -s NAME)' },
+      'keep-on-failure': {
+        type: 'boolean',
+        description: 'Keep the session when COMMAND fails, for a look (zipfs status -s NAME)',
+      },
       ...QUIET_FLAG,
     }),
     details: [
@@ -64,13 +84,18 @@ export const MODE_HELP: Record<'mcp' | 'completion' | 'help' | 'exec', ModeHelp>
       SHELL: { type: 'positional', description: `One of ${SHELLS.join(', ')}`, required: true },
     }),
     details: ['Commands, options, their values and open session names complete (sessions live, from zipfs sessions).'],
-    example: 'eval "$(zipfs completion bash)"    # zsh: source <(zipfs completion zsh); fish: zipfs completion fish | source',
+    example:
+      'eval "$(zipfs completion bash)"    # zsh: source <(zipfs completion zsh); fish: zipfs completion fish | source',
     documented: 'README.md, "Using the CLI" (the command table)',
     words: 'none',
   },
   help: {
     def: mode('help', "Show this help, or a command's: zipfs help sync", {
-      COMMAND: { type: 'positional', description: 'A command (or mode) to describe; none: the list of commands', required: false },
+      COMMAND: {
+        type: 'positional',
+        description: 'A command (or mode) to describe; none: the list of commands',
+        required: false,
+      },
     }),
     details: ['zipfs COMMAND --help prints the same.'],
     example: 'zipfs help sync',

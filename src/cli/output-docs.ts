@@ -8,19 +8,20 @@
  */
 export const OUTPUT_DOCS: Record<string, Record<string, string>> = {
   open: {
-    session_id: 'The session\'s id (a UUID); a unique prefix of 8 or more characters names it too.',
-    name: 'The session\'s name: the name given, else the zip\'s base name (with -2, -3, ... when taken).',
+    session_id: "The session's id (a UUID); a unique prefix of 8 or more characters names it too.",
+    name: "The session's name: the name given, else the zip's base name (with -2, -3, ... when taken).",
     workspace_path: 'Absolute path of the folder holding the extracted files.',
     file_count: 'Files in the session.',
     extracted_size_bytes: 'Bytes the files take, as extracted.',
     not_extracted: 'A lazy session: entries still only in the zip, not in the folder (zipfs extract puts them there).',
     already_open: 'Present (true) when the zip already had a session and that one is answered, not a new one.',
-    warnings: 'What inspect would warn of (links extracted as plain files), and a session taken over from a job that is gone.',
+    warnings:
+      'What inspect would warn of (links extracted as plain files), and a session taken over from a job that is gone.',
     other_sessions: 'Names of the other open sessions: later calls must name theirs.',
   },
   inspect: {
-    entries: 'This page of the archive\'s entries, in central-directory order.',
-    'entries[].name': 'The entry\'s name as stored in the archive.',
+    entries: "This page of the archive's entries, in central-directory order.",
+    'entries[].name': "The entry's name as stored in the archive.",
     'entries[].type': 'file, dir or symlink.',
     'entries[].size': 'Uncompressed size in bytes.',
     'entries[].compressed_size': 'Compressed size in bytes.',
@@ -29,14 +30,14 @@ export const OUTPUT_DOCS: Record<string, Record<string, string>> = {
     total_entries: 'Entries in the whole archive.',
     total_size: 'Uncompressed bytes of all entries.',
     total_compressed: 'Compressed bytes of all entries.',
-    comment: 'The archive\'s comment, when it has one.',
+    comment: "The archive's comment, when it has one.",
     warnings: 'Why open would refuse or change something; empty when it would open cleanly.',
     next_offset: 'The offset of the next page; absent on the last page.',
   },
   sessions: {
     sessions: 'Every open session, by name.',
-    'sessions[].id': 'The session\'s id.',
-    'sessions[].name': 'The session\'s name.',
+    'sessions[].id': "The session's id.",
+    'sessions[].name': "The session's name.",
     'sessions[].source_path': 'Absolute path of its zip.',
     'sessions[].state': 'Always "open".',
     'sessions[].created_at': 'When it was opened, ISO 8601.',
@@ -45,8 +46,9 @@ export const OUTPUT_DOCS: Record<string, Record<string, string>> = {
     'sessions[].extracted_size_bytes': 'Bytes the files take, as extracted.',
   },
   path: {
-    path: 'Absolute path of the session\'s workspace folder.',
-    not_extracted: 'A lazy session: entries only in the zip, which other tools do not see in the folder until zipfs extract.',
+    path: "Absolute path of the session's workspace folder.",
+    not_extracted:
+      'A lazy session: entries only in the zip, which other tools do not see in the folder until zipfs extract.',
   },
   extract: {
     extracted: 'Entries written into the folder by this call.',
@@ -54,8 +56,8 @@ export const OUTPUT_DOCS: Record<string, Record<string, string>> = {
     not_extracted: 'Entries still only in the zip afterwards.',
   },
   ls: {
-    entries: 'The folder\'s entries (this page): folders first, then files, each by name.',
-    'entries[].name': 'Name; a folder\'s ends in /.',
+    entries: "The folder's entries (this page): folders first, then files, each by name.",
+    'entries[].name': "Name; a folder's ends in /.",
     'entries[].type': 'file, dir or symlink.',
     'entries[].size_bytes': 'Size in bytes (0 for a folder).',
     'entries[].modified_at': 'Modification time, ISO 8601.',
@@ -63,7 +65,7 @@ export const OUTPUT_DOCS: Record<string, Record<string, string>> = {
     next_offset: 'The offset of the next page; absent on the last page.',
   },
   tree: {
-    tree: 'The tree drawn as text, this page\'s lines.',
+    tree: "The tree drawn as text, this page's lines.",
     file_count: 'Files in the whole tree.',
     dir_count: 'Folders in the whole tree.',
     total: 'All lines of the drawing, when the answer is paged.',
@@ -71,7 +73,7 @@ export const OUTPUT_DOCS: Record<string, Record<string, string>> = {
   },
   read: {
     content: 'The bytes or lines read, as text in the encoding below (base64 for binary).',
-    size_bytes: 'The whole file\'s size in bytes.',
+    size_bytes: "The whole file's size in bytes.",
     encoding: 'The encoding content is in.',
     offset: 'Byte offset the content starts at.',
     bytes_read: 'Bytes of the file this content holds.',
@@ -85,11 +87,11 @@ export const OUTPUT_DOCS: Record<string, Record<string, string>> = {
   },
   write: {
     written: 'Always true.',
-    size_bytes: 'The file\'s size afterwards.',
+    size_bytes: "The file's size afterwards.",
   },
   edit: {
     sha256: 'SHA-256 of the new content.',
-    size_bytes: 'The file\'s size afterwards.',
+    size_bytes: "The file's size afterwards.",
     replacements: 'Matches replaced, over all edits.',
     diff: 'Unified diff of the change; empty with diff: false.',
     truncated: 'Present (true) when the diff was cut to fit the answer (MCP only): zipfs_diff pages through it.',
@@ -97,7 +99,7 @@ export const OUTPUT_DOCS: Record<string, Record<string, string>> = {
   },
   mkdir: {
     created: 'True when the folder was made; false when it was already there.',
-    path: 'The folder\'s path, normalised.',
+    path: "The folder's path, normalised.",
   },
   move: {
     moved: 'Always true.',
@@ -110,8 +112,8 @@ export const OUTPUT_DOCS: Record<string, Record<string, string>> = {
   },
   grep: {
     matches: 'Matching lines, by file path and line number (this page).',
-    'matches[].file': 'The file\'s workspace path.',
-    'matches[].line_number': 'The line\'s number, 1-based; 0 with names_only.',
+    'matches[].file': "The file's workspace path.",
+    'matches[].line_number': "The line's number, 1-based; 0 with names_only.",
     'matches[].line_content': 'The line (a long one shortened around the match).',
     'matches[].context_before': 'Lines before it, with context_lines.',
     'matches[].context_after': 'Lines after it, with context_lines.',
@@ -124,7 +126,7 @@ export const OUTPUT_DOCS: Record<string, Record<string, string>> = {
     next_offset: 'The offset of the next page; absent on the last page.',
   },
   status: {
-    modified: 'Paths whose content changed (a folder\'s ends in /).',
+    modified: "Paths whose content changed (a folder's ends in /).",
     added: 'Paths not in the zip.',
     deleted: 'Paths of the zip no longer in the workspace.',
     renamed: 'Files moved (found by content); these are not in added or deleted.',
@@ -136,13 +138,15 @@ export const OUTPUT_DOCS: Record<string, Record<string, string>> = {
     'unsupported[].path': 'The path.',
     'unsupported[].reason': 'Why, and how to fix it.',
     total: 'All changed paths, when the answer is paged.',
-    zip_changed: 'Changes another writer made to the zip since this session\'s base, by path (as open places entries), as "A path", "M path", "D path": sync --merge takes them in.',
-    leftovers: 'What syncs killed outright left beside the zip (their lock, their temporaries), each with its path and process; the next sync, close or prune removes them. Absent when there is none.',
+    zip_changed:
+      'Changes another writer made to the zip since this session\'s base, by path (as open places entries), as "A path", "M path", "D path": sync --merge takes them in.',
+    leftovers:
+      'What syncs killed outright left beside the zip (their lock, their temporaries), each with its path and process; the next sync, close or prune removes them. Absent when there is none.',
     next_offset: 'The offset of the next page; absent on the last page.',
   },
   diff: {
     files: 'Changed files, by path (this page).',
-    'files[].path': 'The workspace path (a folder\'s ends in /).',
+    'files[].path': "The workspace path (a folder's ends in /).",
     'files[].status': 'modified, added, deleted or renamed.',
     'files[].from': 'The path in the zip, when renamed.',
     'files[].binary': 'True when the file has no text diff.',
@@ -161,13 +165,15 @@ export const OUTPUT_DOCS: Record<string, Record<string, string>> = {
     files_added: 'Entries added.',
     files_deleted: 'Entries removed.',
     files_renamed: 'Entries renamed, kept in their place in the zip.',
-    from_zip: 'With merge: the other writer\'s changes taken in, as status listed them ("A path", "M path", "D path"); a change both sides made is counted here only.',
-    leftovers_removed: 'What syncs killed outright left beside the zip (their lock, their temporaries), removed by this sync; absent when there was none.',
+    from_zip:
+      'With merge: the other writer\'s changes taken in, as status listed them ("A path", "M path", "D path"); a change both sides made is counted here only.',
+    leftovers_removed:
+      'What syncs killed outright left beside the zip (their lock, their temporaries), removed by this sync; absent when there was none.',
   },
   close: {
     closed: 'Always true.',
     synced: 'True when the changes were synced first.',
-    name: 'The closed session\'s name.',
+    name: "The closed session's name.",
     sync: 'With sync: what sync answered.',
     'sync.backup_path': 'Where the previous zip was kept; null when nothing was written or with no backup.',
     'sync.files_modified': 'Entries whose content changed.',
@@ -176,12 +182,15 @@ export const OUTPUT_DOCS: Record<string, Record<string, string>> = {
   },
   prune: {
     pruned: 'What was removed (or, with dry_run, would be).',
-    'pruned[].id': 'The session\'s id; empty for a leftover of an interrupted open or close.',
-    'pruned[].name': 'The session\'s (or leftover folder\'s) name; for a killed sync\'s lock or temporary, its path beside the zip.',
-    'pruned[].reason': 'Why: all, stale (its idle time), orphaned (its owner process is gone), or the kind of leftover; with discard_changes, the unsynced changes it lost.',
+    'pruned[].id': "The session's id; empty for a leftover of an interrupted open or close.",
+    'pruned[].name':
+      "The session's (or leftover folder's) name; for a killed sync's lock or temporary, its path beside the zip.",
+    'pruned[].reason':
+      'Why: all, stale (its idle time), orphaned (its owner process is gone), or the kind of leftover; with discard_changes, the unsynced changes it lost.',
     skipped: 'Sessions kept although asked for.',
-    'skipped[].name': 'The session\'s name.',
-    'skipped[].reason': 'Why: busy (a live process works in it), owned by a running job, kept for its unsynced changes, or damaged; and how to remove it anyway.',
+    'skipped[].name': "The session's name.",
+    'skipped[].reason':
+      'Why: busy (a live process works in it), owned by a running job, kept for its unsynced changes, or damaged; and how to remove it anyway.',
     freed_bytes: 'Bytes removed (or that would be).',
     dry_run: 'True for a dry run: nothing was removed, and the lists say what would be.',
   },

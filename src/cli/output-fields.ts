@@ -41,7 +41,9 @@ function typeName(node: Node): string {
     case 'number':
       return node.pipe?.some((step) => step.type === 'integer') ? 'integer' : 'number';
     case 'array':
-      return `list of ${typeName(unwrap(node.item!).node).replace(/^object$/, 'objects').replace(/^(string|integer|boolean)$/, '$1s')}`;
+      return `list of ${typeName(unwrap(node.item!).node)
+        .replace(/^object$/, 'objects')
+        .replace(/^(string|integer|boolean)$/, '$1s')}`;
     case 'picklist':
       return (node.options ?? []).map((o) => JSON.stringify(o)).join(' | ');
     case 'literal':
@@ -61,7 +63,12 @@ export function outputFields(command: Command): OutputField[] {
     for (const [key, schema] of Object.entries(entries)) {
       const path = `${prefix}${key}`;
       const { node, optional, nullable } = unwrap(schema);
-      fields.push({ path, type: `${typeName(node)}${nullable ? ' or null' : ''}`, sometimes: optional, description: docs[path] ?? '' });
+      fields.push({
+        path,
+        type: `${typeName(node)}${nullable ? ' or null' : ''}`,
+        sometimes: optional,
+        description: docs[path] ?? '',
+      });
       const item = node.type === 'array' ? unwrap(node.item!).node : undefined;
       if (item?.entries) visit(item.entries, `${path}[].`);
       else if (node.entries) visit(node.entries, `${path}.`);
@@ -75,7 +82,9 @@ export function outputFields(command: Command): OutputField[] {
 export function renderOutputFields(command: Command): string {
   const fields = outputFields(command);
   const width = Math.max(...fields.map((f) => f.path.length));
-  const lines = fields.map((f) => `  ${f.path.padEnd(width)}  ${f.type}${f.sometimes ? ', sometimes' : ''}: ${f.description}`);
+  const lines = fields.map(
+    (f) => `  ${f.path.padEnd(width)}  ${f.type}${f.sometimes ? ', sometimes' : ''}: ${f.description}`,
+  );
   return `OUTPUT (--json prints this object; "sometimes": only in some results)\n\n${lines.join('\n')}`;
 }
 
@@ -84,7 +93,9 @@ export function outputReference(commands: readonly Command[]): string {
   const escape = (text: string) => text.replaceAll('|', '\\|');
   return commands
     .map((command) => {
-      const rows = outputFields(command).map((f) => `| \`${f.path}\` | ${escape(f.type)}${f.sometimes ? ' (sometimes)' : ''} | ${escape(f.description)} |`);
+      const rows = outputFields(command).map(
+        (f) => `| \`${f.path}\` | ${escape(f.type)}${f.sometimes ? ' (sometimes)' : ''} | ${escape(f.description)} |`,
+      );
       return `**${command.name}**\n\n| Field | Type | Holds |\n|---|---|---|\n${rows.join('\n')}`;
     })
     .join('\n\n');

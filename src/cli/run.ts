@@ -42,7 +42,9 @@ export interface CliIo {
 }
 
 /** Not operations but modes of the program: serve the table over MCP, run a CI job, describe it to a shell (mode-help.ts). */
-const MODES: Record<string, CommandDef> = Object.fromEntries(MODE_NAMES.map((name) => [name, { meta: MODE_HELP[name].def.meta }]));
+const MODES: Record<string, CommandDef> = Object.fromEntries(
+  MODE_NAMES.map((name) => [name, { meta: MODE_HELP[name].def.meta }]),
+);
 
 function citty(command: Command): CommandDef {
   return { meta: { name: command.name, description: command.description }, args: commandArgs(command) };
@@ -58,7 +60,10 @@ function mainCommand(version: string): CommandDef {
   const subCommands: Record<string, CommandDef> = {};
   for (const command of COMMANDS) {
     const also = command.cli.aliases?.length ? ` (also: zipfs ${command.cli.aliases.join(', ')})` : '';
-    subCommands[command.name] = { ...citty(command), meta: { name: command.name, description: `${summary(command.description)}${also}` } };
+    subCommands[command.name] = {
+      ...citty(command),
+      meta: { name: command.name, description: `${summary(command.description)}${also}` },
+    };
   }
   Object.assign(subCommands, MODES);
   return {
@@ -72,8 +77,12 @@ function mainCommand(version: string): CommandDef {
 export async function renderHelp(version: string, command?: Command | ModeName): Promise<string> {
   const main = mainCommand(version);
   let usage: string;
-  if (typeof command === 'string') usage = modeUsage(MODE_HELP[command], await renderUsage(MODE_HELP[command].def, main));
-  else usage = command ? `${await renderUsage(citty(command), main)}\n\nEXAMPLE\n\n  ${command.cli.example}\n\n${renderOutputFields(command)}` : await renderUsage(main);
+  if (typeof command === 'string')
+    usage = modeUsage(MODE_HELP[command], await renderUsage(MODE_HELP[command].def, main));
+  else
+    usage = command
+      ? `${await renderUsage(citty(command), main)}\n\nEXAMPLE\n\n  ${command.cli.example}\n\n${renderOutputFields(command)}`
+      : await renderUsage(main);
   return usage.replace(/[ \t]+$/gm, '');
 }
 
@@ -113,14 +122,24 @@ function assertKnownFlags(command: Command, args: ArgsDef, argv: string[]): void
     if (!arg.startsWith('-') || arg === '-' || /^-\d/.test(arg)) continue;
     const name = arg.replace(/^--?/, '').split('=')[0]!;
     if (!known.has(name)) {
-      const options = Object.entries(args).filter(([, d]) => d.type !== 'positional').map(([n]) => `--${n}`).join(', ');
-      throw new ZipfsError('INVALID_INPUT', `Unknown option ${arg.split('=')[0]} for zipfs ${command.name}. Options: ${options}. See zipfs ${command.name} --help.`);
+      const options = Object.entries(args)
+        .filter(([, d]) => d.type !== 'positional')
+        .map(([n]) => `--${n}`)
+        .join(', ');
+      throw new ZipfsError(
+        'INVALID_INPUT',
+        `Unknown option ${arg.split('=')[0]} for zipfs ${command.name}. Options: ${options}. See zipfs ${command.name} --help.`,
+      );
     }
   }
 }
 
 /** Turns parsed CLI arguments into the tool's input object (snake_case keys, numbers as numbers), and returns the parse too. */
-function toInput(command: Command, args: ArgsDef, argv: string[]): { input: Record<string, unknown>; parsed: Record<string, unknown> } {
+function toInput(
+  command: Command,
+  args: ArgsDef,
+  argv: string[],
+): { input: Record<string, unknown>; parsed: Record<string, unknown> } {
   let parsed: Record<string, unknown>;
   try {
     parsed = parseArgs(argv, args) as Record<string, unknown>;
@@ -132,7 +151,11 @@ function toInput(command: Command, args: ArgsDef, argv: string[]): { input: Reco
   // A list as the last positional takes every argument left (`zipfs extract a.txt 'docs/**'`).
   const variadic = positionals.length > 0 && isList(positionals.at(-1)!);
   const rest = (parsed._ as string[]).slice(positionals.length - (variadic ? 1 : 0));
-  if (!variadic && rest.length > 0) throw new ZipfsError('INVALID_INPUT', `Unexpected argument "${rest[0]}" for zipfs ${command.name}. See zipfs ${command.name} --help.`);
+  if (!variadic && rest.length > 0)
+    throw new ZipfsError(
+      'INVALID_INPUT',
+      `Unexpected argument "${rest[0]}" for zipfs ${command.name}. See zipfs ${command.name} --help.`,
+    );
 
   const input: Record<string, unknown> = {};
   for (const [key, schema] of Object.entries(command.input.entries)) {
@@ -144,7 +167,12 @@ function toInput(command: Command, args: ArgsDef, argv: string[]): { input: Reco
       continue;
     }
     if (value === undefined) continue;
-    if (fieldInfo(schema as GenericSchema).type === 'number' && typeof value === 'string' && /^-?\d+(\.\d+)?$/.test(value.trim())) value = Number(value);
+    if (
+      fieldInfo(schema as GenericSchema).type === 'number' &&
+      typeof value === 'string' &&
+      /^-?\d+(\.\d+)?$/.test(value.trim())
+    )
+      value = Number(value);
     input[key] = value;
   }
   return { input, parsed };
@@ -170,7 +198,11 @@ async function fillFromStdin(command: Command, input: Record<string, unknown>, i
   const key = command.cli.stdin;
   if (!key || input[key] !== undefined) return;
   const bytes = await io.readStdin();
-  if (bytes === undefined) throw new ZipfsError('INVALID_INPUT', `Give ${key} as an argument or pipe it on stdin (zipfs ${command.name} --help).`);
+  if (bytes === undefined)
+    throw new ZipfsError(
+      'INVALID_INPUT',
+      `Give ${key} as an argument or pipe it on stdin (zipfs ${command.name} --help).`,
+    );
   if (input.encoding === 'base64') {
     input[key] = Buffer.from(bytes).toString('utf8');
     return;
@@ -180,18 +212,28 @@ async function fillFromStdin(command: Command, input: Record<string, unknown>, i
 }
 
 /** `zipfs mcp` on stdio, or `zipfs mcp --http [HOST:]PORT [--allow-remote]` over Streamable HTTP. */
-async function serveMcpMode(argv: string[], options: { version: string; home: string; env: NodeJS.ProcessEnv }): Promise<void> {
+async function serveMcpMode(
+  argv: string[],
+  options: { version: string; home: string; env: NodeJS.ProcessEnv },
+): Promise<void> {
   const at = argv.indexOf('--http');
   const unknown = argv.find((arg, i) => arg !== '--http' && arg !== '--allow-remote' && i !== at + 1);
   if (unknown !== undefined || (at >= 0 && argv[at + 1] === undefined)) {
-    throw new ZipfsError('INVALID_INPUT', `zipfs mcp takes no arguments (stdio), or --http [HOST:]PORT with --allow-remote for an address other than 127.0.0.1${unknown !== undefined ? `; got ${quote(unknown)}` : ''}.`);
+    throw new ZipfsError(
+      'INVALID_INPUT',
+      `zipfs mcp takes no arguments (stdio), or --http [HOST:]PORT with --allow-remote for an address other than 127.0.0.1${unknown !== undefined ? `; got ${quote(unknown)}` : ''}.`,
+    );
   }
   if (at < 0) {
     const { serveMcp } = await import('../mcp/server.ts');
     return serveMcp(options);
   }
   const { parseListen, serveHttp } = await import('../mcp/http-server.ts');
-  await serveHttp(options, { ...parseListen(argv[at + 1]!), allowRemote: argv.includes('--allow-remote'), token: options.env.ZIPFS_MCP_TOKEN || undefined });
+  await serveHttp(options, {
+    ...parseListen(argv[at + 1]!),
+    allowRemote: argv.includes('--allow-remote'),
+    token: options.env.ZIPFS_MCP_TOKEN || undefined,
+  });
 }
 
 /** Runs the CLI and returns the exit code. */
@@ -208,7 +250,10 @@ export async function runCli(io: CliIo): Promise<number> {
   if (!name) {
     // `zipfs --bogus`: say what was wrong before the help, so it does not read as a plain `zipfs`.
     const unknown = rest.find((a) => a.startsWith('-'));
-    if (unknown) io.stderr.write(`${err.red('zipfs:')} unknown option ${escapeUnsafe(unknown.split('=')[0]!)}; options before a command are --help, --version, --json and --quiet. ${err.dim('[INVALID_INPUT]')}\n`);
+    if (unknown)
+      io.stderr.write(
+        `${err.red('zipfs:')} unknown option ${escapeUnsafe(unknown.split('=')[0]!)}; options before a command are --help, --version, --json and --quiet. ${err.dim('[INVALID_INPUT]')}\n`,
+      );
     io.stdout.write(`${out.plain(await renderHelp(io.version))}\n`);
     return help && !unknown ? 0 : ERROR_CODES.INVALID_INPUT.exit;
   }
@@ -239,7 +284,12 @@ export async function runCli(io: CliIo): Promise<number> {
     if (name === 'exec') {
       const say = (line: string) => io.stderr.write(`${line}\n`);
       // exec lives as long as its job: it owns its session itself.
-      return await runExec(parseExec(rest.slice(rest.indexOf(name) + 1)), { home, env: io.env, hints: {}, owner: ownerOf(process.pid) }, say, quiet);
+      return await runExec(
+        parseExec(rest.slice(rest.indexOf(name) + 1)),
+        { home, env: io.env, hints: {}, owner: ownerOf(process.pid) },
+        say,
+        quiet,
+      );
     }
     if (name === 'completion') {
       io.stdout.write(completionScript(rest[rest.indexOf(name) + 1], COMMANDS));
@@ -249,7 +299,10 @@ export async function runCli(io: CliIo): Promise<number> {
       const words = [...COMMANDS.flatMap((c) => [c.name, ...(c.cli.aliases ?? [])]), ...Object.keys(MODES)];
       const guess = didYouMean(name, words);
       const hint = guess ? ` Did you mean ${guess}?` : '';
-      throw new ZipfsError('INVALID_INPUT', `Unknown command ${quote(name)}.${hint} Commands: ${[...COMMANDS.map((c) => c.name), ...Object.keys(MODES)].join(', ')}. See zipfs help.`);
+      throw new ZipfsError(
+        'INVALID_INPUT',
+        `Unknown command ${quote(name)}.${hint} Commands: ${[...COMMANDS.map((c) => c.name), ...Object.keys(MODES)].join(', ')}. See zipfs help.`,
+      );
     }
     if (help) {
       io.stdout.write(`${out.plain(await renderHelp(io.version, command))}\n`);
@@ -259,9 +312,13 @@ export async function runCli(io: CliIo): Promise<number> {
     const args = commandArgs(command);
     assertKnownFlags(command, args, argv);
     const { input: raw, parsed } = toInput(command, args, argv);
-    const flags: Record<string, boolean> = Object.fromEntries(Object.keys(command.cli.flags ?? {}).map((flag) => [flag, argv.includes(`--${flag}`)]));
+    const flags: Record<string, boolean> = Object.fromEntries(
+      Object.keys(command.cli.flags ?? {}).map((flag) => [flag, argv.includes(`--${flag}`)]),
+    );
     if (command.cli.fromCli) {
-      const options = Object.fromEntries(Object.keys(command.cli.options ?? {}).map((option) => [option, parsed[option] as string | undefined]));
+      const options = Object.fromEntries(
+        Object.keys(command.cli.options ?? {}).map((option) => [option, parsed[option] as string | undefined]),
+      );
       command.cli.fromCli(raw, { ...flags, ...options });
     }
     rebaseOnCurrentFolder(command, raw, home, io.cwd, io.env.ZIPFS_SESSION || undefined);
@@ -289,12 +346,20 @@ export async function runCli(io: CliIo): Promise<number> {
       // does; in a note's sentence always in quotes, as in messages. Content (read, grep's lines) stays raw.
       const shown = terminalView(output, command.output, quoteName);
       const bytes = command.cli.bytes?.(output, input);
-      const text = bytes || silent || (quiet && command.cli.message) ? '' : command.render(shown as never, out, { ...flags, quiet }, input as never);
+      const text =
+        bytes || silent || (quiet && command.cli.message)
+          ? ''
+          : command.render(shown as never, out, { ...flags, quiet }, input as never);
       if (bytes) io.stdout.writeBytes(bytes);
       else if (text !== '') io.stdout.write(command.cli.rawOutput || text.endsWith('\n') ? text : `${text}\n`);
-      const note = silent ? undefined : command.note?.(terminalView(output, command.output, quoted) as never, quiet, input as never);
+      const note = silent
+        ? undefined
+        : command.note?.(terminalView(output, command.output, quoted) as never, quiet, input as never);
       // A note starts on a line of its own, even after raw output that did not end one on the same terminal.
-      const unterminated = io.stdout.isTTY && io.stderr.isTTY && (bytes ? bytes.at(-1) !== 0x0a : text !== '' && !text.endsWith('\n') && command.cli.rawOutput);
+      const unterminated =
+        io.stdout.isTTY &&
+        io.stderr.isTTY &&
+        (bytes ? bytes.at(-1) !== 0x0a : text !== '' && !text.endsWith('\n') && command.cli.rawOutput);
       if (note) io.stderr.write(`${unterminated ? '\n' : ''}${err.dim(note)}\n`);
     }
     return command.cli.exitCode?.(output, flags) ?? 0;

@@ -10,7 +10,12 @@ import { markInUse } from '../session/in-use.ts';
 import { resolveSession, type SessionHints } from '../session/resolve-session.ts';
 
 /** Marks the session `input` will resolve to, when the command is about to read stdin; returns the unmarking. */
-export function markSessionForStdin(command: Command, input: Record<string, unknown>, home: string, hints: SessionHints): () => void {
+export function markSessionForStdin(
+  command: Command,
+  input: Record<string, unknown>,
+  home: string,
+  hints: SessionHints,
+): () => void {
   const key = command.cli.stdin;
   if (!key || input[key] !== undefined || !('session' in command.input.entries)) return () => {};
   try {

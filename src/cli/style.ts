@@ -22,7 +22,15 @@ export async function styleFor(stream: Output, env: NodeJS.ProcessEnv): Promise<
   let paint: Paint = PLAIN;
   if (enabled) {
     const { colors } = await import('consola/utils');
-    paint = { red: colors.red, green: colors.green, yellow: colors.yellow, cyan: colors.cyan, magenta: colors.magenta, bold: colors.bold, dim: colors.gray };
+    paint = {
+      red: colors.red,
+      green: colors.green,
+      yellow: colors.yellow,
+      cyan: colors.cyan,
+      magenta: colors.magenta,
+      bold: colors.bold,
+      dim: colors.gray,
+    };
   }
   return { ...paint, enabled, plain: (text) => (enabled ? text : stripAnsi(text)) };
 }

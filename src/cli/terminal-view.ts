@@ -27,7 +27,9 @@ export function terminalView<T>(value: T, schema: unknown, show: (name: string) 
   if (Array.isArray(value)) return (node.item ? value.map((item) => terminalView(item, node.item, show)) : value) as T;
   if (typeof value === 'object' && value !== null && node.entries) {
     const entries = node.entries;
-    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, entries[key] ? terminalView(item, entries[key], show) : item])) as T;
+    return Object.fromEntries(
+      Object.entries(value).map(([key, item]) => [key, entries[key] ? terminalView(item, entries[key], show) : item]),
+    ) as T;
   }
   return value;
 }

@@ -23,7 +23,8 @@ let devNull: number | undefined;
  * it is told apart by its device number. Windows asks the runtime.
  */
 export function isTerminal(fd: number): boolean {
-  if (process.platform === 'win32') return (fd === 0 ? process.stdin : fd === 1 ? process.stdout : process.stderr).isTTY === true;
+  if (process.platform === 'win32')
+    return (fd === 0 ? process.stdin : fd === 1 ? process.stdout : process.stderr).isTTY === true;
   try {
     const stats = fs.fstatSync(fd);
     if (!stats.isCharacterDevice()) return false;

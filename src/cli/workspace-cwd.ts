@@ -8,16 +8,24 @@ import path from 'node:path';
 import type { Command } from '../table/command.ts';
 import { workspaceOfFolder } from '../session/workspace-of-folder.ts';
 
-export function rebaseOnCurrentFolder(command: Command, input: Record<string, unknown>, home: string, cwd: string, sessionFromEnv: string | undefined): void {
+export function rebaseOnCurrentFolder(
+  command: Command,
+  input: Record<string, unknown>,
+  home: string,
+  cwd: string,
+  sessionFromEnv: string | undefined,
+): void {
   const keys = command.cli.workspacePaths;
   if (!keys) return;
   const place = workspaceOfFolder(home, cwd);
   // Only for the workspace one stands in: another session named explicitly takes root-relative paths.
   const named = (input.session as string | undefined) ?? sessionFromEnv;
-  if (!place || place.folder === undefined || place.folder === '' || (named !== undefined && named !== place.session)) return;
+  if (!place || place.folder === undefined || place.folder === '' || (named !== undefined && named !== place.session))
+    return;
   for (const key of keys) {
     const value = input[key];
     if (value === undefined && key === keys[0] && command.cli.fromCurrentFolder) input[key] = place.folder;
-    if (typeof value === 'string' && !value.startsWith('/') && !value.startsWith('\\')) input[key] = path.posix.join(place.folder, value);
+    if (typeof value === 'string' && !value.startsWith('/') && !value.startsWith('\\'))
+      input[key] = path.posix.join(place.folder, value);
   }
 }

@@ -15,8 +15,7 @@ import { readManifest } from '../session/read-manifest.ts';
 export const close = defineCommand({
   name: 'close',
   title: 'Close',
-  description:
-    'Remove a session; unsynced changes need sync or force.',
+  description: 'Remove a session; unsynced changes need sync or force.',
   input: v.strictObject({
     session: sessionParam,
     sync: v.optional(v.pipe(v.boolean(), v.description('Sync first')), false),
@@ -28,7 +27,17 @@ export const close = defineCommand({
     synced: flag('Synced first'),
     name: text('Session'),
     // With sync: what zipfs_sync would have answered, so a script loses nothing by closing in the same call.
-    sync: v.optional(v.pipe(v.object({ backup_path: v.pipe(v.nullable(v.string()), v.description('Old zip')), files_modified: count('Paths'), files_added: count('Paths'), files_deleted: count('Paths') }), v.description('With sync: its counts'))),
+    sync: v.optional(
+      v.pipe(
+        v.object({
+          backup_path: v.pipe(v.nullable(v.string()), v.description('Old zip')),
+          files_modified: count('Paths'),
+          files_added: count('Paths'),
+          files_deleted: count('Paths'),
+        }),
+        v.description('With sync: its counts'),
+      ),
+    ),
   }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
   cli: { message: true, positionals: ['session'], short: { session: 's' }, example: 'zipfs close q4-report --sync' },
@@ -43,28 +52,51 @@ export const close = defineCommand({
       }
     }
     const session = resolveSession(context.home, input.session, context.hints, { intact: !discard });
-    return withSessionLock(session, 'close', async () => {
-      let synced = false;
-      let sync: { backup_path: string | null; files_modified: number; files_added: number; files_deleted: number } | undefined;
-      if (input.sync) {
-        const result = await syncSession({ session, force: input.force, dryRun: false, backup: input.backup, progress: context.progress, signal: context.signal, wait: lockWait(context), limits: loadLimits(context.env) });
-        synced = result.synced;
-        sync = { backup_path: result.backup_path, files_modified: result.files_modified, files_added: result.files_added, files_deleted: result.files_deleted };
-      } else if (!input.force) {
-        recoverInterruptedSync(session);
-        const diff = diffWorkspace(session.contents, readManifest(session.manifest));
-        const pending = diff.modified.length + diff.added.length + diff.deleted.length + diff.renamed.length;
-        if (pending > 0) {
-          throw new ZipfsError(
-            'UNSYNCED_CHANGES',
-            `Session "${session.record.name}" has unsynced changes (${diff.modified.length} modified, ${diff.added.length} added, ${diff.deleted.length} deleted${diff.renamed.length ? `, ${diff.renamed.length} renamed` : ''}). Pass ${param('sync')} to save them into the zip first, or ${param('force')} to discard them.`,
-          );
+    return withSessionLock(
+      session,
+      'close',
+      async () => {
+        let synced = false;
+        let sync:
+          | { backup_path: string | null; files_modified: number; files_added: number; files_deleted: number }
+          | undefined;
+        if (input.sync) {
+          const result = await syncSession({
+            session,
+            force: input.force,
+            dryRun: false,
+            backup: input.backup,
+            progress: context.progress,
+            signal: context.signal,
+            wait: lockWait(context),
+            limits: loadLimits(context.env),
+          });
+          synced = result.synced;
+          sync = {
+            backup_path: result.backup_path,
+            files_modified: result.files_modified,
+            files_added: result.files_added,
+            files_deleted: result.files_deleted,
+          };
+        } else if (!input.force) {
+          recoverInterruptedSync(session);
+          const diff = diffWorkspace(session.contents, readManifest(session.manifest));
+          const pending = diff.modified.length + diff.added.length + diff.deleted.length + diff.renamed.length;
+          if (pending > 0) {
+            throw new ZipfsError(
+              'UNSYNCED_CHANGES',
+              `Session "${session.record.name}" has unsynced changes (${diff.modified.length} modified, ${diff.added.length} added, ${diff.deleted.length} deleted${diff.renamed.length ? `, ${diff.renamed.length} renamed` : ''}). Pass ${param('sync')} to save them into the zip first, or ${param('force')} to discard them.`,
+            );
+          }
         }
-      }
-      removeSession(session);
-      removeZipLeftovers(session.record.source_path);
-      return sync ? { closed: true, synced, name: session.record.name, sync } : { closed: true, synced, name: session.record.name };
-    }, lockWait(context));
+        removeSession(session);
+        removeZipLeftovers(session.record.source_path);
+        return sync
+          ? { closed: true, synced, name: session.record.name, sync }
+          : { closed: true, synced, name: session.record.name };
+      },
+      lockWait(context),
+    );
   },
   render: (out) =>
     out.sync

@@ -19,7 +19,13 @@ export const del = defineCommand({
   }),
   output: v.object({ deleted: flag('True'), path: name('Normalised') }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
-  cli: { message: true, workspacePaths: ['path'], positionals: ['path'], short: { session: 's', recursive: 'r' }, example: 'zipfs delete data/old -r' },
+  cli: {
+    message: true,
+    workspacePaths: ['path'],
+    positionals: ['path'],
+    short: { session: 's', recursive: 'r' },
+    example: 'zipfs delete data/old -r',
+  },
   async run(input, context) {
     const session = resolveSession(context.home, input.session, context.hints);
     const deleted = await withSessionLock(
@@ -31,7 +37,8 @@ export const del = defineCommand({
         try {
           return deleteWorkspacePath(session.contents, input.path, input.recursive);
         } catch (error) {
-          if (fromZip > 0 && error instanceof ZipfsError && error.code === 'PATH_NOT_FOUND') return normaliseToolPath(input.path);
+          if (fromZip > 0 && error instanceof ZipfsError && error.code === 'PATH_NOT_FOUND')
+            return normaliseToolPath(input.path);
           throw error;
         }
       },

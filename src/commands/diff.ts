@@ -6,7 +6,17 @@ import { lockedByOther } from '../session/lock.ts';
 import { resolveSession } from '../session/resolve-session.ts';
 import { diffAgainstArchive, type FileDiff } from '../sync/archive-diff.ts';
 import { recoverInterruptedSync } from '../sync/sync-archive.ts';
-import { itemChars, pageFields, limitParam, nextOffsetField, offsetParam, pageNote, takePage, textChars, totalField } from '../table/paging.ts';
+import {
+  itemChars,
+  pageFields,
+  limitParam,
+  nextOffsetField,
+  offsetParam,
+  pageNote,
+  takePage,
+  textChars,
+  totalField,
+} from '../table/paging.ts';
 import { count, flag, name, sessionParam, text } from './schemas.ts';
 import { readManifest } from '../session/read-manifest.ts';
 
@@ -16,11 +26,14 @@ type Item = { file: FileDiff } | { line: string };
 export const diff = defineCommand({
   name: 'diff',
   title: 'Diff',
-  description: 'Status\'s changes as a diff against the zip.',
+  description: "Status's changes as a diff against the zip.",
   input: v.strictObject({
     session: sessionParam,
     path: v.optional(v.pipe(v.string(), v.description('Limit to a path'))),
-    context_lines: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(100), v.description('Around changes')), 3),
+    context_lines: v.optional(
+      v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(100), v.description('Around changes')),
+      3,
+    ),
     // Per-file counts only: the pages are then of files, so limit and total count files, not diff lines.
     stat: v.optional(v.pipe(v.boolean(), v.description('Per-file counts, no lines')), false),
     offset: offsetParam,
@@ -39,7 +52,7 @@ export const diff = defineCommand({
           difference: v.optional(text('If no line differs')),
         }),
       ),
-      v.description('By path; this page\'s'),
+      v.description("By path; this page's"),
     ),
     diff: text('Unified diff, this page'),
     truncated: flag('More after this page'),
@@ -58,24 +71,37 @@ export const diff = defineCommand({
   run(input, context) {
     const session = resolveSession(context.home, input.session, context.hints);
     if (!lockedByOther(session)) recoverInterruptedSync(session);
-    const sections = diffAgainstArchive(session.contents, readManifest(session.manifest), { path: input.path, context: input.context_lines });
-    const items: Item[] = sections.flatMap((section) => [{ file: section.file }, ...(input.stat ? [] : section.lines.map((line) => ({ line })))]);
+    const sections = diffAgainstArchive(session.contents, readManifest(session.manifest), {
+      path: input.path,
+      context: input.context_lines,
+    });
+    const items: Item[] = sections.flatMap((section) => [
+      { file: section.file },
+      ...(input.stat ? [] : section.lines.map((line) => ({ line }))),
+    ]);
     const build = (page: Item[], next: number | undefined) => ({
       files: page.flatMap((item) => ('file' in item ? [item.file] : [])),
       diff: page.map((item) => ('line' in item ? `${item.line}\n` : '')).join(''),
       truncated: next !== undefined,
       ...pageFields(items.length, input.offset, next),
     });
-    return takePage(items, input, context.maxAnswerBytes, build, (item) => ('file' in item ? itemChars(item.file) : textChars(`${item.line}\n`)));
+    return takePage(items, input, context.maxAnswerBytes, build, (item) =>
+      'file' in item ? itemChars(item.file) : textChars(`${item.line}\n`),
+    );
   },
   render(out, paint, _flags, input) {
     if (input.stat) {
-      const rows = out.files.map((f) => `${f.status[0]!.toUpperCase()} ${f.from !== undefined ? `${f.from} -> ` : ''}${f.path}  ${f.binary ? paint.dim('binary') : f.difference ? paint.dim(f.difference) : `${paint.green(`+${f.additions}`)} ${paint.red(`-${f.deletions}`)}`}`);
+      const rows = out.files.map(
+        (f) =>
+          `${f.status[0]!.toUpperCase()} ${f.from !== undefined ? `${f.from} -> ` : ''}${f.path}  ${f.binary ? paint.dim('binary') : f.difference ? paint.dim(f.difference) : `${paint.green(`+${f.additions}`)} ${paint.red(`-${f.deletions}`)}`}`,
+      );
       // Every changed file is counted, this page's or not (total counts files with stat).
       return [...rows, `${plural(out.total ?? out.files.length, 'file')} changed`].join('\n');
     }
     return paintDiff(out.diff, paint);
   },
   // Like git diff, nothing on stdout when nothing changed (a patch file stays empty); the word is a note.
-  note: (out, quiet, input) => pageNote(input?.stat ? 'files' : 'items (files and diff lines)', out.total, out.next_offset) ?? (!quiet && (out.total ?? out.files.length) === 0 ? 'No changes.' : undefined),
+  note: (out, quiet, input) =>
+    pageNote(input?.stat ? 'files' : 'items (files and diff lines)', out.total, out.next_offset) ??
+    (!quiet && (out.total ?? out.files.length) === 0 ? 'No changes.' : undefined),
 });

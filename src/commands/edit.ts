@@ -33,15 +33,28 @@ const editSchema = v.strictObject({
  * The file's characters (a BOM kept as U+FEFF), the encoding they are written back in, and
  * the file's SHA-256; or why it cannot be edited as text.
  */
-function readText(absolute: string, relative: string, asked: TextEncoding | undefined): { text: string; encoding: TextEncoding; sha256: string } {
+function readText(
+  absolute: string,
+  relative: string,
+  asked: TextEncoding | undefined,
+): { text: string; encoding: TextEncoding; sha256: string } {
   const { fd, stats } = openRegularFile(absolute, relative, { refuse: (what) => notReadable(relative, what) });
   try {
     const { kind, sha256 } = scanFile(fd, stats.size);
-    const encoding = stats.size > WHOLE_TEXT_MAX_BYTES ? undefined : textEncodingOf(fd, stats.size, kind, asked, relative);
+    const encoding =
+      stats.size > WHOLE_TEXT_MAX_BYTES ? undefined : textEncodingOf(fd, stats.size, kind, asked, relative);
     const text = encoding && decodeText(fs.readFileSync(fd), encoding);
     if (text === undefined || !encoding) {
-      const why = stats.size > WHOLE_TEXT_MAX_BYTES ? 'over 64 MiB' : kind === 'binary' ? 'binary' : `${notTextReason(kind === 'utf-8' ? 'not-utf-8' : kind)} (name its encoding with ${param('encoding', 'iso-8859-1')} or another, if it is text)`;
-      throw new ZipfsError('INVALID_INPUT', `${quote(relative)} is ${why}; edit works on text files. Replace it whole with write.`);
+      const why =
+        stats.size > WHOLE_TEXT_MAX_BYTES
+          ? 'over 64 MiB'
+          : kind === 'binary'
+            ? 'binary'
+            : `${notTextReason(kind === 'utf-8' ? 'not-utf-8' : kind)} (name its encoding with ${param('encoding', 'iso-8859-1')} or another, if it is text)`;
+      throw new ZipfsError(
+        'INVALID_INPUT',
+        `${quote(relative)} is ${why}; edit works on text files. Replace it whole with write.`,
+      );
     }
     return { text, encoding, sha256 };
   } finally {
@@ -78,10 +91,15 @@ export const edit = defineCommand({
     positionals: ['path'],
     short: { session: 's' },
     example: 'zipfs edit data/config.json --old \'"debug": true\' --new \'"debug": false\'',
-    options: { old: 'Text to replace (one edit)', new: 'Its replacement', 'edits-file': 'JSON file: [{"old_text", "new_text", "replace_all", "regex"}]' },
+    options: {
+      old: 'Text to replace (one edit)',
+      new: 'Its replacement',
+      'edits-file': 'JSON file: [{"old_text", "new_text", "replace_all", "regex"}]',
+    },
     flags: {
       'replace-all': 'With --old: replace every match',
-      regex: 'With --old: it is a JavaScript regular expression, ^ and $ anchoring at each line; --new may use $1, $<name>, $&',
+      regex:
+        'With --old: it is a JavaScript regular expression, ^ and $ anchoring at each line; --new may use $1, $<name>, $&',
     },
     viaOptions: ['edits'],
     fromCli(input, extras) {
@@ -89,12 +107,25 @@ export const edit = defineCommand({
         try {
           input.edits = JSON.parse(fs.readFileSync(extras['edits-file'] as string, 'utf8'));
         } catch (error) {
-          throw new ZipfsError('INVALID_INPUT', `Invalid option --edits-file: ${(error as Error).message}. It must hold a JSON list of {"old_text", "new_text"} objects.`);
+          throw new ZipfsError(
+            'INVALID_INPUT',
+            `Invalid option --edits-file: ${(error as Error).message}. It must hold a JSON list of {"old_text", "new_text"} objects.`,
+          );
         }
       } else if (extras.old !== undefined) {
-        input.edits = [{ old_text: extras.old, new_text: extras.new ?? '', ...(extras['replace-all'] ? { replace_all: true } : {}), ...(extras.regex ? { regex: true } : {}) }];
+        input.edits = [
+          {
+            old_text: extras.old,
+            new_text: extras.new ?? '',
+            ...(extras['replace-all'] ? { replace_all: true } : {}),
+            ...(extras.regex ? { regex: true } : {}),
+          },
+        ];
       } else {
-        throw new ZipfsError('INVALID_INPUT', 'Give the edit with --old TEXT --new TEXT, or several with --edits-file FILE (see zipfs edit --help).');
+        throw new ZipfsError(
+          'INVALID_INPUT',
+          'Give the edit with --old TEXT --new TEXT, or several with --edits-file FILE (see zipfs edit --help).',
+        );
       }
     },
   },
@@ -109,23 +140,48 @@ export const edit = defineCommand({
         const file = withBeneath(session.contents, (beneath) => {
           const found = resolveExisting(beneath, input.path);
           // The root ('' or '/', an unset variable's path) is a folder too, and said so, not taken for a link.
-          if (found.stats.isDirectory()) throw new ZipfsError('INVALID_INPUT', `Invalid argument path: ${quote(found.relative || '/')} is a folder${found.relative === '' ? ' (the workspace root)' : ''}; give the path of a text file to edit.`);
+          if (found.stats.isDirectory())
+            throw new ZipfsError(
+              'INVALID_INPUT',
+              `Invalid argument path: ${quote(found.relative || '/')} is a folder${found.relative === '' ? ' (the workspace root)' : ''}; give the path of a text file to edit.`,
+            );
           return { ...found, before: readText(found.path, found.relative, input.encoding) };
         });
         const before = file.before;
         if (input.expected_sha256 !== undefined && input.expected_sha256.toLowerCase() !== before.sha256) {
-          throw new ZipfsError('CONFLICT_DETECTED', `${quote(file.relative)} changed since it was read (its sha256 is now ${before.sha256}); nothing was written. Read it again and redo the edit.`);
+          throw new ZipfsError(
+            'CONFLICT_DETECTED',
+            `${quote(file.relative)} changed since it was read (its sha256 is now ${before.sha256}); nothing was written. Read it again and redo the edit.`,
+          );
         }
-        const after = await applyEditsTimed(before.text, input.edits as TextEdit[], file.relative, grepBudgetMs, context.signal);
+        const after = await applyEditsTimed(
+          before.text,
+          input.edits as TextEdit[],
+          file.relative,
+          grepBudgetMs,
+          context.signal,
+        );
         const bytes = encodeOrRefuse(after.text, before.encoding, file.relative);
-        if (!input.dry_run) writeWorkspaceFile(session.contents, file.relative, bytes, false, false, session.record.case_insensitive === true);
+        if (!input.dry_run)
+          writeWorkspaceFile(
+            session.contents,
+            file.relative,
+            bytes,
+            false,
+            false,
+            session.record.case_insensitive === true,
+          );
         const sha256 = new Bun.CryptoHasher('sha256').update(bytes).digest('hex');
         const result = { sha256, size_bytes: bytes.length, replacements: after.replacements };
         if (!input.diff) return { ...result, diff: '' };
         // Cut as diff pages are, to what fits one answer; edit has no next page (it cannot be run again), zipfs_diff has.
         const text = unifiedDiff(file.relative, before.text, after.text).text;
         const lines = text === '' ? [] : text.slice(0, -1).split('\n');
-        const build = (page: string[], next: number | undefined) => ({ ...result, diff: page.map((line) => `${line}\n`).join(''), ...(next === undefined ? {} : { truncated: true, total: lines.length }) });
+        const build = (page: string[], next: number | undefined) => ({
+          ...result,
+          diff: page.map((line) => `${line}\n`).join(''),
+          ...(next === undefined ? {} : { truncated: true, total: lines.length }),
+        });
         return takePage(lines, {}, context.maxAnswerBytes, build, (line) => textChars(`${line}\n`));
       },
       lockWait(context),

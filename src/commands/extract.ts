@@ -24,16 +24,30 @@ export const extract = defineCommand({
     not_extracted: count('Still lazy'),
   }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  cli: { message: true, workspacePaths: [], positionals: ['paths'], short: { session: 's' }, example: "zipfs extract word/document.xml 'word/media/**'" },
+  cli: {
+    message: true,
+    workspacePaths: [],
+    positionals: ['paths'],
+    short: { session: 's' },
+    example: "zipfs extract word/document.xml 'word/media/**'",
+  },
   async run(input, context) {
     assertNarrowing(input.paths, 'paths', 'extract every entry left in the zip');
     const session = resolveSession(context.home, input.session, context.hints);
     const lazy = lazyEntries(session);
     // An eager session has everything extracted already.
     if (!lazy) return { extracted: 0, bytes: 0, not_extracted: 0 };
-    const chosen = input.paths?.length ? matchEntries(lazy, input.paths) : Array.from({ length: lazy.count }, (_, i) => i);
-    const done = await withSessionLock(session, 'extract', () => extractEntries(session, lazy, chosen, context.home, loadLimits(context.env), context.signal), lockWait(context));
+    const chosen = input.paths?.length
+      ? matchEntries(lazy, input.paths)
+      : Array.from({ length: lazy.count }, (_, i) => i);
+    const done = await withSessionLock(
+      session,
+      'extract',
+      () => extractEntries(session, lazy, chosen, context.home, loadLimits(context.env), context.signal),
+      lockWait(context),
+    );
     return { extracted: done.count, bytes: done.bytes, not_extracted: notExtractedCount(session) };
   },
-  render: (out) => `Extracted ${plural(out.extracted, 'entry', 'entries')} (${humanBytes(out.bytes)}); ${plural(out.not_extracted, 'entry', 'entries')} left in the zip.`,
+  render: (out) =>
+    `Extracted ${plural(out.extracted, 'entry', 'entries')} (${humanBytes(out.bytes)}); ${plural(out.not_extracted, 'entry', 'entries')} left in the zip.`,
 });

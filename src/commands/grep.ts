@@ -26,16 +26,21 @@ const matchSchema = v.object({
 export const grep = defineCommand({
   name: 'grep',
   title: 'Search',
-  description:
-    'Regex search, line by line.',
+  description: 'Regex search, line by line.',
   input: v.strictObject({
     session: sessionParam,
     pattern: v.pipe(v.string(), v.description('JavaScript regex')),
     path: workspacePathParam('Where to search'),
     glob: v.optional(v.pipe(v.string(), v.description('*.txt, or a path glob: a/**/*.csv'))),
     ignore_case: v.optional(v.pipe(v.boolean(), v.description('Ignore case')), false),
-    max_results: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(100_000), v.description('Matches to return')), 100),
-    context_lines: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(50), v.description('Context lines')), 0),
+    max_results: v.optional(
+      v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(100_000), v.description('Matches to return')),
+      100,
+    ),
+    context_lines: v.optional(
+      v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(50), v.description('Context lines')),
+      0,
+    ),
     names_only: v.optional(v.pipe(v.boolean(), v.description('Match paths instead')), false),
     count_all: v.optional(v.pipe(v.boolean(), v.description('Exact total_matches')), false),
     // For files without a byte-order mark; a BOM names its own (search/file-text.ts).
@@ -56,7 +61,8 @@ export const grep = defineCommand({
   cli: {
     workspacePaths: ['path'],
     fromCurrentFolder: true,
-    quietIsSilent: 'Print nothing, as grep -q: the exit status answers (0 found, 1 none, 14 none but the search did not finish, others errors)',
+    quietIsSilent:
+      'Print nothing, as grep -q: the exit status answers (0 found, 1 none, 14 none but the search did not finish, others errors)',
     positionals: ['pattern', 'path'],
     short: { session: 's', ignore_case: 'i', context_lines: 'C', max_results: 'm' },
     example: 'zipfs grep "debug" data --glob "*.json" -i -C 1',
@@ -65,34 +71,44 @@ export const grep = defineCommand({
     exitCode: (out) => (out.total_matches > 0 ? 0 : out.truncated ? ERROR_CODES.LIMIT_EXCEEDED.exit : 1),
   },
   async run(input, context) {
-    if (input.pattern === '') throw new ZipfsError('INVALID_INPUT', 'Invalid argument pattern: it is empty; give a JavaScript regular expression (names_only matches it against paths).');
+    if (input.pattern === '')
+      throw new ZipfsError(
+        'INVALID_INPUT',
+        'Invalid argument pattern: it is empty; give a JavaScript regular expression (names_only matches it against paths).',
+      );
     // glob filters; path is a place ('' and '/' the root, as documented), not a filter.
-    if (input.glob !== undefined) assertNarrowing([input.glob], 'glob', 'search every file under path', { matchesEntries: false });
+    if (input.glob !== undefined)
+      assertNarrowing([input.glob], 'glob', 'search every file under path', { matchesEntries: false });
     const session = resolveSession(context.home, input.session, context.hints);
     const view = lazyView(session);
     const start = withBeneath(session.contents, (beneath) => resolveSeen(beneath, input.path, view));
     const limits = loadLimits(context.env);
     const offset = input.offset ?? 0;
     // The search finds the skipped matches again (and counts them in total_matches); only this page's are returned.
-    const search = (zipEntries?: GrepZipEntry[]) => grepWorkspace({
-      root: session.contents,
-      start: start.relative,
-      pattern: input.pattern,
-      glob: input.glob,
-      ignoreCase: input.ignore_case,
-      maxResults: offset + input.max_results,
-      contextLines: input.context_lines,
-      countAll: input.count_all,
-      namesOnly: input.names_only,
-      encoding: input.encoding,
-      binary: input.binary,
-      budgetMs: limits.grepBudgetMs,
-      signal: context.signal,
-      ...(zipEntries ? { zipEntries } : {}),
-    });
+    const search = (zipEntries?: GrepZipEntry[]) =>
+      grepWorkspace({
+        root: session.contents,
+        start: start.relative,
+        pattern: input.pattern,
+        glob: input.glob,
+        ignoreCase: input.ignore_case,
+        maxResults: offset + input.max_results,
+        contextLines: input.context_lines,
+        countAll: input.count_all,
+        namesOnly: input.names_only,
+        encoding: input.encoding,
+        binary: input.binary,
+        budgetMs: limits.grepBudgetMs,
+        signal: context.signal,
+        ...(zipEntries ? { zipEntries } : {}),
+      });
     // A lazy session's entries only in the zip are searched there, each checked as a read checks it (a bomb is refused),
     // through the reader's descriptor, held open for the search: the zip checked to be the base is the one read.
-    const searched = view ? await withLazyReader(session, view.lazy, limits, (reader) => search(lazyGrepEntries(view, reader, start.relative, globFilter(input.glob), session.record.source_path))) : await search();
+    const searched = view
+      ? await withLazyReader(session, view.lazy, limits, (reader) =>
+          search(lazyGrepEntries(view, reader, start.relative, globFilter(input.glob), session.record.source_path)),
+        )
+      : await search();
     const { timedOut, ...found } = searched;
     const all = found.matches.slice(offset);
     // More matches than max_results were found (unless the time budget stopped the search, which a next page would meet again).
@@ -101,24 +117,35 @@ export const grep = defineCommand({
       const after = next ?? (more ? offset + matches.length : undefined);
       return { ...found, matches, truncated: found.truncated || after !== undefined, ...continuation(after) };
     };
-    return takePage(all, {}, context.maxAnswerBytes, (matches, next) => build(matches, next === undefined ? undefined : offset + next), itemChars);
+    return takePage(
+      all,
+      {},
+      context.maxAnswerBytes,
+      (matches, next) => build(matches, next === undefined ? undefined : offset + next),
+      itemChars,
+    );
   },
   render(out, paint, _flags, input) {
     // The matches in each line, marked as grep --color does (paint is plain off a terminal).
     const regex = new RegExp(input.pattern, input.ignore_case ? 'gi' : 'g');
     const highlight = (line: string) => line.replace(regex, (hit) => (hit === '' ? hit : paint.bold(paint.red(hit))));
     const lines: string[] = [];
-    const at = (file: string, line: number, separator: string, text: string) => `${paint.magenta(file)}${paint.dim(separator)}${paint.green(String(line))}${paint.dim(separator)}${text}`;
+    const at = (file: string, line: number, separator: string, text: string) =>
+      `${paint.magenta(file)}${paint.dim(separator)}${paint.green(String(line))}${paint.dim(separator)}${text}`;
     for (const match of out.matches) {
       if (match.byte_offset !== undefined) {
-        lines.push(`${paint.magenta(match.file)}${paint.dim(':')}${paint.green(`byte ${match.byte_offset}`)}${paint.dim(':')}${highlight(match.line_content)}`);
+        lines.push(
+          `${paint.magenta(match.file)}${paint.dim(':')}${paint.green(`byte ${match.byte_offset}`)}${paint.dim(':')}${highlight(match.line_content)}`,
+        );
         continue;
       }
       if (match.line_number === 0) {
         lines.push(paint.magenta(match.file));
         continue;
       }
-      match.context_before?.forEach((line, i, all) => lines.push(at(match.file, match.line_number - all.length + i, '-', line)));
+      match.context_before?.forEach((line, i, all) =>
+        lines.push(at(match.file, match.line_number - all.length + i, '-', line)),
+      );
       lines.push(at(match.file, match.line_number, ':', highlight(match.line_content)));
       match.context_after?.forEach((line, i) => lines.push(at(match.file, match.line_number + i + 1, '-', line)));
     }
@@ -126,16 +153,28 @@ export const grep = defineCommand({
   },
   note(out, quiet) {
     const notes = [];
-    if (out.next_offset !== undefined) notes.push(`zipfs: showing ${out.matches.length} of at least ${out.total_matches} matches; continue with --offset ${out.next_offset} (or raise --max-results).`);
+    if (out.next_offset !== undefined)
+      notes.push(
+        `zipfs: showing ${out.matches.length} of at least ${out.total_matches} matches; continue with --offset ${out.next_offset} (or raise --max-results).`,
+      );
     else if (out.note) notes.push(out.note);
-    else if (out.truncated) notes.push(`zipfs: showing ${out.matches.length} of at least ${out.total_matches} matches; raise --max-results for more.`);
+    else if (out.truncated)
+      notes.push(
+        `zipfs: showing ${out.matches.length} of at least ${out.total_matches} matches; raise --max-results for more.`,
+      );
     if (out.skipped_binary > 0 && !quiet) notes.push(`zipfs: ${out.skipped_binary} binary file(s) skipped.`);
     return notes.length > 0 ? notes.join('\n') : undefined;
   },
 });
 
 /** The files of a lazy session only in the zip, at or below `start`, for grep to read from the zip. */
-function lazyGrepEntries(view: LazyView, reader: LazyReader, start: string, accept: (relative: string) => boolean, zipPath: string): GrepZipEntry[] {
+function lazyGrepEntries(
+  view: LazyView,
+  reader: LazyReader,
+  start: string,
+  accept: (relative: string) => boolean,
+  zipPath: string,
+): GrepZipEntry[] {
   const found: GrepZipEntry[] = [];
   for (const index of view.indexesAt(start)) {
     // Not folders, nor what the glob leaves out (never read, so never refused).

@@ -46,7 +46,12 @@ export const inspect = defineCommand({
   run(input, context) {
     // Open's checks as they would run for a session under this data folder: its case folding, its path length.
     const offset = input.offset ?? input.start;
-    const found = inspectArchive(path.resolve(input.path), loadLimits(context.env), workspaceTarget(context.home, false), { start: offset, max: input.limit ?? input.max_entries });
+    const found = inspectArchive(
+      path.resolve(input.path),
+      loadLimits(context.env),
+      workspaceTarget(context.home, false),
+      { start: offset, max: input.limit ?? input.max_entries },
+    );
     // The page asked for, cut further to what fits the answer; next_offset counts from the archive's first entry.
     return takePage(found.entries, {}, context.maxAnswerBytes, (entries) => {
       const end = Math.min(offset, found.total_entries) + entries.length;
@@ -55,7 +60,11 @@ export const inspect = defineCommand({
   },
   render(out, paint) {
     const rows = out.entries.map((e) => [e.type, humanBytes(e.size), humanBytes(e.compressed_size), e.method, e.name]);
-    const lines = [table([['TYPE', 'SIZE', 'PACKED', 'METHOD', 'NAME'], ...rows], [1, 2]), '', `${out.total_entries} entries, ${humanBytes(out.total_size)} from ${humanBytes(out.total_compressed)}`];
+    const lines = [
+      table([['TYPE', 'SIZE', 'PACKED', 'METHOD', 'NAME'], ...rows], [1, 2]),
+      '',
+      `${out.total_entries} entries, ${humanBytes(out.total_size)} from ${humanBytes(out.total_compressed)}`,
+    ];
     if (out.comment) lines.push(`comment: ${out.comment}`);
     for (const warning of out.warnings) lines.push(paint.yellow(`warning: ${warning}`));
     return lines.join('\n');

@@ -5,7 +5,15 @@ import { walk } from '../workspace/listing.ts';
 import { resolveSession } from '../session/resolve-session.ts';
 import { lazyView, resolveSeen } from '../workspace/lazy-view.ts';
 import { withBeneath } from '../files/beneath.ts';
-import { limitParam, pageFields, nextOffsetField, offsetParam, pageNote, takePage, totalField } from '../table/paging.ts';
+import {
+  limitParam,
+  pageFields,
+  nextOffsetField,
+  offsetParam,
+  pageNote,
+  takePage,
+  totalField,
+} from '../table/paging.ts';
 import { count, name, sessionParam, text, workspacePathParam } from './schemas.ts';
 
 const entrySchema = v.object({
@@ -26,9 +34,19 @@ export const ls = defineCommand({
     offset: offsetParam,
     limit: limitParam('entries'),
   }),
-  output: v.object({ entries: v.pipe(v.array(entrySchema), v.description('Folders first')), total: totalField('entries'), next_offset: nextOffsetField }),
+  output: v.object({
+    entries: v.pipe(v.array(entrySchema), v.description('Folders first')),
+    total: totalField('entries'),
+    next_offset: nextOffsetField,
+  }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  cli: { workspacePaths: ['path'], fromCurrentFolder: true, positionals: ['path'], short: { session: 's', recursive: 'r' }, example: 'zipfs ls data -r' },
+  cli: {
+    workspacePaths: ['path'],
+    fromCurrentFolder: true,
+    positionals: ['path'],
+    short: { session: 's', recursive: 'r' },
+    example: 'zipfs ls data -r',
+  },
   run(input, context) {
     const session = resolveSession(context.home, input.session, context.hints);
     const view = lazyView(session);
@@ -37,20 +55,43 @@ export const ls = defineCommand({
       const symlinks = new Set(session.record.symlinks);
       if (target.virtual ? target.virtual.type !== 'dir' : !target.disk!.stats.isDirectory()) {
         const name = target.relative.split('/').pop()!;
-        const type = target.virtual ? target.virtual.type : symlinks.has(target.relative) ? ('symlink' as const) : ('file' as const);
-        const [size, mtime] = target.virtual ? [target.virtual.size, target.virtual.mtime] : [target.disk!.stats.size, target.disk!.stats.mtime];
+        const type = target.virtual
+          ? target.virtual.type
+          : symlinks.has(target.relative)
+            ? ('symlink' as const)
+            : ('file' as const);
+        const [size, mtime] = target.virtual
+          ? [target.virtual.size, target.virtual.mtime]
+          : [target.disk!.stats.size, target.disk!.stats.mtime];
         return { entries: [{ name, type, size_bytes: size, modified_at: isoSeconds(mtime) }] };
       }
       const entries: v.InferOutput<typeof entrySchema>[] = [];
-      walk(target.disk ? beneath.folder(target.relative) : undefined, { maxDepth: input.recursive ? Infinity : 1, archiveSymlinks: symlinks, base: target.relative, view }, (item) => {
-        entries.push({ name: item.type === 'dir' ? `${item.path}/` : item.path, type: item.type, size_bytes: item.size, modified_at: isoSeconds(item.mtime) });
-      });
-      return takePage(entries, input, context.maxAnswerBytes, (page, next) => ({ entries: page, ...pageFields(entries.length, input.offset, next) }));
+      walk(
+        target.disk ? beneath.folder(target.relative) : undefined,
+        { maxDepth: input.recursive ? Infinity : 1, archiveSymlinks: symlinks, base: target.relative, view },
+        (item) => {
+          entries.push({
+            name: item.type === 'dir' ? `${item.path}/` : item.path,
+            type: item.type,
+            size_bytes: item.size,
+            modified_at: isoSeconds(item.mtime),
+          });
+        },
+      );
+      return takePage(entries, input, context.maxAnswerBytes, (page, next) => ({
+        entries: page,
+        ...pageFields(entries.length, input.offset, next),
+      }));
     });
   },
   render(out, paint) {
     if (out.entries.length === 0) return '(empty)';
-    const rows = out.entries.map((e) => [e.type, e.type === 'dir' ? '-' : humanBytes(e.size_bytes), localMinute(new Date(e.modified_at)), e.type === 'dir' ? paint.bold(paint.cyan(e.name)) : e.type === 'symlink' ? paint.cyan(e.name) : e.name]);
+    const rows = out.entries.map((e) => [
+      e.type,
+      e.type === 'dir' ? '-' : humanBytes(e.size_bytes),
+      localMinute(new Date(e.modified_at)),
+      e.type === 'dir' ? paint.bold(paint.cyan(e.name)) : e.type === 'symlink' ? paint.cyan(e.name) : e.name,
+    ]);
     return table(rows, [1]);
   },
   note: (out) => pageNote('entries', out.total, out.next_offset),

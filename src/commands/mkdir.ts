@@ -17,7 +17,13 @@ export const mkdir = defineCommand({
   }),
   output: v.object({ created: flag('False if it was there'), path: name('Normalised') }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  cli: { message: true, workspacePaths: ['path'], positionals: ['path'], short: { session: 's' }, example: 'zipfs mkdir META-INF/extra' },
+  cli: {
+    message: true,
+    workspacePaths: ['path'],
+    positionals: ['path'],
+    short: { session: 's' },
+    example: 'zipfs mkdir META-INF/extra',
+  },
   async run(input, context) {
     const session = resolveSession(context.home, input.session, context.hints);
     const made = await withSessionLock(

@@ -19,7 +19,14 @@ export const move = defineCommand({
   }),
   output: v.object({ moved: flag('True'), from: name('Normalised'), to: name('Normalised') }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
-  cli: { message: true, workspacePaths: ['from', 'to'], positionals: ['from', 'to'], short: { session: 's' }, aliases: ['mv'], example: 'zipfs mv data/old.csv archive/2024.csv' },
+  cli: {
+    message: true,
+    workspacePaths: ['from', 'to'],
+    positionals: ['from', 'to'],
+    short: { session: 's' },
+    aliases: ['mv'],
+    example: 'zipfs mv data/old.csv archive/2024.csv',
+  },
   async run(input, context) {
     const session = resolveSession(context.home, input.session, context.hints);
     const moved = await withSessionLock(

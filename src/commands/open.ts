@@ -23,7 +23,11 @@ function zipMoved(session: Session): string[] {
   } catch {
     return []; // not a file any more: status and sync say so
   }
-  return state === 'changed' && !isNewArchive(session.record) ? [`the zip changed since this session's base (another writer): ${invocation('status')} lists its changes, and sync with ${param('merge')} keeps both sides'`] : [];
+  return state === 'changed' && !isNewArchive(session.record)
+    ? [
+        `the zip changed since this session's base (another writer): ${invocation('status')} lists its changes, and sync with ${param('merge')} keeps both sides'`,
+      ]
+    : [];
 }
 
 /** Warnings listed at most; an archive may hold a link per entry. */
@@ -32,7 +36,7 @@ const MAX_WARNINGS = 20;
 export const open = defineCommand({
   name: 'open',
   title: 'Open a zip',
-  description: 'Extract a zip into a session\'s workspace.',
+  description: "Extract a zip into a session's workspace.",
   input: v.strictObject({
     path: v.pipe(v.string(), v.description('Zip file path')),
     name: v.optional(v.pipe(v.string(), v.description('Default: zip base name'))),
@@ -58,13 +62,31 @@ export const open = defineCommand({
   async run(input, context) {
     assertNarrowing(input.only, 'only', 'extract everything (or pass lazy to extract nothing)');
     // An empty list names nothing to extract: not "everything" either (an MCP client's filled-in default).
-    if (input.only?.length === 0) throw new ZipfsError('INVALID_INPUT', 'Invalid argument only: the list is empty; give the paths or globs to extract, pass lazy to extract nothing, or leave only out to extract everything.');
+    if (input.only?.length === 0)
+      throw new ZipfsError(
+        'INVALID_INPUT',
+        'Invalid argument only: the list is empty; give the paths or globs to extract, pass lazy to extract nothing, or leave only out to extract everything.',
+      );
     // The same zip opened again (without asking for another session by name) is the session it already has:
     // a second one would silently conflict with the first on the next sync.
     const share = input.name === undefined && !input.new;
     const found = share ? sessionOf(context.home, input.path) : undefined;
     // Another open of the zip at the same moment: the one that publishes second shares the first's session (publishOnce).
-    const session: Opened = found ?? (await openArchive({ zipPath: input.path, name: input.name, create: input.create, lazy: input.lazy, only: input.only, home: context.home, limits: loadLimits(context.env), progress: context.progress, signal: context.signal, owner: context.owner, share }));
+    const session: Opened =
+      found ??
+      (await openArchive({
+        zipPath: input.path,
+        name: input.name,
+        create: input.create,
+        lazy: input.lazy,
+        only: input.only,
+        home: context.home,
+        limits: loadLimits(context.env),
+        progress: context.progress,
+        signal: context.signal,
+        owner: context.owner,
+        share,
+      }));
     const existing = found !== undefined || session.shared === true;
     // Reusing a killed job's session makes it this job's: prune --orphaned must not take it from under it.
     if (existing) await adoptSession(session, context.owner, lockWait(context));
@@ -79,8 +101,16 @@ export const open = defineCommand({
     // What an agent needs before its next call: links it will find as plain files, and that calls
     // without a session are now ambiguous when other sessions are open.
     const links = session.record.symlinks;
-    const warnings = [...(session.tookOver ? [session.tookOver] : []), ...(existing ? zipMoved(session) : []), ...links.slice(0, MAX_WARNINGS).map((link) => `${quoted(link)} ${SYMLINK_NOTE}`), ...(links.length > MAX_WARNINGS ? [`and ${links.length - MAX_WARNINGS} more symbolic links`] : [])];
-    const others = listSessions(context.home).map((s) => s.record.name).filter((other) => other !== session.record.name).sort();
+    const warnings = [
+      ...(session.tookOver ? [session.tookOver] : []),
+      ...(existing ? zipMoved(session) : []),
+      ...links.slice(0, MAX_WARNINGS).map((link) => `${quoted(link)} ${SYMLINK_NOTE}`),
+      ...(links.length > MAX_WARNINGS ? [`and ${links.length - MAX_WARNINGS} more symbolic links`] : []),
+    ];
+    const others = listSessions(context.home)
+      .map((s) => s.record.name)
+      .filter((other) => other !== session.record.name)
+      .sort();
     return {
       ...result,
       ...(existing ? { already_open: true } : {}),
@@ -88,10 +118,14 @@ export const open = defineCommand({
       ...(others.length > 0 ? { other_sessions: others } : {}),
     };
   },
-  render: (out) => `${out.already_open ? `Already open as session "${out.name}" (to open another, give it a name with --name, or pass --new)` : `Opened session "${out.name}"`}: ${plural(out.file_count, 'file')}, ${out.not_extracted === undefined ? humanBytes(out.extracted_size_bytes) : `${humanBytes(out.extracted_size_bytes)} extracted, ${plural(out.not_extracted, 'entry', 'entries')} left in the zip (lazy)`}\n${out.workspace_path}`,
+  render: (out) =>
+    `${out.already_open ? `Already open as session "${out.name}" (to open another, give it a name with --name, or pass --new)` : `Opened session "${out.name}"`}: ${plural(out.file_count, 'file')}, ${out.not_extracted === undefined ? humanBytes(out.extracted_size_bytes) : `${humanBytes(out.extracted_size_bytes)} extracted, ${plural(out.not_extracted, 'entry', 'entries')} left in the zip (lazy)`}\n${out.workspace_path}`,
   note(out, quiet) {
     const notes = (out.warnings ?? []).map((warning) => `zipfs: ${warning}.`);
-    if (out.other_sessions && !quiet) notes.push(`zipfs: ${plural(out.other_sessions.length, 'other session')} open (${out.other_sessions.join(', ')}): name the session in later commands (-s ${out.name}, or ZIPFS_SESSION=${out.name}).`);
+    if (out.other_sessions && !quiet)
+      notes.push(
+        `zipfs: ${plural(out.other_sessions.length, 'other session')} open (${out.other_sessions.join(', ')}): name the session in later commands (-s ${out.name}, or ZIPFS_SESSION=${out.name}).`,
+      );
     return notes.length > 0 ? notes.join('\n') : undefined;
   },
 });

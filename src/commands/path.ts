@@ -7,7 +7,7 @@ import { notExtractedCount } from '../session/lazy-session.ts';
 export const path = defineCommand({
   name: 'path',
   title: 'Workspace folder',
-  description: 'A session\'s files folder, for other tools.',
+  description: "A session's files folder, for other tools.",
   input: v.strictObject({ session: sessionParam }),
   output: v.object({ path: text('Absolute'), not_extracted: v.optional(count('Lazy: in zip only')) }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
@@ -18,5 +18,8 @@ export const path = defineCommand({
   },
   // stdout stays the bare path (`cd "$(zipfs path)"`); what other tools will not find there goes to stderr.
   render: (out) => out.path,
-  note: (out) => (out.not_extracted ? `zipfs: lazy session: ${out.not_extracted} entries are only in the zip, not in this folder; other tools see them after zipfs extract.` : undefined),
+  note: (out) =>
+    out.not_extracted
+      ? `zipfs: lazy session: ${out.not_extracted} entries are only in the zip, not in this folder; other tools see them after zipfs extract.`
+      : undefined,
 });

@@ -22,13 +22,15 @@ const FIELDS_CHARS = 1_000;
 export const read = defineCommand({
   name: 'read',
   title: 'Read',
-  description:
-    'Read a file, a page at a time: text, or base64 if binary.',
+  description: 'Read a file, a page at a time: text, or base64 if binary.',
   input: v.strictObject({
     session: sessionParam,
     path: v.pipe(v.string(), v.description('From the workspace root')),
     // utf-8, the default, gives way to a byte-order mark; the others are for files without one (file-encoding.ts).
-    encoding: v.optional(v.pipe(v.picklist([...TEXT_ENCODINGS, 'base64']), v.description('A BOM wins; base64: bytes')), 'utf-8'),
+    encoding: v.optional(
+      v.pipe(v.picklist([...TEXT_ENCODINGS, 'base64']), v.description('A BOM wins; base64: bytes')),
+      'utf-8',
+    ),
     offset: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.description('Start byte'))),
     limit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.description('Default 262144; cut to fit'))),
     start_line: v.optional(v.pipe(v.number(), v.integer(), v.description('1-based; -20: last 20'))),
@@ -57,44 +59,99 @@ export const read = defineCommand({
     example: 'zipfs read logo.png --offset 0 --limit 1024 > head.bin',
     rawOutput: true,
     // A shell user redirects a binary file to get the file: its bytes, not base64 (unless --encoding base64 asked for it).
-    bytes: (out, input) => (out.encoding === 'base64' && input.encoding !== 'base64' ? Buffer.from(out.content, 'base64') : undefined),
+    bytes: (out, input) =>
+      out.encoding === 'base64' && input.encoding !== 'base64' ? Buffer.from(out.content, 'base64') : undefined,
   },
   async run(input, context) {
     const session = resolveSession(context.home, input.session, context.hints);
     const view = lazyView(session);
     const seen = withBeneath(session.contents, (beneath) => resolveSeen(beneath, input.path, view));
-    const folder = (relative: string) => new ZipfsError('INVALID_INPUT', `Invalid argument path: ${quote(relative)} is a folder; list it with ls, or read a file inside it.`);
+    const folder = (relative: string) =>
+      new ZipfsError(
+        'INVALID_INPUT',
+        `Invalid argument path: ${quote(relative)} is a folder; list it with ls, or read a file inside it.`,
+      );
     if (seen.virtual?.type === 'dir') throw folder(seen.relative);
     // An entry only in the zip is read from a file it is inflated into, once (lazy-session.ts).
-    const fromZip = seen.virtual ? await withLazyReader(session, view!.lazy, loadLimits(context.env), (reader) => entryFileForRead(session, reader, seen.virtual!.index!)) : undefined;
+    const fromZip = seen.virtual
+      ? await withLazyReader(session, view!.lazy, loadLimits(context.env), (reader) =>
+          entryFileForRead(session, reader, seen.virtual!.index!),
+        )
+      : undefined;
     return withBeneath(session.contents, (beneath) => {
       // A file on disk is reached again: what resolveSeen found was reached through folders it has closed.
-      const file = fromZip ? { relative: seen.relative, path: fromZip, stats: fs.statSync(fromZip) } : resolveExisting(beneath, input.path);
+      const file = fromZip
+        ? { relative: seen.relative, path: fromZip, stats: fs.statSync(fromZip) }
+        : resolveExisting(beneath, input.path);
       if (file.stats.isDirectory()) throw folder(file.relative);
       const byLines = input.start_line !== undefined || input.end_line !== undefined;
       if (byLines && (input.offset !== undefined || input.limit !== undefined)) {
-        throw new ZipfsError('INVALID_INPUT', 'Invalid input for read: give lines (start_line, end_line) or bytes (offset, limit), not both.');
+        throw new ZipfsError(
+          'INVALID_INPUT',
+          'Invalid input for read: give lines (start_line, end_line) or bytes (offset, limit), not both.',
+        );
       }
-      if (input.start_line === 0 || input.end_line === 0) throw new ZipfsError('INVALID_INPUT', 'Invalid input for read: lines count from 1 (or from -1, the last line); 0 is no line.');
+      if (input.start_line === 0 || input.end_line === 0)
+        throw new ZipfsError(
+          'INVALID_INPUT',
+          'Invalid input for read: lines count from 1 (or from -1, the last line); 0 is no line.',
+        );
       // Line reads are bounded by whole lines, up to the largest page; byte reads by limit.
-      const limit = byLines ? MAX_PAGE_BYTES : Math.min(input.limit ?? loadLimits(context.env).readDefaultBytes, MAX_PAGE_BYTES);
+      const limit = byLines
+        ? MAX_PAGE_BYTES
+        : Math.min(input.limit ?? loadLimits(context.env).readDefaultBytes, MAX_PAGE_BYTES);
       const lines = byLines ? { start: input.start_line, end: input.end_line } : undefined;
-      const page = readPage({ absolute: file.path, relative: file.relative, offset: input.offset ?? 0, limit, lines, base64: input.encoding === 'base64', encoding: input.encoding === 'base64' ? undefined : (input.encoding as TextEncoding), maxAnswerBytes: context.maxAnswerBytes === undefined ? undefined : context.maxAnswerBytes - FIELDS_CHARS });
+      const page = readPage({
+        absolute: file.path,
+        relative: file.relative,
+        offset: input.offset ?? 0,
+        limit,
+        lines,
+        base64: input.encoding === 'base64',
+        encoding: input.encoding === 'base64' ? undefined : (input.encoding as TextEncoding),
+        maxAnswerBytes: context.maxAnswerBytes === undefined ? undefined : context.maxAnswerBytes - FIELDS_CHARS,
+      });
       // A read by lines gives whole lines; one line longer than an answer holds (minified JSON) is read by bytes instead.
       const budget = context.maxAnswerBytes;
-      if (page.lines && page.lines.end === page.lines.start && budget !== undefined && textChars(page.content) > budget) {
-        throw new ZipfsError('INVALID_INPUT', `Line ${page.lines.start} of ${quote(file.relative)} is ${page.bytesRead} bytes, more than one answer holds; read it by bytes from ${param('offset', page.offset)} (each page gives the next_offset).`);
+      if (
+        page.lines &&
+        page.lines.end === page.lines.start &&
+        budget !== undefined &&
+        textChars(page.content) > budget
+      ) {
+        throw new ZipfsError(
+          'INVALID_INPUT',
+          `Line ${page.lines.start} of ${quote(file.relative)} is ${page.bytesRead} bytes, more than one answer holds; read it by bytes from ${param('offset', page.offset)} (each page gives the next_offset).`,
+        );
       }
       const remaining = page.size - page.offset - page.bytesRead;
-      const result = { content: page.content, size_bytes: page.size, encoding: page.encoding, offset: page.offset, bytes_read: page.bytesRead, remaining_bytes: remaining, sha256: page.sha256 };
+      const result = {
+        content: page.content,
+        size_bytes: page.size,
+        encoding: page.encoding,
+        offset: page.offset,
+        bytes_read: page.bytesRead,
+        remaining_bytes: remaining,
+        sha256: page.sha256,
+      };
       // The argument that continues, as every paged tool gives it: start_line for a read by lines, offset for one by bytes.
-      if (page.lines) return { ...result, total_lines: page.lines.total, start_line: page.lines.start, end_line: page.lines.end, ...(page.lines.end < page.lines.total ? { next_start_line: page.lines.end + 1 } : {}) };
+      if (page.lines)
+        return {
+          ...result,
+          total_lines: page.lines.total,
+          start_line: page.lines.start,
+          end_line: page.lines.end,
+          ...(page.lines.end < page.lines.total ? { next_start_line: page.lines.end + 1 } : {}),
+        };
       return remaining > 0 ? { ...result, next_offset: page.offset + page.bytesRead } : result;
     });
   },
   render: (out) => out.content,
   note(out) {
-    if (out.next_start_line !== undefined) return `zipfs: lines ${out.start_line}-${out.end_line} of ${out.total_lines}; continue with --start-line ${out.next_start_line}`;
-    return out.next_offset !== undefined ? `zipfs: ${out.remaining_bytes} more bytes; continue with --offset ${out.next_offset}` : undefined;
+    if (out.next_start_line !== undefined)
+      return `zipfs: lines ${out.start_line}-${out.end_line} of ${out.total_lines}; continue with --start-line ${out.next_start_line}`;
+    return out.next_offset !== undefined
+      ? `zipfs: ${out.remaining_bytes} more bytes; continue with --offset ${out.next_offset}`
+      : undefined;
   },
 });

@@ -1,17 +1,12 @@
 /** Schema pieces several commands share, so the same parameter reads the same everywhere. */
 import * as v from 'valibot';
 
-export const sessionParam = v.optional(
-  v.pipe(v.string(), v.description('Name or id')),
-);
+export const sessionParam = v.optional(v.pipe(v.string(), v.description('Name or id')));
 
 export const workspacePathParam = (description: string) =>
   v.optional(v.pipe(v.string(), v.description(description)), '/');
 
-export const backupParam = v.optional(
-  v.pipe(v.boolean(), v.description('Keep <zip>.bak')),
-  true,
-);
+export const backupParam = v.optional(v.pipe(v.boolean(), v.description('Keep <zip>.bak')), true);
 
 /** Output fields: every one described, counts and sizes as integers, so generated clients get honest types. */
 export const count = (description: string) => v.pipe(v.number(), v.integer(), v.description(description));

@@ -11,16 +11,18 @@ export const sessions = defineCommand({
   input: v.strictObject({}),
   output: v.object({
     sessions: v.pipe(
-      v.array(v.object({
-        id: text('Id'),
-        name: name('Name'),
-        source_path: name('Zip'),
-        state: v.pipe(v.literal('open'), v.description('Open')),
-        created_at: text('ISO time'),
-        last_accessed_at: text('ISO time'),
-        file_count: count('Files'),
-        extracted_size_bytes: count('Bytes'),
-      })),
+      v.array(
+        v.object({
+          id: text('Id'),
+          name: name('Name'),
+          source_path: name('Zip'),
+          state: v.pipe(v.literal('open'), v.description('Open')),
+          created_at: text('ISO time'),
+          last_accessed_at: text('ISO time'),
+          file_count: count('Files'),
+          extracted_size_bytes: count('Bytes'),
+        }),
+      ),
       v.description('By name'),
     ),
   }),
@@ -42,8 +44,17 @@ export const sessions = defineCommand({
   },
   render(out, paint) {
     if (out.sessions.length === 0) return 'No open sessions. Open one with: zipfs open <file.zip>';
-    const rows = out.sessions.map((s) => [s.name, s.id.slice(0, 8), String(s.file_count), humanBytes(s.extracted_size_bytes), relativeTime(new Date(s.last_accessed_at)), s.source_path]);
-    const [header, ...body] = table([['NAME', 'ID', 'FILES', 'SIZE', 'LAST USED', 'SOURCE'], ...rows], [2, 3]).split('\n');
+    const rows = out.sessions.map((s) => [
+      s.name,
+      s.id.slice(0, 8),
+      String(s.file_count),
+      humanBytes(s.extracted_size_bytes),
+      relativeTime(new Date(s.last_accessed_at)),
+      s.source_path,
+    ]);
+    const [header, ...body] = table([['NAME', 'ID', 'FILES', 'SIZE', 'LAST USED', 'SOURCE'], ...rows], [2, 3]).split(
+      '\n',
+    );
     return [paint.bold(header!), ...body].join('\n');
   },
 });

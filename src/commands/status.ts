@@ -8,16 +8,36 @@ import { resolveSession } from '../session/resolve-session.ts';
 import { recoverInterruptedSync } from '../sync/sync-archive.ts';
 import { isNewArchive, sourceState } from '../session/source-state.ts';
 import { diffWorkspace, type Unsupported, type WorkspaceDiff } from '../sync/workspace-diff.ts';
-import { itemChars, pageFields, limitParam, nextOffsetField, offsetParam, pageNote, takePage, totalField } from '../table/paging.ts';
+import {
+  itemChars,
+  pageFields,
+  limitParam,
+  nextOffsetField,
+  offsetParam,
+  pageNote,
+  takePage,
+  totalField,
+} from '../table/paging.ts';
 import { count, flag, name, names, sessionParam, text } from './schemas.ts';
 import { readManifest, type Manifest, wholeBase } from '../session/read-manifest.ts';
 
-function changeCount(out: { modified: string[]; added: string[]; deleted: string[]; renamed?: unknown[]; total?: number }): number {
+function changeCount(out: {
+  modified: string[];
+  added: string[];
+  deleted: string[];
+  renamed?: unknown[];
+  total?: number;
+}): number {
   return out.total ?? out.modified.length + out.added.length + out.deleted.length + (out.renamed?.length ?? 0);
 }
 
 /** One changed path as paging counts it: the lists are one run, modified, added, deleted, then renamed. */
-type Change = { list: 'modified' | 'added' | 'deleted' | 'renamed'; path: string; rename?: WorkspaceDiff['renamed'][number]; unsupported?: Unsupported };
+type Change = {
+  list: 'modified' | 'added' | 'deleted' | 'renamed';
+  path: string;
+  rename?: WorkspaceDiff['renamed'][number];
+  unsupported?: Unsupported;
+};
 
 /** Most zip-side changes listed; the rest are counted. */
 const MAX_ZIP_CHANGES = 200;
@@ -34,25 +54,45 @@ function zipBehind(manifest: Manifest, dir: string): string[] | undefined {
   const changes = zipChangesSince(wholeBase(manifest, dir), manifest.session.source_path);
   if (!changes) return [];
   const all = changeLines(changes);
-  return all.length > MAX_ZIP_CHANGES ? [...all.slice(0, MAX_ZIP_CHANGES), `... and ${all.length - MAX_ZIP_CHANGES} more`] : all;
+  return all.length > MAX_ZIP_CHANGES
+    ? [...all.slice(0, MAX_ZIP_CHANGES), `... and ${all.length - MAX_ZIP_CHANGES} more`]
+    : all;
 }
 
 export const status = defineCommand({
   name: 'status',
   title: 'Status',
-  description:
-    'Changes since open or last sync.',
+  description: 'Changes since open or last sync.',
   input: v.strictObject({ session: sessionParam, offset: offsetParam, limit: limitParam('paths') }),
   output: v.object({
     modified: names('Folders end in /'),
     added: names('New'),
     deleted: names('Removed'),
-    renamed: v.optional(v.pipe(v.array(v.object({ from: name('Old path'), to: name('New path'), modified: v.optional(flag('Content changed too')) })), v.description('Moved; not in added, deleted'))),
+    renamed: v.optional(
+      v.pipe(
+        v.array(
+          v.object({ from: name('Old path'), to: name('New path'), modified: v.optional(flag('Content changed too')) }),
+        ),
+        v.description('Moved; not in added, deleted'),
+      ),
+    ),
     unchanged_count: count('Entries'),
-    unsupported: v.optional(v.pipe(v.array(v.object({ path: name('Path'), reason: text('And the fix') })), v.description('Sync refuses these (of this page)'))),
+    unsupported: v.optional(
+      v.pipe(
+        v.array(v.object({ path: name('Path'), reason: text('And the fix') })),
+        v.description('Sync refuses these (of this page)'),
+      ),
+    ),
     total: totalField('changed paths'),
-    zip_changed: v.optional(v.pipe(v.array(v.string()), v.description('The zip since base, by another writer: A/M/D name; sync merge takes them'))),
-    leftovers: v.optional(v.pipe(v.array(v.string()), v.description("Beside the zip, killed syncs': sync, prune remove"))),
+    zip_changed: v.optional(
+      v.pipe(
+        v.array(v.string()),
+        v.description('The zip since base, by another writer: A/M/D name; sync merge takes them'),
+      ),
+    ),
+    leftovers: v.optional(
+      v.pipe(v.array(v.string()), v.description("Beside the zip, killed syncs': sync, prune remove")),
+    ),
     next_offset: nextOffsetField,
   }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
@@ -73,25 +113,54 @@ export const status = defineCommand({
     const leftovers = findZipLeftovers(manifest.session.source_path).map(describeLeftover);
     const refused = new Map(diff.unsupported.map((u) => [u.path, u]));
     const changes: Change[] = [
-      ...(['modified', 'added', 'deleted'] as const).flatMap((list) => diff[list].map((path) => ({ list, path, unsupported: refused.get(path) }))),
-      ...diff.renamed.map((rename) => ({ list: 'renamed' as const, path: rename.to, rename, unsupported: refused.get(rename.to) })),
+      ...(['modified', 'added', 'deleted'] as const).flatMap((list) =>
+        diff[list].map((path) => ({ list, path, unsupported: refused.get(path) })),
+      ),
+      ...diff.renamed.map((rename) => ({
+        list: 'renamed' as const,
+        path: rename.to,
+        rename,
+        unsupported: refused.get(rename.to),
+      })),
     ];
     // What sync would refuse is told beside its path (a modified, added or renamed one), on the page that lists it.
     const build = (page: Change[], next: number | undefined) => {
       const pick = (list: Change['list']) => page.filter((c) => c.list === list).map((c) => c.path);
       const renamed = page.flatMap((c) => (c.rename ? [c.rename] : []));
       const unsupported = page.flatMap((c) => (c.unsupported ? [c.unsupported] : []));
-      const result = { modified: pick('modified'), added: pick('added'), deleted: pick('deleted'), ...(renamed.length > 0 ? { renamed } : {}), unchanged_count: diff.unchangedCount };
-      return { ...result, ...(unsupported.length > 0 ? { unsupported } : {}), ...pageFields(changes.length, input.offset, next) };
+      const result = {
+        modified: pick('modified'),
+        added: pick('added'),
+        deleted: pick('deleted'),
+        ...(renamed.length > 0 ? { renamed } : {}),
+        unchanged_count: diff.unchangedCount,
+      };
+      return {
+        ...result,
+        ...(unsupported.length > 0 ? { unsupported } : {}),
+        ...pageFields(changes.length, input.offset, next),
+      };
     };
-    const page = (changes: Change[], next: number | undefined) => ({ ...build(changes, next), ...(behind ? { zip_changed: behind } : {}), ...(leftovers.length > 0 ? { leftovers } : {}) });
-    return takePage(changes, input, context.maxAnswerBytes, page, (c) => itemChars(c.path) + (c.rename ? itemChars(c.rename) : 0) + (c.unsupported ? itemChars(c.unsupported) : 0));
+    const page = (changes: Change[], next: number | undefined) => ({
+      ...build(changes, next),
+      ...(behind ? { zip_changed: behind } : {}),
+      ...(leftovers.length > 0 ? { leftovers } : {}),
+    });
+    return takePage(
+      changes,
+      input,
+      context.maxAnswerBytes,
+      page,
+      (c) => itemChars(c.path) + (c.rename ? itemChars(c.rename) : 0) + (c.unsupported ? itemChars(c.unsupported) : 0),
+    );
   },
   // As git status --short: R (RM when the content changed too) old -> new.
   // Nothing to sync is status's answer, on stdout as git status says "nothing to commit"; -q leaves it out.
   render: (out, paint, flags) =>
     changeCount(out) === 0
-      ? flags.quiet ? '' : `Nothing to sync: ${plural(out.unchanged_count, 'entry', 'entries')} unchanged.`
+      ? flags.quiet
+        ? ''
+        : `Nothing to sync: ${plural(out.unchanged_count, 'entry', 'entries')} unchanged.`
       : [
           ...out.modified.map((p) => paint.yellow(`M ${p}`)),
           ...(out.renamed ?? []).map((r) => paint.cyan(`${r.modified ? 'RM' : 'R'} ${r.from} -> ${r.to}`)),
@@ -102,10 +171,18 @@ export const status = defineCommand({
     const notes = (out.unsupported ?? []).map((u) => `zipfs: sync will refuse ${u.path}: ${u.reason}.`);
     if (out.zip_changed) {
       // As git says a branch is behind: the other writer's changes, and the way to take them in.
-      const what = out.zip_changed.length > 0 ? out.zip_changed.map((change) => `  ${change}`).join('\n') : '  (rewritten with the same entries)';
-      notes.push(`zipfs: the zip changed since this session's base (another writer):\n${what}\nzipfs: sync --merge takes these in beside your changes; a plain sync is refused.`);
+      const what =
+        out.zip_changed.length > 0
+          ? out.zip_changed.map((change) => `  ${change}`).join('\n')
+          : '  (rewritten with the same entries)';
+      notes.push(
+        `zipfs: the zip changed since this session's base (another writer):\n${what}\nzipfs: sync --merge takes these in beside your changes; a plain sync is refused.`,
+      );
     }
-    if (out.leftovers) notes.push(`zipfs: a killed sync left beside the zip: ${out.leftovers.join('; ')}; the next sync (or zipfs prune) removes them.`);
+    if (out.leftovers)
+      notes.push(
+        `zipfs: a killed sync left beside the zip: ${out.leftovers.join('; ')}; the next sync (or zipfs prune) removes them.`,
+      );
     const more = pageNote('changed paths', out.total, out.next_offset);
     if (more) notes.push(more);
     return notes.length > 0 ? notes.join('\n') : undefined;

@@ -9,8 +9,7 @@ import { backupParam, count, flag, NAME, sessionParam } from './schemas.ts';
 export const sync = defineCommand({
   name: 'sync',
   title: 'Sync',
-  description:
-    'Write changes into the zip, atomically.',
+  description: 'Write changes into the zip, atomically.',
   input: v.strictObject({
     session: sessionParam,
     force: v.optional(v.pipe(v.boolean(), v.description('Overwrite a changed zip')), false),
@@ -32,14 +31,39 @@ export const sync = defineCommand({
   cli: { message: true, positionals: ['session'], short: { session: 's' }, example: 'zipfs sync --dry-run' },
   async run(input, context) {
     const session = resolveSession(context.home, input.session, context.hints);
-    return withSessionLock(session, 'sync', () => syncSession({ session, force: input.force, merge: input.merge, dryRun: input.dry_run, backup: input.backup, progress: context.progress, signal: context.signal, wait: lockWait(context), limits: loadLimits(context.env) }), lockWait(context));
+    return withSessionLock(
+      session,
+      'sync',
+      () =>
+        syncSession({
+          session,
+          force: input.force,
+          merge: input.merge,
+          dryRun: input.dry_run,
+          backup: input.backup,
+          progress: context.progress,
+          signal: context.signal,
+          wait: lockWait(context),
+          limits: loadLimits(context.env),
+        }),
+      lockWait(context),
+    );
   },
   render(out) {
     const counts = `${out.files_modified} modified, ${out.files_added} added, ${out.files_deleted} deleted${out.files_renamed ? `, ${out.files_renamed} renamed` : ''}`;
-    const merged = out.from_zip ? `\nFrom the zip (another writer's changes${out.synced ? ', now in the workspace too' : ''}):\n${out.from_zip.map((change) => `  ${change}`).join('\n')}` : '';
+    const merged = out.from_zip
+      ? `\nFrom the zip (another writer's changes${out.synced ? ', now in the workspace too' : ''}):\n${out.from_zip.map((change) => `  ${change}`).join('\n')}`
+      : '';
     if (!out.synced) return `Would sync ${counts} (dry run: nothing written).${merged}`;
-    if (out.backup_path === null && out.files_modified + out.files_added + out.files_deleted + (out.files_renamed ?? 0) === 0) return 'Nothing to sync: the zip already matches the workspace.';
+    if (
+      out.backup_path === null &&
+      out.files_modified + out.files_added + out.files_deleted + (out.files_renamed ?? 0) === 0
+    )
+      return 'Nothing to sync: the zip already matches the workspace.';
     return `Synced ${counts}.${out.backup_path ? ` Previous archive kept as ${out.backup_path}` : ''}${merged}`;
   },
-  note: (out) => (out.leftovers_removed ? `zipfs: removed what a killed sync left beside the zip: ${out.leftovers_removed.join('; ')}.` : undefined),
+  note: (out) =>
+    out.leftovers_removed
+      ? `zipfs: removed what a killed sync left beside the zip: ${out.leftovers_removed.join('; ')}.`
+      : undefined,
 });

@@ -7,7 +7,16 @@ import { lazyView, resolveSeen } from '../workspace/lazy-view.ts';
 import { withBeneath } from '../files/beneath.ts';
 import { ZipfsError, quote } from '../base/errors.ts';
 import { quoteName } from '../format/quote-name.ts';
-import { limitParam, pageFields, nextOffsetField, offsetParam, pageNote, takePage, textChars, totalField } from '../table/paging.ts';
+import {
+  limitParam,
+  pageFields,
+  nextOffsetField,
+  offsetParam,
+  pageNote,
+  takePage,
+  textChars,
+  totalField,
+} from '../table/paging.ts';
 import { count, sessionParam, text, workspacePathParam } from './schemas.ts';
 
 export const tree = defineCommand({
@@ -22,40 +31,67 @@ export const tree = defineCommand({
     limit: limitParam('lines'),
   }),
   output: v.object({
-    tree: text('Drawn: this page\'s lines'),
+    tree: text("Drawn: this page's lines"),
     file_count: count('In the whole tree'),
     dir_count: count('In the whole tree'),
     total: totalField('lines'),
     next_offset: nextOffsetField,
   }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  cli: { workspacePaths: ['path'], fromCurrentFolder: true, positionals: ['path'], short: { session: 's' }, example: 'zipfs tree --max-depth 2' },
+  cli: {
+    workspacePaths: ['path'],
+    fromCurrentFolder: true,
+    positionals: ['path'],
+    short: { session: 's' },
+    example: 'zipfs tree --max-depth 2',
+  },
   run(input, context) {
     const session = resolveSession(context.home, input.session, context.hints);
     const view = lazyView(session);
     return withBeneath(session.contents, (beneath) => {
       const start = resolveSeen(beneath, input.path, view);
-      if (start.virtual ? start.virtual.type !== 'dir' : !start.disk!.stats.isDirectory()) throw new ZipfsError('INVALID_INPUT', `Invalid argument path: ${quote(start.relative)} is a file, not a folder; tree starts from a folder.`);
+      if (start.virtual ? start.virtual.type !== 'dir' : !start.disk!.stats.isDirectory())
+        throw new ZipfsError(
+          'INVALID_INPUT',
+          `Invalid argument path: ${quote(start.relative)} is a file, not a folder; tree starts from a folder.`,
+        );
       // The drawing is one line per item on every surface: a name that would break or reorder its line
       // is quoted in it, as git quotes paths (ls gives the exact names).
       const lines = [start.relative === '' ? '.' : quoteName(`${start.relative}/`)];
       const openAtDepth: boolean[] = [];
       let fileCount = 0;
       let dirCount = 0;
-      walk(start.disk ? beneath.folder(start.relative) : undefined, { maxDepth: input.max_depth ?? Infinity, archiveSymlinks: new Set(session.record.symlinks), base: start.relative, view }, (item, depth, isLast) => {
-        openAtDepth[depth] = !isLast;
-        let prefix = '';
-        for (let d = 1; d < depth; d++) prefix += openAtDepth[d] ? '│   ' : '    ';
-        const name = item.path.slice(item.path.lastIndexOf('/') + 1);
-        lines.push(`${prefix}${isLast ? '└── ' : '├── '}${quoteName(item.type === 'dir' ? `${name}/` : name)}`);
-        if (item.type === 'dir') dirCount++;
-        else fileCount++;
-      });
+      walk(
+        start.disk ? beneath.folder(start.relative) : undefined,
+        {
+          maxDepth: input.max_depth ?? Infinity,
+          archiveSymlinks: new Set(session.record.symlinks),
+          base: start.relative,
+          view,
+        },
+        (item, depth, isLast) => {
+          openAtDepth[depth] = !isLast;
+          let prefix = '';
+          for (let d = 1; d < depth; d++) prefix += openAtDepth[d] ? '│   ' : '    ';
+          const name = item.path.slice(item.path.lastIndexOf('/') + 1);
+          lines.push(`${prefix}${isLast ? '└── ' : '├── '}${quoteName(item.type === 'dir' ? `${name}/` : name)}`);
+          if (item.type === 'dir') dirCount++;
+          else fileCount++;
+        },
+      );
       // Pages are runs of the drawing's lines: joined with newlines, the pages give the whole drawing.
-      const build = (page: string[], next: number | undefined) => ({ tree: page.join('\n'), file_count: fileCount, dir_count: dirCount, ...pageFields(lines.length, input.offset, next) });
+      const build = (page: string[], next: number | undefined) => ({
+        tree: page.join('\n'),
+        file_count: fileCount,
+        dir_count: dirCount,
+        ...pageFields(lines.length, input.offset, next),
+      });
       return takePage(lines, input, context.maxAnswerBytes, build, (line) => textChars(`${line}\n`));
     });
   },
-  render: (out) => (out.next_offset === undefined ? `${out.tree}\n\n${plural(out.dir_count, 'folder')}, ${plural(out.file_count, 'file')}` : out.tree),
+  render: (out) =>
+    out.next_offset === undefined
+      ? `${out.tree}\n\n${plural(out.dir_count, 'folder')}, ${plural(out.file_count, 'file')}`
+      : out.tree,
   note: (out) => pageNote('lines', out.total, out.next_offset),
 });

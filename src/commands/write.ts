@@ -14,7 +14,8 @@ const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 function decode(content: string, encoding: 'utf-8' | 'base64'): Uint8Array {
   if (encoding === 'utf-8') return new TextEncoder().encode(content);
   const compact = content.replace(/\s+/g, '');
-  if (compact.length % 4 === 1 || !BASE64.test(compact)) throw new ZipfsError('INVALID_INPUT', 'Invalid argument content: it is not valid base64 (encoding is "base64").');
+  if (compact.length % 4 === 1 || !BASE64.test(compact))
+    throw new ZipfsError('INVALID_INPUT', 'Invalid argument content: it is not valid base64 (encoding is "base64").');
   return Buffer.from(compact, 'base64');
 }
 
@@ -32,7 +33,14 @@ export const write = defineCommand({
   }),
   output: v.object({ written: flag('True'), size_bytes: count('Size') }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
-  cli: { message: true, workspacePaths: ['path'], positionals: ['path', 'content'], short: { session: 's' }, stdin: 'content', example: 'zipfs write data/config.json \'{"debug": true}\'' },
+  cli: {
+    message: true,
+    workspacePaths: ['path'],
+    positionals: ['path', 'content'],
+    short: { session: 's' },
+    stdin: 'content',
+    example: 'zipfs write data/config.json \'{"debug": true}\'',
+  },
   async run(input, context) {
     const session = resolveSession(context.home, input.session, context.hints);
     const bytes = decode(input.content, input.encoding);
@@ -44,7 +52,14 @@ export const write = defineCommand({
         if (input.append) await extractForChange(session, [input.path], context.home, loadLimits(context.env));
         // A folder only in the zip exists in the session: made on disk for a write that makes no folders.
         if (!input.create_dirs) makeZipOnlyFolders(session, input.path);
-        return writeWorkspaceFile(session.contents, input.path, bytes, input.create_dirs, input.append, session.record.case_insensitive === true);
+        return writeWorkspaceFile(
+          session.contents,
+          input.path,
+          bytes,
+          input.create_dirs,
+          input.append,
+          session.record.case_insensitive === true,
+        );
       },
       lockWait(context),
     );

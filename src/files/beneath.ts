@@ -97,11 +97,17 @@ export interface Place {
 
 /** Why a path cannot be reached, as the caller should read it. */
 function throughLink(whole: string, link: string): ZipfsError {
-  return new ZipfsError('PATH_TRAVERSAL', `Path ${quote(whole)} goes through ${quote(link)}, a symbolic link; zipfs does not follow links inside a workspace (they can lead outside it). Use the path the link points to.`);
+  return new ZipfsError(
+    'PATH_TRAVERSAL',
+    `Path ${quote(whole)} goes through ${quote(link)}, a symbolic link; zipfs does not follow links inside a workspace (they can lead outside it). Use the path the link points to.`,
+  );
 }
 
 function notFound(whole: string): ZipfsError {
-  return new ZipfsError('PATH_NOT_FOUND', `Path ${quote(whole)} does not exist in the workspace; list what is there with ls or tree.`);
+  return new ZipfsError(
+    'PATH_NOT_FOUND',
+    `Path ${quote(whole)} does not exist in the workspace; list what is there with ls or tree.`,
+  );
 }
 
 /** File systems take at most 255 bytes per name: a longer one cannot exist, and cannot be made. */
@@ -110,7 +116,10 @@ const MAX_NAME_BYTES = 255;
 function checkName(name: string, whole: string, create: boolean | undefined): void {
   if (name.length * 3 <= MAX_NAME_BYTES || Buffer.byteLength(name) <= MAX_NAME_BYTES) return;
   if (!create) throw notFound(whole);
-  throw new ZipfsError('INVALID_INPUT', `Invalid argument path: ${quote(whole)} has a name part of ${Buffer.byteLength(name)} bytes; file systems allow at most ${MAX_NAME_BYTES}. Choose a shorter name.`);
+  throw new ZipfsError(
+    'INVALID_INPUT',
+    `Invalid argument path: ${quote(whole)} has a name part of ${Buffer.byteLength(name)} bytes; file systems allow at most ${MAX_NAME_BYTES}. Choose a shorter name.`,
+  );
 }
 
 /**
@@ -123,7 +132,10 @@ export class Beneath {
   constructor(readonly root: string) {
     const folder = Folder.open(root, '');
     if (!folder) {
-      throw new ZipfsError('PATH_TRAVERSAL', `The workspace folder ${root} is not a folder (a symbolic link or a file was put in its place); zipfs works only on files inside the workspace. Put the folder back, or remove the session with ${invocation('close', { force: true })}.`);
+      throw new ZipfsError(
+        'PATH_TRAVERSAL',
+        `The workspace folder ${root} is not a folder (a symbolic link or a file was put in its place); zipfs works only on files inside the workspace. Put the folder back, or remove the session with ${invocation('close', { force: true })}.`,
+      );
     }
     this.folders.set('', folder);
   }
@@ -164,7 +176,10 @@ export class Beneath {
     // Gone at the open and made again before the lstat (an editor's churn): a folder after all.
     if (stats.isDirectory()) return parent.openChild(name);
     if (stats.isSymbolicLink()) throw throughLink(whole, parent.childRelative(name));
-    throw new ZipfsError('INVALID_INPUT', `Invalid argument path: ${quote(parent.childRelative(name))}, a parent of ${quote(whole)}, is a file, not a folder.`);
+    throw new ZipfsError(
+      'INVALID_INPUT',
+      `Invalid argument path: ${quote(parent.childRelative(name))}, a parent of ${quote(whole)}, is a file, not a folder.`,
+    );
   }
 
   /** `relative`'s parent folder (made when `create`) and last name; '' (the root) has no place. */

@@ -9,7 +9,13 @@ import { workerPath } from '../base/worker-path.ts';
 import { applyEdits, checkPatterns, type TextEdit } from './edit-text.ts';
 import type { EditJob, EditReport } from './edit-worker.ts';
 
-export function applyEditsTimed(text: string, edits: TextEdit[], fileName: string, budgetMs: number, signal?: AbortSignal): Promise<{ text: string; replacements: number }> {
+export function applyEditsTimed(
+  text: string,
+  edits: TextEdit[],
+  fileName: string,
+  budgetMs: number,
+  signal?: AbortSignal,
+): Promise<{ text: string; replacements: number }> {
   if (!edits.some((edit) => edit.regex)) return Promise.resolve(applyEdits(text, edits, fileName));
   checkPatterns(edits); // a malformed pattern is INVALID_INPUT at once, with no thread started
   signal?.throwIfAborted();
@@ -29,7 +35,12 @@ export function applyEditsTimed(text: string, edits: TextEdit[], fileName: strin
     signal?.addEventListener('abort', cancel, { once: true });
     const timer = setTimeout(() => {
       stop();
-      reject(new ZipfsError('LIMIT_EXCEEDED', `The edit's regular expression ran for the whole ${budgetMs} ms time budget on ${quote(fileName)} without finishing (it may backtrack catastrophically, as nested repeats like (a+)+ do); nothing was written. Simplify the pattern, or raise ZIPFS_GREP_TIME_BUDGET_MS.`));
+      reject(
+        new ZipfsError(
+          'LIMIT_EXCEEDED',
+          `The edit's regular expression ran for the whole ${budgetMs} ms time budget on ${quote(fileName)} without finishing (it may backtrack catastrophically, as nested repeats like (a+)+ do); nothing was written. Simplify the pattern, or raise ZIPFS_GREP_TIME_BUDGET_MS.`,
+        ),
+      );
     }, budgetMs);
     worker.onmessage = (event: MessageEvent<EditReport>) => {
       stop();

@@ -30,13 +30,19 @@ export function compilePattern(source: string, which: string): RegExp {
   try {
     return new RegExp(source, 'gm');
   } catch (error) {
-    throw new ZipfsError('INVALID_INPUT', `${which}: old_text is not a valid regular expression: ${(error as Error).message}. It is a JavaScript regular expression; escape special characters such as ( [ . * + ? with a backslash, or leave regex off to match the text exactly.`);
+    throw new ZipfsError(
+      'INVALID_INPUT',
+      `${which}: old_text is not a valid regular expression: ${(error as Error).message}. It is a JavaScript regular expression; escape special characters such as ( [ . * + ? with a backslash, or leave regex off to match the text exactly.`,
+    );
   }
 }
 
 /** Checks every regex edit's pattern, before any work: a bad one is the caller's mistake, said at once. */
 export function checkPatterns(edits: TextEdit[]): void {
-  edits.forEach((edit, i) => edit.regex && compilePattern(edit.old_text, edits.length > 1 ? `Edit ${i + 1} of ${edits.length}` : 'The edit'));
+  edits.forEach(
+    (edit, i) =>
+      edit.regex && compilePattern(edit.old_text, edits.length > 1 ? `Edit ${i + 1} of ${edits.length}` : 'The edit'),
+  );
 }
 
 /**
@@ -49,7 +55,10 @@ function matchCount(text: string, pattern: RegExp, which: string, fileName: stri
   for (;;) {
     const { hit, gaveUp } = watchedExec(pattern, text);
     if (gaveUp) {
-      throw new ZipfsError('LIMIT_EXCEEDED', `${which}: the regex engine gave up on the pattern in ${quote(fileName)} after backtracking too long (it backtracks catastrophically, as nested repeats like (x+x+)+ do), so whether it matches is unknown; nothing was written. Rewrite it without nested repeats (x{2,}y for (x+x+)+y).`);
+      throw new ZipfsError(
+        'LIMIT_EXCEEDED',
+        `${which}: the regex engine gave up on the pattern in ${quote(fileName)} after backtracking too long (it backtracks catastrophically, as nested repeats like (x+x+)+ do), so whether it matches is unknown; nothing was written. Rewrite it without nested repeats (x{2,}y for (x+x+)+y).`,
+      );
     }
     if (!hit) return count;
     count++;
@@ -68,7 +77,11 @@ function occurrences(text: string, needle: string): number {
   return count;
 }
 
-export function applyEdits(original: string, edits: TextEdit[], fileName: string): { text: string; replacements: number } {
+export function applyEdits(
+  original: string,
+  edits: TextEdit[],
+  fileName: string,
+): { text: string; replacements: number } {
   const crlf = usesCrlf(original);
   const lf = (s: string) => (crlf ? s.replaceAll('\r\n', '\n') : s);
   let text = lf(original);
@@ -76,19 +89,31 @@ export function applyEdits(original: string, edits: TextEdit[], fileName: string
   edits.forEach((edit, i) => {
     const which = edits.length > 1 ? `Edit ${i + 1} of ${edits.length}` : 'The edit';
     const needle = lf(edit.old_text);
-    if (needle === '') throw new ZipfsError('INVALID_INPUT', `${which} has an empty old_text; give the exact text to replace.`);
+    if (needle === '')
+      throw new ZipfsError('INVALID_INPUT', `${which} has an empty old_text; give the exact text to replace.`);
     const pattern = edit.regex ? compilePattern(edit.old_text, which) : undefined;
     const found = pattern ? matchCount(text, pattern, which, fileName) : occurrences(text, needle);
     const what = pattern ? `the pattern ${quote(edit.old_text)}` : `old_text ${quote(edit.old_text)}`;
     if (found === 0) {
-      const hint = pattern ? 'Read the file again; ^ and $ anchor at each line, and lines end in \n (never \r\n) when the pattern runs.' : 'Read the file again and copy the text exactly, whitespace included.';
-      throw new ZipfsError('EDIT_MISMATCH', `${which}: ${what} ${pattern ? 'matches nothing' : 'is not'} in ${quote(fileName)}${i > 0 ? ' (after the edits before it)' : ''}; nothing was written. ${hint}`);
+      const hint = pattern
+        ? 'Read the file again; ^ and $ anchor at each line, and lines end in \n (never \r\n) when the pattern runs.'
+        : 'Read the file again and copy the text exactly, whitespace included.';
+      throw new ZipfsError(
+        'EDIT_MISMATCH',
+        `${which}: ${what} ${pattern ? 'matches nothing' : 'is not'} in ${quote(fileName)}${i > 0 ? ' (after the edits before it)' : ''}; nothing was written. ${hint}`,
+      );
     }
     if (found > 1 && !edit.replace_all) {
-      throw new ZipfsError('EDIT_MISMATCH', `${which}: ${what} ${pattern ? 'matches' : 'is in'} ${quote(fileName)} ${found} times; nothing was written. ${pattern ? 'Make the pattern narrower' : 'Include more surrounding text'} so it matches once, or pass ${param('replace_all')} to replace every one.`);
+      throw new ZipfsError(
+        'EDIT_MISMATCH',
+        `${which}: ${what} ${pattern ? 'matches' : 'is in'} ${quote(fileName)} ${found} times; nothing was written. ${pattern ? 'Make the pattern narrower' : 'Include more surrounding text'} so it matches once, or pass ${param('replace_all')} to replace every one.`,
+      );
     }
     if (pattern) text = text.replace(edit.replace_all ? pattern : new RegExp(pattern.source, 'm'), lf(edit.new_text));
-    else text = edit.replace_all ? text.replaceAll(needle, lf(edit.new_text)) : text.replace(needle, () => lf(edit.new_text));
+    else
+      text = edit.replace_all
+        ? text.replaceAll(needle, lf(edit.new_text))
+        : text.replace(needle, () => lf(edit.new_text));
     replacements += edit.replace_all ? found : 1;
   });
   return { text: crlf ? text.replaceAll('\n', '\r\n') : text, replacements };

@@ -13,7 +13,9 @@ export interface EditJob {
   fileName: string;
 }
 
-export type EditReport = { ok: true; text: string; replacements: number } | { ok: false; code: ZipfsError['code']; message: string };
+export type EditReport =
+  | { ok: true; text: string; replacements: number }
+  | { ok: false; code: ZipfsError['code']; message: string };
 
 // The worker global's onmessage; bun-types declares it only alongside the DOM library.
 (globalThis as unknown as { onmessage: (event: MessageEvent<EditJob>) => void }).onmessage = (event) => {
@@ -22,7 +24,10 @@ export type EditReport = { ok: true; text: string; replacements: number } | { ok
   try {
     report = { ok: true, ...applyEdits(text, edits, fileName) };
   } catch (error) {
-    report = error instanceof ZipfsError ? { ok: false, code: error.code, message: error.message } : { ok: false, code: 'INTERNAL_ERROR', message: `The edit failed: ${(error as Error).message}.` };
+    report =
+      error instanceof ZipfsError
+        ? { ok: false, code: error.code, message: error.message }
+        : { ok: false, code: 'INTERNAL_ERROR', message: `The edit failed: ${(error as Error).message}.` };
   }
   postMessage(report);
 };

@@ -19,29 +19,58 @@ import { param } from '../base/message-marks.ts';
  * links and held open (beneath.ts), so the temporary, the rename and the
  * append all land in it even if a link is swapped in meanwhile.
  */
-export function writeWorkspaceFile(root: string, input: string, bytes: Uint8Array, createDirs: boolean, append = false, foldsCase = false): { relative: string; size: number } {
+export function writeWorkspaceFile(
+  root: string,
+  input: string,
+  bytes: Uint8Array,
+  createDirs: boolean,
+  append = false,
+  foldsCase = false,
+): { relative: string; size: number } {
   const relative = normaliseToolPath(input);
-  if (relative === '') throw new ZipfsError('INVALID_INPUT', 'Invalid argument path: it names the workspace root; give a file path such as "notes/todo.txt".');
+  if (relative === '')
+    throw new ZipfsError(
+      'INVALID_INPUT',
+      'Invalid argument path: it names the workspace root; give a file path such as "notes/todo.txt".',
+    );
   return withBeneath(root, (beneath) => {
     let place;
     try {
       place = beneath.place(relative, { create: createDirs });
     } catch (error) {
       if (error instanceof ZipfsError && error.code === 'PATH_NOT_FOUND') {
-        throw new ZipfsError('PATH_NOT_FOUND', `The folder for ${quote(relative)} does not exist; create it, or write with ${param('create_dirs')} (the default).`);
+        throw new ZipfsError(
+          'PATH_NOT_FOUND',
+          `The folder for ${quote(relative)} does not exist; create it, or write with ${param('create_dirs')} (the default).`,
+        );
       }
       throw error;
     }
     const target = fs.lstatSync(place.path, { throwIfNoEntry: false });
     if (target?.isSymbolicLink()) throw linkRefused(relative, place.path);
-    if (target?.isDirectory()) throw new ZipfsError('INVALID_INPUT', `Invalid argument path: ${quote(relative)} is a folder; give a file path inside it.`);
+    if (target?.isDirectory())
+      throw new ZipfsError(
+        'INVALID_INPUT',
+        `Invalid argument path: ${quote(relative)} is a folder; give a file path inside it.`,
+      );
 
     if (append && target) {
-      if (!target.isFile()) throw new ZipfsError('INVALID_INPUT', `Invalid argument path: ${quote(relative)} is not a regular file; zipfs appends to regular files only.`);
+      if (!target.isFile())
+        throw new ZipfsError(
+          'INVALID_INPUT',
+          `Invalid argument path: ${quote(relative)} is not a regular file; zipfs appends to regular files only.`,
+        );
       // O_NOFOLLOW: a link swapped in since the lstat must not redirect the write.
-      const fd = fs.openSync(place.path, fs.constants.O_WRONLY | fs.constants.O_APPEND | (fs.constants.O_NOFOLLOW ?? 0));
+      const fd = fs.openSync(
+        place.path,
+        fs.constants.O_WRONLY | fs.constants.O_APPEND | (fs.constants.O_NOFOLLOW ?? 0),
+      );
       try {
-        if (!fs.fstatSync(fd).isFile()) throw new ZipfsError('INVALID_INPUT', `Invalid argument path: ${quote(relative)} is not a regular file; zipfs appends to regular files only.`);
+        if (!fs.fstatSync(fd).isFile())
+          throw new ZipfsError(
+            'INVALID_INPUT',
+            `Invalid argument path: ${quote(relative)} is not a regular file; zipfs appends to regular files only.`,
+          );
         writeFully(fd, bytes);
         return { relative, size: fs.fstatSync(fd).size };
       } finally {
@@ -55,14 +84,27 @@ export function writeWorkspaceFile(root: string, input: string, bytes: Uint8Arra
       if (target) fs.chmodSync(temporary, target.mode & 0o7777);
       // On a folder that folds case, `readme.TXT` may be `README.txt`: the rename goes to the stored name, which
       // NTFS would otherwise replace with the spelling given, so the entry keeps its own name.
-      fs.renameSync(temporary, target && foldsCase ? place.folder.child(storedName(place.folder, place.name, target)) : place.path);
+      fs.renameSync(
+        temporary,
+        target && foldsCase ? place.folder.child(storedName(place.folder, place.name, target)) : place.path,
+      );
     } catch (error) {
       fs.rmSync(temporary, { force: true });
       // Windows refuses to replace a file another program holds open (EPERM, or EBUSY).
-      if (target && (isSystemError(error, 'EBUSY') || (process.platform === 'win32' && isSystemError(error, 'EPERM', 'EACCES')))) {
-        throw new ZipfsError('FILE_IN_USE', `${quote(relative)} is in use by another program, which holds it open; nothing was written. Close it there, then retry.`);
+      if (
+        target &&
+        (isSystemError(error, 'EBUSY') || (process.platform === 'win32' && isSystemError(error, 'EPERM', 'EACCES')))
+      ) {
+        throw new ZipfsError(
+          'FILE_IN_USE',
+          `${quote(relative)} is in use by another program, which holds it open; nothing was written. Close it there, then retry.`,
+        );
       }
-      if (isSystemError(error, 'ENAMETOOLONG', 'EINVAL')) throw new ZipfsError('INVALID_INPUT', `Invalid argument path: ${quote(relative)} cannot be created here (${(error as Error).message}).`);
+      if (isSystemError(error, 'ENAMETOOLONG', 'EINVAL'))
+        throw new ZipfsError(
+          'INVALID_INPUT',
+          `Invalid argument path: ${quote(relative)} cannot be created here (${(error as Error).message}).`,
+        );
       throw error;
     }
     return { relative, size: bytes.length };
@@ -73,25 +115,45 @@ export function writeWorkspaceFile(root: string, input: string, bytes: Uint8Arra
 function storedName(folder: Folder, name: string, target: fs.Stats): string {
   const names = fs.readdirSync(folder.path);
   if (names.includes(name)) return name;
-  return names.find((stored) => foldCase(stored) === foldCase(name) && fs.lstatSync(folder.child(stored), { throwIfNoEntry: false })?.ino === target.ino) ?? name;
+  return (
+    names.find(
+      (stored) =>
+        foldCase(stored) === foldCase(name) &&
+        fs.lstatSync(folder.child(stored), { throwIfNoEntry: false })?.ino === target.ino,
+    ) ?? name
+  );
 }
 
 export function deleteWorkspacePath(root: string, input: string, recursive: boolean): string {
   const relative = normaliseToolPath(input);
-  if (relative === '') throw new ZipfsError('INVALID_INPUT', 'Invalid argument path: it names the workspace root; to drop the whole workspace, close the session.');
+  if (relative === '')
+    throw new ZipfsError(
+      'INVALID_INPUT',
+      'Invalid argument path: it names the workspace root; to drop the whole workspace, close the session.',
+    );
   return withBeneath(root, (beneath) => {
     const place = beneath.place(relative);
     const stats = fs.lstatSync(place.path, { throwIfNoEntry: false });
-    if (!stats) throw new ZipfsError('PATH_NOT_FOUND', `Path ${quote(relative)} does not exist in the workspace; list what is there with ls or tree.`);
+    if (!stats)
+      throw new ZipfsError(
+        'PATH_NOT_FOUND',
+        `Path ${quote(relative)} does not exist in the workspace; list what is there with ls or tree.`,
+      );
     if (stats.isDirectory() && !recursive && fs.readdirSync(place.path).length > 0) {
-      throw new ZipfsError('INVALID_INPUT', `${quote(relative)} is a folder that is not empty; pass ${param('recursive')} to delete it and everything in it.`);
+      throw new ZipfsError(
+        'INVALID_INPUT',
+        `${quote(relative)} is a folder that is not empty; pass ${param('recursive')} to delete it and everything in it.`,
+      );
     }
     try {
       removeBeneath(place.folder, place.name); // a link is removed, never its target
     } catch (error) {
       // Windows refuses to remove a file another program holds open (EBUSY, or EPERM).
       if (isSystemError(error, 'EBUSY') || (process.platform === 'win32' && isSystemError(error, 'EPERM', 'EACCES'))) {
-        throw new ZipfsError('FILE_IN_USE', `${quote(relative)} is in use by another program, which holds it open; it was not deleted. Close it there, then retry.`);
+        throw new ZipfsError(
+          'FILE_IN_USE',
+          `${quote(relative)} is in use by another program, which holds it open; it was not deleted. Close it there, then retry.`,
+        );
       }
       throw error;
     }

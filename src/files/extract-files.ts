@@ -31,14 +31,20 @@ export function extractedFileMode(symlink: boolean, unixMode: number | undefined
 /** A file an entry cannot be created as on this file system (a name too long, not in its encoding): ZIP_INVALID naming the entry. */
 export function uncreatable(error: unknown, name: string, consequence: string): ZipfsError | undefined {
   if (!isSystemError(error, 'ENAMETOOLONG', 'EILSEQ', 'EINVAL')) return undefined;
-  return new ZipfsError('ZIP_INVALID', `Entry ${quoted(name)} cannot be created on this file system (${(error as Error).message})${consequence}.`);
+  return new ZipfsError(
+    'ZIP_INVALID',
+    `Entry ${quoted(name)} cannot be created on this file system (${(error as Error).message})${consequence}.`,
+  );
 }
 
 export async function writeFileTask(source: ZipSource, task: FileTask, root: string): Promise<void> {
   const { entry } = task;
   const span = locateEntryData(source, entry);
   if (span.dataEnd > task.limit) {
-    throw new ZipfsError('ZIP_BOMB_DETECTED', `Entry ${quoted(entry.name)} has data running into the next entry or the central directory (overlapping entries, a zip-bomb construction); the archive was refused.`);
+    throw new ZipfsError(
+      'ZIP_BOMB_DETECTED',
+      `Entry ${quoted(entry.name)} has data running into the next entry or the central directory (overlapping entries, a zip-bomb construction); the archive was refused.`,
+    );
   }
   const streamed = entry.uncompressedSize > STREAM_ABOVE_BYTES;
   const data = streamed ? undefined : readEntryData(source, entry, span);
@@ -50,7 +56,8 @@ export async function writeFileTask(source: ZipSource, task: FileTask, root: str
   }
   try {
     const write = (bytes: Uint8Array) => {
-      for (let written = 0; written < bytes.length; ) written += fs.writeSync(fd, bytes, written, bytes.length - written);
+      for (let written = 0; written < bytes.length; )
+        written += fs.writeSync(fd, bytes, written, bytes.length - written);
     };
     if (data) write(data);
     else await streamEntryData(source, entry, span, write);

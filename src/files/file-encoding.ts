@@ -19,18 +19,30 @@ const PIECE_BYTES = 1 << 20;
  * The encoding to take the open file `fd` in, or undefined when it is not text
  * in any encoding it may be read in (read answers base64, edit refuses).
  */
-export function textEncodingOf(fd: number, size: number, kind: FileText, asked: TextEncoding | undefined, relative: string): TextEncoding | undefined {
+export function textEncodingOf(
+  fd: number,
+  size: number,
+  kind: FileText,
+  asked: TextEncoding | undefined,
+  relative: string,
+): TextEncoding | undefined {
   const head = Buffer.alloc(3);
   const bom = bomEncoding(head.subarray(0, fs.readSync(fd, head, 0, 3, 0)));
   if (bom && asked !== undefined && asked !== 'utf-8' && asked !== bom) {
-    throw new ZipfsError('INVALID_INPUT', `Invalid argument encoding: ${quote(relative)} starts with a ${encodingLabel(bom)} byte-order mark, so it is ${encodingLabel(bom)}, not ${encodingLabel(asked)}; pass ${param('encoding', bom)}, or leave encoding out.`);
+    throw new ZipfsError(
+      'INVALID_INPUT',
+      `Invalid argument encoding: ${quote(relative)} starts with a ${encodingLabel(bom)} byte-order mark, so it is ${encodingLabel(bom)}, not ${encodingLabel(asked)}; pass ${param('encoding', bom)}, or leave encoding out.`,
+    );
   }
   const encoding = bom ?? asked ?? 'utf-8';
   if (encoding === 'utf-8') return kind === 'utf-8' || kind === 'large-text' ? 'utf-8' : undefined;
   if (encoding === 'iso-8859-1' || encoding === 'windows-1252') return encoding; // every byte is a character
   if (size <= WHOLE_TEXT_MAX_BYTES && validUtf16(fd, size, encoding)) return encoding;
   if (bom) return undefined; // a BOM, then bytes that are not UTF-16: not text after all
-  throw new ZipfsError('INVALID_INPUT', `${quote(relative)} is not ${encodingLabel(encoding)} text (${size > WHOLE_TEXT_MAX_BYTES ? 'over 64 MiB, too large to check' : 'an odd length, or a lone surrogate'}); read it in another encoding, or as base64.`);
+  throw new ZipfsError(
+    'INVALID_INPUT',
+    `${quote(relative)} is not ${encodingLabel(encoding)} text (${size > WHOLE_TEXT_MAX_BYTES ? 'over 64 MiB, too large to check' : 'an odd length, or a lone surrogate'}); read it in another encoding, or as base64.`,
+  );
 }
 
 /** Whether the whole file decodes as UTF-16 in the given byte order, read a piece at a time. */
@@ -39,7 +51,8 @@ function validUtf16(fd: number, size: number, encoding: 'utf-16le' | 'utf-16be')
   const decoder = new TextDecoder(encoding, { fatal: true, ignoreBOM: true });
   const piece = Buffer.allocUnsafe(Math.max(2, Math.min(size, PIECE_BYTES)));
   try {
-    for (let at = 0, n; at < size && (n = fs.readSync(fd, piece, 0, piece.length, at)) > 0; at += n) decoder.decode(piece.subarray(0, n), { stream: true });
+    for (let at = 0, n; at < size && (n = fs.readSync(fd, piece, 0, piece.length, at)) > 0; at += n)
+      decoder.decode(piece.subarray(0, n), { stream: true });
     decoder.decode();
     return true;
   } catch {

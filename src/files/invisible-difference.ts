@@ -30,7 +30,12 @@ function lineEndings(text: string): string {
  * words, when their lines are the same once line endings are set aside;
  * undefined when a line diff shows what changed.
  */
-export function invisibleDifference(before: Uint8Array, after: Uint8Array, beforeText: string, afterText: string): string | undefined {
+export function invisibleDifference(
+  before: Uint8Array,
+  after: Uint8Array,
+  beforeText: string,
+  afterText: string,
+): string | undefined {
   if (beforeText.replaceAll('\r\n', '\n') !== afterText.replaceAll('\r\n', '\n')) return undefined;
   const parts: string[] = [];
   const [bomBefore, bomAfter] = [bomEncoding(before), bomEncoding(after)];
@@ -38,7 +43,13 @@ export function invisibleDifference(before: Uint8Array, after: Uint8Array, befor
     const mark = (bom: typeof bomBefore) => (bom ? `a ${encodingLabel(bom)} byte-order mark` : 'no byte-order mark');
     parts.push(`the byte-order mark (${mark(bomBefore)} before, ${mark(bomAfter)} after)`);
   }
-  if (beforeText !== afterText) parts.push(`line endings (${lineEndings(beforeText)} before, ${lineEndings(afterText)} after)`);
-  if (parts.length === 0) parts.push(Buffer.compare(before, after) === 0 ? 'what is not content (the bytes are the same)' : 'bytes (the text reads the same)');
+  if (beforeText !== afterText)
+    parts.push(`line endings (${lineEndings(beforeText)} before, ${lineEndings(afterText)} after)`);
+  if (parts.length === 0)
+    parts.push(
+      Buffer.compare(before, after) === 0
+        ? 'what is not content (the bytes are the same)'
+        : 'bytes (the text reads the same)',
+    );
   return parts.join(' and ');
 }

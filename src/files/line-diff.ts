@@ -37,7 +37,8 @@ function myers(a: string[], b: string[]): Op[] | undefined {
   for (let d = 0; d <= max; d++) {
     trace.push(v.slice());
     for (let k = -d; k <= d; k += 2) {
-      let x = k === -d || (k !== d && v[offset + k - 1]! < v[offset + k + 1]!) ? v[offset + k + 1]! : v[offset + k - 1]! + 1;
+      let x =
+        k === -d || (k !== d && v[offset + k - 1]! < v[offset + k + 1]!) ? v[offset + k + 1]! : v[offset + k - 1]! + 1;
       let y = x - k;
       while (x < n && y < m && a[x] === b[y]) {
         x++;
@@ -76,8 +77,15 @@ function diffOps(a: string[], b: string[]): Op[] {
   while (tail < a.length - head && tail < b.length - head && a[a.length - 1 - tail] === b[b.length - 1 - tail]) tail++;
   const middleA = a.slice(head, a.length - tail);
   const middleB = b.slice(head, b.length - tail);
-  const middle = myers(middleA, middleB) ?? [...middleA.map((line) => ({ kind: '-' as const, line })), ...middleB.map((line) => ({ kind: '+' as const, line }))];
-  return [...a.slice(0, head).map((line) => ({ kind: ' ' as const, line })), ...middle, ...a.slice(a.length - tail).map((line) => ({ kind: ' ' as const, line }))];
+  const middle = myers(middleA, middleB) ?? [
+    ...middleA.map((line) => ({ kind: '-' as const, line })),
+    ...middleB.map((line) => ({ kind: '+' as const, line })),
+  ];
+  return [
+    ...a.slice(0, head).map((line) => ({ kind: ' ' as const, line })),
+    ...middle,
+    ...a.slice(a.length - tail).map((line) => ({ kind: ' ' as const, line })),
+  ];
 }
 
 /**
@@ -95,7 +103,10 @@ export function unifiedDiff(name: string, before: string, after: string, context
   if (!b.finalNewline && b.lines.length > 0) b.lines[b.lines.length - 1] += NO_NEWLINE;
   const ops = diffOps(a.lines, b.lines);
 
-  const out = [`--- ${before === '' ? '/dev/null' : quoteName(`a/${name}`)}`, `+++ ${after === '' ? '/dev/null' : quoteName(`b/${name}`)}`];
+  const out = [
+    `--- ${before === '' ? '/dev/null' : quoteName(`a/${name}`)}`,
+    `+++ ${after === '' ? '/dev/null' : quoteName(`b/${name}`)}`,
+  ];
   let additions = 0;
   let deletions = 0;
   const changed = ops.map((op, i) => (op.kind === ' ' ? -1 : i)).filter((i) => i >= 0);
@@ -125,7 +136,9 @@ export function unifiedDiff(name: string, before: string, after: string, context
       hunk.push({ kind: op.kind, text: noNewline ? op.line.slice(0, -1) : op.line, noNewline });
     }
     shortenHunk(hunk);
-    const body = hunk.flatMap((line) => (line.noNewline ? [`${line.kind}${line.text}`, '\\ No newline at end of file'] : [`${line.kind}${line.text}`]));
+    const body = hunk.flatMap((line) =>
+      line.noNewline ? [`${line.kind}${line.text}`, '\\ No newline at end of file'] : [`${line.kind}${line.text}`],
+    );
     const range = (from: number, count: number) => `${count === 0 ? from - 1 : from}${count === 1 ? '' : `,${count}`}`;
     out.push(`@@ -${range(oldStart, oldCount)} +${range(newStart, newCount)} @@`, ...body);
     i = last + 1;

@@ -10,7 +10,11 @@ import { withBeneath } from './beneath.ts';
 import { normaliseToolPath } from './safe-path.ts';
 
 /** Makes the folder; returns its normalised path and whether it was made (false: it was there). */
-export function makeWorkspaceFolder(root: string, input: string, parents: boolean): { relative: string; created: boolean } {
+export function makeWorkspaceFolder(
+  root: string,
+  input: string,
+  parents: boolean,
+): { relative: string; created: boolean } {
   const relative = normaliseToolPath(input);
   if (relative === '') return { relative, created: false }; // the workspace itself
   return withBeneath(root, (beneath) => {
@@ -19,7 +23,10 @@ export function makeWorkspaceFolder(root: string, input: string, parents: boolea
       place = beneath.place(relative, { create: parents });
     } catch (error) {
       if (error instanceof ZipfsError && error.code === 'PATH_NOT_FOUND') {
-        throw new ZipfsError('PATH_NOT_FOUND', `The folder that would hold ${quote(relative)} does not exist; make it first, or pass ${param('parents')}.`);
+        throw new ZipfsError(
+          'PATH_NOT_FOUND',
+          `The folder that would hold ${quote(relative)} does not exist; make it first, or pass ${param('parents')}.`,
+        );
       }
       throw error;
     }
@@ -30,7 +37,10 @@ export function makeWorkspaceFolder(root: string, input: string, parents: boolea
       if (!isSystemError(error, 'EEXIST')) throw error;
       const there = fs.lstatSync(place.path);
       if (there.isDirectory()) return { relative, created: false };
-      throw new ZipfsError('INVALID_INPUT', `Invalid argument path: ${quote(relative)} is already there as a ${there.isSymbolicLink() ? 'symbolic link' : 'file'}, not a folder.`);
+      throw new ZipfsError(
+        'INVALID_INPUT',
+        `Invalid argument path: ${quote(relative)} is already there as a ${there.isSymbolicLink() ? 'symbolic link' : 'file'}, not a folder.`,
+      );
     }
   });
 }

@@ -44,16 +44,30 @@ export interface Page {
 
 export function readPage(request: PageRequest): Page {
   // Non-blocking: a FIFO that appeared since the path was checked must not hang the read.
-  const { fd, stats } = openRegularFile(request.absolute, request.relative, { refuse: (what) => notReadable(request.relative, what) });
+  const { fd, stats } = openRegularFile(request.absolute, request.relative, {
+    refuse: (what) => notReadable(request.relative, what),
+  });
   try {
     const size = stats.size;
-    if (request.offset > size) throw new ZipfsError('INVALID_INPUT', `Invalid argument offset: ${request.offset} is past the end of ${quote(request.relative)} (${size} bytes).`);
+    if (request.offset > size)
+      throw new ZipfsError(
+        'INVALID_INPUT',
+        `Invalid argument offset: ${request.offset} is past the end of ${quote(request.relative)} (${size} bytes).`,
+      );
     const { kind, sha256 } = scanOnce(stats, () => scanFile(fd, size));
     const encoding = request.base64 ? undefined : textEncodingOf(fd, size, kind, request.encoding, request.relative);
     if (request.lines) {
       if (encoding === undefined || size > WHOLE_TEXT_MAX_BYTES) {
-        const why = encoding !== undefined || kind === 'utf-8' ? 'over 64 MiB' : kind === 'not-utf-8' ? 'not UTF-8 text (if it is in another encoding, name it with encoding)' : notTextReason(kind);
-        throw new ZipfsError('INVALID_INPUT', `${quote(request.relative)} is ${why}; read it by bytes (offset and limit) instead of lines.`);
+        const why =
+          encoding !== undefined || kind === 'utf-8'
+            ? 'over 64 MiB'
+            : kind === 'not-utf-8'
+              ? 'not UTF-8 text (if it is in another encoding, name it with encoding)'
+              : notTextReason(kind);
+        throw new ZipfsError(
+          'INVALID_INPUT',
+          `${quote(request.relative)} is ${why}; read it by bytes (offset and limit) instead of lines.`,
+        );
       }
       return { ...linesAt(fd, size, encoding, request), sha256 };
     }
@@ -80,7 +94,8 @@ function linesAt(fd: number, size: number, encoding: TextEncoding, request: Page
   readFully(fd, bytes, 0);
   const starts = lineStarts(bytes, encoding);
   const total = size === 0 ? 0 : starts.length;
-  const resolve = (line: number | undefined, fallback: number) => (line === undefined ? fallback : line < 0 ? total + line + 1 : line);
+  const resolve = (line: number | undefined, fallback: number) =>
+    line === undefined ? fallback : line < 0 ? total + line + 1 : line;
   const start = Math.max(1, resolve(request.lines!.start, 1));
   let end = Math.min(total, resolve(request.lines!.end, total));
   emptyRangeCheck(request, start, end, total);
@@ -89,8 +104,18 @@ function linesAt(fd: number, size: number, encoding: TextEncoding, request: Page
     const from = byteAt(start);
     const to = end >= start ? byteAt(end + 1) : from;
     const content = decodeText(bytes.subarray(from, to), encoding)!; // whole lines of a file that decodes whole
-    const over = to - from > request.limit || (request.maxAnswerBytes !== undefined && answerCost(content) > request.maxAnswerBytes);
-    if (!over || end <= start) return { content, encoding, offset: from, bytesRead: to - from, size, lines: { total, start, end: Math.max(end, start - 1) } };
+    const over =
+      to - from > request.limit ||
+      (request.maxAnswerBytes !== undefined && answerCost(content) > request.maxAnswerBytes);
+    if (!over || end <= start)
+      return {
+        content,
+        encoding,
+        offset: from,
+        bytesRead: to - from,
+        size,
+        lines: { total, start, end: Math.max(end, start - 1) },
+      };
     end = start + Math.floor((end - start) / 2); // halve the range until the page fits
   }
 }
@@ -121,24 +146,44 @@ function answerCost(content: string): number {
   return once.length + JSON.stringify(once).length;
 }
 
-function pageAt(fd: number, size: number, offset: number, want: number, encoding: TextEncoding | undefined): Omit<Page, 'sha256'> {
+function pageAt(
+  fd: number,
+  size: number,
+  offset: number,
+  want: number,
+  encoding: TextEncoding | undefined,
+): Omit<Page, 'sha256'> {
   // Up to 4 bytes past the page, to see whether its end cuts a character (a UTF-16 pair is 4 bytes).
   const raw = Buffer.allocUnsafe(Math.min(size - offset, want + 4));
   const bytes = raw.subarray(0, readFully(fd, raw, offset));
-  const { from, to } = encoding ? wholeCharacters(bytes, offset, want, encoding) : { from: 0, to: Math.min(want, bytes.length) };
+  const { from, to } = encoding
+    ? wholeCharacters(bytes, offset, want, encoding)
+    : { from: 0, to: Math.min(want, bytes.length) };
   const slice = bytes.subarray(from, to);
   const decoded = encoding ? decodeText(slice, encoding) : undefined;
   // A text file too large to check whole may still hold a page that is not UTF-8: that page is base64, never mangled.
   const content = decoded ?? Buffer.from(slice).toString('base64');
-  return { content, encoding: decoded === undefined ? 'base64' : encoding!, offset: offset + from, bytesRead: slice.length, size };
+  return {
+    content,
+    encoding: decoded === undefined ? 'base64' : encoding!,
+    offset: offset + from,
+    bytesRead: slice.length,
+    size,
+  };
 }
 
 /** A line range that holds no line: past the last one, or ending before it starts. */
 function emptyRangeCheck(request: PageRequest, start: number, end: number, total: number): void {
   if (start > total && !(total === 0 && start === 1)) {
-    throw new ZipfsError('INVALID_INPUT', `Invalid argument start_line: ${quote(request.relative)} has ${total} line${total === 1 ? '' : 's'}, so line ${start} is past its end.`);
+    throw new ZipfsError(
+      'INVALID_INPUT',
+      `Invalid argument start_line: ${quote(request.relative)} has ${total} line${total === 1 ? '' : 's'}, so line ${start} is past its end.`,
+    );
   }
   if (start > end && total > 0) {
-    throw new ZipfsError('INVALID_INPUT', `Invalid input for read: the lines asked for run from ${start} to ${end} of ${total}, which holds no line; end_line must not come before start_line.`);
+    throw new ZipfsError(
+      'INVALID_INPUT',
+      `Invalid input for read: the lines asked for run from ${start} to ${end} of ${total}, which holds no line; end_line must not come before start_line.`,
+    );
   }
 }

@@ -13,7 +13,11 @@ export function normaliseToolPath(input: string): string {
   for (const segment of input.replaceAll('\\', '/').split('/')) {
     if (segment === '' || segment === '.') continue;
     if (segment === '..') {
-      if (segments.length === 0) throw new ZipfsError('PATH_TRAVERSAL', `Path ${quote(input)} climbs out of the workspace; paths are relative to the workspace root.`);
+      if (segments.length === 0)
+        throw new ZipfsError(
+          'PATH_TRAVERSAL',
+          `Path ${quote(input)} climbs out of the workspace; paths are relative to the workspace root.`,
+        );
       segments.pop();
       continue;
     }
@@ -41,7 +45,11 @@ export function resolveExisting(beneath: Beneath, input: string): WorkspacePath 
   if (relative === '') return { relative, path: beneath.folder('').path, stats: beneath.lstat('')! };
   const place = beneath.place(relative);
   const stats = fs.lstatSync(place.path, { throwIfNoEntry: false });
-  if (!stats) throw new ZipfsError('PATH_NOT_FOUND', `Path ${quote(relative)} does not exist in the workspace; list what is there with ls or tree.`);
+  if (!stats)
+    throw new ZipfsError(
+      'PATH_NOT_FOUND',
+      `Path ${quote(relative)} does not exist in the workspace; list what is there with ls or tree.`,
+    );
   if (stats.isSymbolicLink()) throw linkRefused(relative, place.path);
   return { relative, path: place.path, stats };
 }
@@ -54,5 +62,8 @@ export function linkRefused(relative: string, at: string): ZipfsError {
   } catch {
     // Gone meanwhile: the message stands without it.
   }
-  return new ZipfsError('PATH_TRAVERSAL', `Path ${quote(relative)} is a symbolic link${target}; zipfs does not follow links inside a workspace (they can lead outside it). Use the path the link points to.`);
+  return new ZipfsError(
+    'PATH_TRAVERSAL',
+    `Path ${quote(relative)} is a symbolic link${target}; zipfs does not follow links inside a workspace (they can lead outside it). Use the path the link points to.`,
+  );
 }

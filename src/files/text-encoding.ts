@@ -37,7 +37,13 @@ export function unitBytes(encoding: TextEncoding): 1 | 2 {
 }
 
 export function encodingLabel(encoding: TextEncoding): string {
-  return { 'utf-8': 'UTF-8', 'utf-16le': 'UTF-16LE', 'utf-16be': 'UTF-16BE', 'iso-8859-1': 'ISO-8859-1', 'windows-1252': 'Windows-1252' }[encoding];
+  return {
+    'utf-8': 'UTF-8',
+    'utf-16le': 'UTF-16LE',
+    'utf-16be': 'UTF-16BE',
+    'iso-8859-1': 'ISO-8859-1',
+    'windows-1252': 'Windows-1252',
+  }[encoding];
 }
 
 // ignoreBOM: true keeps a BOM as U+FEFF instead of dropping it, so no byte goes missing.
@@ -83,7 +89,14 @@ export function encodeText(text: string, encoding: TextEncoding): Buffer | Unenc
   const bytes = Buffer.alloc(text.length);
   for (let i = 0; i < text.length; i++) {
     const code = text.charCodeAt(i);
-    const byte = encoding === 'iso-8859-1' ? (code <= 0xff ? code : undefined) : code < 0x80 || (code >= 0xa0 && code <= 0xff) ? code : CP1252_BYTE.get(code);
+    const byte =
+      encoding === 'iso-8859-1'
+        ? code <= 0xff
+          ? code
+          : undefined
+        : code < 0x80 || (code >= 0xa0 && code <= 0xff)
+          ? code
+          : CP1252_BYTE.get(code);
     if (byte === undefined) return { index: i, char: String.fromCodePoint(text.codePointAt(i)!) };
     bytes[i] = byte;
   }

@@ -11,11 +11,13 @@ export function lineStarts(bytes: Uint8Array, encoding: TextEncoding): number[] 
   const starts = [0];
   if (encoding === 'utf-16le' || encoding === 'utf-16be') {
     const [low, high] = encoding === 'utf-16le' ? [0x0a, 0] : [0, 0x0a];
-    for (let at = 0; at + 3 < bytes.length; at += 2) if (bytes[at] === low && bytes[at + 1] === high) starts.push(at + 2);
+    for (let at = 0; at + 3 < bytes.length; at += 2)
+      if (bytes[at] === low && bytes[at + 1] === high) starts.push(at + 2);
     return starts;
   }
   const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
-  for (let at = buffer.indexOf(0x0a); at >= 0 && at + 1 < buffer.length; at = buffer.indexOf(0x0a, at + 1)) starts.push(at + 1);
+  for (let at = buffer.indexOf(0x0a); at >= 0 && at + 1 < buffer.length; at = buffer.indexOf(0x0a, at + 1))
+    starts.push(at + 1);
   return starts;
 }
 
@@ -24,7 +26,12 @@ export function lineStarts(bytes: Uint8Array, encoding: TextEncoding): number[] 
  * `want` asked for) that holds whole characters: [from, to). Never empty
  * while a whole character is there to return.
  */
-export function wholeCharacters(bytes: Uint8Array, offset: number, want: number, encoding: TextEncoding): { from: number; to: number } {
+export function wholeCharacters(
+  bytes: Uint8Array,
+  offset: number,
+  want: number,
+  encoding: TextEncoding,
+): { from: number; to: number } {
   let from = 0;
   let to = Math.min(want, bytes.length);
   if (encoding === 'utf-8') {
@@ -35,7 +42,8 @@ export function wholeCharacters(bytes: Uint8Array, offset: number, want: number,
     return { from, to };
   }
   if (encoding !== 'utf-16le' && encoding !== 'utf-16be') return { from, to };
-  const unit = (at: number) => (encoding === 'utf-16le' ? bytes[at]! | (bytes[at + 1]! << 8) : (bytes[at]! << 8) | bytes[at + 1]!);
+  const unit = (at: number) =>
+    encoding === 'utf-16le' ? bytes[at]! | (bytes[at + 1]! << 8) : (bytes[at]! << 8) | bytes[at + 1]!;
   const isLow = (at: number) => at + 1 < bytes.length && unit(at) >= 0xdc00 && unit(at) <= 0xdfff;
   const isHigh = (at: number) => at + 1 < bytes.length && unit(at) >= 0xd800 && unit(at) <= 0xdbff;
   if ((offset + from) % 2 !== 0) from++; // code units start on even bytes

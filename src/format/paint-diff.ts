@@ -4,7 +4,17 @@ import type { Paint } from './paint.ts';
 export function paintDiff(diff: string, paint: Paint): string {
   return diff
     .split('\n')
-    .map((line) => (line.startsWith('diff --git') ? paint.bold(line) : line.startsWith('+') ? paint.green(line) : line.startsWith('-') ? paint.red(line) : line.startsWith('@@') ? paint.cyan(line) : line))
+    .map((line) =>
+      line.startsWith('diff --git')
+        ? paint.bold(line)
+        : line.startsWith('+')
+          ? paint.green(line)
+          : line.startsWith('-')
+            ? paint.red(line)
+            : line.startsWith('@@')
+              ? paint.cyan(line)
+              : line,
+    )
     .join('\n')
     .trimEnd();
 }

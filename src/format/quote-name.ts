@@ -17,11 +17,23 @@ const NEEDS_QUOTES = new RegExp(`[${UNSAFE}"\\\\]`);
 const QUOTED_CHARS = new RegExp(`[${UNSAFE}"\\\\]`, 'g');
 const UNSAFE_CHARS = new RegExp(`[${UNSAFE}]`, 'g');
 
-const SHORT_ESCAPES: Record<string, string> = { '\x07': '\\a', '\b': '\\b', '\t': '\\t', '\n': '\\n', '\v': '\\v', '\f': '\\f', '\r': '\\r', '"': '\\"', '\\': '\\\\' };
+const SHORT_ESCAPES: Record<string, string> = {
+  '\x07': '\\a',
+  '\b': '\\b',
+  '\t': '\\t',
+  '\n': '\\n',
+  '\v': '\\v',
+  '\f': '\\f',
+  '\r': '\\r',
+  '"': '\\"',
+  '\\': '\\\\',
+};
 const utf8 = new TextEncoder();
 
 function escapeChar(char: string): string {
-  return SHORT_ESCAPES[char] ?? Array.from(utf8.encode(char), (byte) => `\\${byte.toString(8).padStart(3, '0')}`).join('');
+  return (
+    SHORT_ESCAPES[char] ?? Array.from(utf8.encode(char), (byte) => `\\${byte.toString(8).padStart(3, '0')}`).join('')
+  );
 }
 
 /** `text` in double quotes with C escapes, whatever it holds: names inside a sentence (messages, notes). */

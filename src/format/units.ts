@@ -37,7 +37,13 @@ export function table(rows: string[][], right: number[] = []): string {
   const widths: number[] = [];
   for (const row of rows) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));
   return rows
-    .map((row) => row.map((cell, i) => (i === row.length - 1 ? cell : right.includes(i) ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!))).join('  '))
+    .map((row) =>
+      row
+        .map((cell, i) =>
+          i === row.length - 1 ? cell : right.includes(i) ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!),
+        )
+        .join('  '),
+    )
     .join('\n');
 }
 

@@ -27,7 +27,11 @@ export interface HttpListen {
 export function parseListen(text: string): { host: string; port: number } {
   const match = /^(?:(\[[0-9a-fA-F:]+\]|[^:\[\]]+):)?(\d{1,5})$/.exec(text.trim());
   const port = match ? Number(match[2]) : NaN;
-  if (!match || port > 65535) throw new ZipfsError('INVALID_INPUT', `Invalid --http ${JSON.stringify(text)}: give a port (8080) or host:port (127.0.0.1:8080).`);
+  if (!match || port > 65535)
+    throw new ZipfsError(
+      'INVALID_INPUT',
+      `Invalid --http ${JSON.stringify(text)}: give a port (8080) or host:port (127.0.0.1:8080).`,
+    );
   return { host: match[1]?.replace(/^\[|\]$/g, '') ?? '127.0.0.1', port };
 }
 
@@ -37,9 +41,16 @@ const jsonError = (status: number, message: string, headers: Record<string, stri
 export async function serveHttp(options: ServerOptions, listen: HttpListen): Promise<void> {
   const local = isLoopbackHost(listen.host);
   if (!local && !listen.allowRemote) {
-    throw new ZipfsError('INVALID_INPUT', `Listening on ${listen.host} lets other computers reach zipfs; add --allow-remote to mean it, and set ZIPFS_MCP_TOKEN, or listen on 127.0.0.1.`);
+    throw new ZipfsError(
+      'INVALID_INPUT',
+      `Listening on ${listen.host} lets other computers reach zipfs; add --allow-remote to mean it, and set ZIPFS_MCP_TOKEN, or listen on 127.0.0.1.`,
+    );
   }
-  if (!local && !listen.token) throw new ZipfsError('INVALID_INPUT', `Listening on ${listen.host} needs a bearer token: set ZIPFS_MCP_TOKEN (a long random string) and give it to the clients.`);
+  if (!local && !listen.token)
+    throw new ZipfsError(
+      'INVALID_INPUT',
+      `Listening on ${listen.host} needs a bearer token: set ZIPFS_MCP_TOKEN (a long random string) and give it to the clients.`,
+    );
   await quietConsole();
   const log = await logger();
   const sessions = new Map<string, { transport: WebStandardStreamableHTTPServerTransport; server: Server }>();
@@ -47,7 +58,10 @@ export async function serveHttp(options: ServerOptions, listen: HttpListen): Pro
   /** DNS rebinding and the token: request-guard.ts. */
   const refusal = (request: Request): Response | undefined => {
     const refused = refusalOf(request.headers, { local, port: () => http.port ?? listen.port, token: listen.token });
-    return refused && jsonError(refused.status, refused.message, refused.status === 401 ? { 'WWW-Authenticate': 'Bearer' } : {});
+    return (
+      refused &&
+      jsonError(refused.status, refused.message, refused.status === 401 ? { 'WWW-Authenticate': 'Bearer' } : {})
+    );
   };
 
   const newSession = async (request: Request): Promise<Response> => {
@@ -74,12 +88,15 @@ export async function serveHttp(options: ServerOptions, listen: HttpListen): Pro
       const refused = refusal(request);
       if (refused) return refused;
       const url = new URL(request.url);
-      if (url.pathname === '/health' && request.method === 'GET') return Response.json({ status: 'ok', version: options.version, sessions: sessions.size });
-      if (url.pathname !== '/mcp') return jsonError(404, `No such endpoint ${url.pathname}: MCP is served at /mcp, a health check at /health.`);
+      if (url.pathname === '/health' && request.method === 'GET')
+        return Response.json({ status: 'ok', version: options.version, sessions: sessions.size });
+      if (url.pathname !== '/mcp')
+        return jsonError(404, `No such endpoint ${url.pathname}: MCP is served at /mcp, a health check at /health.`);
       const id = request.headers.get('mcp-session-id');
       if (id !== null) {
         const session = sessions.get(id);
-        if (!session) return jsonError(404, 'Session not found (it ended, or the server restarted): initialize a new one.');
+        if (!session)
+          return jsonError(404, 'Session not found (it ended, or the server restarted): initialize a new one.');
         return session.transport.handleRequest(request);
       }
       if (request.method === 'POST') return newSession(request);

@@ -11,7 +11,9 @@ import crypto from 'node:crypto';
 /** A dotted quad in 127.0.0.0/8, each part 0-255 in plain decimal ("127.1", "0x7f.0.0.1", "127.000.0.1" are not). */
 function isLoopbackIpv4(host: string): boolean {
   const parts = /^127\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(host);
-  return parts !== null && parts.slice(1).every((part) => Number(part) <= 255 && (part === '0' || !part.startsWith('0')));
+  return (
+    parts !== null && parts.slice(1).every((part) => Number(part) <= 255 && (part === '0' || !part.startsWith('0')))
+  );
 }
 
 /** A loopback address or `localhost`, as a bare hostname (IPv6 without brackets). */
@@ -55,13 +57,21 @@ export function refusalOf(headers: Headers, options: GuardOptions): Refusal | un
   const rawHost = headers.get('host') ?? '';
   const host = splitHostPort(rawHost);
   if (options.local && (!host || !isLoopbackHost(host.host) || (host.port ?? 80) !== options.port())) {
-    return { status: 403, message: `Host ${JSON.stringify(rawHost)} is not this loopback server (give 127.0.0.1, localhost or [::1] with port ${options.port()}); zipfs refuses it (DNS rebinding protection).` };
+    return {
+      status: 403,
+      message: `Host ${JSON.stringify(rawHost)} is not this loopback server (give 127.0.0.1, localhost or [::1] with port ${options.port()}); zipfs refuses it (DNS rebinding protection).`,
+    };
   }
   const origin = headers.get('origin');
   if (origin !== null) {
     const from = originHostPort(origin);
-    const allowed = from !== undefined && (isLoopbackHost(from.host) || (host !== undefined && from.host === host.host));
-    if (!allowed) return { status: 403, message: `Origin ${JSON.stringify(origin)} is not allowed; zipfs answers local clients and pages of its own host only (DNS rebinding protection).` };
+    const allowed =
+      from !== undefined && (isLoopbackHost(from.host) || (host !== undefined && from.host === host.host));
+    if (!allowed)
+      return {
+        status: 403,
+        message: `Origin ${JSON.stringify(origin)} is not allowed; zipfs answers local clients and pages of its own host only (DNS rebinding protection).`,
+      };
   }
   if (options.token !== undefined && !sameSecret(headers.get('authorization') ?? '', `Bearer ${options.token}`)) {
     return { status: 401, message: 'Missing or wrong bearer token: send Authorization: Bearer <ZIPFS_MCP_TOKEN>.' };

@@ -46,7 +46,10 @@ let toolList: { command: (typeof COMMANDS)[number]; definition: ReturnType<typeo
  */
 export async function createMcpServer(options: ServerOptions): Promise<Server> {
   const log = await logger();
-  const server = new Server({ name: 'zipfs', title: 'zipfs', version: options.version }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
+  const server = new Server(
+    { name: 'zipfs', title: 'zipfs', version: options.version },
+    { capabilities: { tools: {} }, instructions: INSTRUCTIONS },
+  );
   // The server lives as long as its client's job: what it opens is its own.
   const serverOwner = ownerOf(process.pid);
   const tools = (toolList ??= COMMANDS.map((command) => ({ command, definition: toolDefinition(command) })));
@@ -58,13 +61,25 @@ export async function createMcpServer(options: ServerOptions): Promise<Server> {
     if (!tool) {
       const names = tools.map((t) => t.definition.name).join(', ');
       // A plain error with a JSON-RPC code: McpError would put "MCP error -32602:" in the text, which clients add again.
-      throw Object.assign(new Error(`Unknown tool ${quote(request.params.name)}; zipfs tools are ${names}.`), { code: ErrorCode.InvalidParams });
+      throw Object.assign(new Error(`Unknown tool ${quote(request.params.name)}; zipfs tools are ${names}.`), {
+        code: ErrorCode.InvalidParams,
+      });
     }
     const progressToken = request.params._meta?.progressToken;
-    const context: CommandContext = { home: options.home, env: options.env, hints: {}, owner: serverOwner, signal: extra.signal, maxAnswerBytes: MAX_ANSWER_CHARS - MARGIN_CHARS };
+    const context: CommandContext = {
+      home: options.home,
+      env: options.env,
+      hints: {},
+      owner: serverOwner,
+      signal: extra.signal,
+      maxAnswerBytes: MAX_ANSWER_CHARS - MARGIN_CHARS,
+    };
     if (progressToken !== undefined) {
       context.progress = throttleProgress((progress, total, message) => {
-        void extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress, total, message } });
+        void extra.sendNotification({
+          method: 'notifications/progress',
+          params: { progressToken, progress, total, message },
+        });
       });
     }
     try {

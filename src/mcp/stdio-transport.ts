@@ -103,17 +103,30 @@ export class LineTransport implements Transport {
     try {
       value = JSON.parse(line);
     } catch (error) {
-      this.reject(null, PARSE_ERROR, `Parse error: the line is not JSON (${(error as Error).message.slice(0, 120)}). Send one JSON-RPC message per line.`);
+      this.reject(
+        null,
+        PARSE_ERROR,
+        `Parse error: the line is not JSON (${(error as Error).message.slice(0, 120)}). Send one JSON-RPC message per line.`,
+      );
       return;
     }
     if (Array.isArray(value)) {
-      this.reject(null, INVALID_REQUEST, 'Batches are not supported (MCP 2025-06-18 removed JSON-RPC batching); send one message per line.');
+      this.reject(
+        null,
+        INVALID_REQUEST,
+        'Batches are not supported (MCP 2025-06-18 removed JSON-RPC batching); send one message per line.',
+      );
       return;
     }
     const parsed = JSONRPCMessageSchema.safeParse(value);
     if (!parsed.success) {
-      const id = typeof value === 'object' && value !== null && 'id' in value ? ((value as { id: Id }).id ?? null) : null;
-      this.reject(id, INVALID_REQUEST, 'Invalid request: not a JSON-RPC 2.0 message (it needs "jsonrpc": "2.0" and a method, or a result or error with an id).');
+      const id =
+        typeof value === 'object' && value !== null && 'id' in value ? ((value as { id: Id }).id ?? null) : null;
+      this.reject(
+        id,
+        INVALID_REQUEST,
+        'Invalid request: not a JSON-RPC 2.0 message (it needs "jsonrpc": "2.0" and a method, or a result or error with an id).',
+      );
       return;
     }
     this.onmessage?.(parsed.data);

@@ -42,7 +42,12 @@ function withoutRequired(node: unknown): Record<string, unknown> {
     if (Array.isArray(value)) return value.map(strip);
     if (typeof value !== 'object' || value === null) return value;
     const out: Record<string, unknown> = {};
-    for (const [key, child] of Object.entries(value)) if (key !== 'required') out[key] = key === 'properties' ? Object.fromEntries(Object.entries(child as object).map(([name, schema]) => [name, strip(schema)])) : strip(child);
+    for (const [key, child] of Object.entries(value))
+      if (key !== 'required')
+        out[key] =
+          key === 'properties'
+            ? Object.fromEntries(Object.entries(child as object).map(([name, schema]) => [name, strip(schema)]))
+            : strip(child);
     return out;
   };
   return strip(node) as Record<string, unknown>;
@@ -58,7 +63,12 @@ export interface ToolDefinition {
 }
 
 /** What MCP assumes of a tool that says nothing (the spec's defaults). */
-const DEFAULT_HINTS: Record<keyof Command['annotations'], boolean> = { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true };
+const DEFAULT_HINTS: Record<keyof Command['annotations'], boolean> = {
+  readOnlyHint: false,
+  destructiveHint: true,
+  idempotentHint: false,
+  openWorldHint: true,
+};
 
 /**
  * The hints that differ from MCP's defaults: the same meaning in fewer bytes,
@@ -68,7 +78,11 @@ function hints(annotations: Command['annotations']): Partial<Command['annotation
   const differing: Record<string, boolean> = {};
   for (const [key, value] of Object.entries(annotations) as [keyof Command['annotations'], boolean][]) {
     // A read-only tool's destructive and idempotent hints mean nothing (the spec says so); leave them out.
-    if (value !== DEFAULT_HINTS[key] && !(key !== 'readOnlyHint' && key !== 'openWorldHint' && annotations.readOnlyHint)) differing[key] = value;
+    if (
+      value !== DEFAULT_HINTS[key] &&
+      !(key !== 'readOnlyHint' && key !== 'openWorldHint' && annotations.readOnlyHint)
+    )
+      differing[key] = value;
   }
   return differing;
 }

@@ -11,7 +11,14 @@
  */
 import { ZipfsError, throwRefusal, type Refuse } from '../base/errors.ts';
 import type { Limits } from '../rules/limits.ts';
-import { FileSource, layoutFaults, openRefusal, readEntryData, type CentralDirectory, type ZipEntry } from '../zip/index.ts';
+import {
+  FileSource,
+  layoutFaults,
+  openRefusal,
+  readEntryData,
+  type CentralDirectory,
+  type ZipEntry,
+} from '../zip/index.ts';
 import { planExtraction, type ExtractionPlan } from './extraction-plan.ts';
 import { checkPathsFit } from '../rules/entry-paths.ts';
 import type { WorkspaceTarget } from './workspace-rules.ts';
@@ -20,7 +27,13 @@ import type { WorkspaceTarget } from './workspace-rules.ts';
 const LAYOUT_WINDOW_BYTES = 64 * 1024;
 
 /** The plan open extracts by (`source`: the file `directory` was read from), once every check passed; with a collecting `refuse`, a best effort past the refusals. */
-export function checkArchive(source: FileSource, directory: CentralDirectory, limits: Limits, target: WorkspaceTarget, refuse: Refuse = throwRefusal): ExtractionPlan {
+export function checkArchive(
+  source: FileSource,
+  directory: CentralDirectory,
+  limits: Limits,
+  target: WorkspaceTarget,
+  refuse: Refuse = throwRefusal,
+): ExtractionPlan {
   const plan = planExtraction(directory, limits, refuse, target.rules);
   checkPathsFit(plan.items, target.workspaces, refuse);
   // The same open file the directory came from: a path opened again may be another archive by now

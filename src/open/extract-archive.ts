@@ -25,7 +25,15 @@ const PARALLEL_MIN_FILES = 2000;
  * read front to back; large archives are split into two contiguous shares of
  * about equal cost, one for this thread and one for a worker, to use both cores.
  */
-export async function extract(source: FileSource, directory: CentralDirectory, plan: ExtractionPlan, root: string, threads: number, progress?: Progress, signal?: AbortSignal): Promise<EntryRecord[]> {
+export async function extract(
+  source: FileSource,
+  directory: CentralDirectory,
+  plan: ExtractionPlan,
+  root: string,
+  threads: number,
+  progress?: Progress,
+  signal?: AbortSignal,
+): Promise<EntryRecord[]> {
   fs.mkdirSync(root);
   for (const dir of plan.directories) fs.mkdirSync(path.join(root, dir), { recursive: true });
 
@@ -35,7 +43,15 @@ export async function extract(source: FileSource, directory: CentralDirectory, p
     if (item.type === 'dir') return;
     const { entry } = item;
     tasks.push({
-      entry: { name: entry.name, flags: entry.flags, method: entry.method, compressedSize: entry.compressedSize, uncompressedSize: entry.uncompressedSize, crc32: entry.crc32, localHeaderOffset: entry.localHeaderOffset },
+      entry: {
+        name: entry.name,
+        flags: entry.flags,
+        method: entry.method,
+        compressedSize: entry.compressedSize,
+        uncompressedSize: entry.uncompressedSize,
+        crc32: entry.crc32,
+        localHeaderOffset: entry.localHeaderOffset,
+      },
       path: item.path,
       symlink: item.type === 'symlink',
       unixMode: entry.unixMode,
@@ -52,7 +68,8 @@ export async function extract(source: FileSource, directory: CentralDirectory, p
   // ZIPFS_THREADS=1 keeps open on one thread (a busy machine, or measuring the difference).
   const parallel = threads > 1 && (plan.totalBytes >= PARALLEL_MIN_BYTES || tasks.length >= PARALLEL_MIN_FILES);
   const split = parallel ? splitPoint(tasks) : tasks.length;
-  const helper = split < tasks.length ? startWorker({ fd: source.fd, root, tasks: tasks.slice(split) }, advance) : undefined;
+  const helper =
+    split < tasks.length ? startWorker({ fd: source.fd, root, tasks: tasks.slice(split) }, advance) : undefined;
   try {
     // Progress notifications go out and a cancel gets through while a large archive extracts.
     const pause = eventLoopTurns(signal);
@@ -93,7 +110,10 @@ function splitPoint(tasks: FileTask[]): number {
   return tasks.length;
 }
 
-function startWorker(job: ExtractJob, advance: (bytes: number) => void): { finished: Promise<void>; stop(): Promise<void> } {
+function startWorker(
+  job: ExtractJob,
+  advance: (bytes: number) => void,
+): { finished: Promise<void>; stop(): Promise<void> } {
   const worker = new Worker(workerPath('open/extract-worker.ts'));
   const finished = new Promise<void>((resolve, reject) => {
     worker.onmessage = (event: MessageEvent<ExtractReport>) => {
@@ -103,7 +123,8 @@ function startWorker(job: ExtractJob, advance: (bytes: number) => void): { finis
       else if (report.errno) reject(Object.assign(new Error(report.message), { code: report.errno }));
       else reject(new ZipfsError(report.code as ErrorCode, report.message));
     };
-    worker.onerror = (event) => reject(new ZipfsError('INTERNAL_ERROR', `The extraction thread failed: ${event.message}.`));
+    worker.onerror = (event) =>
+      reject(new ZipfsError('INTERNAL_ERROR', `The extraction thread failed: ${event.message}.`));
   });
   finished.catch(() => {}); // observed by the caller's await; never an unhandled rejection
   worker.postMessage(job);

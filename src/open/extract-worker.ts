@@ -16,7 +16,10 @@ export interface ExtractJob {
 }
 
 /** `errno`: the system error behind a failure (ENOSPC), so the main thread can say which disk is full. */
-export type ExtractReport = { kind: 'progress'; bytes: number } | { kind: 'done' } | { kind: 'error'; code: string; message: string; errno?: string };
+export type ExtractReport =
+  | { kind: 'progress'; bytes: number }
+  | { kind: 'done' }
+  | { kind: 'error'; code: string; message: string; errno?: string };
 
 async function run(job: ExtractJob): Promise<void> {
   const report = (message: ExtractReport) => postMessage(message);
@@ -38,11 +41,17 @@ async function run(job: ExtractJob): Promise<void> {
     report({ kind: 'done' });
   } catch (error) {
     const failure = toZipfsError(error);
-    report({ kind: 'error', code: failure.code, message: failure.message, errno: isSystemError(error) ? error.code : undefined });
+    report({
+      kind: 'error',
+      code: failure.code,
+      message: failure.message,
+      errno: isSystemError(error) ? error.code : undefined,
+    });
   } finally {
     source?.close();
   }
 }
 
 // The worker global's onmessage; bun-types declares it only alongside the DOM library.
-(globalThis as unknown as { onmessage: (event: MessageEvent<ExtractJob>) => void }).onmessage = (event) => void run(event.data);
+(globalThis as unknown as { onmessage: (event: MessageEvent<ExtractJob>) => void }).onmessage = (event) =>
+  void run(event.data);

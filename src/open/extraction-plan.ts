@@ -8,7 +8,6 @@ import { quoted } from '../format/quote-name.ts';
 import { assertNoCaseCollisions, assertWindowsNames } from '../rules/platform-names.ts';
 import { entryPath, type EntryPath } from '../rules/entry-paths.ts';
 
-
 export interface PlannedItem {
   entry: ZipEntry;
   path: string;
@@ -37,7 +36,12 @@ export interface ExtractionPlan {
  * Each refusal goes to `refuse`: open's throws the first; inspect's collects
  * them and the plan goes on past each, so one pass names every entry concerned.
  */
-export function planExtraction(directory: CentralDirectory, limits: Limits, refuse: Refuse = throwRefusal, rules: FolderRules = {}): ExtractionPlan {
+export function planExtraction(
+  directory: CentralDirectory,
+  limits: Limits,
+  refuse: Refuse = throwRefusal,
+  rules: FolderRules = {},
+): ExtractionPlan {
   const { entries } = directory;
   if (entries.length > limits.maxEntries) refuse(tooManyEntries(entries.length, limits));
 
@@ -56,8 +60,18 @@ export function planExtraction(directory: CentralDirectory, limits: Limits, refu
     const item = { entry, path: place.path, type };
     const clash = byPath.get(place.path);
     if (clash) {
-      const what = clash.type === 'dir' && type === 'dir' ? 'the same folder' : clash.type === 'dir' || type === 'dir' ? 'a file and a folder at the same path' : 'the same file';
-      refuse(new ZipfsError('ZIP_INVALID', `Entries ${quoted(clash.entry.name)} and ${quoted(entry.name)} are ${what} (${quoted(place.path)}); one would silently replace the other, so the archive was not opened.`));
+      const what =
+        clash.type === 'dir' && type === 'dir'
+          ? 'the same folder'
+          : clash.type === 'dir' || type === 'dir'
+            ? 'a file and a folder at the same path'
+            : 'the same file';
+      refuse(
+        new ZipfsError(
+          'ZIP_INVALID',
+          `Entries ${quoted(clash.entry.name)} and ${quoted(entry.name)} are ${what} (${quoted(place.path)}); one would silently replace the other, so the archive was not opened.`,
+        ),
+      );
       continue;
     }
     byPath.set(place.path, item);
@@ -71,7 +85,12 @@ export function planExtraction(directory: CentralDirectory, limits: Limits, refu
     const holder = byPath.get(dir);
     if (holder && holder.type !== 'dir') {
       const child = items.find((item) => item.path.startsWith(`${dir}/`))!;
-      refuse(new ZipfsError('ZIP_INVALID', `Entry ${quoted(holder.entry.name)} is a file, but ${quoted(child.entry.name)} needs it to be a folder; the archive cannot be laid out as files, so it was not opened.`));
+      refuse(
+        new ZipfsError(
+          'ZIP_INVALID',
+          `Entry ${quoted(holder.entry.name)} is a file, but ${quoted(child.entry.name)} needs it to be a folder; the archive cannot be laid out as files, so it was not opened.`,
+        ),
+      );
     }
   }
 
@@ -90,7 +109,12 @@ export function planExtraction(directory: CentralDirectory, limits: Limits, refu
     if (type === 'dir') {
       // A folder holds no data: one that claims some is damaged, and would slip past the size limits below.
       if (entry.uncompressedSize > 0) {
-        refuse(new ZipfsError('ZIP_INVALID', `Folder entry ${quoted(entry.name)} claims ${entry.uncompressedSize} bytes of data; the archive is damaged, so it was not opened.`));
+        refuse(
+          new ZipfsError(
+            'ZIP_INVALID',
+            `Folder entry ${quoted(entry.name)} claims ${entry.uncompressedSize} bytes of data; the archive is damaged, so it was not opened.`,
+          ),
+        );
       }
       continue;
     }

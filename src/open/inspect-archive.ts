@@ -38,14 +38,22 @@ export interface Inspection {
 const MAX_WARNINGS = 50;
 export const SYMLINK_NOTE = 'is a symbolic link: it is extracted as a regular file holding its target';
 
-export function inspectArchive(zipPath: string, limits: Limits, target: WorkspaceTarget, page: { start: number; max: number }): Inspection {
+export function inspectArchive(
+  zipPath: string,
+  limits: Limits,
+  target: WorkspaceTarget,
+  page: { start: number; max: number },
+): Inspection {
   let source: FileSource;
   try {
     source = new FileSource(zipPath);
   } catch (error) {
     if (error instanceof ZipfsError) throw error; // not a regular file: open's own refusal
     if (isSystemError(error, 'ENAMETOOLONG', 'ELOOP')) throw pathUnusable(error);
-    throw new ZipfsError('ZIP_NOT_FOUND', `No readable file at ${zipPath} (${(error as Error).message}); check the path.`);
+    throw new ZipfsError(
+      'ZIP_NOT_FOUND',
+      `No readable file at ${zipPath} (${(error as Error).message}); check the path.`,
+    );
   }
   try {
     const directory = readCentralDirectory(source);
@@ -73,7 +81,8 @@ export function inspectArchive(zipPath: string, limits: Limits, target: Workspac
       total_size: files.reduce((sum, e) => sum + e.uncompressedSize, 0),
       total_compressed: files.reduce((sum, e) => sum + e.compressedSize, 0),
       comment: directory.comment,
-      warnings: unshown > 0 ? [...warnings.slice(0, MAX_WARNINGS), `and ${unshown} more warnings like these`] : warnings,
+      warnings:
+        unshown > 0 ? [...warnings.slice(0, MAX_WARNINGS), `and ${unshown} more warnings like these`] : warnings,
     };
   } finally {
     source.close();

@@ -11,8 +11,15 @@ import { publishOnce, publishedSession } from './publish-session.ts';
 import { openLazy } from './open-lazy.ts';
 import { claimName } from './take-over.ts';
 import { extract } from './extract-archive.ts';
-import { assertDiskSpace, inStaging, openSource, sessionRecord, zipExists, type OpenRequest, type Opened } from './open-request.ts';
-
+import {
+  assertDiskSpace,
+  inStaging,
+  openSource,
+  sessionRecord,
+  zipExists,
+  type OpenRequest,
+  type Opened,
+} from './open-request.ts';
 
 /**
  * `open`: extracts an archive into a new session. Everything is written into
@@ -42,11 +49,26 @@ async function openNamed(request: OpenRequest, zipPath: string): Promise<Opened>
     const plan = checkArchive(source, directory, request.limits, target);
     const published = await inStaging(request, plan.totalBytes, async (staging) => {
       assertDiskSpace(staging, plan.totalBytes);
-      const entries = await extract(source, directory, plan, path.join(staging, 'contents'), request.limits.threads, request.progress, request.signal);
+      const entries = await extract(
+        source,
+        directory,
+        plan,
+        path.join(staging, 'contents'),
+        request.limits.threads,
+        request.progress,
+        request.signal,
+      );
       releasePhaseGarbage(entries.length);
       request.signal?.throwIfAborted();
       const symlinks = plan.items.filter((i) => i.type === 'symlink').map((i) => i.path);
-      const record = sessionRecord(zipPath, fingerprintSource(source, directory), staging, { files: plan.fileCount, dirs: plan.dirCount, bytes: plan.totalBytes, symlinks }, target.rules.caseInsensitive === true, request.owner);
+      const record = sessionRecord(
+        zipPath,
+        fingerprintSource(source, directory),
+        staging,
+        { files: plan.fileCount, dirs: plan.dirCount, bytes: plan.totalBytes, symlinks },
+        target.rules.caseInsensitive === true,
+        request.owner,
+      );
       return publishOnce(request, staging, record, entries);
     });
     return publishedSession(request.home, published);
@@ -61,13 +83,22 @@ async function createArchiveSession(request: OpenRequest, zipPath: string): Prom
   let folder = path.dirname(zipPath);
   while (!fs.existsSync(folder) && path.dirname(folder) !== folder) folder = path.dirname(folder);
   if (!fs.statSync(folder, { throwIfNoEntry: false })?.isDirectory()) {
-    throw new ZipfsError('ZIP_NOT_FOUND', `Cannot create ${zipPath}: ${folder} is a file, not a folder. Give another path.`);
+    throw new ZipfsError(
+      'ZIP_NOT_FOUND',
+      `Cannot create ${zipPath}: ${folder} is a file, not a folder. Give another path.`,
+    );
   }
   const published = await inStaging(request, 0, (staging) => {
     fs.mkdirSync(path.join(staging, 'contents'));
-    const record = sessionRecord(zipPath, { size: -1, mtime_ms: 0, directory_sha256: '' }, staging, { files: 0, dirs: 0, bytes: 0, symlinks: [] }, workspaceTarget(request.home, true).rules.caseInsensitive === true, request.owner);
+    const record = sessionRecord(
+      zipPath,
+      { size: -1, mtime_ms: 0, directory_sha256: '' },
+      staging,
+      { files: 0, dirs: 0, bytes: 0, symlinks: [] },
+      workspaceTarget(request.home, true).rules.caseInsensitive === true,
+      request.owner,
+    );
     return publishOnce(request, staging, record, []);
   });
   return publishedSession(request.home, published);
 }
-

@@ -38,7 +38,17 @@ export async function openLazy(request: OpenRequest, zipPath: string): Promise<O
       fs.writeFileSync(path.join(staging, CENTRAL_FILE), central);
       const { files, folders } = countEntries(directory);
       const counts = { files, dirs: folders, bytes: 0, symlinks: [] };
-      const record = { ...sessionRecord(zipPath, fingerprintSource(source, directory), staging, counts, target.rules.caseInsensitive === true, request.owner), lazy: { ...facts, ...centralFileFacts(central) } };
+      const record = {
+        ...sessionRecord(
+          zipPath,
+          fingerprintSource(source, directory),
+          staging,
+          counts,
+          target.rules.caseInsensitive === true,
+          request.owner,
+        ),
+        lazy: { ...facts, ...centralFileFacts(central) },
+      };
       return publishOnce(request, staging, record, []);
     });
   } finally {
@@ -51,7 +61,12 @@ export async function openLazy(request: OpenRequest, zipPath: string): Promise<O
   try {
     const lazy = lazyEntries(session)!;
     const chosen = matchEntries(lazy, request.only);
-    await withSessionLock(session, 'open', () => extractEntries(session, lazy, chosen, request.home, request.limits, request.signal), { waitMs: 0 });
+    await withSessionLock(
+      session,
+      'open',
+      () => extractEntries(session, lazy, chosen, request.home, request.limits, request.signal),
+      { waitMs: 0 },
+    );
     return loadSession(request.home, published.name)!;
   } catch (error) {
     removeSession(session);
@@ -85,7 +100,11 @@ export function matchEntries(lazy: LazyEntries, patterns: readonly string[]): nu
         if (own !== '' && glob.match(whole ? own : own.slice(own.lastIndexOf('/') + 1))) chosen.push(i);
       }
     }
-    if (chosen.length === before) throw new ZipfsError('PATH_NOT_FOUND', `Nothing in the archive matches ${quote(raw)}; give an entry's path, a folder, or a glob (*.xml matches names at any depth, word/** a whole path). List the entries with ls or inspect.`);
+    if (chosen.length === before)
+      throw new ZipfsError(
+        'PATH_NOT_FOUND',
+        `Nothing in the archive matches ${quote(raw)}; give an entry's path, a folder, or a glob (*.xml matches names at any depth, word/** a whole path). List the entries with ls or inspect.`,
+      );
   }
   return chosen;
 }

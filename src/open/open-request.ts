@@ -52,14 +52,19 @@ export type Opened = Session & { tookOver?: string; shared?: true };
  * Runs `fill` on a fresh staging folder (prepareStaging's checks first), which it turns into a
  * session (publish); if it fails, the folder goes, so a failed open leaves nothing behind.
  */
-export async function inStaging<T>(request: OpenRequest, bytes: number, fill: (staging: string) => T | Promise<T>): Promise<T> {
+export async function inStaging<T>(
+  request: OpenRequest,
+  bytes: number,
+  fill: (staging: string) => T | Promise<T>,
+): Promise<T> {
   const staging = prepareStaging(request, bytes);
   try {
     return await fill(staging);
   } catch (error) {
     discardStaging(staging);
     // A write to a descriptor says ENOSPC without a path: name the disk the workspaces are on.
-    if (isSystemError(error, 'ENOSPC', 'EDQUOT')) throw diskFull(error as NodeJS.ErrnoException, workspacesDir(request.home));
+    if (isSystemError(error, 'ENOSPC', 'EDQUOT'))
+      throw diskFull(error as NodeJS.ErrnoException, workspacesDir(request.home));
     throw error;
   }
 }
@@ -75,7 +80,14 @@ function prepareStaging(request: OpenRequest, bytes: number): string {
   return createStaging(request.home);
 }
 
-export function sessionRecord(zipPath: string, source: SessionRecord['source'], staging: string, counts: { files: number; dirs: number; bytes: number; symlinks: string[] }, caseInsensitive: boolean, owner: SessionOwner | undefined): SessionRecord {
+export function sessionRecord(
+  zipPath: string,
+  source: SessionRecord['source'],
+  staging: string,
+  counts: { files: number; dirs: number; bytes: number; symlinks: string[] },
+  caseInsensitive: boolean,
+  owner: SessionOwner | undefined,
+): SessionRecord {
   return {
     kind: 'session',
     format: MANIFEST_FORMAT,
@@ -107,13 +119,19 @@ export function zipExists(zipPath: string): boolean {
 
 export function openSource(zipPath: string): FileSource {
   if (!zipExists(zipPath)) {
-    throw new ZipfsError('ZIP_NOT_FOUND', `No file at ${zipPath}; check the path (relative paths are resolved from ${process.cwd()}), or pass ${param('create')} to start a new archive there.`);
+    throw new ZipfsError(
+      'ZIP_NOT_FOUND',
+      `No file at ${zipPath}; check the path (relative paths are resolved from ${process.cwd()}), or pass ${param('create')} to start a new archive there.`,
+    );
   }
   try {
     return new FileSource(zipPath);
   } catch (error) {
     if (error instanceof ZipfsError) throw error; // a folder, a FIFO, a device: refused by kind, nothing read
-    throw new ZipfsError('ZIP_NOT_FOUND', `${zipPath} cannot be read (${(error as Error).message}); check its permissions.`);
+    throw new ZipfsError(
+      'ZIP_NOT_FOUND',
+      `${zipPath} cannot be read (${(error as Error).message}); check its permissions.`,
+    );
   }
 }
 
@@ -121,7 +139,10 @@ export function openSource(zipPath: string): FileSource {
 function assertRoomForSession(home: string, limits: Limits, adding: number): void {
   const sessions = listSessions(home);
   if (sessions.length >= limits.maxSessions) {
-    throw new ZipfsError('LIMIT_EXCEEDED', `${sessions.length} sessions are open and the limit is ${limits.maxSessions}. Close some (${invocation('close', { session: 'NAME' })}), prune old ones (${invocation('prune', { stale: '7d' })}), or raise ZIPFS_MAX_SESSIONS.`);
+    throw new ZipfsError(
+      'LIMIT_EXCEEDED',
+      `${sessions.length} sessions are open and the limit is ${limits.maxSessions}. Close some (${invocation('close', { session: 'NAME' })}), prune old ones (${invocation('prune', { stale: '7d' })}), or raise ZIPFS_MAX_SESSIONS.`,
+    );
   }
   assertRoomInWorkspaces(home, limits, adding, 'this archive adds', sessions);
 }
@@ -135,6 +156,9 @@ export function assertDiskSpace(dir: string, needed: number): void {
     return; // No statfs here: extraction will still stop cleanly on ENOSPC.
   }
   if (needed > free) {
-    throw new ZipfsError('LIMIT_EXCEEDED', `The archive expands to ${needed} bytes but only ${free} bytes are free under ${dir}; free some space or set ZIPFS_HOME to a larger disk.`);
+    throw new ZipfsError(
+      'LIMIT_EXCEEDED',
+      `The archive expands to ${needed} bytes but only ${free} bytes are free under ${dir}; free some space or set ZIPFS_HOME to a larger disk.`,
+    );
   }
 }

@@ -36,7 +36,12 @@ const OPEN_LOCK_WAIT_MS = 60_000;
  * published meanwhile: under open's lock on the zip (open-lock.ts), so opens at the same moment end
  * as they do one after the other. The staging folder of an open that shares is removed.
  */
-export function publishOnce(request: OpenRequest, staging: string, record: SessionRecord, entries: EntryRecord[]): Published | Promise<Published> {
+export function publishOnce(
+  request: OpenRequest,
+  staging: string,
+  record: SessionRecord,
+  entries: EntryRecord[],
+): Published | Promise<Published> {
   if (!request.share) return { name: publish(request.home, staging, record, entries, request.name), shared: false };
   return withOpenLock(
     request.home,
@@ -52,7 +57,13 @@ export function publishOnce(request: OpenRequest, staging: string, record: Sessi
 }
 
 /** Writes the manifest and renames the staging folder into place under a free name. */
-export function publish(home: string, staging: string, record: SessionRecord, entries: EntryRecord[], explicitName: string | undefined): string {
+export function publish(
+  home: string,
+  staging: string,
+  record: SessionRecord,
+  entries: EntryRecord[],
+  explicitName: string | undefined,
+): string {
   const taken = (name: string) => fs.existsSync(sessionPaths(home, name).dir);
   const base = explicitName ?? deriveName(record.source_path);
   for (;;) {

@@ -24,25 +24,45 @@ import { sessionPaths } from '../session/data-dir.ts';
  * Makes `name` free for a new session, or throws NAME_COLLISION. Returns a
  * warning when an orphaned session was taken over (removed), else undefined.
  */
-export async function claimName(home: string, name: string, caller: SessionOwner | undefined): Promise<string | undefined> {
+export async function claimName(
+  home: string,
+  name: string,
+  caller: SessionOwner | undefined,
+): Promise<string | undefined> {
   if (!fs.existsSync(sessionPaths(home, name).dir)) return undefined;
   const session = loadSession(home, name);
   const other = `choose another name, or close that session first (${invocation('close', { session: name })})`;
-  if (!session) throw new ZipfsError('NAME_COLLISION', `A session named "${name}" is already there (it cannot be read); ${other}.`);
+  if (!session)
+    throw new ZipfsError('NAME_COLLISION', `A session named "${name}" is already there (it cannot be read); ${other}.`);
   const owner = session.record.owner;
   const state = ownerState(owner);
   if (sameOwner(owner, caller)) {
-    throw new ZipfsError('NAME_COLLISION', `A session named "${name}" is already open, opened by this same job (process ${owner!.pid}); use it (${invocation('status', { session: name })}), or ${other}.`);
+    throw new ZipfsError(
+      'NAME_COLLISION',
+      `A session named "${name}" is already open, opened by this same job (process ${owner!.pid}); use it (${invocation('status', { session: name })}), or ${other}.`,
+    );
   }
   if (state === 'alive') {
-    throw new ZipfsError('NAME_COLLISION', `A session named "${name}" is open and belongs to process ${owner!.pid}, which is still running (the job that opened it); it is not taken over. Choose another name, or let that job finish.`);
+    throw new ZipfsError(
+      'NAME_COLLISION',
+      `A session named "${name}" is open and belongs to process ${owner!.pid}, which is still running (the job that opened it); it is not taken over. Choose another name, or let that job finish.`,
+    );
   }
   if (state === 'unknown') {
-    const why = owner ? `its owner is process ${owner.pid} on another host (${owner.host})` : 'it records no owner process (an older zipfs opened it)';
-    throw new ZipfsError('NAME_COLLISION', `A session named "${name}" is already open and ${why}, so zipfs cannot tell whether a job still uses it; ${other}.`);
+    const why = owner
+      ? `its owner is process ${owner.pid} on another host (${owner.host})`
+      : 'it records no owner process (an older zipfs opened it)';
+    throw new ZipfsError(
+      'NAME_COLLISION',
+      `A session named "${name}" is already open and ${why}, so zipfs cannot tell whether a job still uses it; ${other}.`,
+    );
   }
   const holder = busyWith(session);
-  if (holder) throw new ZipfsError('NAME_COLLISION', `A session named "${name}" was left by process ${owner!.pid}, which is gone, but process ${holder.pid} is working in it now (zipfs ${holder.command}); choose another name, or retry when it has finished.`);
+  if (holder)
+    throw new ZipfsError(
+      'NAME_COLLISION',
+      `A session named "${name}" was left by process ${owner!.pid}, which is gone, but process ${holder.pid} is working in it now (zipfs ${holder.command}); choose another name, or retry when it has finished.`,
+    );
   const pending = pendingChanges(session);
   if (pending.count > 0) {
     throw new ZipfsError(
@@ -53,7 +73,11 @@ export async function claimName(home: string, name: string, caller: SessionOwner
   try {
     await withSessionLock(session, 'open', () => removeSession(session), { waitMs: 0 });
   } catch (error) {
-    if (error instanceof ZipfsError && error.code === 'LOCKED') throw new ZipfsError('NAME_COLLISION', `A session named "${name}" is in use by another process right now; choose another name, or retry when it has finished.`);
+    if (error instanceof ZipfsError && error.code === 'LOCKED')
+      throw new ZipfsError(
+        'NAME_COLLISION',
+        `A session named "${name}" is in use by another process right now; choose another name, or retry when it has finished.`,
+      );
     throw error;
   }
   return `took over session "${name}" left by process ${owner!.pid}, which is gone; it had no unsynced changes`;
@@ -70,20 +94,31 @@ export async function adoptSession(session: Session, caller: SessionOwner | unde
   const owner = session.record.owner;
   if (!caller || sameOwner(owner, caller)) return;
   if (owner !== undefined && ownerState(owner) !== 'gone') return;
-  await withSessionLock(session, 'open', () => {
-    const bytes = fs.readFileSync(session.manifest);
-    const head = readSessionHead(session.manifest);
-    if (!head.record) throw sessionDamaged(session.dir, head.problem);
-    const end = bytes.indexOf(0x0a);
-    const draft = `${session.manifest}.owner-${globalThis.crypto.randomUUID()}`;
-    removeOnExit(draft);
-    try {
-      fs.writeFileSync(draft, Buffer.concat([Buffer.from(JSON.stringify({ ...head.record, owner: caller })), end < 0 ? Buffer.from('\n') : bytes.subarray(end)]));
-      fs.renameSync(draft, session.manifest);
-    } finally {
-      fs.rmSync(draft, { force: true });
-      keepOnExit(draft);
-    }
-  }, wait);
+  await withSessionLock(
+    session,
+    'open',
+    () => {
+      const bytes = fs.readFileSync(session.manifest);
+      const head = readSessionHead(session.manifest);
+      if (!head.record) throw sessionDamaged(session.dir, head.problem);
+      const end = bytes.indexOf(0x0a);
+      const draft = `${session.manifest}.owner-${globalThis.crypto.randomUUID()}`;
+      removeOnExit(draft);
+      try {
+        fs.writeFileSync(
+          draft,
+          Buffer.concat([
+            Buffer.from(JSON.stringify({ ...head.record, owner: caller })),
+            end < 0 ? Buffer.from('\n') : bytes.subarray(end),
+          ]),
+        );
+        fs.renameSync(draft, session.manifest);
+      } finally {
+        fs.rmSync(draft, { force: true });
+        keepOnExit(draft);
+      }
+    },
+    wait,
+  );
   session.record.owner = caller;
 }

@@ -9,7 +9,9 @@ function bomb(message: string): ZipfsError {
 
 /** More entries than open takes. */
 export function tooManyEntries(count: number, limits: Limits): ZipfsError {
-  return bomb(`The archive has ${count} entries, over the limit of ${limits.maxEntries}. If it is trusted, raise ZIPFS_MAX_ENTRIES and open it again.`);
+  return bomb(
+    `The archive has ${count} entries, over the limit of ${limits.maxEntries}. If it is trusted, raise ZIPFS_MAX_ENTRIES and open it again.`,
+  );
 }
 
 /**
@@ -32,7 +34,11 @@ export class DeclaredSizes {
     this.totalCompressed += packed;
     const { limits } = this;
     if (size > limits.ratioFloorBytes && size / Math.max(packed, 1) > limits.maxEntryRatio) {
-      this.refuse(bomb(`Entry ${quoted(this.nameOf(index))} expands ${Math.round(size / Math.max(packed, 1))}:1 (${size} bytes from ${packed}), over the per-entry limit of ${limits.maxEntryRatio}:1. If it is trusted, raise ZIPFS_MAX_ENTRY_RATIO.`));
+      this.refuse(
+        bomb(
+          `Entry ${quoted(this.nameOf(index))} expands ${Math.round(size / Math.max(packed, 1))}:1 (${size} bytes from ${packed}), over the per-entry limit of ${limits.maxEntryRatio}:1. If it is trusted, raise ZIPFS_MAX_ENTRY_RATIO.`,
+        ),
+      );
     }
   }
 
@@ -40,10 +46,18 @@ export class DeclaredSizes {
   finish(): number {
     const { limits, totalBytes, totalCompressed } = this;
     if (totalBytes > limits.maxExtractedBytes) {
-      this.refuse(bomb(`The archive expands to ${totalBytes} bytes, over the limit of ${limits.maxExtractedBytes}. If it is trusted, raise ZIPFS_MAX_EXTRACTED_BYTES.`));
+      this.refuse(
+        bomb(
+          `The archive expands to ${totalBytes} bytes, over the limit of ${limits.maxExtractedBytes}. If it is trusted, raise ZIPFS_MAX_EXTRACTED_BYTES.`,
+        ),
+      );
     }
     if (totalBytes > limits.ratioFloorBytes && totalBytes / Math.max(totalCompressed, 1) > limits.maxRatio) {
-      this.refuse(bomb(`The archive expands ${Math.round(totalBytes / Math.max(totalCompressed, 1))}:1 overall (${totalBytes} bytes from ${totalCompressed}), over the limit of ${limits.maxRatio}:1. If it is trusted, raise ZIPFS_MAX_RATIO.`));
+      this.refuse(
+        bomb(
+          `The archive expands ${Math.round(totalBytes / Math.max(totalCompressed, 1))}:1 overall (${totalBytes} bytes from ${totalCompressed}), over the limit of ${limits.maxRatio}:1. If it is trusted, raise ZIPFS_MAX_RATIO.`,
+        ),
+      );
     }
     return totalBytes;
   }

@@ -20,7 +20,10 @@ const MAX_SEGMENT_BYTES = 255;
  */
 export function entryPath(name: string): EntryPath {
   const refuse = (why: string) =>
-    new ZipfsError('PATH_TRAVERSAL', `Entry ${quoted(name)} ${why}; extracting it could write outside the workspace, so the archive was not opened.`);
+    new ZipfsError(
+      'PATH_TRAVERSAL',
+      `Entry ${quoted(name)} ${why}; extracting it could write outside the workspace, so the archive was not opened.`,
+    );
   if (name.includes('\0')) throw refuse('contains a NUL byte');
   const slashed = name.replaceAll('\\', '/');
   if (slashed.startsWith('/')) throw refuse('is an absolute path');
@@ -36,14 +39,20 @@ export function entryPath(name: string): EntryPath {
     // File systems take at most 255 bytes per name: refuse here, before anything is written.
     const bytes = Buffer.byteLength(segment);
     if (bytes > MAX_SEGMENT_BYTES) {
-      throw new ZipfsError('ZIP_INVALID', `Entry ${quoted(name)} has a name part of ${bytes} bytes (${quoted(`${segment.slice(0, 40)}...`)}); file systems allow at most ${MAX_SEGMENT_BYTES}, so the archive cannot be opened as files.`);
+      throw new ZipfsError(
+        'ZIP_INVALID',
+        `Entry ${quoted(name)} has a name part of ${bytes} bytes (${quoted(`${segment.slice(0, 40)}...`)}); file systems allow at most ${MAX_SEGMENT_BYTES}, so the archive cannot be opened as files.`,
+      );
     }
     segments.push(segment);
   }
   // "./" (bsdtar -cf out.zip . writes it first) is the archive's root folder: the workspace itself.
   if (segments.length === 0 && slashed.endsWith('/')) return { path: '', isDirectory: true };
   if (segments.length === 0) {
-    throw new ZipfsError('ZIP_INVALID', `Entry ${quoted(name)} has no usable name (empty or only separators and dots); the archive was not opened.`);
+    throw new ZipfsError(
+      'ZIP_INVALID',
+      `Entry ${quoted(name)} has no usable name (empty or only separators and dots); the archive was not opened.`,
+    );
   }
   return { path: segments.join('/'), isDirectory: slashed.endsWith('/') };
 }
@@ -87,15 +96,18 @@ export function isPlainPath(bytes: Uint8Array, start: number, length: number): b
  */
 export function unwritableName(relative: string, maxPathBytes: number): string | undefined {
   // "a\b" on Linux is one file; a zip reader (zipfs too) takes the backslash as a folder separator.
-  if (relative.includes('\\')) return 'its name holds a backslash, which zip readers take as a folder separator (it would come back as another path, or climb out of the folder); rename it without one';
+  if (relative.includes('\\'))
+    return 'its name holds a backslash, which zip readers take as a folder separator (it would come back as another path, or climb out of the folder); rename it without one';
   try {
     entryPath(relative);
   } catch (error) {
-    if (error instanceof ZipfsError) return `zipfs open would refuse it as an entry name (${error.code}: ${error.message.replace(/^Entry ".*?(?<!\\)" /, '').replace(/;.*$/, '')}); rename it`;
+    if (error instanceof ZipfsError)
+      return `zipfs open would refuse it as an entry name (${error.code}: ${error.message.replace(/^Entry ".*?(?<!\\)" /, '').replace(/;.*$/, '')}); rename it`;
     throw error;
   }
   const bytes = Buffer.byteLength(relative);
-  if (bytes > maxPathBytes) return `its path is ${bytes} bytes long, over the ${maxPathBytes} bytes a workspace path may take on this system (zipfs open would refuse it); move it to a shallower folder or shorten its names`;
+  if (bytes > maxPathBytes)
+    return `its path is ${bytes} bytes long, over the ${maxPathBytes} bytes a workspace path may take on this system (zipfs open would refuse it); move it to a shallower folder or shorten its names`;
   return undefined;
 }
 
@@ -110,19 +122,27 @@ const SESSION_FOLDER_BYTES = 70;
  * limit, no program could open the file by its full path.
  */
 export function maxEntryPathBytes(workspaces: string): number {
-  return SYSTEM_PATH_MAX - 1 - Buffer.byteLength(path.join(workspaces, 'x'.repeat(SESSION_FOLDER_BYTES), 'contents')) - 1;
+  return (
+    SYSTEM_PATH_MAX - 1 - Buffer.byteLength(path.join(workspaces, 'x'.repeat(SESSION_FOLDER_BYTES), 'contents')) - 1
+  );
 }
 
 /** Refuses an archive with an entry whose workspace path would be over maxEntryPathBytes. */
-export function checkPathsFit(items: readonly { path: string; entry: { name: string } }[], workspaces: string, refuse: Refuse): void {
+export function checkPathsFit(
+  items: readonly { path: string; entry: { name: string } }[],
+  workspaces: string,
+  refuse: Refuse,
+): void {
   const max = maxEntryPathBytes(workspaces);
   for (const item of items) {
     const bytes = item.path.length > max / 3 ? Buffer.byteLength(item.path) : 0;
     if (bytes > max) {
-      refuse(new ZipfsError(
-        'LIMIT_EXCEEDED',
-        `Entry ${quoted(`${item.entry.name.slice(0, 80)}...`)} is ${bytes} bytes deep; in a workspace under ${workspaces} its path may take at most ${max} bytes, or no program could open it (this system's path limit is ${SYSTEM_PATH_MAX}). Extract it with another tool into a short folder, or set ZIPFS_HOME to a shorter folder if that is enough; the archive was not opened.`,
-      ));
+      refuse(
+        new ZipfsError(
+          'LIMIT_EXCEEDED',
+          `Entry ${quoted(`${item.entry.name.slice(0, 80)}...`)} is ${bytes} bytes deep; in a workspace under ${workspaces} its path may take at most ${max} bytes, or no program could open it (this system's path limit is ${SYSTEM_PATH_MAX}). Extract it with another tool into a short folder, or set ZIPFS_HOME to a shorter folder if that is enough; the archive was not opened.`,
+        ),
+      );
     }
   }
 }

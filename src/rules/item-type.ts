@@ -6,7 +6,8 @@ export function foldersOf(items: readonly { path: string; type: ItemType }[]): S
   const folders = new Set<string>();
   for (const item of items) {
     if (item.type === 'dir' && item.path !== '') folders.add(item.path); // '': a root entry ("./"), the workspace itself
-    for (let slash = item.path.indexOf('/'); slash >= 0; slash = item.path.indexOf('/', slash + 1)) folders.add(item.path.slice(0, slash));
+    for (let slash = item.path.indexOf('/'); slash >= 0; slash = item.path.indexOf('/', slash + 1))
+      folders.add(item.path.slice(0, slash));
   }
   return folders;
 }

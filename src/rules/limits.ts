@@ -21,17 +21,54 @@ interface LimitSpec {
 
 export const LIMIT_SPECS = {
   maxEntries: { env: 'ZIPFS_MAX_ENTRIES', default: 100_000, description: 'Entries in one archive' },
-  maxExtractedBytes: { env: 'ZIPFS_MAX_EXTRACTED_BYTES', default: 4 * GiB, description: 'Bytes extracted from one archive' },
+  maxExtractedBytes: {
+    env: 'ZIPFS_MAX_EXTRACTED_BYTES',
+    default: 4 * GiB,
+    description: 'Bytes extracted from one archive',
+  },
   maxRatio: { env: 'ZIPFS_MAX_RATIO', default: 100, description: 'Uncompressed:compressed ratio of the whole archive' },
-  maxEntryRatio: { env: 'ZIPFS_MAX_ENTRY_RATIO', default: 500, description: 'Uncompressed:compressed ratio of one entry' },
-  ratioFloorBytes: { env: 'ZIPFS_RATIO_FLOOR_BYTES', default: 16 * MiB, description: 'Ratios are checked only once the archive (or entry) expands past this size' },
-  readDefaultBytes: { env: 'ZIPFS_READ_DEFAULT_LIMIT', default: 256 * KiB, description: 'Bytes `read` returns when no limit is given' },
+  maxEntryRatio: {
+    env: 'ZIPFS_MAX_ENTRY_RATIO',
+    default: 500,
+    description: 'Uncompressed:compressed ratio of one entry',
+  },
+  ratioFloorBytes: {
+    env: 'ZIPFS_RATIO_FLOOR_BYTES',
+    default: 16 * MiB,
+    description: 'Ratios are checked only once the archive (or entry) expands past this size',
+  },
+  readDefaultBytes: {
+    env: 'ZIPFS_READ_DEFAULT_LIMIT',
+    default: 256 * KiB,
+    description: 'Bytes `read` returns when no limit is given',
+  },
   maxSessions: { env: 'ZIPFS_MAX_SESSIONS', default: 100, description: 'Sessions open at once' },
-  maxTotalBytes: { env: 'ZIPFS_MAX_TOTAL_BYTES', default: 16 * GiB, description: 'Bytes extracted into all workspaces together' },
-  grepBudgetMs: { env: 'ZIPFS_GREP_TIME_BUDGET_MS', default: 5000, description: 'Time one grep may take before it returns what it found' },
-  lockWaitMs: { env: 'ZIPFS_LOCK_WAIT_MS', default: 5000, min: 0, description: 'Time a mutation waits for another process holding the session (or a sync for one syncing the same zip) before LOCKED (0: do not wait)' },
+  maxTotalBytes: {
+    env: 'ZIPFS_MAX_TOTAL_BYTES',
+    default: 16 * GiB,
+    description: 'Bytes extracted into all workspaces together',
+  },
+  grepBudgetMs: {
+    env: 'ZIPFS_GREP_TIME_BUDGET_MS',
+    default: 5000,
+    description: 'Time one grep may take before it returns what it found',
+  },
+  lockWaitMs: {
+    env: 'ZIPFS_LOCK_WAIT_MS',
+    default: 5000,
+    min: 0,
+    description:
+      'Time a mutation waits for another process holding the session (or a sync for one syncing the same zip) before LOCKED (0: do not wait)',
+  },
   // open splits a large archive between this thread and one worker: there is no third share to give.
-  threads: { env: 'ZIPFS_THREADS', default: 2, min: 1, max: 2, integer: true, description: 'Threads open extracts a large archive on (1: this one only)' },
+  threads: {
+    env: 'ZIPFS_THREADS',
+    default: 2,
+    min: 1,
+    max: 2,
+    integer: true,
+    description: 'Threads open extracts a large archive on (1: this one only)',
+  },
 } as const satisfies Record<string, LimitSpec>;
 
 export type Limits = { -readonly [K in keyof typeof LIMIT_SPECS]: number };
@@ -41,7 +78,10 @@ export type Limits = { -readonly [K in keyof typeof LIMIT_SPECS]: number };
 export function loadLimits(env: NodeJS.ProcessEnv = process.env): Limits {
   const limits = {} as Limits;
   for (const [key, spec] of Object.entries(LIMIT_SPECS) as [keyof Limits, LimitSpec][]) {
-    limits[key] = readSetting(env, numberSetting({ env: spec.env, default: spec.default, min: spec.min ?? 1, max: spec.max, integer: spec.integer }));
+    limits[key] = readSetting(
+      env,
+      numberSetting({ env: spec.env, default: spec.default, min: spec.min ?? 1, max: spec.max, integer: spec.integer }),
+    );
   }
   return limits;
 }

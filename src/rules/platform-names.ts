@@ -27,7 +27,11 @@ export function foldCase(name: string): string {
 }
 
 /** Refuses two items that a case-folding folder would make one path: two files, or a file and a folder. */
-export function assertNoCaseCollisions(items: readonly NamedItem[], folders: ReadonlySet<string>, refuse: Refuse): void {
+export function assertNoCaseCollisions(
+  items: readonly NamedItem[],
+  folders: ReadonlySet<string>,
+  refuse: Refuse,
+): void {
   const files = new Map<string, NamedItem>();
   for (const item of items) {
     if (item.type === 'dir' || item.path === '') continue;
@@ -39,7 +43,9 @@ export function assertNoCaseCollisions(items: readonly NamedItem[], folders: Rea
   for (const folder of folders) {
     const file = files.get(foldCase(folder));
     if (!file || file.path === folder) continue; // a file at a folder's exact path is the plan's own clash
-    const inside = items.find((item) => foldCase(item.path).startsWith(`${foldCase(folder)}/`) || item.path === folder)!;
+    const inside = items.find(
+      (item) => foldCase(item.path).startsWith(`${foldCase(folder)}/`) || item.path === folder,
+    )!;
     refuse(collision(file, inside, 'a file and a folder'));
   }
 }
@@ -57,7 +63,10 @@ const WINDOWS_FORBIDDEN = /[<>:"|?*\u0000-\u001f]/;
 /** Why Windows cannot hold this one name (a path segment), or undefined. */
 export function windowsNameProblem(segment: string): string | undefined {
   const bad = WINDOWS_FORBIDDEN.exec(segment);
-  if (bad) return bad[0] === ':' ? 'holds ":", which Windows would take as an alternate data stream' : `holds ${bad[0] < ' ' ? 'a control character' : `"${bad[0]}"`}, which Windows does not allow in names`;
+  if (bad)
+    return bad[0] === ':'
+      ? 'holds ":", which Windows would take as an alternate data stream'
+      : `holds ${bad[0] < ' ' ? 'a control character' : `"${bad[0]}"`}, which Windows does not allow in names`;
   if (/[. ]$/.test(segment)) return 'ends with a dot or a space, which Windows drops from names';
   if (WINDOWS_RESERVED.test(segment)) return `is a device name on Windows (${segment.split('.')[0]!.toUpperCase()})`;
   return undefined;
@@ -70,7 +79,12 @@ export function assertWindowsNames(items: readonly NamedItem[], refuse: Refuse):
       if (segment === '') continue;
       const problem = windowsNameProblem(segment);
       if (problem) {
-        refuse(new ZipfsError('ZIP_INVALID', `Entry ${quoted(item.entry.name)} ${problem}; it cannot be extracted on this system under its own name, so the archive was not opened. Open it on Linux or macOS, or rename the entry in the archive.`));
+        refuse(
+          new ZipfsError(
+            'ZIP_INVALID',
+            `Entry ${quoted(item.entry.name)} ${problem}; it cannot be extracted on this system under its own name, so the archive was not opened. Open it on Linux or macOS, or rename the entry in the archive.`,
+          ),
+        );
         break;
       }
     }

@@ -62,7 +62,10 @@ export class BinaryScan {
     this.regex.lastIndex = this.from;
     const { hit, gaveUp } = watchedExec(this.regex, this.text);
     if (gaveUp) this.onGiveUp();
-    if (hit && (final || this.text.length > WINDOW_MAX_CHARS || hit.index + hit[0].length + LOOKAHEAD_CHARS <= this.text.length)) {
+    if (
+      hit &&
+      (final || this.text.length > WINDOW_MAX_CHARS || hit.index + hit[0].length + LOOKAHEAD_CHARS <= this.text.length)
+    ) {
       return describe(this.text, hit, this.base);
     }
     // Keep where a match may yet start (the one found, or the last LOOKAHEAD_CHARS), and RUN_MAX before it for the run.
@@ -86,6 +89,8 @@ function describe(latin1: string, hit: RegExpExecArray, base: number): BinaryHit
   let to = hit.index + hit[0].length;
   while (to < latin1.length && to - hit.index < RUN_MAX && printable(to)) to++;
   // Other bytes inside the match itself are shown as \xNN, so the line stays one line of plain text.
-  const text = latin1.slice(from, to).replace(/[^\x20-\x7e\t]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+  const text = latin1
+    .slice(from, to)
+    .replace(/[^\x20-\x7e\t]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
   return { offset: base + hit.index, text };
 }

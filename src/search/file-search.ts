@@ -74,7 +74,10 @@ export class FileSearch {
   private start(head: Uint8Array): boolean {
     const plan = textPlan(head, this.options.encoding);
     if (plan) {
-      this.lines = { search: new LineSearch(this.file, this.regex, this.options.contextLines, this.sink), decode: streamDecoder(plan.encoding) };
+      this.lines = {
+        search: new LineSearch(this.file, this.regex, this.options.contextLines, this.sink),
+        decode: streamDecoder(plan.encoding),
+      };
       return this.feed(head.subarray(plan.skip));
     }
     if (!this.options.binary) {
@@ -100,6 +103,7 @@ export class FileSearch {
   }
 
   private report(hit: { offset: number; text: string } | undefined): void {
-    if (hit && this.sink.count()) this.sink.keep({ file: this.file, line_number: 0, line_content: cut(hit.text), byte_offset: hit.offset });
+    if (hit && this.sink.count())
+      this.sink.keep({ file: this.file, line_number: 0, line_content: cut(hit.text), byte_offset: hit.offset });
   }
 }

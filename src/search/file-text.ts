@@ -39,7 +39,8 @@ export function textPlan(head: Uint8Array, asked: TextEncoding): TextPlan | unde
  */
 export function streamDecoder(encoding: TextEncoding): (bytes: Uint8Array | undefined) => string {
   // ISO-8859-1 by hand: WHATWG's label means windows-1252. Node's latin1 is exact (byte n is U+00n) and has no state.
-  if (encoding === 'iso-8859-1') return (bytes) => (bytes ? Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('latin1') : '');
+  if (encoding === 'iso-8859-1')
+    return (bytes) => (bytes ? Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('latin1') : '');
   const decoder = new TextDecoder(encoding, { ignoreBOM: true });
   return (bytes) => (bytes ? decoder.decode(bytes, { stream: true }) : decoder.decode());
 }

@@ -54,7 +54,10 @@ function openZip(zipPath: string): FileSource {
     return new FileSource(zipPath);
   } catch (error) {
     if (!isSystemError(error, 'ENOENT', 'ENOTDIR')) throw error;
-    throw new ZipfsError('ZIP_NOT_FOUND', `The zip ${zipPath} is gone (moved or deleted), and with it the entries grep reads from it; put it back, then retry.`);
+    throw new ZipfsError(
+      'ZIP_NOT_FOUND',
+      `The zip ${zipPath} is gone (moved or deleted), and with it the entries grep reads from it; put it back, then retry.`,
+    );
   }
 }
 
@@ -65,7 +68,11 @@ export class ZipSources {
   /** `fd`: a descriptor the caller holds open (not closed here); the path is opened only without one. */
   get(zipPath: string, fd?: number): FileSource {
     let source = this.open.get(zipPath);
-    if (!source) this.open.set(zipPath, (source = fd === undefined ? openZip(zipPath) : new FileSource({ fd, stats: fs.fstatSync(fd) })));
+    if (!source)
+      this.open.set(
+        zipPath,
+        (source = fd === undefined ? openZip(zipPath) : new FileSource({ fd, stats: fs.fstatSync(fd) })),
+      );
     return source;
   }
 

@@ -65,6 +65,14 @@ export interface GaveUp {
  * boundary (a zip entry that is a bomb or damaged), code and message intact.
  */
 export type GrepMessage =
-  | { kind: 'matches'; matches: GrepMatch[]; total: number; filesSearched: number; skippedBinary: number; cutLines: number; gaveUp: GaveUp }
+  | {
+      kind: 'matches';
+      matches: GrepMatch[];
+      total: number;
+      filesSearched: number;
+      skippedBinary: number;
+      cutLines: number;
+      gaveUp: GaveUp;
+    }
   | { kind: 'done'; truncated: boolean }
   | { kind: 'error'; code: ErrorCode; message: string };

@@ -55,7 +55,10 @@ function compile(pattern: string, flags: string): void {
   try {
     new RegExp(pattern, flags);
   } catch (error) {
-    throw new ZipfsError('INVALID_INPUT', `Invalid argument pattern: ${(error as Error).message}. It is a JavaScript regular expression; escape special characters such as ( [ . * + ? with a backslash.`);
+    throw new ZipfsError(
+      'INVALID_INPUT',
+      `Invalid argument pattern: ${(error as Error).message}. It is a JavaScript regular expression; escape special characters such as ( [ . * + ? with a backslash.`,
+    );
   }
 }
 
@@ -67,7 +70,9 @@ function compile(pattern: string, flags: string): void {
 export function globFilter(glob: string | undefined): (relative: string) => boolean {
   if (!glob) return () => true;
   const matcher = new Bun.Glob(glob);
-  return glob.includes('/') ? (relative) => matcher.match(relative) : (relative) => matcher.match(path.posix.basename(relative));
+  return glob.includes('/')
+    ? (relative) => matcher.match(relative)
+    : (relative) => matcher.match(path.posix.basename(relative));
 }
 
 /**
@@ -79,11 +84,16 @@ function listFiles(root: string, start: string, accept: (relative: string) => bo
   const files: string[] = [];
   const visit = (folder: Folder) => {
     // The folder's own record of each child's type (no stat per file); the worker checks each file again as it opens it.
-    const children = fs.readdirSync(folder.path, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    const children = fs
+      .readdirSync(folder.path, { withFileTypes: true })
+      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     for (const child of children) {
       const { name } = child;
       const relative = folder.childRelative(name);
-      const stats = child.isFile() || child.isDirectory() || child.isSymbolicLink() ? child : fs.lstatSync(folder.child(name), { throwIfNoEntry: false });
+      const stats =
+        child.isFile() || child.isDirectory() || child.isSymbolicLink()
+          ? child
+          : fs.lstatSync(folder.child(name), { throwIfNoEntry: false });
       if (stats?.isFile()) {
         if (accept(relative)) files.push(relative);
       } else if (stats?.isDirectory()) {
@@ -123,11 +133,19 @@ function isWithin(start: string, relative: string): boolean {
 }
 
 /** The workspace files and the zip entries (filtered the same way) merged in walk order. */
-function mergeZipEntries(files: string[], entries: GrepZipEntry[], start: string, accept: (relative: string) => boolean): GrepItem[] {
+function mergeZipEntries(
+  files: string[],
+  entries: GrepZipEntry[],
+  start: string,
+  accept: (relative: string) => boolean,
+): GrepItem[] {
   const onDisk = new Set(files);
   const extra = entries
     .filter(({ file }) => isWithin(start, file) && accept(file) && !onDisk.has(file))
-    .map(({ file, zipPath, zipFd, entry }) => ({ key: walkOrderKey(file), item: { file, zip: { zipPath, zipFd, entry } } }))
+    .map(({ file, zipPath, zipFd, entry }) => ({
+      key: walkOrderKey(file),
+      item: { file, zip: { zipPath, zipFd, entry } },
+    }))
     .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   const items: GrepItem[] = [];
   let next = 0;
@@ -151,7 +169,10 @@ function givenUpNote(gaveUp: GaveUp): string | undefined {
 /** How to get the matches a full answer left out. */
 function truncatedNote(result: GrepResult, request: GrepRequest): string {
   const shown = `Showing ${result.matches.length} of ${request.countAll ? '' : 'at least '}${result.total_matches} matches`;
-  const raise = request.maxResults < 100_000 ? `raise ${param('max_results', Math.min(100_000, Math.max(request.maxResults * 10, result.total_matches)))} (up to 100000) for more, or narrow path or glob` : 'narrow path or glob for the rest';
+  const raise =
+    request.maxResults < 100_000
+      ? `raise ${param('max_results', Math.min(100_000, Math.max(request.maxResults * 10, result.total_matches)))} (up to 100000) for more, or narrow path or glob`
+      : 'narrow path or glob for the rest';
   return `${shown}; ${raise}${request.countAll ? '' : `; ${param('count_all')} gives the exact total`}.`;
 }
 
@@ -160,7 +181,9 @@ export async function grepWorkspace(request: GrepRequest): Promise<GrepResult> {
   compile(request.pattern, flags);
   const accept = globFilter(request.glob);
   const listed = listFiles(request.root, request.start, accept);
-  const files = request.zipEntries?.length ? mergeZipEntries(listed, request.zipEntries, request.start, accept) : listed.map((file) => ({ file }));
+  const files = request.zipEntries?.length
+    ? mergeZipEntries(listed, request.zipEntries, request.start, accept)
+    : listed.map((file) => ({ file }));
   const job: GrepJob = {
     root: request.root,
     files,
@@ -180,12 +203,21 @@ export async function grepWorkspace(request: GrepRequest): Promise<GrepResult> {
   // or an agent would take them as searched and the match as absent.
   const noteCuts = (answer: GrepResult): GrepResult => {
     const notes = [answer.note, givenUpNote(gaveUp)];
-    if (cutLines > 0) notes.push(`${cutLines} line(s) longer than ${LINE_CAP_CHARS} characters were searched in their first ${LINE_CAP_CHARS} characters only.`);
+    if (cutLines > 0)
+      notes.push(
+        `${cutLines} line(s) longer than ${LINE_CAP_CHARS} characters were searched in their first ${LINE_CAP_CHARS} characters only.`,
+      );
     const note = notes.filter((n) => n !== undefined).join(' ');
     return { ...answer, ...(gaveUp.count > 0 ? { truncated: true } : {}), ...(note ? { note } : {}) };
   };
   // Nothing searched is not "nothing found": say why, or an agent concludes the text is absent.
-  if (files.length === 0) return request.glob ? { ...result, note: `The glob ${quote(request.glob)} matched no file under ${quote(request.start || '/')}, so nothing was searched. A glob without "/" matches file names (*.txt); one with "/" matches the whole path from the workspace root (a/**/*.csv).` } : result;
+  if (files.length === 0)
+    return request.glob
+      ? {
+          ...result,
+          note: `The glob ${quote(request.glob)} matched no file under ${quote(request.start || '/')}, so nothing was searched. A glob without "/" matches file names (*.txt); one with "/" matches the whole path from the workspace root (a/**/*.csv).`,
+        }
+      : result;
 
   request.signal?.throwIfAborted();
   const worker = new Worker(workerPath('search/grep-worker.ts'));
@@ -205,12 +237,14 @@ export async function grepWorkspace(request: GrepRequest): Promise<GrepResult> {
     request.signal?.addEventListener('abort', cancel, { once: true });
     const timer = setTimeout(() => {
       stop();
-      resolve(noteCuts({
-        ...result,
-        truncated: true,
-        timedOut: true,
-        note: `Stopped after the ${request.budgetMs} ms time budget with ${result.files_searched} of ${files.length} files searched; the pattern may backtrack catastrophically. Simplify it, narrow path or glob, or raise ZIPFS_GREP_TIME_BUDGET_MS.`,
-      }));
+      resolve(
+        noteCuts({
+          ...result,
+          truncated: true,
+          timedOut: true,
+          note: `Stopped after the ${request.budgetMs} ms time budget with ${result.files_searched} of ${files.length} files searched; the pattern may backtrack catastrophically. Simplify it, narrow path or glob, or raise ZIPFS_GREP_TIME_BUDGET_MS.`,
+        }),
+      );
     }, request.budgetMs);
     worker.onmessage = (event: MessageEvent<GrepMessage>) => {
       const message = event.data;
@@ -225,7 +259,9 @@ export async function grepWorkspace(request: GrepRequest): Promise<GrepResult> {
       }
       stop();
       if (message.kind === 'error') return reject(new ZipfsError(message.code, message.message));
-      resolve(noteCuts(message.truncated ? { ...result, truncated: true, note: truncatedNote(result, request) } : result));
+      resolve(
+        noteCuts(message.truncated ? { ...result, truncated: true, note: truncatedNote(result, request) } : result),
+      );
     };
     worker.onerror = (event) => {
       stop();

@@ -131,7 +131,8 @@ export class LineSearch {
     const length = line.length + dropped;
     const shown = this.contextLines > 0 ? own(cut(line, 0, length), line) : '';
     for (const match of this.waiting) match.context_after!.push(shown);
-    while (this.waiting.length > 0 && this.waiting[0]!.context_after!.length === this.contextLines) this.sink.keep(this.waiting.shift()!);
+    while (this.waiting.length > 0 && this.waiting[0]!.context_after!.length === this.contextLines)
+      this.sink.keep(this.waiting.shift()!);
     if (this.sink.full()) {
       // Past max_results: only the context of the matches already kept is still wanted.
       if (this.waiting.length === 0) this.stopped = true;
@@ -140,7 +141,11 @@ export class LineSearch {
     const { hit, gaveUp } = watchedExec(this.regex, line);
     if (gaveUp) this.sink.gaveUp(this.file, this.lineNumber);
     if (hit && this.sink.count()) {
-      const match: GrepMatch = { file: this.file, line_number: this.lineNumber, line_content: own(cut(line, hit.index, length), line) };
+      const match: GrepMatch = {
+        file: this.file,
+        line_number: this.lineNumber,
+        line_content: own(cut(line, hit.index, length), line),
+      };
       if (this.contextLines > 0) {
         match.context_before = [...this.before];
         match.context_after = [];

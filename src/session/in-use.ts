@@ -20,7 +20,13 @@ const MARK = 'in-use-';
 export function markInUse(session: Session, command: string): () => void {
   const file = path.join(session.dir, `${MARK}${process.pid}`);
   const start = processStart(process.pid);
-  const owner: LockOwner = { pid: process.pid, host: os.hostname(), command, since: new Date().toISOString(), ...(start === undefined ? {} : { start }) };
+  const owner: LockOwner = {
+    pid: process.pid,
+    host: os.hostname(),
+    command,
+    since: new Date().toISOString(),
+    ...(start === undefined ? {} : { start }),
+  };
   try {
     fs.writeFileSync(file, JSON.stringify(owner));
   } catch {

@@ -12,7 +12,13 @@ import path from 'node:path';
 import { ZipfsError, type Refuse, throwRefusal } from '../base/errors.ts';
 import { quoted } from '../format/quote-name.ts';
 import { PackedDirectory, assertReadable } from '../zip/index.ts';
-import { FLAG_ENCRYPTED, FLAG_PATCHED, FLAG_STRONG_ENCRYPTION, METHOD_DEFLATED, METHOD_STORED } from '../zip/constants.ts';
+import {
+  FLAG_ENCRYPTED,
+  FLAG_PATCHED,
+  FLAG_STRONG_ENCRYPTION,
+  METHOD_DEFLATED,
+  METHOD_STORED,
+} from '../zip/constants.ts';
 import { entryPath, isPlainPath } from '../rules/entry-paths.ts';
 import { releasePhaseGarbage } from '../base/memory.ts';
 import { foldCase, windowsNameProblem } from '../rules/platform-names.ts';
@@ -36,7 +42,10 @@ const TYPES: readonly ItemType[] = ['file', 'dir', 'symlink'];
 
 /** Whether entry `index`'s name is its own workspace path (entry-paths.ts, isPlainPath), with no extra field that might name it otherwise. */
 function plainPath(directory: PackedDirectory, index: number): boolean {
-  return directory.field16(index, 30) === 0 && isPlainPath(directory.region, directory.nameStart(index), directory.nameLength(index));
+  return (
+    directory.field16(index, 30) === 0 &&
+    isPlainPath(directory.region, directory.nameStart(index), directory.nameLength(index))
+  );
 }
 
 export class LazyEntries {
@@ -143,16 +152,29 @@ export class LazyEntries {
  * What the workspace's folder cannot hold is noted, not refused: those entries
  * stay in the zip. Sizes and ratios are left to the moment an entry is read.
  */
-export function lazyEntriesOf(directory: PackedDirectory, rules: FolderRules, refuse: Refuse = throwRefusal): { lazy: LazyEntries; facts: LazyFacts } {
+export function lazyEntriesOf(
+  directory: PackedDirectory,
+  rules: FolderRules,
+  refuse: Refuse = throwRefusal,
+): { lazy: LazyEntries; facts: LazyFacts } {
   const { paths, codes } = placeEntries(directory, refuse);
   // Read in place, not parsed: a million entries must not become a million objects.
   const starts = new Float64Array(directory.count);
   const ends = new Float64Array(directory.count);
   for (let i = 0; i < directory.count; i++) {
     const uncompressed = codes[i] === 1 ? directory.uncompressedSize(i) : 0;
-    if (uncompressed > 0) refuse(new ZipfsError('ZIP_INVALID', `Folder entry ${quoted(directory.entry(i).name)} claims ${uncompressed} bytes of data; the archive is damaged, so it was not opened.`));
+    if (uncompressed > 0)
+      refuse(
+        new ZipfsError(
+          'ZIP_INVALID',
+          `Folder entry ${quoted(directory.entry(i).name)} claims ${uncompressed} bytes of data; the archive is damaged, so it was not opened.`,
+        ),
+      );
     // As open: sync copies every entry as it is, and other readers refuse these on any entry.
-    if (directory.flags(i) & UNREADABLE_FLAGS || (directory.method(i) !== METHOD_STORED && directory.method(i) !== METHOD_DEFLATED)) {
+    if (
+      directory.flags(i) & UNREADABLE_FLAGS ||
+      (directory.method(i) !== METHOD_STORED && directory.method(i) !== METHOD_DEFLATED)
+    ) {
       try {
         assertReadable(directory.entry(i));
       } catch (error) {
@@ -168,7 +190,12 @@ export function lazyEntriesOf(directory: PackedDirectory, rules: FolderRules, re
   checkClashes(lazy, refuse);
   checkOverlaps(directory, starts, ends, paths, refuse);
   const unrepresentable = platformMisfits(lazy, rules);
-  const facts: LazyFacts = { entries: directory.count, base_offset: directory.baseOffset, central_start: directory.centralStart, ...(unrepresentable.length > 0 ? { unrepresentable } : {}) };
+  const facts: LazyFacts = {
+    entries: directory.count,
+    base_offset: directory.baseOffset,
+    central_start: directory.centralStart,
+    ...(unrepresentable.length > 0 ? { unrepresentable } : {}),
+  };
   return { lazy: new LazyEntries(directory, paths, codes, unrepresentable), facts };
 }
 
@@ -181,7 +208,12 @@ function checkClashes(lazy: LazyEntries, refuse: Refuse): void {
     const a = order[k - 1]!;
     const b = order[k]!;
     if (lazy.paths[a] === lazy.paths[b]) {
-      refuse(new ZipfsError('ZIP_INVALID', `Entries ${quoted(name(a))} and ${quoted(name(b))} claim the same path (${quoted(lazy.paths[a]!)}); one would silently replace the other, so the archive was not opened.`));
+      refuse(
+        new ZipfsError(
+          'ZIP_INVALID',
+          `Entries ${quoted(name(a))} and ${quoted(name(b))} claim the same path (${quoted(lazy.paths[a]!)}); one would silently replace the other, so the archive was not opened.`,
+        ),
+      );
     }
   }
   let lastParent = '';
@@ -196,7 +228,12 @@ function checkClashes(lazy: LazyEntries, refuse: Refuse): void {
     for (let cut = parent.length; cut > 0; cut = parent.lastIndexOf('/', cut - 1)) {
       const holder = lazy.indexOf(parent.slice(0, cut));
       if (holder >= 0 && lazy.type(holder) !== 'dir') {
-        refuse(new ZipfsError('ZIP_INVALID', `Entry ${quoted(name(holder))} is a file, but ${quoted(name(index))} needs it to be a folder; the archive cannot be laid out as files, so it was not opened.`));
+        refuse(
+          new ZipfsError(
+            'ZIP_INVALID',
+            `Entry ${quoted(name(holder))} is a file, but ${quoted(name(index))} needs it to be a folder; the archive cannot be laid out as files, so it was not opened.`,
+          ),
+        );
       }
       if (cut <= 0) break;
     }
@@ -204,14 +241,25 @@ function checkClashes(lazy: LazyEntries, refuse: Refuse): void {
 }
 
 /** Entries whose bytes overlap (the zip-bomb construction), from the directory alone; each entry's own headers are checked when it is read. */
-function checkOverlaps(directory: PackedDirectory, starts: Float64Array, ends: Float64Array, paths: string[], refuse: Refuse): void {
+function checkOverlaps(
+  directory: PackedDirectory,
+  starts: Float64Array,
+  ends: Float64Array,
+  paths: string[],
+  refuse: Refuse,
+): void {
   const order = directory.byOffset();
   for (let k = 0; k < order.length; k++) {
     const index = order[k]!;
     const limit = k + 1 < order.length ? starts[order[k + 1]!]! : directory.centralStart;
     if (ends[index]! > limit) {
       const into = k + 1 < order.length ? `into entry ${quoted(paths[order[k + 1]!]!)}` : 'into the central directory';
-      refuse(new ZipfsError(k + 1 < order.length ? 'ZIP_BOMB_DETECTED' : 'ZIP_INVALID', `Entry ${quoted(paths[index]!)} has data running ${ends[index]! - limit} bytes ${into}${k + 1 < order.length ? ' (overlapping entries, a zip-bomb construction)' : ''}; the archive was refused.`));
+      refuse(
+        new ZipfsError(
+          k + 1 < order.length ? 'ZIP_BOMB_DETECTED' : 'ZIP_INVALID',
+          `Entry ${quoted(paths[index]!)} has data running ${ends[index]! - limit} bytes ${into}${k + 1 < order.length ? ' (overlapping entries, a zip-bomb construction)' : ''}; the archive was refused.`,
+        ),
+      );
     }
   }
 }
@@ -221,7 +269,9 @@ function platformMisfits(lazy: LazyEntries, rules: FolderRules): { index: number
   const found: { index: number; reason: string }[] = [];
   if (rules.windowsNames) {
     for (let i = 0; i < lazy.count; i++) {
-      const problem = lazy.paths[i]!.split('/').map(windowsNameProblem).find((p) => p !== undefined);
+      const problem = lazy.paths[i]!.split('/')
+        .map(windowsNameProblem)
+        .find((p) => p !== undefined);
       if (problem) found.push({ index: i, reason: `its name ${problem}` });
     }
   }
@@ -238,7 +288,13 @@ function platformMisfits(lazy: LazyEntries, rules: FolderRules): { index: number
         continue;
       }
       const reason = `its path differs only in case from ${quoted(lazy.paths[other]!)}, and the workspace's folder does not tell case apart`;
-      found.push({ index, reason }, { index: other, reason: `its path differs only in case from ${quoted(lazy.paths[index]!)}, and the workspace's folder does not tell case apart` });
+      found.push(
+        { index, reason },
+        {
+          index: other,
+          reason: `its path differs only in case from ${quoted(lazy.paths[index]!)}, and the workspace's folder does not tell case apart`,
+        },
+      );
     }
   }
   return found.sort((a, b) => a.index - b.index);
@@ -290,7 +346,6 @@ function sameBytes(bytes: Uint8Array, a: number, b: number, length: number): boo
   return true;
 }
 
-
 /** Every folder on the way to `own`. */
 function addFoldersOf(own: string, folders: Set<string>): void {
   for (let at = own.lastIndexOf('/'); at > 0; at = own.lastIndexOf('/', at - 1)) folders.add(own.slice(0, at));
@@ -307,12 +362,23 @@ export function loadLazyEntries(dir: string, record: SessionRecord): LazyEntries
   if (fileProblem) throw sessionDamaged(dir, fileProblem);
   let directory: PackedDirectory;
   try {
-    directory = new PackedDirectory(region, { baseOffset: facts.base_offset, centralStart: facts.central_start, comment: '', commentBytes: new Uint8Array(0), zip64: false });
+    directory = new PackedDirectory(region, {
+      baseOffset: facts.base_offset,
+      centralStart: facts.central_start,
+      comment: '',
+      commentBytes: new Uint8Array(0),
+      zip64: false,
+    });
   } catch (error) {
     if (!(error instanceof ZipfsError)) throw error;
     throw sessionDamaged(dir, `its central.bin cannot be read as a central directory (${error.message})`);
   }
-  const countProblem = centralCountProblem(directory.count, directory.centralEnd - directory.centralStart, region.length, facts);
+  const countProblem = centralCountProblem(
+    directory.count,
+    directory.centralEnd - directory.centralStart,
+    region.length,
+    facts,
+  );
   if (countProblem) throw sessionDamaged(dir, countProblem);
   const { paths, codes } = placeEntries(directory, () => {}); // refused at open: nothing here to refuse again
   releasePhaseGarbage(paths.length);

@@ -31,8 +31,9 @@ export function centralFileProblem(bytes: Uint8Array, facts: LazyFacts): string 
 
 /** What is wrong with the directory parsed from central.bin, against the record's entry count. */
 export function centralCountProblem(count: number, used: number, length: number, facts: LazyFacts): string | undefined {
-  if (used !== length) return `its central.bin holds ${length - used} bytes after its last readable record (garbage or a damaged record)`;
-  if (count !== facts.entries) return `its central.bin holds ${count} entries, where the manifest says ${facts.entries}`;
+  if (used !== length)
+    return `its central.bin holds ${length - used} bytes after its last readable record (garbage or a damaged record)`;
+  if (count !== facts.entries)
+    return `its central.bin holds ${count} entries, where the manifest says ${facts.entries}`;
   return undefined;
 }
-

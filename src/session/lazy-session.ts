@@ -10,7 +10,17 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ZipfsError, throwRefusal } from '../base/errors.ts';
 import type { Limits } from '../rules/limits.ts';
-import { FileSource, assertReadable, entryLayoutFault, locateEntryData, openRefusal, readEntryData, streamEntryData, type EntryLocation, type ZipEntry } from '../zip/index.ts';
+import {
+  FileSource,
+  assertReadable,
+  entryLayoutFault,
+  locateEntryData,
+  openRefusal,
+  readEntryData,
+  streamEntryData,
+  type EntryLocation,
+  type ZipEntry,
+} from '../zip/index.ts';
 import { DeclaredSizes } from '../rules/declared-sizes.ts';
 import { param } from '../base/message-marks.ts';
 import { writeFully } from '../base/fd-io.ts';
@@ -47,7 +57,9 @@ export function forgetLazyEntries(): void {
 /** How many of a lazy session's entries are not extracted. */
 export function notExtractedCount(session: Session): number {
   const facts = session.record.lazy;
-  return facts ? facts.entries - new Set(readManifestLines(session.manifest).entries.map((entry) => entry.index)).size : 0;
+  return facts
+    ? facts.entries - new Set(readManifestLines(session.manifest).entries.map((entry) => entry.index)).size
+    : 0;
 }
 
 /** LazyReader's read-ahead window. */
@@ -73,14 +85,17 @@ export class LazyReader {
     if (!base.source) {
       throw new ZipfsError(
         'CONFLICT_DETECTED',
-        `The zip ${session.record.source_path} ${base.state === 'missing' ? 'is gone' : 'changed since this session\'s base (another writer)'}, and entries this lazy session has not extracted are read from it. Sync (with ${param('merge')} to keep both sides' changes) or close the session and open the zip again.`,
+        `The zip ${session.record.source_path} ${base.state === 'missing' ? 'is gone' : "changed since this session's base (another writer)"}, and entries this lazy session has not extracted are read from it. Sync (with ${param('merge')} to keep both sides' changes) or close the session and open the zip again.`,
       );
     }
     // The zip is the base: where its directory is must be where the session's record says (its offsets index the zip).
     const facts = session.record.lazy;
     if (facts && (base.place.start !== facts.central_start || base.place.baseOffset !== facts.base_offset)) {
       base.source.close();
-      throw sessionDamaged(session.dir, `its manifest places the zip's directory at offset ${facts.central_start} (archive at ${facts.base_offset}), but the zip, still this session's base, has it at ${base.place.start} (archive at ${base.place.baseOffset})`);
+      throw sessionDamaged(
+        session.dir,
+        `its manifest places the zip's directory at offset ${facts.central_start} (archive at ${facts.base_offset}), but the zip, still this session's base, has it at ${base.place.start} (archive at ${base.place.baseOffset})`,
+      );
     }
     this.source = base.source;
   }
@@ -99,7 +114,12 @@ export class LazyReader {
     const sizes = new DeclaredSizes(this.limits, throwRefusal, () => entry.name);
     sizes.add(index, entry.uncompressedSize, entry.compressedSize);
     sizes.finish();
-    const fault = entryLayoutFault(this.source, entry, this.lazy.directory.rawEnds()[index]!, this.lazy.directory.centralStart);
+    const fault = entryLayoutFault(
+      this.source,
+      entry,
+      this.lazy.directory.rawEnds()[index]!,
+      this.lazy.directory.centralStart,
+    );
     if (fault) throw openRefusal(fault);
     return entry;
   }
@@ -129,7 +149,12 @@ export class LazyReader {
 }
 
 /** Runs `fn` with a reader of the session's zip, closed after. */
-export async function withLazyReader<T>(session: Session, lazy: LazyEntries, limits: Limits, fn: (reader: LazyReader) => T | Promise<T>): Promise<T> {
+export async function withLazyReader<T>(
+  session: Session,
+  lazy: LazyEntries,
+  limits: Limits,
+  fn: (reader: LazyReader) => T | Promise<T>,
+): Promise<T> {
   const reader = new LazyReader(session, lazy, limits);
   try {
     return await fn(reader);
@@ -172,8 +197,11 @@ export async function entryFileForRead(session: Session, reader: LazyReader, ind
     throw error;
   }
   // The oldest go: the cache holds the latest few entries read.
-  const kept = fs.readdirSync(folder).filter((name) => !name.endsWith('.tmp')).map((name) => ({ name, at: fs.statSync(path.join(folder, name)).mtimeMs })).sort((a, b) => b.at - a.at);
+  const kept = fs
+    .readdirSync(folder)
+    .filter((name) => !name.endsWith('.tmp'))
+    .map((name) => ({ name, at: fs.statSync(path.join(folder, name)).mtimeMs }))
+    .sort((a, b) => b.at - a.at);
   for (const old of kept.slice(READ_CACHE_FILES)) fs.rmSync(path.join(folder, old.name), { force: true });
   return file;
 }
-

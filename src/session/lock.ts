@@ -58,7 +58,11 @@ function sessionTarget(session: Session): LockTarget {
     subject: `Session "${name}"`,
     blockedCode: 'SESSION_DAMAGED',
     gone: () => new ZipfsError('SESSION_NOT_FOUND', `Session "${name}" was closed by another process.`),
-    notWritable: () => new ZipfsError('PERMISSION_DENIED', `Session "${name}" cannot be locked: its folder ${path.dirname(file)} is not writable by this user. Give your user write access to it (chmod u+rwx), then retry.`),
+    notWritable: () =>
+      new ZipfsError(
+        'PERMISSION_DENIED',
+        `Session "${name}" cannot be locked: its folder ${path.dirname(file)} is not writable by this user. Give your user write access to it (chmod u+rwx), then retry.`,
+      ),
   };
 }
 
@@ -73,8 +77,16 @@ function zipTarget(zipPath: string): LockTarget {
     file: zipLockPath(zipPath),
     subject: `The zip ${zipPath}`,
     blockedCode: 'SYNC_FAILED',
-    gone: () => new ZipfsError('ZIP_NOT_FOUND', `The folder of ${zipPath} no longer exists (moved or deleted); put it back, then sync again.`),
-    notWritable: () => new ZipfsError('PERMISSION_DENIED', `Sync writes the new archive beside the zip, but ${dir} is not writable by this user; the zip was left unchanged. Give your user write access to that folder, then sync again.`),
+    gone: () =>
+      new ZipfsError(
+        'ZIP_NOT_FOUND',
+        `The folder of ${zipPath} no longer exists (moved or deleted); put it back, then sync again.`,
+      ),
+    notWritable: () =>
+      new ZipfsError(
+        'PERMISSION_DENIED',
+        `Sync writes the new archive beside the zip, but ${dir} is not writable by this user; the zip was left unchanged. Give your user write access to that folder, then sync again.`,
+      ),
   };
 }
 
@@ -125,7 +137,12 @@ const queues = new Map<string, Promise<void>>();
  * in arrival order; a lock held by another live process is waited for up to
  * `wait.waitMs`, then it is LOCKED naming the holder.
  */
-export function withSessionLock<T>(session: Session, command: string, fn: () => T | Promise<T>, wait: LockWait): Promise<T> {
+export function withSessionLock<T>(
+  session: Session,
+  command: string,
+  fn: () => T | Promise<T>,
+  wait: LockWait,
+): Promise<T> {
   return withLock(sessionTarget(session), command, fn, wait);
 }
 
@@ -139,7 +156,12 @@ export function withZipLock<T>(zipPath: string, command: string, fn: () => T | P
 }
 
 /** Runs `fn` holding the lock `target` describes (the session's, the zip's, or open's: open-lock.ts). */
-export async function withLock<T>(target: LockTarget, command: string, fn: () => T | Promise<T>, wait: LockWait): Promise<T> {
+export async function withLock<T>(
+  target: LockTarget,
+  command: string,
+  fn: () => T | Promise<T>,
+  wait: LockWait,
+): Promise<T> {
   const { file } = target;
   const before = queues.get(file) ?? Promise.resolve();
   let done!: () => void;
@@ -168,7 +190,10 @@ async function acquireWaiting(target: LockTarget, command: string, wait: LockWai
     const holder = tryAcquire(target, command);
     if (holder === undefined) return;
     if (Date.now() >= deadline) {
-      const who = holder === 'busy' ? 'is being locked and unlocked by other processes' : `is locked by process ${holder.pid} (zipfs ${holder.command}, since ${holder.since})`;
+      const who =
+        holder === 'busy'
+          ? 'is being locked and unlocked by other processes'
+          : `is locked by process ${holder.pid} (zipfs ${holder.command}, since ${holder.since})`;
       const waited = wait.waitMs > 0 ? ` zipfs waited ${wait.waitMs} ms for it (ZIPFS_LOCK_WAIT_MS);` : '';
       throw new ZipfsError('LOCKED', `${target.subject} ${who};${waited} retry when it has finished.`);
     }
@@ -179,7 +204,13 @@ async function acquireWaiting(target: LockTarget, command: string, wait: LockWai
 /** Takes the lock and returns undefined, or returns who holds it ('busy': it changed hands while we tried). */
 function tryAcquire(target: LockTarget, command: string): LockOwner | 'busy' | undefined {
   const { file } = target;
-  const owner: LockOwner = { pid: process.pid, host: os.hostname(), command, since: new Date().toISOString(), ...ownStart() };
+  const owner: LockOwner = {
+    pid: process.pid,
+    host: os.hostname(),
+    command,
+    since: new Date().toISOString(),
+    ...ownStart(),
+  };
   const draft = `${file}.${process.pid}-${globalThis.crypto.randomUUID()}`;
   try {
     fs.writeFileSync(draft, JSON.stringify(owner));
@@ -212,7 +243,10 @@ function takeOverIfStale(target: LockTarget): LockOwner | undefined {
   // Only a file is a zipfs lock; anything else at its path was put there by hand and is not ours to remove.
   const stats = fs.lstatSync(file, { throwIfNoEntry: false });
   if (stats && !stats.isFile()) {
-    throw new ZipfsError(target.blockedCode, `${target.subject} cannot be locked: ${file} is ${stats.isDirectory() ? 'a folder' : 'not a file'}, not a zipfs lock. Remove it (rm -r '${file}'), then retry.`);
+    throw new ZipfsError(
+      target.blockedCode,
+      `${target.subject} cannot be locked: ${file} is ${stats.isDirectory() ? 'a folder' : 'not a file'}, not a zipfs lock. Remove it (rm -r '${file}'), then retry.`,
+    );
   }
   const current = readOwner(file);
   if (current && isAlive(current)) return current;

@@ -68,7 +68,8 @@ const LAZY_LIST = fieldList({ entries: 'number', base_offset: 'number', central_
 function fieldProblem(record: Record<string, unknown>, fields: Fields, prefix = ''): string | undefined {
   for (let i = 0; i < fields.length; i++) {
     const [key, kind] = fields[i]!;
-    if (!fits(record[key], kind)) return `field "${prefix}${key}" is ${record[key] === undefined ? 'missing' : `not a ${kind}`}`;
+    if (!fits(record[key], kind))
+      return `field "${prefix}${key}" is ${record[key] === undefined ? 'missing' : `not a ${kind}`}`;
   }
   return undefined;
 }
@@ -78,7 +79,8 @@ function lazyProblem(lazy: Record<string, unknown>): string | undefined {
   const problem = fieldProblem(lazy, LAZY_LIST, 'lazy.');
   if (problem) return problem;
   if (!Number.isInteger(lazy.entries) || (lazy.entries as number) < 0) return 'field "lazy.entries" is not a count';
-  for (const key of ['central_bytes', 'central_crc32']) if (lazy[key] !== undefined && !fits(lazy[key], 'number')) return `field "lazy.${key}" is not a number`;
+  for (const key of ['central_bytes', 'central_crc32'])
+    if (lazy[key] !== undefined && !fits(lazy[key], 'number')) return `field "lazy.${key}" is not a number`;
   return undefined;
 }
 
@@ -87,9 +89,19 @@ export function sessionRecordProblem(value: unknown, format: number): string | u
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'it is not a JSON object';
   const record = value as Record<string, unknown>;
   if (record.kind !== 'session') return 'it is not a session record';
-  if (record.format !== format) return `it was written by another zipfs version (manifest format ${JSON.stringify(record.format)}; this zipfs reads format ${format})`;
-  const lazy = record.lazy === undefined ? undefined : fits(record.lazy, 'object') ? lazyProblem(record.lazy as Record<string, unknown>) : 'field "lazy" is not a object';
-  return fieldProblem(record, SESSION_LIST) ?? fieldProblem(record.source as Record<string, unknown>, SOURCE_LIST, 'source.') ?? lazy;
+  if (record.format !== format)
+    return `it was written by another zipfs version (manifest format ${JSON.stringify(record.format)}; this zipfs reads format ${format})`;
+  const lazy =
+    record.lazy === undefined
+      ? undefined
+      : fits(record.lazy, 'object')
+        ? lazyProblem(record.lazy as Record<string, unknown>)
+        : 'field "lazy" is not a object';
+  return (
+    fieldProblem(record, SESSION_LIST) ??
+    fieldProblem(record.source as Record<string, unknown>, SOURCE_LIST, 'source.') ??
+    lazy
+  );
 }
 
 /** What is wrong with an entry record, or undefined when it is usable. */

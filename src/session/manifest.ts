@@ -146,7 +146,11 @@ export function writeManifest(manifestPath: string, session: SessionRecord, entr
  */
 export function listMore(session: { manifest: string }, manifest: ManifestLines, added: EntryRecord[]): void {
   const next = `${session.manifest}.${process.pid}.tmp`;
-  writeManifest(next, manifest.session, [...manifest.entries, ...added].sort((a, b) => a.index - b.index));
+  writeManifest(
+    next,
+    manifest.session,
+    [...manifest.entries, ...added].sort((a, b) => a.index - b.index),
+  );
   fs.renameSync(next, session.manifest);
 }
 
@@ -224,8 +228,10 @@ export function readManifestLines(manifestPath: string): ManifestLines {
   try {
     text = fs.readFileSync(manifestPath, 'utf8');
   } catch (error) {
-    if (isSystemError(error, 'ENOENT')) throw sessionDamaged(path.dirname(manifestPath), 'its manifest.jsonl is missing');
-    if (isSystemError(error, 'EISDIR')) throw sessionDamaged(path.dirname(manifestPath), 'its manifest.jsonl is a folder');
+    if (isSystemError(error, 'ENOENT'))
+      throw sessionDamaged(path.dirname(manifestPath), 'its manifest.jsonl is missing');
+    if (isSystemError(error, 'EISDIR'))
+      throw sessionDamaged(path.dirname(manifestPath), 'its manifest.jsonl is a folder');
     throw error;
   }
   let records: unknown[];
@@ -237,12 +243,17 @@ export function readManifestLines(manifestPath: string): ManifestLines {
   if (records.length === 0) throw sessionDamaged(path.dirname(manifestPath), 'its manifest.jsonl is empty');
   const first = records[0];
   const sessionProblem = sessionRecordProblem(first, MANIFEST_FORMAT);
-  if (sessionProblem) throw sessionDamaged(path.dirname(manifestPath), `line 1 of its manifest.jsonl: ${sessionProblem}`);
+  if (sessionProblem)
+    throw sessionDamaged(path.dirname(manifestPath), `line 1 of its manifest.jsonl: ${sessionProblem}`);
   const entries = records.slice(1);
   for (let i = 0; i < entries.length; i++) {
     const problem = entryRecordProblem(entries[i]);
     // Line numbers count blank lines only on the slow path; on the fast one there are none.
-    if (problem) throw sessionDamaged(path.dirname(manifestPath), `entry record ${i + 1} (line ${i + 2}) of its manifest.jsonl: ${problem}`);
+    if (problem)
+      throw sessionDamaged(
+        path.dirname(manifestPath),
+        `entry record ${i + 1} (line ${i + 2}) of its manifest.jsonl: ${problem}`,
+      );
   }
   text = '';
   releasePhaseGarbage(entries.length); // the text, and the array it was joined into
@@ -263,9 +274,13 @@ function assertTrackedIndexes(dir: string, facts: LazyFacts, sorted: EntryRecord
   for (let i = 0; i < sorted.length; i++) {
     const { index } = sorted[i]!;
     if (!Number.isInteger(index) || index < 0 || index >= facts.entries) {
-      throw sessionDamaged(dir, `its manifest.jsonl lists entry index ${index}, but the session's directory has ${facts.entries} entries`);
+      throw sessionDamaged(
+        dir,
+        `its manifest.jsonl lists entry index ${index}, but the session's directory has ${facts.entries} entries`,
+      );
     }
-    if (i > 0 && sorted[i - 1]!.index === index) throw sessionDamaged(dir, `its manifest.jsonl lists entry index ${index} twice`);
+    if (i > 0 && sorted[i - 1]!.index === index)
+      throw sessionDamaged(dir, `its manifest.jsonl lists entry index ${index} twice`);
   }
 }
 

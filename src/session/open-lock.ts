@@ -24,19 +24,30 @@ export function openLockPath(home: string, zipPath: string): string {
 /** Runs `fn` holding open's lock on the zip at `zipPath`, against every other open of it sharing this data folder. */
 export function withOpenLock<T>(home: string, zipPath: string, fn: () => T | Promise<T>, wait: LockWait): Promise<T> {
   const file = openLockPath(home, zipPath);
-  const notWritable = () => new ZipfsError('PERMISSION_DENIED', `Open cannot take its lock in ${path.dirname(file)}: it is not writable by this user. Give your user write access to the data folder ${home}, then retry.`);
+  const notWritable = () =>
+    new ZipfsError(
+      'PERMISSION_DENIED',
+      `Open cannot take its lock in ${path.dirname(file)}: it is not writable by this user. Give your user write access to the data folder ${home}, then retry.`,
+    );
   try {
     fs.mkdirSync(path.dirname(file), { recursive: true });
   } catch (error) {
     if (isSystemError(error, 'EACCES', 'EPERM', 'EROFS')) throw notWritable();
-    throw new ZipfsError('SESSION_DAMAGED', `Open cannot take its lock: ${path.dirname(file)} cannot be made as a folder (${(error as Error).message}). Move what is there away, then retry.`);
+    throw new ZipfsError(
+      'SESSION_DAMAGED',
+      `Open cannot take its lock: ${path.dirname(file)} cannot be made as a folder (${(error as Error).message}). Move what is there away, then retry.`,
+    );
   }
   return withLock(
     {
       file,
       subject: `Opening ${zipPath}`,
       blockedCode: 'SESSION_DAMAGED',
-      gone: () => new ZipfsError('SESSION_NOT_FOUND', `The data folder ${home} was removed while opening ${zipPath}; open again.`),
+      gone: () =>
+        new ZipfsError(
+          'SESSION_NOT_FOUND',
+          `The data folder ${home} was removed while opening ${zipPath}; open again.`,
+        ),
       notWritable,
     },
     'open',

@@ -47,12 +47,18 @@ export function cliOwner(env: NodeJS.ProcessEnv): SessionOwner {
   if (!raw) return ownerOf(process.ppid);
   const pid = Number(raw);
   if (!Number.isSafeInteger(pid) || pid <= 0) {
-    throw new ZipfsError('INVALID_INPUT', `Environment variable ${OWNER_PID_ENV}=${quote(raw)} is malformed: it takes the pid of the process a session belongs to (a whole number above 0), such as the job's shell ($$). Correct it, or unset it to use zipfs's parent process.`);
+    throw new ZipfsError(
+      'INVALID_INPUT',
+      `Environment variable ${OWNER_PID_ENV}=${quote(raw)} is malformed: it takes the pid of the process a session belongs to (a whole number above 0), such as the job's shell ($$). Correct it, or unset it to use zipfs's parent process.`,
+    );
   }
   // A pid naming no process would make every session this job opens orphaned from its start, and
   // another job's `prune --orphaned` would take it: refused, before anything is opened.
   if (!isProcessAlive(pid)) {
-    throw new ZipfsError('INVALID_INPUT', `Environment variable ${OWNER_PID_ENV}=${pid} names no running process, so the sessions this job opens would be orphaned at once. Set it to the pid of a process that lives as long as the job (the job's shell: $$; in GitHub Actions the runner's worker: $PPID in the first step), or unset it to use zipfs's parent process.`);
+    throw new ZipfsError(
+      'INVALID_INPUT',
+      `Environment variable ${OWNER_PID_ENV}=${pid} names no running process, so the sessions this job opens would be orphaned at once. Set it to the pid of a process that lives as long as the job (the job's shell: $$; in GitHub Actions the runner's worker: $PPID in the first step), or unset it to use zipfs's parent process.`,
+    );
   }
   return ownerOf(pid);
 }
@@ -61,7 +67,8 @@ export function cliOwner(env: NodeJS.ProcessEnv): SessionOwner {
 function validOwner(owner: unknown): SessionOwner | undefined {
   if (typeof owner !== 'object' || owner === null) return undefined;
   const { pid, host, start } = owner as Record<string, unknown>;
-  if (!Number.isSafeInteger(pid) || typeof host !== 'string' || (start !== undefined && !Number.isSafeInteger(start))) return undefined;
+  if (!Number.isSafeInteger(pid) || typeof host !== 'string' || (start !== undefined && !Number.isSafeInteger(start)))
+    return undefined;
   return owner as SessionOwner;
 }
 
@@ -82,5 +89,11 @@ export function ownerState(recorded: unknown): OwnerState {
 
 export function sameOwner(recorded: unknown, caller: SessionOwner | undefined): boolean {
   const owner = validOwner(recorded);
-  return owner !== undefined && caller !== undefined && owner.pid === caller.pid && owner.host === caller.host && owner.start === caller.start;
+  return (
+    owner !== undefined &&
+    caller !== undefined &&
+    owner.pid === caller.pid &&
+    owner.host === caller.host &&
+    owner.start === caller.start
+  );
 }

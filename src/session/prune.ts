@@ -68,7 +68,11 @@ const UNITS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_
 /** "30m", "24h", "7d", "2w" (and "90s") in milliseconds. */
 export function parseDuration(text: string): number {
   const match = /^(\d+(?:\.\d+)?)\s*([smhdw])$/i.exec(text.trim());
-  if (!match) throw new ZipfsError('INVALID_INPUT', `Invalid argument stale: "${text}" is not a duration; write a number and a unit: 30m, 24h, 7d or 2w.`);
+  if (!match)
+    throw new ZipfsError(
+      'INVALID_INPUT',
+      `Invalid argument stale: "${text}" is not a duration; write a number and a unit: 30m, 24h, 7d or 2w.`,
+    );
   return Number(match[1]) * UNITS[match[2]!.toLowerCase()]!;
 }
 
@@ -81,7 +85,10 @@ function age(ms: number): string {
 
 export async function prune(request: PruneRequest): Promise<PruneResult> {
   if (!request.all && request.staleMs === undefined && !request.orphaned) {
-    throw new ZipfsError('INVALID_INPUT', `Nothing to prune: pass ${param('all')} to remove every session, ${param('stale', '7d')} (any duration: 30m, 24h, 2w) to remove sessions unused for that long, or ${param('orphaned')} to remove those whose job's process is gone.`);
+    throw new ZipfsError(
+      'INVALID_INPUT',
+      `Nothing to prune: pass ${param('all')} to remove every session, ${param('stale', '7d')} (any duration: 30m, 24h, 2w) to remove sessions unused for that long, or ${param('orphaned')} to remove those whose job's process is gone.`,
+    );
   }
   const result: PruneResult = { pruned: [], skipped: [], freed_bytes: 0, dry_run: request.dryRun };
   const now = Date.now();
@@ -90,11 +97,20 @@ export async function prune(request: PruneRequest): Promise<PruneResult> {
     const idle = now - session.lastAccessedAt.getTime();
     const owner = session.record.owner;
     const state = ownerState(owner);
-    const reason = request.all ? 'all' : request.staleMs !== undefined && idle > request.staleMs ? `stale (${age(idle)})` : request.orphaned && state === 'gone' ? `orphaned (process ${owner!.pid} is gone)` : undefined;
+    const reason = request.all
+      ? 'all'
+      : request.staleMs !== undefined && idle > request.staleMs
+        ? `stale (${age(idle)})`
+        : request.orphaned && state === 'gone'
+          ? `orphaned (process ${owner!.pid} is gone)`
+          : undefined;
     if (!reason) continue;
     const name = session.record.name;
     if (state === 'alive' && !request.includeLive && !sameOwner(owner, request.caller)) {
-      result.skipped.push({ name, reason: `its owner, process ${owner!.pid}, is still running (the job that opened it); pass ${param('include_live')} to remove it anyway` });
+      result.skipped.push({
+        name,
+        reason: `its owner, process ${owner!.pid}, is still running (the job that opened it); pass ${param('include_live')} to remove it anyway`,
+      });
       continue;
     }
     const holder = busyWith(session);
@@ -106,7 +122,9 @@ export async function prune(request: PruneRequest): Promise<PruneResult> {
     let outcome: { kept: string } | { discarded?: string };
     try {
       // A session in use is skipped, not waited for; its changes are counted under its lock, so no write lands between.
-      outcome = request.dryRun ? weigh(session, request) : await withSessionLock(session, 'prune', () => removeUnlessWork(session, request), { waitMs: 0 });
+      outcome = request.dryRun
+        ? weigh(session, request)
+        : await withSessionLock(session, 'prune', () => removeUnlessWork(session, request), { waitMs: 0 });
     } catch (error) {
       if (error instanceof ZipfsError && error.code === 'LOCKED') {
         result.skipped.push({ name, reason: error.message });
@@ -118,14 +136,21 @@ export async function prune(request: PruneRequest): Promise<PruneResult> {
       result.skipped.push({ name, reason: outcome.kept });
       continue;
     }
-    result.pruned.push({ id: session.record.id, name, reason: outcome.discarded ? `${reason}; ${outcome.discarded}` : reason });
+    result.pruned.push({
+      id: session.record.id,
+      name,
+      reason: outcome.discarded ? `${reason}; ${outcome.discarded}` : reason,
+    });
     result.freed_bytes += bytes;
   }
   // A session whose manifest cannot be read (damaged, or another zipfs version's) may hold
   // unsynced work, and how long it went unused is unknown: only `all` removes it.
   for (const broken of damaged) {
     if (!request.all) {
-      result.skipped.push({ name: broken.name, reason: `damaged: ${broken.reason}; remove it with ${invocation('prune', { all: true })} or ${invocation('close', { session: broken.name, force: true })}` });
+      result.skipped.push({
+        name: broken.name,
+        reason: `damaged: ${broken.reason}; remove it with ${invocation('prune', { all: true })} or ${invocation('close', { session: broken.name, force: true })}`,
+      });
       continue;
     }
     result.freed_bytes += folderBytes(broken.dir);
@@ -155,11 +180,16 @@ function weigh(session: Session, request: PruneRequest): { kept: string } | { di
   } catch (error) {
     if (!(error instanceof ZipfsError)) throw error;
     if (request.discardChanges) return { discarded: `its changes could not be read (${error.code}), discarded` };
-    return { kept: `kept: its changes cannot be read (${error.message}); pass ${param('discard_changes')} to remove it anyway, or ${invocation('close', { session: name, force: true })}` };
+    return {
+      kept: `kept: its changes cannot be read (${error.message}); pass ${param('discard_changes')} to remove it anyway, or ${invocation('close', { session: name, force: true })}`,
+    };
   }
   if (pending.count === 0) return {};
-  if (request.discardChanges) return { discarded: `${plural(pending.count, 'unsynced change')} discarded (${pending.summary})` };
-  return { kept: `kept: ${plural(pending.count, 'unsynced change')} (${pending.summary}); sync them (${invocation('sync', { session: name })}) or discard them (${invocation('close', { session: name, force: true })}), or pass ${param('discard_changes')}` };
+  if (request.discardChanges)
+    return { discarded: `${plural(pending.count, 'unsynced change')} discarded (${pending.summary})` };
+  return {
+    kept: `kept: ${plural(pending.count, 'unsynced change')} (${pending.summary}); sync them (${invocation('sync', { session: name })}) or discard them (${invocation('close', { session: name, force: true })}), or pass ${param('discard_changes')}`,
+  };
 }
 
 function removeUnlessWork(session: Session, request: PruneRequest): { kept: string } | { discarded?: string } {

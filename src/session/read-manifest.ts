@@ -35,9 +35,16 @@ export function readManifest(manifestPath: string): Manifest {
 export function assertTrackedMatch(dir: string, entries: readonly EntryRecord[], lazy: LazyEntries): void {
   for (let i = 0; i < entries.length; i++) {
     const { index, path, type } = entries[i]!;
-    if (index >= lazy.count) throw sessionDamaged(dir, `its manifest.jsonl lists entry index ${index}, but its central.bin has ${lazy.count} entries`);
+    if (index >= lazy.count)
+      throw sessionDamaged(
+        dir,
+        `its manifest.jsonl lists entry index ${index}, but its central.bin has ${lazy.count} entries`,
+      );
     if (lazy.paths[index] !== path || lazy.type(index) !== type) {
-      throw sessionDamaged(dir, `line of entry ${index} in its manifest.jsonl says ${JSON.stringify(path)} (${type}), but the session's directory has ${JSON.stringify(lazy.paths[index])} (${lazy.type(index)}) there`);
+      throw sessionDamaged(
+        dir,
+        `line of entry ${index} in its manifest.jsonl says ${JSON.stringify(path)} (${type}), but the session's directory has ${JSON.stringify(lazy.paths[index])} (${lazy.type(index)}) there`,
+      );
     }
   }
 }

@@ -13,7 +13,11 @@ import { Folder, namesIn, removeBeneath } from '../files/beneath.ts';
 
 export function removeTree(dir: string): void {
   const parent = Folder.open(path.dirname(dir), '');
-  if (!parent) throw Object.assign(new Error(`${path.dirname(dir)} is not a folder`), { code: 'ENOTDIR', path: path.dirname(dir) });
+  if (!parent)
+    throw Object.assign(new Error(`${path.dirname(dir)} is not a folder`), {
+      code: 'ENOTDIR',
+      path: path.dirname(dir),
+    });
   const name = path.basename(dir);
   try {
     try {

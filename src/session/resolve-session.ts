@@ -29,10 +29,16 @@ function select(sessions: Session[], damaged: DamagedSession[], selector: string
     const matches = sessions.filter((s) => s.record.id.startsWith(selector));
     if (matches.length === 1) return matches[0]!;
     if (matches.length > 1) {
-      throw new ZipfsError('AMBIGUOUS_SESSION', `${origin} ${quote(selector)} is a prefix of several session ids (${names(matches)}); give more of the id or the session name.`);
+      throw new ZipfsError(
+        'AMBIGUOUS_SESSION',
+        `${origin} ${quote(selector)} is a prefix of several session ids (${names(matches)}); give more of the id or the session name.`,
+      );
     }
   }
-  const open = sessions.length > 0 ? `Open sessions: ${names(sessions)}.` : `No sessions are open; open an archive first (${invocation('open', { path: '<file.zip>' })}).`;
+  const open =
+    sessions.length > 0
+      ? `Open sessions: ${names(sessions)}.`
+      : `No sessions are open; open an archive first (${invocation('open', { path: '<file.zip>' })}).`;
   throw new ZipfsError('SESSION_NOT_FOUND', `${origin} ${quote(selector)} matches no session. ${open}`);
 }
 
@@ -50,7 +56,12 @@ function sessionAt(home: string, cwd: string, sessions: Session[], damaged: Dama
  * only open session. Several open and none chosen is AMBIGUOUS_SESSION, whose
  * message lists them so the caller can choose.
  */
-export function resolveSession(home: string, selector: string | undefined, hints: SessionHints = {}, options: { intact?: boolean } = {}): Session {
+export function resolveSession(
+  home: string,
+  selector: string | undefined,
+  hints: SessionHints = {},
+  options: { intact?: boolean } = {},
+): Session {
   const { sessions, damaged } = scanWorkspaces(home);
   let session: Session | undefined;
   if (selector !== undefined) session = select(sessions, damaged, selector, 'Session');
@@ -59,11 +70,20 @@ export function resolveSession(home: string, selector: string | undefined, hints
   if (!session) {
     if (sessions.length === 0) {
       if (damaged.length === 1) throw sessionDamaged(damaged[0]!.dir, damaged[0]!.reason); // the only one there is: say what is wrong with it
-      const broken = damaged.length > 0 ? ` (damaged, not usable: ${damaged.map((d) => d.name).join(', ')}; name one to see why)` : '';
-      throw new ZipfsError('NO_SESSIONS', `No sessions are open${broken}. Open an archive first: ${invocation('open', { path: '<file.zip>' })}.`);
+      const broken =
+        damaged.length > 0
+          ? ` (damaged, not usable: ${damaged.map((d) => d.name).join(', ')}; name one to see why)`
+          : '';
+      throw new ZipfsError(
+        'NO_SESSIONS',
+        `No sessions are open${broken}. Open an archive first: ${invocation('open', { path: '<file.zip>' })}.`,
+      );
     }
     if (sessions.length > 1) {
-      throw new ZipfsError('AMBIGUOUS_SESSION', `${sessions.length} sessions are open (${names(sessions)}); say which one with ${param('session', 'NAME')}.`);
+      throw new ZipfsError(
+        'AMBIGUOUS_SESSION',
+        `${sessions.length} sessions are open (${names(sessions)}); say which one with ${param('session', 'NAME')}.`,
+      );
     }
     session = sessions[0]!;
   }

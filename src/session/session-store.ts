@@ -48,7 +48,11 @@ export function scanWorkspaces(home: string): { sessions: Session[]; damaged: Da
       continue;
     }
     if (head.record.name !== entry.name) {
-      damaged.push({ name: entry.name, dir: paths.dir, reason: `its manifest names it ${quote(head.record.name)} (the folder was renamed)` });
+      damaged.push({
+        name: entry.name,
+        dir: paths.dir,
+        reason: `its manifest names it ${quote(head.record.name)} (the folder was renamed)`,
+      });
       continue;
     }
     const session = withAccessTime(head.record, paths);

@@ -19,10 +19,16 @@ import type { SessionRecord, SourceFingerprint } from './manifest.ts';
 export type SourceState = 'unchanged' | 'changed' | 'missing';
 
 /** Identifies the archive open in `source` by its size, mtime and a hash of its central directory and end records. */
-export function fingerprintSource(source: FileSource, directory: { centralStart: number; centralEnd?: number; region?: Uint8Array }): SourceFingerprint {
+export function fingerprintSource(
+  source: FileSource,
+  directory: { centralStart: number; centralEnd?: number; region?: Uint8Array },
+): SourceFingerprint {
   const hasher = new Bun.CryptoHasher('sha256');
   // A packed directory holds its records already: hashed in place, then the end records after them.
-  if (directory.region && directory.centralEnd !== undefined) hasher.update(directory.region.subarray(0, directory.centralEnd - directory.centralStart)).update(source.read(directory.centralEnd, source.size - directory.centralEnd));
+  if (directory.region && directory.centralEnd !== undefined)
+    hasher
+      .update(directory.region.subarray(0, directory.centralEnd - directory.centralStart))
+      .update(source.read(directory.centralEnd, source.size - directory.centralEnd));
   else hasher.update(source.read(directory.centralStart, source.size - directory.centralStart));
   // The mtime of the file read (fstat of its descriptor), not of whatever the path names by now.
   return { size: source.size, mtime_ms: source.stats.mtimeMs, directory_sha256: hasher.digest('hex') };
@@ -51,7 +57,9 @@ export function fingerprintOf(source: FileSource): SourceFingerprint | undefined
 }
 
 /** The fingerprint, and where the directory is (lazy reads check their session's record of it). */
-function readFingerprint(source: FileSource): { fingerprint: SourceFingerprint; place: { start: number; baseOffset: number } } | undefined {
+function readFingerprint(
+  source: FileSource,
+): { fingerprint: SourceFingerprint; place: { start: number; baseOffset: number } } | undefined {
   try {
     const place = directoryPlace(source);
     const hasher = new Bun.CryptoHasher('sha256');
@@ -61,7 +69,10 @@ function readFingerprint(source: FileSource): { fingerprint: SourceFingerprint; 
       if (at < 0) return undefined; // the file ended early: cut while being read
       hasher.update(source.view.subarray(at, at + length));
     }
-    return { fingerprint: { size: source.size, mtime_ms: source.stats.mtimeMs, directory_sha256: hasher.digest('hex') }, place };
+    return {
+      fingerprint: { size: source.size, mtime_ms: source.stats.mtimeMs, directory_sha256: hasher.digest('hex') },
+      place,
+    };
   } catch (error) {
     if (error instanceof ZipfsError || isSystemError(error)) return undefined;
     throw error;
@@ -112,7 +123,12 @@ export function sourceState(record: SessionRecord): SourceState {
  * is checked to hold the base (the hash above), and the caller reads through
  * it. `missing` or `changed` otherwise, with nothing left open.
  */
-export function openBase(record: SessionRecord, windowBytes?: number): { state: 'unchanged'; source: FileSource; place: { start: number; baseOffset: number } } | { state: 'changed' | 'missing'; source?: undefined } {
+export function openBase(
+  record: SessionRecord,
+  windowBytes?: number,
+):
+  | { state: 'unchanged'; source: FileSource; place: { start: number; baseOffset: number } }
+  | { state: 'changed' | 'missing'; source?: undefined } {
   let source: FileSource;
   try {
     source = new FileSource(record.source_path, windowBytes);
@@ -127,7 +143,8 @@ export function openBase(record: SessionRecord, windowBytes?: number): { state: 
     return { state: 'changed' };
   }
   const current = isNewArchive(record) ? undefined : readFingerprint(source);
-  if (current !== undefined && sameArchive(current.fingerprint, record.source)) return { state: 'unchanged', source, place: current.place };
+  if (current !== undefined && sameArchive(current.fingerprint, record.source))
+    return { state: 'unchanged', source, place: current.place };
   source.close();
   return { state: 'changed' };
 }

@@ -14,7 +14,10 @@ import { identityOf } from './same-file.ts';
  * path inside its workspace ('' for the root), undefined when `cwd` is in the
  * session's folder but not in its contents.
  */
-export function workspaceOfFolder(home: string, cwd: string): { session: string; folder: string | undefined } | undefined {
+export function workspaceOfFolder(
+  home: string,
+  cwd: string,
+): { session: string; folder: string | undefined } | undefined {
   const workspaces = workspacesDir(home);
   const workspacesId = identityOf(workspaces);
   if (workspacesId === undefined) return undefined;
@@ -26,7 +29,9 @@ export function workspaceOfFolder(home: string, cwd: string): { session: string;
       const session = nameOf(workspaces, at);
       if (session === undefined) return undefined;
       const [contents, ...rest] = trail;
-      const inContents = contents !== undefined && identityOf(path.join(at, contents)) === identityOf(path.join(workspaces, session, 'contents'));
+      const inContents =
+        contents !== undefined &&
+        identityOf(path.join(at, contents)) === identityOf(path.join(workspaces, session, 'contents'));
       return { session, folder: inContents ? rest.join('/') : undefined };
     }
     trail.unshift(path.basename(at));

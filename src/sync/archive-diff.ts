@@ -63,23 +63,34 @@ function readCurrent(beneath: Beneath, shown: string, link: boolean): Uint8Array
       fs.closeSync(fd);
     }
   } catch (error) {
-    if (error instanceof ZipfsError || isSystemError(error, 'ENOENT', 'EINVAL', 'ELOOP', 'ENOTDIR')) return new Uint8Array(0);
+    if (error instanceof ZipfsError || isSystemError(error, 'ENOENT', 'EINVAL', 'ELOOP', 'ENOTDIR'))
+      return new Uint8Array(0);
     throw error;
   }
 }
 
 /** Every changed path in scope, by path, with its diff: the diff command pages through them (paging.ts). */
-export function diffAgainstArchive(root: string, manifest: Manifest, options: { path?: string; context: number }): FileSection[] {
+export function diffAgainstArchive(
+  root: string,
+  manifest: Manifest,
+  options: { path?: string; context: number },
+): FileSection[] {
   const record = manifest.session;
   const fresh = isNewArchive(record);
   // The base's bytes are read through the descriptor checked to hold the base (source-state.ts).
   const base = fresh ? undefined : openBase(record);
   const state = base ? base.state : sourceState(record);
   if (state === 'changed') {
-    throw new ZipfsError('CONFLICT_DETECTED', `The zip ${record.source_path} changed since the session opened it, so its entries are no longer the base to diff against. Sync with ${param('force')} to replace it, or close the session and open the zip again.`);
+    throw new ZipfsError(
+      'CONFLICT_DETECTED',
+      `The zip ${record.source_path} changed since the session opened it, so its entries are no longer the base to diff against. Sync with ${param('force')} to replace it, or close the session and open the zip again.`,
+    );
   }
   if (state === 'missing' && !fresh) {
-    throw new ZipfsError('ZIP_NOT_FOUND', `The zip ${record.source_path} is gone, and with it the original content to diff against; ${invocation('status')} still lists the changes.`);
+    throw new ZipfsError(
+      'ZIP_NOT_FOUND',
+      `The zip ${record.source_path} is gone, and with it the original content to diff against; ${invocation('status')} still lists the changes.`,
+    );
   }
   const source = base?.source;
   try {
@@ -90,7 +101,12 @@ export function diffAgainstArchive(root: string, manifest: Manifest, options: { 
 }
 
 /** The sections, with the base's entries read from `source` (none for a new archive). */
-function sectionsOf(root: string, manifest: Manifest, options: { path?: string; context: number }, source: FileSource | undefined): FileSection[] {
+function sectionsOf(
+  root: string,
+  manifest: Manifest,
+  options: { path?: string; context: number },
+  source: FileSource | undefined,
+): FileSection[] {
   const changes = diffWorkspace(root, manifest);
   const scope = options.path === undefined ? '' : normaliseToolPath(options.path);
   const inScope = (shown: string) => {
@@ -103,17 +119,34 @@ function sectionsOf(root: string, manifest: Manifest, options: { path?: string; 
   try {
     const original = (entry: EntryRecord | undefined): Uint8Array => {
       if (!entry || !source || entry.type === 'dir') return new Uint8Array(0);
-      const location = { name: entry.name, flags: entry.flags, method: entry.method, compressedSize: entry.compressed_size, uncompressedSize: entry.size, crc32: entry.crc32, localHeaderOffset: entry.local_header_offset };
-      return entry.size > TEXT_DIFF_MAX_BYTES ? new Uint8Array(TEXT_DIFF_MAX_BYTES + 1) : readEntryData(source, location);
+      const location = {
+        name: entry.name,
+        flags: entry.flags,
+        method: entry.method,
+        compressedSize: entry.compressed_size,
+        uncompressedSize: entry.size,
+        crc32: entry.crc32,
+        localHeaderOffset: entry.local_header_offset,
+      };
+      return entry.size > TEXT_DIFF_MAX_BYTES
+        ? new Uint8Array(TEXT_DIFF_MAX_BYTES + 1)
+        : readEntryData(source, location);
     };
     const current = (shown: string): Uint8Array => {
       const observed = changes.observed.get(shown);
-      if (!observed || observed.kind === 'dir' || observed.kind === 'special' || unsupported.has(shown)) return new Uint8Array(0);
-      if (observed.kind !== 'symlink' && observed.size > TEXT_DIFF_MAX_BYTES) return new Uint8Array(TEXT_DIFF_MAX_BYTES + 1);
+      if (!observed || observed.kind === 'dir' || observed.kind === 'special' || unsupported.has(shown))
+        return new Uint8Array(0);
+      if (observed.kind !== 'symlink' && observed.size > TEXT_DIFF_MAX_BYTES)
+        return new Uint8Array(TEXT_DIFF_MAX_BYTES + 1);
       return readCurrent(beneath, shown, observed.kind === 'symlink');
     };
     const renamedFrom = new Map(changes.renamed.map((rename) => [rename.to, rename]));
-    const listed = [...(['modified', 'added', 'deleted'] as const).flatMap((status) => changes[status].map((shown) => [status, shown] as const)), ...changes.renamed.map((rename) => ['renamed' as const, rename.to] as const)];
+    const listed = [
+      ...(['modified', 'added', 'deleted'] as const).flatMap((status) =>
+        changes[status].map((shown) => [status, shown] as const),
+      ),
+      ...changes.renamed.map((rename) => ['renamed' as const, rename.to] as const),
+    ];
     listed.sort((a, b) => (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0));
     const sections: FileSection[] = [];
     for (const [status, shown] of listed) {
@@ -130,12 +163,18 @@ function sectionsOf(root: string, manifest: Manifest, options: { path?: string; 
       const beforeText = asText(before);
       const afterText = asText(after);
       const binary = !folder && !same && (special || beforeText === undefined || afterText === undefined);
-      const entry: FileDiff = rename ? { path: shown, status, from: rename.from, binary, additions: 0, deletions: 0 } : { path: shown, status, binary, additions: 0, deletions: 0 };
+      const entry: FileDiff = rename
+        ? { path: shown, status, from: rename.from, binary, additions: 0, deletions: 0 }
+        : { path: shown, status, binary, additions: 0, deletions: 0 };
       let text = rename ? `rename from ${quoteName(was)}\nrename to ${quoteName(bare)}\n` : '';
-      const invisible = !binary && !folder && !same && (status === 'modified' || status === 'renamed') ? invisibleDifference(before, after, beforeText!, afterText!) : undefined;
+      const invisible =
+        !binary && !folder && !same && (status === 'modified' || status === 'renamed')
+          ? invisibleDifference(before, after, beforeText!, afterText!)
+          : undefined;
       if (same) {
         // The rename lines are all there is to show.
-      } else if (binary) text += `Binary files ${status === 'added' ? '/dev/null' : quoteName(`a/${bare}`)} and ${status === 'deleted' ? '/dev/null' : quoteName(`b/${bare}`)} differ\n`;
+      } else if (binary)
+        text += `Binary files ${status === 'added' ? '/dev/null' : quoteName(`a/${bare}`)} and ${status === 'deleted' ? '/dev/null' : quoteName(`b/${bare}`)} differ\n`;
       else if (invisible !== undefined) {
         entry.difference = invisible;
         text += `Files ${quoteName(`a/${was}`)} and ${quoteName(`b/${bare}`)} differ only in ${invisible}\n`;

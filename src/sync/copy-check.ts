@@ -28,8 +28,26 @@ import { invocation } from '../base/message-marks.ts';
 import { entryPath } from '../rules/entry-paths.ts';
 import type { EntryRecord, SessionRecord } from '../session/manifest.ts';
 import { crc32, inflateRaw } from '../zip/codec.ts';
-import { FLAG_DATA_DESCRIPTOR, FLAG_ENCRYPTED, FLAG_PATCHED, FLAG_STRONG_ENCRYPTION, LOCAL_HEADER_LENGTH, METHOD_DEFLATED, METHOD_STORED, SIG_DATA_DESCRIPTOR } from '../zip/constants.ts';
-import { entryLayoutFault, locateEntryData, packedLayoutFault, readEntryData, streamEntryData, type FileSource, type PackedDirectory, type ZipEntry } from '../zip/index.ts';
+import {
+  FLAG_DATA_DESCRIPTOR,
+  FLAG_ENCRYPTED,
+  FLAG_PATCHED,
+  FLAG_STRONG_ENCRYPTION,
+  LOCAL_HEADER_LENGTH,
+  METHOD_DEFLATED,
+  METHOD_STORED,
+  SIG_DATA_DESCRIPTOR,
+} from '../zip/constants.ts';
+import {
+  entryLayoutFault,
+  locateEntryData,
+  packedLayoutFault,
+  readEntryData,
+  streamEntryData,
+  type FileSource,
+  type PackedDirectory,
+  type ZipEntry,
+} from '../zip/index.ts';
 import type { Pause } from '../base/event-loop-turns.ts';
 
 /** Entries up to this size are read whole; larger ones stream, a few MiB at a time. */
@@ -129,7 +147,12 @@ export class CopyCheck {
     let reason: string | undefined;
     try {
       if (Math.max(entry.compressedSize, entry.uncompressedSize) < WHOLE_BELOW_BYTES) readEntryData(this.source, entry);
-      else if (entry.method === METHOD_STORED && entry.compressedSize === entry.uncompressedSize && !(entry.flags & UNREADABLE)) reason = this.storedFault(entry);
+      else if (
+        entry.method === METHOD_STORED &&
+        entry.compressedSize === entry.uncompressedSize &&
+        !(entry.flags & UNREADABLE)
+      )
+        reason = this.storedFault(entry);
       else await streamEntryData(this.source, entry, locateEntryData(this.source, entry), () => {});
     } catch (error) {
       if (!(error instanceof ZipfsError)) throw error;
@@ -153,7 +176,9 @@ export class CopyCheck {
     if (!(entry.flags & FLAG_DATA_DESCRIPTOR)) return undefined;
     const d = this.source.peek(span.dataEnd, 16);
     const crcAt = d >= 0 && le32(this.source.view, d) === SIG_DATA_DESCRIPTOR ? 4 : 0;
-    return d < 0 || le32(this.source.view, d + crcAt) !== entry.crc32 ? 'its data descriptor is cut off or differs from the central directory' : undefined;
+    return d < 0 || le32(this.source.view, d + crcAt) !== entry.crc32
+      ? 'its data descriptor is cut off or differs from the central directory'
+      : undefined;
   }
 }
 
@@ -188,5 +213,8 @@ function damaged(name: string, reason: string, otherWriter: boolean): ZipfsError
   const fix = otherWriter
     ? `The zip's other writer left it damaged: repair the zip (zip -FF) or have it written again, then sync.`
     : `Delete it from the session (${invocation('delete', { path: workspacePath(name) })}; the workspace's other changes stay) and sync again, or repair the zip (zip -FF in.zip --out fixed.zip) and open the repaired copy.`;
-  return new ZipfsError('ZIP_INVALID', `Sync stopped before replacing the zip: entry ${quoted(name)} of the zip is damaged (${reason}), and sync copies it as it is, so zipfs open would refuse the new archive. The zip was left as it was. ${fix}`);
+  return new ZipfsError(
+    'ZIP_INVALID',
+    `Sync stopped before replacing the zip: entry ${quoted(name)} of the zip is damaged (${reason}), and sync copies it as it is, so zipfs open would refuse the new archive. The zip was left as it was. ${fix}`,
+  );
 }

@@ -74,7 +74,11 @@ function freshPaths(shape: FinalShape): Placed[] {
   const fresh: Placed[] = [];
   for (const { path, observed } of diff.additions) {
     if (plan?.sameAdditions.has(path)) continue; // written once, from the zip (below)
-    fresh.push({ path, type: observed.kind === 'dir' ? 'dir' : observed.kind === 'symlink' ? 'symlink' : 'file', side: 'workspace' });
+    fresh.push({
+      path,
+      type: observed.kind === 'dir' ? 'dir' : observed.kind === 'symlink' ? 'symlink' : 'file',
+      side: 'workspace',
+    });
   }
   if (diff.renames.size > 0) {
     for (const record of baseWritten(shape)) {
@@ -82,7 +86,8 @@ function freshPaths(shape: FinalShape): Placed[] {
       if (to !== undefined) fresh.push({ path: to, type: record.type, side: 'workspace' });
     }
   }
-  for (const step of plan?.steps ?? []) if (step.kind === 'zip') fresh.push({ path: step.path, type: step.type, side: 'other-writer' });
+  for (const step of plan?.steps ?? [])
+    if (step.kind === 'zip') fresh.push({ path: step.path, type: step.type, side: 'other-writer' });
   return fresh;
 }
 
@@ -90,7 +95,8 @@ type Visit = (path: string, type: ItemType, side: Side) => void;
 
 /** Every entry of the base the new archive keeps at its own path. */
 function forEachKept(shape: FinalShape, visit: Visit): void {
-  for (const record of baseWritten(shape)) if (!shape.diff.renames.has(record.index)) visit(record.path, record.type, sideOf(shape, record.index));
+  for (const record of baseWritten(shape))
+    if (!shape.diff.renames.has(record.index)) visit(record.path, record.type, sideOf(shape, record.index));
   const { manifest, plan } = shape;
   if (!manifest.session.lazy || plan) return; // a merge's plan lists the whole base
   // A lazy session's plain sync copies every entry the manifest does not list, as it is.
@@ -119,7 +125,8 @@ function findClash(fresh: Placed[], forEach: (visit: Visit) => void): Clash | un
   let found: Clash | undefined;
   for (const item of fresh) {
     const twin = freshAt.get(item.path);
-    if (twin) found ??= { file: twin.type === 'dir' ? item : twin, other: twin.type === 'dir' ? twin : item, samePath: true };
+    if (twin)
+      found ??= { file: twin.type === 'dir' ? item : twin, other: twin.type === 'dir' ? twin : item, samePath: true };
     freshAt.set(item.path, item);
     if (item.type !== 'dir') fileLengths.add(item.path.length);
     for (let cut = item.path.lastIndexOf('/'); cut > 0; cut = item.path.lastIndexOf('/', cut - 1)) {
@@ -137,7 +144,11 @@ function findClash(fresh: Placed[], forEach: (visit: Visit) => void): Clash | un
     if (!isFresh) {
       const twin = freshAt.get(path);
       if (twin) {
-        found = { file: type === 'dir' ? twin : { path, type, side }, other: type === 'dir' ? { path, type, side } : twin, samePath: true };
+        found = {
+          file: type === 'dir' ? twin : { path, type, side },
+          other: type === 'dir' ? { path, type, side } : twin,
+          samePath: true,
+        };
         return;
       }
     }
@@ -160,7 +171,7 @@ function findClash(fresh: Placed[], forEach: (visit: Visit) => void): Clash | un
 const WHERE: Record<Side, string> = {
   workspace: 'in the workspace',
   'zip-only': 'only in the zip (never extracted)',
-  'other-writer': "added to the zip by its other writer",
+  'other-writer': 'added to the zip by its other writer',
 };
 
 /** The refusal, with the way out: a merge's clash is a conflict between the sides; anything else, the workspace's to fix. */
@@ -172,7 +183,10 @@ function refusal({ file, other, samePath }: Clash): ZipfsError {
   const stop = 'The new archive would hold both, which open refuses; nothing was written.';
   if (file.side === 'other-writer' || other.side === 'other-writer') {
     const mine = file.side === 'other-writer' ? other : file;
-    return new ZipfsError('CONFLICT_DETECTED', `The zip and this workspace disagree about a path: ${what}. ${stop} Move or delete ${quoted(mine.path)} in the workspace so that the sides agree, then merge again.`);
+    return new ZipfsError(
+      'CONFLICT_DETECTED',
+      `The zip and this workspace disagree about a path: ${what}. ${stop} Move or delete ${quoted(mine.path)} in the workspace so that the sides agree, then merge again.`,
+    );
   }
   const zipOnly = file.side === 'zip-only' ? file : other.side === 'zip-only' ? other : undefined;
   const fix =

@@ -18,7 +18,12 @@ import { makeWorkspaceFolder } from '../files/make-folder.ts';
 import { FileSource, readEntryData } from '../zip/index.ts';
 import type { MergePlan } from './merge-plan.ts';
 
-export function takeZipSide(root: string, zipPath: string, plan: MergePlan, onDisk?: (relative: string) => boolean): void {
+export function takeZipSide(
+  root: string,
+  zipPath: string,
+  plan: MergePlan,
+  onDisk?: (relative: string) => boolean,
+): void {
   const here = (relative: string) => !onDisk || onDisk(relative); // a lazy session's entry not extracted stays in the zip
   for (const record of plan.zipDeleted) {
     if (record.type === 'dir' || !here(record.path)) continue;
@@ -28,7 +33,9 @@ export function takeZipSide(root: string, zipPath: string, plan: MergePlan, onDi
       if (!(error instanceof ZipfsError && error.code === 'PATH_NOT_FOUND')) throw error;
     }
   }
-  const folders = plan.zipDeleted.filter((record) => record.type === 'dir' && record.path !== '' && here(record.path)).map((record) => record.path);
+  const folders = plan.zipDeleted
+    .filter((record) => record.type === 'dir' && record.path !== '' && here(record.path))
+    .map((record) => record.path);
   folders.sort((a, b) => b.split('/').length - a.split('/').length); // deepest first
   withBeneath(root, (beneath) => {
     for (const folder of folders) removeIfEmpty(beneath, folder);
@@ -56,7 +63,13 @@ function removeIfEmpty(beneath: Beneath, relative: string): void {
     fs.rmdirSync(beneath.place(relative).path);
   } catch (error) {
     // Still holding what the zip kept, gone already, or no folder: left as it is.
-    if (!(isSystemError(error, 'ENOTEMPTY', 'EEXIST', 'ENOENT', 'ENOTDIR') || (error instanceof ZipfsError && error.code === 'PATH_NOT_FOUND'))) throw error;
+    if (
+      !(
+        isSystemError(error, 'ENOTEMPTY', 'EEXIST', 'ENOENT', 'ENOTDIR') ||
+        (error instanceof ZipfsError && error.code === 'PATH_NOT_FOUND')
+      )
+    )
+      throw error;
   }
 }
 
@@ -69,6 +82,9 @@ function removeEmptyTree(beneath: Beneath, relative: string): void {
     fs.rmdirSync(beneath.place(relative).path);
   } catch (error) {
     if (!isSystemError(error, 'ENOTEMPTY', 'EEXIST')) throw error;
-    throw new ZipfsError('CONFLICT_DETECTED', `The zip has a file at ${quote(relative)}, where the workspace still has a folder holding files; nothing was replaced. Move those files out of ${quote(relative)}, then sync with merge again.`);
+    throw new ZipfsError(
+      'CONFLICT_DETECTED',
+      `The zip has a file at ${quote(relative)}, where the workspace still has a folder holding files; nothing was replaced. Move those files out of ${quote(relative)}, then sync with merge again.`,
+    );
   }
 }

@@ -31,7 +31,9 @@ import { layoutClashes, type Conflict, type MergedItem } from './merge-clashes.t
  * One entry of the new archive, in its order. `quiet`: the zip's entry is the base's under
  * another spelling of its name (`d\b.txt` for `d/b.txt`), so the workspace has it already.
  */
-export type Step = { kind: 'base'; record: EntryRecord } | { kind: 'zip'; entry: ZipEntry; path: string; type: ItemType; quiet?: true };
+export type Step =
+  | { kind: 'base'; record: EntryRecord }
+  | { kind: 'zip'; entry: ZipEntry; path: string; type: ItemType; quiet?: true };
 
 export interface MergePlan {
   steps: Step[];
@@ -82,14 +84,16 @@ export function planMerge({ base, diff, now, crcOf, caseInsensitive = false }: M
   let zipTypes: Map<string, ItemType> | undefined; // made for a conflict only
   let zipFolders: Set<string> | undefined;
   const zipHas = (relative: string): ItemType | undefined =>
-    (zipTypes ??= new Map(now.map((placed) => [placed.path, placed.type]))).get(relative) ?? ((zipFolders ??= foldersOf(now)).has(relative) ? 'dir' : undefined);
+    (zipTypes ??= new Map(now.map((placed) => [placed.path, placed.type]))).get(relative) ??
+    ((zipFolders ??= foldersOf(now)).has(relative) ? 'dir' : undefined);
   const kindOf = (type: ItemType | 'special') => (type === 'dir' ? 'a folder' : 'a file');
 
   for (const change of changes) {
     if (change.kind === 'kept') {
       const { record, now: placed } = change;
       // Respelled only, and unchanged here: the zip's entry, copied raw with its name; the workspace has it already.
-      if (placed.entry.name !== record.name && diff.states.get(record.index) === 'unchanged') steps.push({ kind: 'zip', ...placed, quiet: true });
+      if (placed.entry.name !== record.name && diff.states.get(record.index) === 'unchanged')
+        steps.push({ kind: 'zip', ...placed, quiet: true });
       else steps.push({ kind: 'base', record });
     } else if (change.kind === 'modified') {
       const { record, now: placed } = change;
@@ -98,7 +102,11 @@ export function planMerge({ base, diff, now, crcOf, caseInsensitive = false }: M
         if (state === 'modified') same.modified++;
         steps.push({ kind: 'zip', ...placed });
       } else {
-        conflict(record.path, 'modified', state === 'deleted' ? 'deleted' : state === 'renamed' ? 'renamed' : 'modified');
+        conflict(
+          record.path,
+          'modified',
+          state === 'deleted' ? 'deleted' : state === 'renamed' ? 'renamed' : 'modified',
+        );
       }
     } else if (change.kind === 'added') {
       const { now: placed } = change;
@@ -108,7 +116,10 @@ export function planMerge({ base, diff, now, crcOf, caseInsensitive = false }: M
         if (!sameBytes(placed.path, placed)) {
           const here = diff.observed.get(placed.path)?.kind;
           // A file against a folder at one path: said so.
-          const kinds = here !== undefined && (here === 'dir') !== (placed.type === 'dir') ? [` ${kindOf(placed.type)}`, ` ${kindOf(here)}`] : ['', ''];
+          const kinds =
+            here !== undefined && (here === 'dir') !== (placed.type === 'dir')
+              ? [` ${kindOf(placed.type)}`, ` ${kindOf(here)}`]
+              : ['', ''];
           conflict(placed.path, `added${kinds[0]}`, `${addedHere ? 'added' : 'renamed'}${kinds[1]}`);
           continue;
         }
@@ -130,7 +141,10 @@ export function planMerge({ base, diff, now, crcOf, caseInsensitive = false }: M
     }
   }
   // A rename both sides made, where the zip kept a copy of the old entry: the workspace moved it away, so it goes.
-  const plannedSteps = sameRenames.size === 0 ? steps : steps.filter((step) => step.kind !== 'base' || !sameRenames.has(step.record.index));
+  const plannedSteps =
+    sameRenames.size === 0
+      ? steps
+      : steps.filter((step) => step.kind !== 'base' || !sameRenames.has(step.record.index));
 
   conflicts.push(...layoutClashes(mergedItems(plannedSteps, diff, sameAdditions), caseInsensitive));
   if (conflicts.length > 0) throw conflictError(conflicts);
@@ -147,7 +161,11 @@ function mergedItems(steps: readonly Step[], diff: WorkspaceDiff, sameAdditions:
     }
     const state = diff.states.get(step.record.index);
     if (state === 'deleted') continue;
-    items.push({ path: diff.renames.get(step.record.index) ?? step.record.path, type: step.record.type, origin: state === 'unchanged' ? 'both' : 'workspace' });
+    items.push({
+      path: diff.renames.get(step.record.index) ?? step.record.path,
+      type: step.record.type,
+      origin: state === 'unchanged' ? 'both' : 'workspace',
+    });
   }
   for (const { path, observed } of diff.additions) {
     if (sameAdditions.has(path) || observed.kind === 'special') continue;

@@ -13,7 +13,6 @@ import type { Session } from '../session/session-store.ts';
 import { folderBytes } from '../session/folder-bytes.ts';
 import type { Leftover } from '../session/prune.ts';
 
-
 /** What interrupted opens and syncs left, for prune: hidden folders in workspaces/ and what is beside each session's zip. */
 export function pruneLeftovers(home: string, sessions: Session[], dryRun: boolean): Leftover[] {
   return [...workspaceLeftovers(home, dryRun), ...zipLeftovers(sessions, dryRun)];
@@ -31,7 +30,11 @@ function workspaceLeftovers(home: string, dryRun: boolean): Leftover[] {
   const found: Leftover[] = [];
   for (const entry of entries) {
     if (!entry.isDirectory()) continue;
-    const reason = isDeadStaging(entry.name) ? 'leftover of an interrupted open' : entry.name.startsWith('.closing-') ? 'leftover of an interrupted close' : undefined;
+    const reason = isDeadStaging(entry.name)
+      ? 'leftover of an interrupted open'
+      : entry.name.startsWith('.closing-')
+        ? 'leftover of an interrupted close'
+        : undefined;
     if (!reason) continue;
     const dir = path.join(root, entry.name);
     found.push({ name: entry.name, reason, bytes: folderBytes(dir) });

@@ -30,21 +30,31 @@ interface Addition {
   observed: Observed;
 }
 
-export function findRenames(deleted: readonly EntryRecord[], additions: readonly Addition[], crcOf: (relative: string) => number | undefined): Rename[] {
+export function findRenames(
+  deleted: readonly EntryRecord[],
+  additions: readonly Addition[],
+  crcOf: (relative: string) => number | undefined,
+): Rename[] {
   const renames: Rename[] = [];
   const taken = new Set<string>(); // added paths already paired
   const bySize = new Map<number, EntryRecord[]>();
-  for (const entry of deleted) if (entry.type !== 'dir') bySize.set(entry.size, [...(bySize.get(entry.size) ?? []), entry]);
+  for (const entry of deleted)
+    if (entry.type !== 'dir') bySize.set(entry.size, [...(bySize.get(entry.size) ?? []), entry]);
   const paired = new Set<number>();
 
   for (const addition of additions) {
     if (addition.observed.kind !== 'file') continue;
-    const sameSize = bySize.get(addition.observed.size)?.filter((entry) => !paired.has(entry.index) && entry.type === 'file');
+    const sameSize = bySize
+      .get(addition.observed.size)
+      ?.filter((entry) => !paired.has(entry.index) && entry.type === 'file');
     if (!sameSize?.length) continue;
     const crc = crcOf(addition.path);
     if (crc === undefined) continue;
     // Of several with these bytes, the one with the same name (moved to another folder) first.
-    const match = sameSize.find((entry) => entry.crc32 === crc && path.posix.basename(entry.path) === path.posix.basename(addition.path)) ?? sameSize.find((entry) => entry.crc32 === crc);
+    const match =
+      sameSize.find(
+        (entry) => entry.crc32 === crc && path.posix.basename(entry.path) === path.posix.basename(addition.path),
+      ) ?? sameSize.find((entry) => entry.crc32 === crc);
     if (!match) continue;
     paired.add(match.index);
     taken.add(addition.path);
@@ -56,7 +66,13 @@ export function findRenames(deleted: readonly EntryRecord[], additions: readonly
   for (const rename of renames) {
     const [fromDir, toDir] = [path.posix.dirname(rename.from), path.posix.dirname(rename.to)];
     // The root is no folder that moves: a file moved into or out of it says nothing of its neighbours.
-    if (fromDir !== toDir && fromDir !== '.' && toDir !== '.' && path.posix.basename(rename.from) === path.posix.basename(rename.to)) moved.set(fromDir, toDir);
+    if (
+      fromDir !== toDir &&
+      fromDir !== '.' &&
+      toDir !== '.' &&
+      path.posix.basename(rename.from) === path.posix.basename(rename.to)
+    )
+      moved.set(fromDir, toDir);
   }
   if (moved.size === 0) return renames;
   const added = new Map(additions.map((addition) => [addition.path, addition.observed]));

@@ -35,10 +35,16 @@ export function assertWithinOpenLimits(manifest: Manifest, diff: WorkspaceDiff, 
   }
   for (const { observed } of diff.additions) if (observed.kind !== 'dir') bytes += observed.size;
   if (entries > limits.maxEntries) {
-    throw new ZipfsError('ZIP_BOMB_DETECTED', `Sync stopped before writing: the zip would hold ${entries} entries, over the limit of ${limits.maxEntries} that zipfs open enforces, so it could not be opened again. Remove files, or raise ZIPFS_MAX_ENTRIES (for this sync and later opens). ${LEFT}`);
+    throw new ZipfsError(
+      'ZIP_BOMB_DETECTED',
+      `Sync stopped before writing: the zip would hold ${entries} entries, over the limit of ${limits.maxEntries} that zipfs open enforces, so it could not be opened again. Remove files, or raise ZIPFS_MAX_ENTRIES (for this sync and later opens). ${LEFT}`,
+    );
   }
   if (bytes > limits.maxExtractedBytes) {
-    throw new ZipfsError('ZIP_BOMB_DETECTED', `Sync stopped before writing: the zip would expand to ${bytes} bytes, over the limit of ${limits.maxExtractedBytes} that zipfs open enforces, so it could not be opened again. Remove files, or raise ZIPFS_MAX_EXTRACTED_BYTES (for this sync and later opens). ${LEFT}`);
+    throw new ZipfsError(
+      'ZIP_BOMB_DETECTED',
+      `Sync stopped before writing: the zip would expand to ${bytes} bytes, over the limit of ${limits.maxExtractedBytes} that zipfs open enforces, so it could not be opened again. Remove files, or raise ZIPFS_MAX_EXTRACTED_BYTES (for this sync and later opens). ${LEFT}`,
+    );
   }
 }
 
@@ -53,7 +59,8 @@ export function assertReopenable(directory: PackedDirectory, limits: Limits): vo
     if (directory.count > limits.maxEntries) throw tooManyEntries(directory.count, limits);
     const { lazy } = lazyEntriesOf(directory, {});
     const sizes = new DeclaredSizes(limits, throwRefusal, (index) => directory.entry(index).name);
-    for (let i = 0; i < directory.count; i++) if (lazy.type(i) !== 'dir') sizes.add(i, directory.uncompressedSize(i), directory.compressedSize(i));
+    for (let i = 0; i < directory.count; i++)
+      if (lazy.type(i) !== 'dir') sizes.add(i, directory.uncompressedSize(i), directory.compressedSize(i));
     sizes.finish();
   } catch (error) {
     refusedByOpen(error, ' (Limits apply to this sync and to later opens.)');
@@ -68,7 +75,8 @@ export function assertReopenable(directory: PackedDirectory, limits: Limits): vo
  * only the directory's place is left to note: no index of every path.
  */
 export function lazyReopenFacts(directory: PackedDirectory, rules: FolderRules): LazyFacts {
-  if (!rules.caseInsensitive && !rules.windowsNames) return { entries: directory.count, base_offset: directory.baseOffset, central_start: directory.centralStart };
+  if (!rules.caseInsensitive && !rules.windowsNames)
+    return { entries: directory.count, base_offset: directory.baseOffset, central_start: directory.centralStart };
   try {
     return lazyEntriesOf(directory, rules).facts;
   } catch (error) {
@@ -79,5 +87,8 @@ export function lazyReopenFacts(directory: PackedDirectory, rules: FolderRules):
 /** Open's refusal of the archive a sync wrote, said as the sync's: nothing replaced the zip. */
 function refusedByOpen(error: unknown, note: string): never {
   if (!(error instanceof ZipfsError)) throw error;
-  throw new ZipfsError(error.code, `Sync stopped before replacing the zip, because zipfs open would refuse the new archive: ${error.message.replace(/;? ?the archive was (not opened|refused)\.?$/, '.')}${note} ${LEFT}`);
+  throw new ZipfsError(
+    error.code,
+    `Sync stopped before replacing the zip, because zipfs open would refuse the new archive: ${error.message.replace(/;? ?the archive was (not opened|refused)\.?$/, '.')}${note} ${LEFT}`,
+  );
 }

@@ -14,7 +14,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ZipfsError, isSystemError, pathUnusable, permissionDenied, quote } from '../base/errors.ts';
 import { keepOnExit, removeOnExit } from '../base/exit-cleanup.ts';
-import { FileSource, ZipWriter, parseCentralRecordBytes, readPackedDirectory, type PackedDirectory, type ZipEntry } from '../zip/index.ts';
+import {
+  FileSource,
+  ZipWriter,
+  parseCentralRecordBytes,
+  readPackedDirectory,
+  type PackedDirectory,
+  type ZipEntry,
+} from '../zip/index.ts';
 import { foldersOf, type ItemType } from '../rules/item-type.ts';
 import { entryRecord, writeManifest, type EntryRecord, type SessionRecord } from '../session/manifest.ts';
 import type { Progress } from '../base/progress.ts';
@@ -98,7 +105,11 @@ function checkLazyArchive(temporary: string, total: number, next: SessionRecord)
   const { files, folders } = countEntries(directory);
   const central = directory.region.subarray(0, directory.centralEnd - directory.centralStart);
   // Every entry of the new archive was written by this sync or checked as it was copied (copy-check.ts).
-  Object.assign(next, { lazy: { ...lazy, ...centralFileFacts(central), data_checked: true }, file_count: files, dir_count: folders });
+  Object.assign(next, {
+    lazy: { ...lazy, ...centralFileFacts(central), data_checked: true },
+    file_count: files,
+    dir_count: folders,
+  });
   return central;
 }
 
@@ -115,7 +126,8 @@ export function recoverInterruptedSync(session: Session): void {
     const draft = readManifest(next).session;
     const current = currentFingerprint(draft.source_path);
     if (current && sameArchive(current, draft.source)) {
-      if (fs.existsSync(nextCentralPath(session))) fs.renameSync(nextCentralPath(session), path.join(session.dir, CENTRAL_FILE));
+      if (fs.existsSync(nextCentralPath(session)))
+        fs.renameSync(nextCentralPath(session), path.join(session.dir, CENTRAL_FILE));
       fs.renameSync(next, session.manifest);
       return;
     }
@@ -127,23 +139,36 @@ export function recoverInterruptedSync(session: Session): void {
 }
 
 /** Refuses to write over a source that changed since it was opened or last synced, or that vanished, unless forced. */
-function checkSource(manifest: Manifest, force: boolean, merge: boolean, dir: string): { exists: boolean; modified: boolean } {
+function checkSource(
+  manifest: Manifest,
+  force: boolean,
+  merge: boolean,
+  dir: string,
+): { exists: boolean; modified: boolean } {
   const record = manifest.session;
   const state = sourceState(record);
   if (state === 'changed' && merge && !isNewArchive(record)) return { exists: true, modified: true }; // the merge decides, entry by entry
   const fresh = isNewArchive(record);
   if (state === 'missing') {
     if (fresh || force) return { exists: false, modified: true };
-    throw new ZipfsError('ZIP_NOT_FOUND', `The source zip ${record.source_path} no longer exists (moved or deleted). Put it back, or pass ${param('force')} to write the workspace there as a new archive.`);
+    throw new ZipfsError(
+      'ZIP_NOT_FOUND',
+      `The source zip ${record.source_path} no longer exists (moved or deleted). Put it back, or pass ${param('force')} to write the workspace there as a new archive.`,
+    );
   }
   if (state === 'changed' && !force) {
     if (fresh) {
-      throw new ZipfsError('CONFLICT_DETECTED', `A file appeared at ${record.source_path}, where this session's new archive is to go, since it was opened. Pass ${param('force')} to replace it with the workspace, or close the session and open that zip instead.`);
+      throw new ZipfsError(
+        'CONFLICT_DETECTED',
+        `A file appeared at ${record.source_path}, where this session's new archive is to go, since it was opened. Pass ${param('force')} to replace it with the workspace, or close the session and open that zip instead.`,
+      );
     }
     // Say what the other writer did, and what force would throw away of it.
     // A lazy session's manifest lists only what it extracted: what the other writer did is not told apart from what it never read.
     const changes = zipChangesSince(wholeBase(manifest, dir), record.source_path);
-    const what = changes ? `changed since this session's base (another session or program wrote it): ${describeZipChanges(changes)}` : 'was replaced since this session\'s base by something that cannot be read as a zip';
+    const what = changes
+      ? `changed since this session's base (another session or program wrote it): ${describeZipChanges(changes)}`
+      : "was replaced since this session's base by something that cannot be read as a zip";
     throw new ZipfsError(
       'CONFLICT_DETECTED',
       `The zip ${record.source_path} ${what}. Nothing was written. Pass ${param('merge')} to keep those changes beside this workspace's (an entry both sides changed is named as a conflict); or pass ${param('force')} to replace it with the workspace, which discards those changes (entries it gained are dropped, the ones it changed go back to this workspace's version).`,
@@ -172,8 +197,17 @@ export async function syncSession(request: SyncRequest): Promise<SyncResult> {
   releasePhaseGarbage(Math.max(manifest.entries.length, manifest.session.lazy?.entries ?? 0));
   refuseUnsupported(diff);
   // files_renamed only when there are renames: answers of syncs without any keep their shape.
-  const counts = { files_modified: diff.modified.length, files_added: diff.added.length, files_deleted: diff.deleted.length, ...(diff.renamed.length > 0 ? { files_renamed: diff.renamed.length } : {}) };
-  if (request.merge && request.force) throw new ZipfsError('INVALID_INPUT', `Invalid input for sync: ${param('merge')} keeps the zip's other changes and ${param('force')} discards them; pass one.`);
+  const counts = {
+    files_modified: diff.modified.length,
+    files_added: diff.added.length,
+    files_deleted: diff.deleted.length,
+    ...(diff.renamed.length > 0 ? { files_renamed: diff.renamed.length } : {}),
+  };
+  if (request.merge && request.force)
+    throw new ZipfsError(
+      'INVALID_INPUT',
+      `Invalid input for sync: ${param('merge')} keeps the zip's other changes and ${param('force')} discards them; pass one.`,
+    );
   if (request.dryRun) {
     const source = checkSource(manifest, request.force, request.merge === true, request.session.dir);
     // A merge's plan: what comes from the zip (or CONFLICT_DETECTED naming what cannot merge).
@@ -190,7 +224,8 @@ export async function syncSession(request: SyncRequest): Promise<SyncResult> {
   // syncing this zip (two sessions of one zip, in one process or several): under the zip's lock.
   const zipPath = manifest.session.source_path;
   // A new archive (open with create) may go in folders that do not exist yet: made now, with it.
-  if (isNewArchive(manifest.session) && !fs.existsSync(zipPath)) fs.mkdirSync(path.dirname(zipPath), { recursive: true });
+  if (isNewArchive(manifest.session) && !fs.existsSync(zipPath))
+    fs.mkdirSync(path.dirname(zipPath), { recursive: true });
   const lockAt = fs.existsSync(zipPath) ? fs.realpathSync(zipPath) : zipPath;
   // What a killed sync left (its lock, its temporaries) goes first, and the answer says so.
   const leftovers = removeZipLeftovers(lockAt).map(describeLeftover);
@@ -199,7 +234,12 @@ export async function syncSession(request: SyncRequest): Promise<SyncResult> {
 }
 
 /** The part of a sync that holds the zip's lock: the conflict check, the new archive, and the rename. */
-async function writeBack(request: SyncRequest, manifest: Manifest, diff: WorkspaceDiff, counts: Omit<SyncResult, 'synced' | 'backup_path'>): Promise<SyncResult> {
+async function writeBack(
+  request: SyncRequest,
+  manifest: Manifest,
+  diff: WorkspaceDiff,
+  counts: Omit<SyncResult, 'synced' | 'backup_path'>,
+): Promise<SyncResult> {
   const { session } = request;
   // Taken before the check, which reads the zip by its path as writeArchive does again: a file renamed
   // over it between the two (its directory checked, another's entries copied) is caught before the rename.
@@ -215,7 +255,10 @@ async function writeBack(request: SyncRequest, manifest: Manifest, diff: Workspa
 
   if (manifest.session.lazy && source.modified && !plan) {
     // Forced: the workspace replaces the zip, but the bytes of the entries it never extracted were only in the base.
-    throw new ZipfsError('CONFLICT_DETECTED', `The zip ${target} changed since this lazy session's base, whose entries it never extracted it would have to write as they were; a forced sync of a lazy session cannot. Nothing was written. Sync with ${param('merge')} to keep both sides' changes, or extract everything (${invocation('extract')}) and force then.`);
+    throw new ZipfsError(
+      'CONFLICT_DETECTED',
+      `The zip ${target} changed since this lazy session's base, whose entries it never extracted it would have to write as they were; a forced sync of a lazy session cannot. Nothing was written. Sync with ${param('merge')} to keep both sides' changes, or extract everything (${invocation('extract')}) and force then.`,
+    );
   }
   // A lazy session's limits are on what it extracts (extract-entries.ts), not on the archive.
   if (!manifest.session.lazy) assertWithinOpenLimits(manifest, diff, request.limits);
@@ -226,11 +269,26 @@ async function writeBack(request: SyncRequest, manifest: Manifest, diff: Workspa
   // A merge's zip is the one its plan read: replaced since, it is a conflict (zip-identity.ts).
   const before = plan ? plan.version : source.exists ? versionAtCheck : undefined;
 
-  const temporary = path.join(path.dirname(target), `.${path.basename(target)}${TEMP_MARK}${process.pid}-${globalThis.crypto.randomUUID()}.tmp`);
+  const temporary = path.join(
+    path.dirname(target),
+    `.${path.basename(target)}${TEMP_MARK}${process.pid}-${globalThis.crypto.randomUUID()}.tmp`,
+  );
   removeOnExit(temporary);
   let draft: string | undefined; // the backup, until the rename has worked (sync-files.ts)
   try {
-    const { next, gone, replaced, total } = await writeArchive(temporary, target, source.exists, manifest, sides?.diff ?? diff, session.contents, plan, source.modified && !plan, request.progress, request.signal, sides?.tracked);
+    const { next, gone, replaced, total } = await writeArchive(
+      temporary,
+      target,
+      source.exists,
+      manifest,
+      sides?.diff ?? diff,
+      session.contents,
+      plan,
+      source.modified && !plan,
+      request.progress,
+      request.signal,
+      sides?.tracked,
+    );
     counts.files_added -= gone;
     // A forced sync counts against the zip it replaces, not against this session's base.
     if (source.modified && replaced && !plan) Object.assign(counts, replaced);
@@ -239,15 +297,26 @@ async function writeBack(request: SyncRequest, manifest: Manifest, diff: Workspa
       forgetLazyEntries();
     }
     releasePhaseGarbage(Math.max(next.entries.length, manifest.session.lazy?.entries ?? 0));
-    const central = manifest.session.lazy ? checkLazyArchive(temporary, total, next.session) : (assertReopenable(verifyWritten(temporary, total), request.limits), undefined);
+    const central = manifest.session.lazy
+      ? checkLazyArchive(temporary, total, next.session)
+      : (assertReopenable(verifyWritten(temporary, total), request.limits), undefined);
     releasePhaseGarbage(next.entries.length);
     request.signal?.throwIfAborted(); // the last moment a cancel can take effect: nothing has replaced the zip yet
     if (before !== undefined && fileVersion(target) !== before) {
-      throw new ZipfsError('CONFLICT_DETECTED', `The source zip ${target} was changed by another program while this sync was writing; nothing was replaced. Run ${invocation('status')} and sync again.`);
+      throw new ZipfsError(
+        'CONFLICT_DETECTED',
+        `The source zip ${target} was changed by another program while this sync was writing; nothing was replaced. Run ${invocation('status')} and sync again.`,
+      );
     }
     // A merge brings the zip's side into the workspace now, from the zip as it still is (merge-apply.ts).
     // In a lazy session, only what is on disk takes the zip's side there; the rest stays in the zip.
-    if (plan) takeZipSide(session.contents, target, plan, sides?.tracked ? (relative) => sides.tracked!.paths.has(relative) : undefined);
+    if (plan)
+      takeZipSide(
+        session.contents,
+        target,
+        plan,
+        sides?.tracked ? (relative) => sides.tracked!.paths.has(relative) : undefined,
+      );
     // Not flushed: only the archive is (one fsync). A power cut between the archive's rename and
     // this file reaching the disk leaves the old manifest, so the next sync reports a conflict
     // (resolved with force); the archive itself is whole either way.
@@ -262,7 +331,12 @@ async function writeBack(request: SyncRequest, manifest: Manifest, diff: Workspa
     fsyncDirectory(path.dirname(target));
     if (central) fs.renameSync(nextCentralPath(session), path.join(session.dir, CENTRAL_FILE));
     fs.renameSync(nextManifestPath(session), session.manifest);
-    const moved = [...manifest.entries.filter((entry) => diff.states.get(entry.index) === 'deleted' || diff.states.get(entry.index) === 'renamed'), ...(plan?.zipDeleted ?? [])];
+    const moved = [
+      ...manifest.entries.filter(
+        (entry) => diff.states.get(entry.index) === 'deleted' || diff.states.get(entry.index) === 'renamed',
+      ),
+      ...(plan?.zipDeleted ?? []),
+    ];
     removeEmptiedFolders(session.contents, moved, next.entries);
     return { synced: true, backup_path: backup, ...counts };
   } catch (error) {
@@ -279,18 +353,40 @@ async function writeBack(request: SyncRequest, manifest: Manifest, diff: Workspa
     if (replaced) throw replacedDuringMerge(target);
     if (error instanceof ZipfsError && !vanished(error)) throw error;
     if (vanished(error)) {
-      throw new ZipfsError('SYNC_FAILED', `A file of the workspace vanished while sync was reading it (${showPathsOf(error as Error).message}); the source zip was left unchanged. Sync again once nothing else is changing the workspace.`);
+      throw new ZipfsError(
+        'SYNC_FAILED',
+        `A file of the workspace vanished while sync was reading it (${showPathsOf(error as Error).message}); the source zip was left unchanged. Sync again once nothing else is changing the workspace.`,
+      );
     }
-    if (isSystemError(error, 'EBUSY', 'ETXTBSY') || (process.platform === 'win32' && isSystemError(error, 'EPERM') && (error.path === temporary || error.path === target))) {
-      throw new ZipfsError('FILE_IN_USE', `The zip ${target} is in use by another program, which holds it open; sync left the zip and the workspace as they were. Close it there, then retry the sync.`);
+    if (
+      isSystemError(error, 'EBUSY', 'ETXTBSY') ||
+      (process.platform === 'win32' &&
+        isSystemError(error, 'EPERM') &&
+        (error.path === temporary || error.path === target))
+    ) {
+      throw new ZipfsError(
+        'FILE_IN_USE',
+        `The zip ${target} is in use by another program, which holds it open; sync left the zip and the workspace as they were. Close it there, then retry the sync.`,
+      );
     }
     if (isSystemError(error, 'ENAMETOOLONG', 'ELOOP')) throw pathUnusable(error); // the temporary's name beside the zip, too long: the zip is as it was
-    if (isSystemError(error, 'ENOSPC', 'EDQUOT')) throw new ZipfsError('SYNC_FAILED', `The disk holding ${path.dirname(target)} is full; the source zip was left unchanged. Free some space there and sync again.`);
+    if (isSystemError(error, 'ENOSPC', 'EDQUOT'))
+      throw new ZipfsError(
+        'SYNC_FAILED',
+        `The disk holding ${path.dirname(target)} is full; the source zip was left unchanged. Free some space there and sync again.`,
+      );
     if (isSystemError(error, 'EACCES', 'EPERM', 'EROFS')) {
       if (error.path !== temporary) throw permissionDenied(error);
-      throw new ZipfsError('PERMISSION_DENIED', `Sync writes the new archive beside the zip, but ${path.dirname(target)} is not writable by this user; the zip was left unchanged. Give your user write access to that folder, then sync again.`);
+      throw new ZipfsError(
+        'PERMISSION_DENIED',
+        `Sync writes the new archive beside the zip, but ${path.dirname(target)} is not writable by this user; the zip was left unchanged. Give your user write access to that folder, then sync again.`,
+      );
     }
-    throw new ZipfsError('SYNC_FAILED', `Sync failed (${showPathsOf(error as Error).message}); the source zip was left unchanged.`, { cause: error });
+    throw new ZipfsError(
+      'SYNC_FAILED',
+      `Sync failed (${showPathsOf(error as Error).message}); the source zip was left unchanged.`,
+      { cause: error },
+    );
   }
 }
 
@@ -301,9 +397,17 @@ async function writeBack(request: SyncRequest, manifest: Manifest, diff: Workspa
  */
 async function mergePlanFor(request: SyncRequest, { manifest, diff, tracked }: MergeSides): Promise<MergePlan> {
   const caseInsensitive = manifest.session.case_insensitive === true;
-  const zipNow = { zipPath: manifest.session.source_path, lazy: manifest.session.lazy !== undefined, rules: folderRules(caseInsensitive), limits: request.limits, workspaces: workspacesOf(request.session.dir) };
+  const zipNow = {
+    zipPath: manifest.session.source_path,
+    lazy: manifest.session.lazy !== undefined,
+    rules: folderRules(caseInsensitive),
+    limits: request.limits,
+    workspaces: workspacesOf(request.session.dir),
+  };
   const { now, version } = readZipNow(zipNow);
-  const plan = withBeneath(request.session.contents, (beneath) => planMerge({ base: manifest.entries, diff, now, crcOf: (relative) => addedCrc(beneath, relative), caseInsensitive }));
+  const plan = withBeneath(request.session.contents, (beneath) =>
+    planMerge({ base: manifest.entries, diff, now, crcOf: (relative) => addedCrc(beneath, relative), caseInsensitive }),
+  );
   await checkTakenData(zipNow, plan.steps, version, tracked && ((relative) => tracked.paths.has(relative)));
   return { ...plan, version };
 }
@@ -322,28 +426,52 @@ function mergeSides(request: SyncRequest, manifest: Manifest, diff: WorkspaceDif
   // The entries never extracted are unchanged on this side.
   const states = new Map(diff.states);
   for (const entry of whole.entries) if (!states.has(entry.index)) states.set(entry.index, 'unchanged');
-  return { manifest: whole, diff: { ...diff, states }, tracked: { indexes: new Set(manifest.entries.map((entry) => entry.index)), paths: new Set(manifest.entries.map((entry) => entry.path)) } };
+  return {
+    manifest: whole,
+    diff: { ...diff, states },
+    tracked: {
+      indexes: new Set(manifest.entries.map((entry) => entry.index)),
+      paths: new Set(manifest.entries.map((entry) => entry.path)),
+    },
+  };
 }
 
 /** A merge's counts: the workspace's side (a change the zip made too is counted once, in from_zip), and the zip's. */
-function mergedCounts(counts: Omit<SyncResult, 'synced' | 'backup_path'>, plan: MergePlan): Omit<SyncResult, 'synced' | 'backup_path'> {
+function mergedCounts(
+  counts: Omit<SyncResult, 'synced' | 'backup_path'>,
+  plan: MergePlan,
+): Omit<SyncResult, 'synced' | 'backup_path'> {
   const { same } = plan;
   const renamed = (counts.files_renamed ?? 0) - same.renamed;
   // files_renamed only when there are renames (undefined is left out of the answer).
-  return { ...counts, files_added: counts.files_added - same.added, files_modified: counts.files_modified - same.modified, files_deleted: counts.files_deleted - same.deleted, files_renamed: renamed > 0 ? renamed : undefined, from_zip: plan.fromZip };
+  return {
+    ...counts,
+    files_added: counts.files_added - same.added,
+    files_modified: counts.files_modified - same.modified,
+    files_deleted: counts.files_deleted - same.deleted,
+    files_renamed: renamed > 0 ? renamed : undefined,
+    from_zip: plan.fromZip,
+  };
 }
 
 /** A workspace path that was there at the scan and is gone now (workspace files are reached through beneath.ts's descriptors). */
 function vanished(error: unknown): boolean {
-  return (isSystemError(error, 'ENOENT') && error.path?.startsWith('/proc/self/fd/') === true) || (error instanceof ZipfsError && error.code === 'PATH_NOT_FOUND');
+  return (
+    (isSystemError(error, 'ENOENT') && error.path?.startsWith('/proc/self/fd/') === true) ||
+    (error instanceof ZipfsError && error.code === 'PATH_NOT_FOUND')
+  );
 }
 
 /** What the scan found that no zip can hold faithfully, or that would bring outside content in: named, with the way out. */
 function refuseUnsupported(diff: WorkspaceDiff): void {
   if (diff.unsupported.length === 0) return;
   const shown = diff.unsupported.slice(0, 5).map((u) => `${quote(u.path)}: ${u.reason}`);
-  const more = diff.unsupported.length > 5 ? `; and ${diff.unsupported.length - 5} more (${invocation('status')} lists them)` : '';
-  throw new ZipfsError('SYNC_FAILED', `The workspace holds what sync will not put in a zip: ${shown.join('; ')}${more}. Nothing was written; fix these and sync again.`);
+  const more =
+    diff.unsupported.length > 5 ? `; and ${diff.unsupported.length - 5} more (${invocation('status')} lists them)` : '';
+  throw new ZipfsError(
+    'SYNC_FAILED',
+    `The workspace holds what sync will not put in a zip: ${shown.join('; ')}${more}. Nothing was written; fix these and sync again.`,
+  );
 }
 
 /**
@@ -353,7 +481,19 @@ function refuseUnsupported(diff: WorkspaceDiff): void {
  * with the stat of each workspace file it was written from, so the next
  * status is clean without reading the archive back.
  */
-async function writeArchive(temporary: string, target: string, sourceExists: boolean, manifest: Manifest, diff: WorkspaceDiff, root: string, plan: MergePlan | undefined, forced: boolean, progress?: Progress, signal?: AbortSignal, tracked?: MergeSides['tracked']): Promise<{ next: Manifest; gone: number; total: number; replaced?: Omit<SyncResult, 'synced' | 'backup_path'> }> {
+async function writeArchive(
+  temporary: string,
+  target: string,
+  sourceExists: boolean,
+  manifest: Manifest,
+  diff: WorkspaceDiff,
+  root: string,
+  plan: MergePlan | undefined,
+  forced: boolean,
+  progress?: Progress,
+  signal?: AbortSignal,
+  tracked?: MergeSides['tracked'],
+): Promise<{ next: Manifest; gone: number; total: number; replaced?: Omit<SyncResult, 'synced' | 'backup_path'> }> {
   let gone = 0;
   const mode = sourceExists ? fs.statSync(target).mode & 0o7777 : 0o644;
   const fd = fs.openSync(temporary, 'wx', mode);
@@ -369,7 +509,11 @@ async function writeArchive(temporary: string, target: string, sourceExists: boo
     const writer = new ZipWriter(fd, directory?.baseOffset ?? 0);
     if (directory) writer.reserveDirectory(directory.centralEnd - directory.centralStart + (64 << 10));
     const ends = directory ? directory.rawEnds() : new Float64Array(0);
-    const firstLocal = directory ? (directory.count > 0 ? Math.min(directory.localHeaderOffset(directory.byOffset()[0]!), directory.centralStart) : directory.centralStart) : 0;
+    const firstLocal = directory
+      ? directory.count > 0
+        ? Math.min(directory.localHeaderOffset(directory.byOffset()[0]!), directory.centralStart)
+        : directory.centralStart
+      : 0;
     if (sourceFd !== undefined && firstLocal > 0) writer.copyRange(sourceFd, 0, firstLocal); // a prefix stub stays
 
     let names: Map<string, number> | undefined;
@@ -390,10 +534,20 @@ async function writeArchive(temporary: string, target: string, sourceExists: boo
       await pause();
     };
     // Raw copies of bytes this session never checked are checked first: a damaged entry is refused, not copied.
-    const check = directory && new CopyCheck(source!, directory, { session: manifest.session, otherWriter: plan !== undefined || forced, fd: sourceFd!, pause });
+    const check =
+      directory &&
+      new CopyCheck(source!, directory, {
+        session: manifest.session,
+        otherWriter: plan !== undefined || forced,
+        fd: sourceFd!,
+        pause,
+      });
 
     // What each entry of the new archive is, in its order: a copied entry (its record from the source) or a fresh one.
-    const written: ({ path: string; type: ItemType; copied?: ZipEntry; at?: number; central?: Uint8Array; fromZip?: true } | typeof LEFT_IN_ZIP)[] = [];
+    const written: (
+      | { path: string; type: ItemType; copied?: ZipEntry; at?: number; central?: Uint8Array; fromZip?: true }
+      | typeof LEFT_IN_ZIP
+    )[] = [];
     // The entries in their new order: the base's (a plain sync), or the merge's (the zip's current order, merge-plan.ts).
     // A lazy session's entries not extracted: unchanged, copied raw from the base, which the source still is (checkSource).
     // Copied by index, between the manifest's records, with no object per entry: there may be a million.
@@ -404,7 +558,12 @@ async function writeArchive(temporary: string, target: string, sourceExists: boo
         if (checking) await checking;
         const at = writer.size;
         writer.copyRange(sourceFd!, directory!.localHeaderOffset(lazyNext), ends[lazyNext]!);
-        writer.addCopiedRecordFrom(directory!.region, directory!.recordStart(lazyNext), directory!.recordLength(lazyNext), at);
+        writer.addCopiedRecordFrom(
+          directory!.region,
+          directory!.recordStart(lazyNext),
+          directory!.recordLength(lazyNext),
+          at,
+        );
         written.push(LEFT_IN_ZIP);
         if ((lazyNext & 0xffff) === 0xffff) await step('');
       }
@@ -422,7 +581,11 @@ async function writeArchive(temporary: string, target: string, sourceExists: boo
         const at = writer.size;
         writer.copyRange(sourceFd!, item.entry.localHeaderOffset, ends[item.entry.index]!);
         writer.addCopiedRecord(source!.read(item.entry.centralOffset, item.entry.centralLength), at);
-        written.push(tracked && !tracked.paths.has(item.path) ? LEFT_IN_ZIP : { path: item.path, type: item.type, copied: item.entry, at, fromZip: true });
+        written.push(
+          tracked && !tracked.paths.has(item.path)
+            ? LEFT_IN_ZIP
+            : { path: item.path, type: item.type, copied: item.entry, at, fromZip: true },
+        );
         await step(item.path);
         continue;
       }
@@ -439,11 +602,25 @@ async function writeArchive(temporary: string, target: string, sourceExists: boo
         const at = writer.size;
         writer.copyRange(sourceFd, original.localHeaderOffset, ends[original.index]!);
         writer.addCopiedRecord(directory!.record(original.index), at); // relocating copies it
-        written.push(tracked && !tracked.indexes.has(record.index) ? LEFT_IN_ZIP : { path: record.path, type: record.type, copied: original, at });
+        written.push(
+          tracked && !tracked.indexes.has(record.index)
+            ? LEFT_IN_ZIP
+            : { path: record.path, type: record.type, copied: original, at },
+        );
       } else {
         // Modified, or renamed (written where it stood, under its new name).
         const renamedTo = diff.renames.get(record.index);
-        const central = await writeFromWorkspace(writer, beneath!, record, original, source, captured, diff, pause, renamedTo);
+        const central = await writeFromWorkspace(
+          writer,
+          beneath!,
+          record,
+          original,
+          source,
+          captured,
+          diff,
+          pause,
+          renamedTo,
+        );
         written.push({ path: renamedTo ?? record.path, type: record.type, central });
       }
       await step(record.path);
@@ -457,10 +634,12 @@ async function writeArchive(temporary: string, target: string, sourceExists: boo
       // counted. A file is found gone as it is read, before its entry is begun; a folder is looked for first.
       const there = kind !== 'dir' || beneath!.lstat(addition.path)?.isDirectory() === true;
       const central = there
-        ? await writeAddition(writer, beneath!, addition.path, addition.observed, captured, pause).catch((error: unknown) => {
-            if (vanished(error)) return undefined;
-            throw error;
-          })
+        ? await writeAddition(writer, beneath!, addition.path, addition.observed, captured, pause).catch(
+            (error: unknown) => {
+              if (vanished(error)) return undefined;
+              throw error;
+            },
+          )
         : undefined;
       if (central === undefined) {
         gone++;
@@ -488,12 +667,27 @@ async function writeArchive(temporary: string, target: string, sourceExists: boo
         record = entryRecord(entry, item.path, item.type !== 'dir' && entry.isSymlink ? 'symlink' : item.type);
       }
       const observed = captured.get(item.path) ?? diff.observed.get(item.path);
-      if (record.type !== 'dir' && observed && !item.fromZip) record.extracted = { size: observed.size, mtime_ms: observed.mtime_ms, ctime_ms: observed.ctime_ms, ino: observed.ino };
+      if (record.type !== 'dir' && observed && !item.fromZip)
+        record.extracted = {
+          size: observed.size,
+          mtime_ms: observed.mtime_ms,
+          ctime_ms: observed.ctime_ms,
+          ino: observed.ino,
+        };
       entries.push(record);
     });
     // The new archive against the zip it replaces, by name: after a forced sync over a zip another
     // writer changed, these are the counts that say what it kept of the workspace and what it discarded.
-    const replaced = directory && forced ? againstReplaced(directory, entries, new Set(manifest.entries.filter((entry) => diff.states.get(entry.index) === 'renamed').map((entry) => entry.name))) : undefined;
+    const replaced =
+      directory && forced
+        ? againstReplaced(
+            directory,
+            entries,
+            new Set(
+              manifest.entries.filter((entry) => diff.states.get(entry.index) === 'renamed').map((entry) => entry.name),
+            ),
+          )
+        : undefined;
     // The source's parsed directory is ~0.5 KB per entry, and the runtime keeps an async function's
     // locals for a while after it returns: let go of it here (50 MiB at 100,000 entries).
     directory = undefined;
@@ -516,7 +710,11 @@ async function writeArchive(temporary: string, target: string, sourceExists: boo
 }
 
 /** Modified, added and deleted entries of a new archive against the zip it replaces, by name (renamed ones' old names aside). */
-function againstReplaced(directory: PackedDirectory, written: EntryRecord[], renamedFrom: ReadonlySet<string>): Omit<SyncResult, 'synced' | 'backup_path'> {
+function againstReplaced(
+  directory: PackedDirectory,
+  written: EntryRecord[],
+  renamedFrom: ReadonlySet<string>,
+): Omit<SyncResult, 'synced' | 'backup_path'> {
   const before = new Map<string, ZipEntry>();
   for (let i = 0; i < directory.count; i++) {
     const entry = directory.entry(i);
@@ -539,8 +737,17 @@ function againstReplaced(directory: PackedDirectory, written: EntryRecord[], ren
  * unchanged: at the same index normally, found by name when a forced sync
  * writes over a source that was rewritten meanwhile.
  */
-function findOriginal(directory: PackedDirectory, byName: () => Map<string, number>, record: EntryRecord): ZipEntry | undefined {
-  const same = (e: ZipEntry | undefined) => e !== undefined && e.name === record.name && e.crc32 === record.crc32 && e.compressedSize === record.compressed_size && e.method === record.method;
+function findOriginal(
+  directory: PackedDirectory,
+  byName: () => Map<string, number>,
+  record: EntryRecord,
+): ZipEntry | undefined {
+  const same = (e: ZipEntry | undefined) =>
+    e !== undefined &&
+    e.name === record.name &&
+    e.crc32 === record.crc32 &&
+    e.compressedSize === record.compressed_size &&
+    e.method === record.method;
   const byIndex = record.index < directory.count ? directory.entry(record.index) : undefined;
   if (same(byIndex)) return byIndex;
   const at = byName().get(record.name);
@@ -550,4 +757,3 @@ function findOriginal(directory: PackedDirectory, byName: () => Map<string, numb
 
 /** Marks, in the list of what a sync wrote, an entry of a lazy session copied without being extracted. */
 const LEFT_IN_ZIP = Symbol('left in the zip');
-

@@ -9,9 +9,27 @@
 import fs from 'node:fs';
 import type { Beneath } from '../files/beneath.ts';
 import { crc32, deflateRaw, deflateRawPiece } from '../zip/codec.ts';
-import { EXTRA_UNICODE_PATH, FLAG_DATA_DESCRIPTOR, FLAG_UTF8, HOST_UNIX, METHOD_DEFLATED, METHOD_STORED, S_IFDIR, S_IFLNK } from '../zip/constants.ts';
+import {
+  EXTRA_UNICODE_PATH,
+  FLAG_DATA_DESCRIPTOR,
+  FLAG_UTF8,
+  HOST_UNIX,
+  METHOD_DEFLATED,
+  METHOD_STORED,
+  S_IFDIR,
+  S_IFLNK,
+} from '../zip/constants.ts';
 import { dateToDosDateTime } from '../zip/dos-time.ts';
-import { extendedTimestampField, readLocalExtra, refreshExtraFields, type EntryFields, type ExtraField, type FileSource, type ZipEntry, type ZipWriter } from '../zip/index.ts';
+import {
+  extendedTimestampField,
+  readLocalExtra,
+  refreshExtraFields,
+  type EntryFields,
+  type ExtraField,
+  type FileSource,
+  type ZipEntry,
+  type ZipWriter,
+} from '../zip/index.ts';
 import type { EntryRecord } from '../session/manifest.ts';
 import { observe, readLinkTarget, type WorkspaceDiff } from './workspace-diff.ts';
 import type { Observed } from './observed.ts';
@@ -29,7 +47,6 @@ const STREAM_PIECE_BYTES = 4 << 20;
 const ZIP64_FROM_BYTES = 0xf000_0000;
 /** A streamed addition is stored when deflate does not bring its first piece below this share. */
 const WORTH_DEFLATING = 0.97;
-
 
 /** A workspace item's content: its bytes, or for a large file the open descriptor to stream from. */
 interface Content {
@@ -67,13 +84,31 @@ type Frame = Omit<EntryFields, 'method' | 'crc32' | 'compressedSize' | 'uncompre
  * Writes one entry's data as `method` says ('auto': deflate unless it does not
  * help) and returns its central-directory record.
  */
-async function writeContent(writer: ZipWriter, frame: Frame, content: Content, method: 'stored' | 'deflate' | 'auto', localExtra: ExtraField[], centralExtra: ExtraField[], pause: Pause): Promise<Uint8Array> {
+async function writeContent(
+  writer: ZipWriter,
+  frame: Frame,
+  content: Content,
+  method: 'stored' | 'deflate' | 'auto',
+  localExtra: ExtraField[],
+  centralExtra: ExtraField[],
+  pause: Pause,
+): Promise<Uint8Array> {
   const time = dateToDosDateTime(new Date(content.observed.mtime_ms));
   if (content.fd === undefined) {
     const bytes = content.bytes ?? new Uint8Array(0);
-    let packed = method === 'stored' ? { method: METHOD_STORED, data: bytes } : { method: METHOD_DEFLATED, data: deflateRaw(bytes) };
+    let packed =
+      method === 'stored'
+        ? { method: METHOD_STORED, data: bytes }
+        : { method: METHOD_DEFLATED, data: deflateRaw(bytes) };
     if (method === 'auto' && packed.data.length >= bytes.length) packed = { method: METHOD_STORED, data: bytes };
-    const fields = { ...frame, ...time, method: packed.method, crc32: crc32(bytes), compressedSize: packed.data.length, uncompressedSize: bytes.length };
+    const fields = {
+      ...frame,
+      ...time,
+      method: packed.method,
+      crc32: crc32(bytes),
+      compressedSize: packed.data.length,
+      uncompressedSize: bytes.length,
+    };
     return writer.addEntry(fields, localExtra, centralExtra, packed.data);
   }
   const fd = content.fd;
@@ -86,7 +121,15 @@ async function writeContent(writer: ZipWriter, frame: Frame, content: Content, m
       firstOut = deflateRawPiece(piece.subarray(0, first), false);
       if (method === 'auto' && firstOut.length >= first * WORTH_DEFLATING) deflate = false;
     }
-    const fields = { ...frame, ...time, method: deflate ? METHOD_DEFLATED : METHOD_STORED, crc32: 0, compressedSize: 0, uncompressedSize: 0, zip64: content.observed.size >= ZIP64_FROM_BYTES };
+    const fields = {
+      ...frame,
+      ...time,
+      method: deflate ? METHOD_DEFLATED : METHOD_STORED,
+      crc32: 0,
+      compressedSize: 0,
+      uncompressedSize: 0,
+      zip64: content.observed.size >= ZIP64_FROM_BYTES,
+    };
     return await writer.addStreamedEntry(fields, localExtra, centralExtra, async (write) => {
       let crc = crc32(piece.subarray(0, first));
       let size = first;
@@ -118,10 +161,23 @@ async function writeContent(writer: ZipWriter, frame: Frame, content: Content, m
  * is the original's, minus an Info-ZIP Unicode Path field, which would still name the old path.
  * Returns the entry's central-directory record.
  */
-export async function writeFromWorkspace(writer: ZipWriter, beneath: Beneath, record: EntryRecord, original: ZipEntry | undefined, source: FileSource | undefined, captured: Captured, diff: WorkspaceDiff, pause: Pause, renamedTo?: string): Promise<Uint8Array> {
+export async function writeFromWorkspace(
+  writer: ZipWriter,
+  beneath: Beneath,
+  record: EntryRecord,
+  original: ZipEntry | undefined,
+  source: FileSource | undefined,
+  captured: Captured,
+  diff: WorkspaceDiff,
+  pause: Pause,
+  renamedTo?: string,
+): Promise<Uint8Array> {
   const at = renamedTo ?? record.path;
   // A folder entry is written afresh when it moved, or when a forced sync finds the source rewritten: it keeps the folder's time.
-  const folder = record.type === 'dir' ? (diff.observed.get(at) ?? { kind: 'dir', size: 0, mtime_ms: record.mtime_ms, ctime_ms: 0, ino: 0, nlink: 1 }) : undefined;
+  const folder =
+    record.type === 'dir'
+      ? (diff.observed.get(at) ?? { kind: 'dir', size: 0, mtime_ms: record.mtime_ms, ctime_ms: 0, ino: 0, nlink: 1 })
+      : undefined;
   const content: Content = folder ? { observed: folder, mode: 0 } : capture(beneath, at, captured);
   let externalAttributes = original?.externalAttributes ?? record.external_attributes;
   let versionMadeBy = original?.versionMadeBy ?? UNIX_MADE_BY;
@@ -137,7 +193,10 @@ export async function writeFromWorkspace(writer: ZipWriter, beneath: Beneath, re
       newName === undefined
         ? ((original?.flags ?? record.flags) & ~FLAG_DATA_DESCRIPTOR) | (original ? 0 : utf8Flag(record.name))
         : ((original?.flags ?? record.flags) & ~FLAG_DATA_DESCRIPTOR & ~FLAG_UTF8) | utf8Flag(newName),
-    rawName: newName !== undefined ? new TextEncoder().encode(newName) : (original?.rawName ?? new TextEncoder().encode(record.name)),
+    rawName:
+      newName !== undefined
+        ? new TextEncoder().encode(newName)
+        : (original?.rawName ?? new TextEncoder().encode(record.name)),
     comment: original?.rawComment ?? new Uint8Array(0),
     internalAttributes: original?.internalAttributes ?? 0,
     externalAttributes,
@@ -145,8 +204,17 @@ export async function writeFromWorkspace(writer: ZipWriter, beneath: Beneath, re
   const seconds = Math.floor(content.observed.mtime_ms / 1000);
   const localExtra = original && source ? readLocalExtra(source, original) : new Uint8Array(0);
   const method = record.method === METHOD_STORED ? 'stored' : 'deflate';
-  const keep = (fields: ExtraField[]) => (newName === undefined ? fields : fields.filter((field) => field.id !== EXTRA_UNICODE_PATH));
-  return writeContent(writer, frame, content, method, keep(refreshExtraFields(localExtra, seconds)), keep(refreshExtraFields(original?.rawExtra ?? new Uint8Array(0), seconds)), pause);
+  const keep = (fields: ExtraField[]) =>
+    newName === undefined ? fields : fields.filter((field) => field.id !== EXTRA_UNICODE_PATH);
+  return writeContent(
+    writer,
+    frame,
+    content,
+    method,
+    keep(refreshExtraFields(localExtra, seconds)),
+    keep(refreshExtraFields(original?.rawExtra ?? new Uint8Array(0), seconds)),
+    pause,
+  );
 }
 
 function utf8Flag(name: string): number {
@@ -155,11 +223,22 @@ function utf8Flag(name: string): number {
 
 /** A new file, link or empty folder: Unix attributes, an extended timestamp, deflate unless it does not help.
  * Returns the entry's central-directory record. */
-export async function writeAddition(writer: ZipWriter, beneath: Beneath, relative: string, observed: Observed, captured: Captured, pause: Pause): Promise<Uint8Array> {
+export async function writeAddition(
+  writer: ZipWriter,
+  beneath: Beneath,
+  relative: string,
+  observed: Observed,
+  captured: Captured,
+  pause: Pause,
+): Promise<Uint8Array> {
   const isDir = observed.kind === 'dir';
   const content: Content = isDir ? { observed, mode: S_IFDIR | 0o755 } : capture(beneath, relative, captured);
   const name = isDir ? `${relative}/` : relative;
-  const mode = isDir ? S_IFDIR | 0o755 : content.observed.kind === 'symlink' ? S_IFLNK | 0o777 : (content.mode & 0o170777) | 0o600;
+  const mode = isDir
+    ? S_IFDIR | 0o755
+    : content.observed.kind === 'symlink'
+      ? S_IFLNK | 0o777
+      : (content.mode & 0o170777) | 0o600;
   // Outside 1970-2106 the extended timestamp would wrap: such a time is left to the DOS fields.
   const timestamp = extendedTimestampField(Math.floor(content.observed.mtime_ms / 1000));
   const extra = timestamp ? [timestamp] : [];

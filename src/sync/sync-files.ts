@@ -62,7 +62,10 @@ export function assertBackupPathFree(target: string): void {
   const backup = backupPathFor(target);
   const stats = fs.lstatSync(backup, { throwIfNoEntry: false });
   if (stats && !stats.isFile() && !stats.isSymbolicLink()) {
-    throw new ZipfsError('SYNC_FAILED', `Sync keeps the previous archive as ${backup}, but a ${stats.isDirectory() ? 'folder' : 'special file'} is there. Move it away, or sync without a backup (${param('backup', false)}); the zip was left as it was.`);
+    throw new ZipfsError(
+      'SYNC_FAILED',
+      `Sync keeps the previous archive as ${backup}, but a ${stats.isDirectory() ? 'folder' : 'special file'} is there. Move it away, or sync without a backup (${param('backup', false)}); the zip was left as it was.`,
+    );
   }
 }
 
@@ -76,7 +79,11 @@ const RENAME_RETRY_MS = [50, 100, 200, 400, 800];
  * stands (FILE_IN_USE, from the caller). Elsewhere a rename either works or
  * will not by waiting.
  */
-export async function renameOver(from: string, to: string, platform: NodeJS.Platform = process.platform): Promise<void> {
+export async function renameOver(
+  from: string,
+  to: string,
+  platform: NodeJS.Platform = process.platform,
+): Promise<void> {
   for (const pause of platform === 'win32' ? [...RENAME_RETRY_MS, undefined] : [undefined]) {
     try {
       fs.renameSync(from, to);
@@ -117,12 +124,17 @@ export function deadTemporaries(target: string): DeadTemporary[] {
   const backupPrefix = `${path.basename(backupPathFor(target))}${TEMP_MARK}`;
   const found: DeadTemporary[] = [];
   for (const name of fs.readdirSync(dir)) {
-    let rest = name.startsWith(prefix) ? name.slice(prefix.length) : name.startsWith(backupPrefix) ? name.slice(backupPrefix.length) : undefined;
+    let rest = name.startsWith(prefix)
+      ? name.slice(prefix.length)
+      : name.startsWith(backupPrefix)
+        ? name.slice(backupPrefix.length)
+        : undefined;
     // The zip lock's drafts (`.<zip>.zipfs-lock.<pid>-<id>`, session/lock.ts) of a process killed while taking it.
     if (rest?.startsWith(LOCK_DRAFT)) rest = rest.slice(LOCK_DRAFT.length);
     else if (rest === undefined || !name.endsWith('.tmp')) continue;
     const pid = Number.parseInt(rest, 10);
-    if (Number.isInteger(pid) && pid !== process.pid && !isProcessAlive(pid)) found.push({ path: path.join(dir, name), pid });
+    if (Number.isInteger(pid) && pid !== process.pid && !isProcessAlive(pid))
+      found.push({ path: path.join(dir, name), pid });
   }
   return found;
 }

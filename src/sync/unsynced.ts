@@ -10,11 +10,13 @@ import type { Session } from '../session/session-store.ts';
 import type { PendingChanges } from '../session/prune.ts';
 import { readManifest } from '../session/read-manifest.ts';
 
-
 /** Changed paths in a session's workspace, as close counts them before it refuses. */
 export function pendingChanges(session: Session): PendingChanges {
   recoverInterruptedSync(session);
   const diff = diffWorkspace(session.contents, readManifest(session.manifest));
   const count = diff.modified.length + diff.added.length + diff.deleted.length + diff.renamed.length;
-  return { count, summary: `${diff.modified.length} modified, ${diff.added.length} added, ${diff.deleted.length} deleted${diff.renamed.length ? `, ${diff.renamed.length} renamed` : ''}` };
+  return {
+    count,
+    summary: `${diff.modified.length} modified, ${diff.added.length} added, ${diff.deleted.length} deleted${diff.renamed.length ? `, ${diff.renamed.length} renamed` : ''}`,
+  };
 }

@@ -19,7 +19,8 @@ const HEADER_WINDOW_BYTES = 64 * 1024;
 export function verifyWritten(file: string, entriesWritten: number): PackedDirectory {
   return checked(file, entriesWritten, (source) => {
     const directory = readPackedDirectory(source);
-    if (directory.count !== entriesWritten) throw new Error(`its central directory holds ${directory.count} entries, not the ${entriesWritten} written`);
+    if (directory.count !== entriesWritten)
+      throw new Error(`its central directory holds ${directory.count} entries, not the ${entriesWritten} written`);
     const ends = directory.byOffset();
     for (let k = 0; k < ends.length; k++) {
       const limit = k + 1 < ends.length ? directory.localHeaderOffset(ends[k + 1]!) : directory.centralStart;

@@ -28,7 +28,6 @@ import { openRegularFile, specialKind } from '../base/regular-file.ts';
 import { type Manifest } from '../session/read-manifest.ts';
 import type { Observed } from './observed.ts';
 
-
 /** `renamed`: the entry is on disk under another path (renames.ts), maybe with new content. */
 export type EntryState = 'unchanged' | 'modified' | 'deleted' | 'renamed';
 
@@ -61,7 +60,14 @@ export interface WorkspaceDiff {
 export function observe(stats: fs.Stats | FileStat): Observed {
   const type = stats.mode & S_IFMT;
   const kind = type === S_IFLNK ? 'symlink' : type === S_IFDIR ? 'dir' : type === S_IFREG ? 'file' : 'special';
-  const observed: Observed = { kind, size: stats.size, mtime_ms: stats.mtimeMs, ctime_ms: stats.ctimeMs, ino: stats.ino, nlink: stats.nlink };
+  const observed: Observed = {
+    kind,
+    size: stats.size,
+    mtime_ms: stats.mtimeMs,
+    ctime_ms: stats.ctimeMs,
+    ino: stats.ino,
+    nlink: stats.nlink,
+  };
   if (kind === 'special') observed.what = specialKind(stats.mode) ?? 'not a regular file';
   return observed;
 }
@@ -69,7 +75,8 @@ export function observe(stats: fs.Stats | FileStat): Observed {
 /** A name that is not UTF-8, shown with its odd bytes as \xNN escapes. */
 function escapedName(bytes: Buffer): string {
   let out = '';
-  for (const byte of bytes) out += byte >= 0x20 && byte < 0x7f ? String.fromCharCode(byte) : `\\x${byte.toString(16).padStart(2, '0')}`;
+  for (const byte of bytes)
+    out += byte >= 0x20 && byte < 0x7f ? String.fromCharCode(byte) : `\\x${byte.toString(16).padStart(2, '0')}`;
   return out;
 }
 
@@ -117,7 +124,9 @@ function scan(root: Folder): { items: Map<string, Observed>; emptyDirs: Set<stri
     const dirFd = native ? folder.descriptor : undefined;
     for (const name of names) {
       const relative = prefix + name;
-      const stats = (dirFd !== undefined && native!.statAt(dirFd, name)) || fs.lstatSync(folder.child(name), { throwIfNoEntry: false });
+      const stats =
+        (dirFd !== undefined && native!.statAt(dirFd, name)) ||
+        fs.lstatSync(folder.child(name), { throwIfNoEntry: false });
       if (!stats) continue;
       let observed = observe(stats);
       if (observed.kind === 'dir') {
@@ -156,8 +165,19 @@ export function readLinkTarget(at: string): Buffer {
  */
 function untouched(entry: EntryRecord, now: Observed, fenceMs: number | undefined): boolean {
   const recorded = entry.extracted;
-  if (recorded) return recorded.size === now.size && recorded.mtime_ms === now.mtime_ms && recorded.ctime_ms === now.ctime_ms && recorded.ino === now.ino;
-  return fenceMs !== undefined && now.size === entry.size && Math.abs(now.mtime_ms - entry.mtime_ms) < 1 && now.ctime_ms < fenceMs;
+  if (recorded)
+    return (
+      recorded.size === now.size &&
+      recorded.mtime_ms === now.mtime_ms &&
+      recorded.ctime_ms === now.ctime_ms &&
+      recorded.ino === now.ino
+    );
+  return (
+    fenceMs !== undefined &&
+    now.size === entry.size &&
+    Math.abs(now.mtime_ms - entry.mtime_ms) < 1 &&
+    now.ctime_ms < fenceMs
+  );
 }
 
 const CRC_CHUNK_BYTES = 1 << 20;
@@ -201,7 +221,8 @@ function contentMatches(beneath: Beneath, entry: EntryRecord, now: Observed): bo
     }
     return now.size === entry.size && fileCrc(at, entry.path) === entry.crc32;
   } catch (error) {
-    if (isSystemError(error, 'ENOENT') || (error instanceof ZipfsError && error.code === 'PATH_NOT_FOUND')) return 'gone';
+    if (isSystemError(error, 'ENOENT') || (error instanceof ZipfsError && error.code === 'PATH_NOT_FOUND'))
+      return 'gone';
     if (error instanceof ZipfsError || isSystemError(error, 'EINVAL', 'ELOOP', 'ENOTDIR')) return false;
     throw error;
   }
@@ -214,8 +235,17 @@ function contentMatches(beneath: Beneath, entry: EntryRecord, now: Observed): bo
  * outside content into the zip, and a later write through the other link
  * would change the workspace behind zipfs's back).
  */
-function findUnsupported(changed: string[], additions: WorkspaceDiff['additions'], items: Map<string, Observed>, badNames: string[], maxPathBytes: number): Unsupported[] {
-  const found: Unsupported[] = badNames.map((name) => ({ path: name, reason: 'its name is not valid UTF-8; rename it' }));
+function findUnsupported(
+  changed: string[],
+  additions: WorkspaceDiff['additions'],
+  items: Map<string, Observed>,
+  badNames: string[],
+  maxPathBytes: number,
+): Unsupported[] {
+  const found: Unsupported[] = badNames.map((name) => ({
+    path: name,
+    reason: 'its name is not valid UTF-8; rename it',
+  }));
   // An added path becomes an entry name: never one that open would refuse or read back as another path.
   for (const { path: relative } of additions) {
     const reason = unwritableName(relative, maxPathBytes);
@@ -230,11 +260,15 @@ function findUnsupported(changed: string[], additions: WorkspaceDiff['additions'
     } else if (observed.kind === 'file' && observed.nlink > 1) {
       if (!linksInside) {
         linksInside = new Map();
-        for (const item of items.values()) if (item.kind === 'file' && item.nlink > 1) linksInside.set(item.ino, (linksInside.get(item.ino) ?? 0) + 1);
+        for (const item of items.values())
+          if (item.kind === 'file' && item.nlink > 1) linksInside.set(item.ino, (linksInside.get(item.ino) ?? 0) + 1);
       }
       const inside = linksInside.get(observed.ino) ?? 0;
       if (inside < observed.nlink) {
-        found.push({ path: relative, reason: `it is a hard link to a file outside the workspace (${observed.nlink} links, ${inside} inside); make it a file of its own (cp it to a new name and mv that back)` });
+        found.push({
+          path: relative,
+          reason: `it is a hard link to a file outside the workspace (${observed.nlink} links, ${inside} inside); make it a file of its own (cp it to a new name and mv that back)`,
+        });
       }
     }
   }
@@ -325,7 +359,8 @@ function compare(beneath: Beneath, manifest: Manifest): WorkspaceDiff {
     const now = items.get(entry.path);
     if (now && (entry.type === 'dir') === (now.kind === 'dir')) known.add(entry.path);
     let state: EntryState;
-    if (entry.type === 'dir') state = entry.path === '' || now?.kind === 'dir' ? 'unchanged' : 'deleted'; // '': a root entry ("./"), the workspace itself
+    if (entry.type === 'dir')
+      state = entry.path === '' || now?.kind === 'dir' ? 'unchanged' : 'deleted'; // '': a root entry ("./"), the workspace itself
     else if (!now || now.kind === 'dir') state = 'deleted';
     else if (now.kind === 'special' || (entry.type === 'file' && now.kind === 'symlink')) state = 'modified';
     else if (now.kind === 'file' && untouched(entry, now, fenceMs)) state = 'unchanged';
@@ -344,7 +379,9 @@ function compare(beneath: Beneath, manifest: Manifest): WorkspaceDiff {
   // folder gets one, empty or not; where it stores none, folders are implied by their files, and only an
   // empty one needs an entry to exist at all. Folders the archive implied are never new.
   let stores: boolean | undefined;
-  const storesFolders = () => (stores ??= entries.some((entry) => entry.type === 'dir' && entry.path !== '') || lazy?.().storesFolders() === true);
+  const storesFolders = () =>
+    (stores ??=
+      entries.some((entry) => entry.type === 'dir' && entry.path !== '') || lazy?.().storesFolders() === true);
   let implied: Set<string> | undefined;
   const isImplied = (dir: string) => (implied ??= foldersOf(entries)).has(dir) || lazy?.().hasFolder(dir) === true;
   let additions: WorkspaceDiff['additions'] = [];
@@ -356,14 +393,19 @@ function compare(beneath: Beneath, manifest: Manifest): WorkspaceDiff {
   additions.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 
   const gone = entries.filter((entry) => states.get(entry.index) === 'deleted');
-  const found = gone.length > 0 && additions.length > 0 ? findRenames(gone, additions, (relative) => addedCrc(beneath, relative)) : [];
+  const found =
+    gone.length > 0 && additions.length > 0
+      ? findRenames(gone, additions, (relative) => addedCrc(beneath, relative))
+      : [];
   const renames = new Map(found.map((rename) => [rename.index, rename.to]));
   // Shown as status shows paths: a folder with its trailing `/`.
   const folderMark = new Set(gone.filter((entry) => entry.type === 'dir').map((entry) => entry.index));
   const renamed = found
     .map(({ index, from, to, modified: changed }) => {
       const mark = folderMark.has(index) ? '/' : '';
-      return changed ? { from: from + mark, to: to + mark, modified: true as const } : { from: from + mark, to: to + mark };
+      return changed
+        ? { from: from + mark, to: to + mark, modified: true as const }
+        : { from: from + mark, to: to + mark };
     })
     .sort((a, b) => (a.to < b.to ? -1 : a.to > b.to ? 1 : 0));
   if (found.length > 0) {
@@ -376,9 +418,26 @@ function compare(beneath: Beneath, manifest: Manifest): WorkspaceDiff {
   const added = [...additions.map((a) => (a.observed.kind === 'dir' ? `${a.path}/` : a.path)), ...badNames];
   // A rename writes a new name, and its content comes from the workspace: checked as an addition is.
   const written = [...additions, ...found.map((rename) => ({ path: rename.to, observed: items.get(rename.to)! }))];
-  const unsupported = findUnsupported([...modified, ...written.map((a) => a.path)], written, items, badNames, maxEntryPathBytes(path.dirname(path.dirname(beneath.root))));
+  const unsupported = findUnsupported(
+    [...modified, ...written.map((a) => a.path)],
+    written,
+    items,
+    badNames,
+    maxEntryPathBytes(path.dirname(path.dirname(beneath.root))),
+  );
   const sort = (list: string[]) => list.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   // A lazy session's entries that are not extracted are unchanged: their bytes are the zip's.
   if (session.lazy) unchangedCount += session.lazy.entries - entries.length;
-  return { modified: sort(modified), added: sort(added), deleted: sort(deleted), renamed, renames, unchangedCount, unsupported, states, additions, observed: items };
+  return {
+    modified: sort(modified),
+    added: sort(added),
+    deleted: sort(deleted),
+    renamed,
+    renames,
+    unchangedCount,
+    unsupported,
+    states,
+    additions,
+    observed: items,
+  };
 }

@@ -62,7 +62,11 @@ export function zipSideChanges(base: readonly EntryRecord[], now: readonly Place
       continue;
     }
     matched.add(record);
-    changes.push({ kind: entryChanged(record, placed.entry) || record.type !== placed.type ? 'modified' : 'kept', record, now: placed });
+    changes.push({
+      kind: entryChanged(record, placed.entry) || record.type !== placed.type ? 'modified' : 'kept',
+      record,
+      now: placed,
+    });
   }
   for (const record of base) if (!matched.has(record)) changes.push({ kind: 'deleted', record });
   return changes;
@@ -87,7 +91,11 @@ export function changeLists(changes: readonly ZipSideChange[]): ZipChanges {
 
 /** `A path`, `M path`, `D path` lines, as status's zip_changed and a merge's from_zip list them. */
 export function changeLines(changes: ZipChanges): string[] {
-  return [...changes.added.map((p) => `A ${p}`), ...changes.modified.map((p) => `M ${p}`), ...changes.deleted.map((p) => `D ${p}`)];
+  return [
+    ...changes.added.map((p) => `A ${p}`),
+    ...changes.modified.map((p) => `M ${p}`),
+    ...changes.deleted.map((p) => `D ${p}`),
+  ];
 }
 
 /**
@@ -115,7 +123,10 @@ export function placeLeniently(entries: readonly ZipEntry[]): PlacedEntry[] {
  * `read` over the zip at `zipPath` and its central directory; undefined when there is no zip to
  * read there (gone, not readable, damaged): the caller says so, as status and sync each do.
  */
-export function readCurrentZip<T>(zipPath: string, read: (source: FileSource, directory: CentralDirectory) => T): T | undefined {
+export function readCurrentZip<T>(
+  zipPath: string,
+  read: (source: FileSource, directory: CentralDirectory) => T,
+): T | undefined {
   let source: FileSource;
   try {
     source = new FileSource(zipPath);
@@ -134,12 +145,18 @@ export function readCurrentZip<T>(zipPath: string, read: (source: FileSource, di
 
 /** The zip's changes since the base; undefined when it cannot be read as a zip (gone, damaged: the caller says so). */
 export function zipChangesSince({ entries }: Manifest, zipPath: string): ZipChanges | undefined {
-  return readCurrentZip(zipPath, (_source, directory) => changeLists(zipSideChanges(entries, placeLeniently(directory.entries))));
+  return readCurrentZip(zipPath, (_source, directory) =>
+    changeLists(zipSideChanges(entries, placeLeniently(directory.entries))),
+  );
 }
 
 /** "1 added (NEWFILE.txt), 2 modified (a, b), 0 deleted": for messages, a few names each. */
 export function describeZipChanges(changes: ZipChanges): string {
-  if (changes.added.length + changes.modified.length + changes.deleted.length === 0) return 'rewritten with the same entries (its bytes changed: a comment, an order, trailing data, the spelling of a name)';
-  const part = (list: string[], what: string) => `${list.length} ${what}${list.length > 0 ? ` (${list.slice(0, 3).join(', ')}${list.length > 3 ? ', ...' : ''})` : ''}`;
-  return [part(changes.added, 'added'), part(changes.modified, 'modified'), part(changes.deleted, 'deleted')].join(', ');
+  if (changes.added.length + changes.modified.length + changes.deleted.length === 0)
+    return 'rewritten with the same entries (its bytes changed: a comment, an order, trailing data, the spelling of a name)';
+  const part = (list: string[], what: string) =>
+    `${list.length} ${what}${list.length > 0 ? ` (${list.slice(0, 3).join(', ')}${list.length > 3 ? ', ...' : ''})` : ''}`;
+  return [part(changes.added, 'added'), part(changes.modified, 'modified'), part(changes.deleted, 'deleted')].join(
+    ', ',
+  );
 }

@@ -40,7 +40,9 @@ export function findZipLeftovers(zipPath: string): ZipLeftover[] {
   if (!target) return [];
   try {
     const lock = deadZipLock(target);
-    const temporaries = deadTemporaries(target).map((t): ZipLeftover => ({ path: t.path, pid: t.pid, bytes: sizeOf(t.path), kind: 'temporary' }));
+    const temporaries = deadTemporaries(target).map(
+      (t): ZipLeftover => ({ path: t.path, pid: t.pid, bytes: sizeOf(t.path), kind: 'temporary' }),
+    );
     return [...(lock ? [lockLeftover(lock, sizeOf(lock.file))] : []), ...temporaries];
   } catch {
     return []; // the folder cannot be read: sync says why when it gets there

@@ -17,7 +17,15 @@ import { checkArchive } from '../open/archive-checks.ts';
 import { DeclaredSizes } from '../rules/declared-sizes.ts';
 import { type FolderRules } from '../rules/folder-rules.ts';
 import { lazyEntriesOf } from '../session/lazy-entries.ts';
-import { FileSource, layoutFaults, locateEntryData, openRefusal, readCentralDirectory, readPackedDirectory, streamEntryData } from '../zip/index.ts';
+import {
+  FileSource,
+  layoutFaults,
+  locateEntryData,
+  openRefusal,
+  readCentralDirectory,
+  readPackedDirectory,
+  streamEntryData,
+} from '../zip/index.ts';
 import type { Step } from './merge-plan.ts';
 import type { PlacedEntry } from './zip-changes.ts';
 import { assertSameZip, fileVersion, replacedDuringMerge } from './zip-identity.ts';
@@ -52,7 +60,10 @@ export function readZipNow(request: ZipNowRequest): ZipNow {
         now = directory.entries.map((entry, i) => ({ entry, path: lazy.paths[i]!, type: lazy.type(i) }));
         for (const fault of layoutFaults(source, directory)) throw openRefusal(fault);
       } else {
-        now = checkArchive(source, directory, request.limits, { workspaces: request.workspaces, rules: request.rules }).items;
+        now = checkArchive(source, directory, request.limits, {
+          workspaces: request.workspaces,
+          rules: request.rules,
+        }).items;
       }
       assertSameZip(zipPath, version); // one zip read, not the halves of two
       return { now, version };
@@ -69,10 +80,17 @@ export function readZipNow(request: ZipNowRequest): ZipNow {
  * session, only what is on disk there), checking its data as open checks what it extracts:
  * damage is refused before the workspace or the zip is touched.
  */
-export async function checkTakenData(request: ZipNowRequest, steps: readonly Step[], version: string | undefined, onDisk?: (relative: string) => boolean): Promise<void> {
+export async function checkTakenData(
+  request: ZipNowRequest,
+  steps: readonly Step[],
+  version: string | undefined,
+  onDisk?: (relative: string) => boolean,
+): Promise<void> {
   const { zipPath } = request;
   try {
-    const taken = steps.filter((step) => step.kind === 'zip' && !step.quiet && step.type !== 'dir' && (!onDisk || onDisk(step.path))) as Extract<Step, { kind: 'zip' }>[];
+    const taken = steps.filter(
+      (step) => step.kind === 'zip' && !step.quiet && step.type !== 'dir' && (!onDisk || onDisk(step.path)),
+    ) as Extract<Step, { kind: 'zip' }>[];
     // A lazy open checked no sizes: what it takes is held to open's limits as an extraction is (an eager zip's all were, by checkArchive).
     if (request.lazy) {
       const sizes = new DeclaredSizes(request.limits, throwRefusal, (at) => taken[at]!.entry.name);

@@ -11,7 +11,9 @@ import type { LockWait } from '../session/lock.ts';
 import type { SessionOwner } from '../session/owner.ts';
 import { loadLimits } from '../rules/limits.ts';
 
-export type ObjectSchema = v.ObjectSchema<v.ObjectEntries, undefined> | v.StrictObjectSchema<v.ObjectEntries, undefined>;
+export type ObjectSchema =
+  | v.ObjectSchema<v.ObjectEntries, undefined>
+  | v.StrictObjectSchema<v.ObjectEntries, undefined>;
 
 export interface CommandContext {
   /** The data directory (ZIPFS_HOME and friends, resolved). */

@@ -12,7 +12,8 @@ import { count } from '../commands/schemas.ts';
 
 /** The paging inputs, shared so they read the same on every tool. */
 export const offsetParam = v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.description('A next_offset')));
-export const limitParam = (what: string) => v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.description(`Max ${what} (default: what fits)`)));
+export const limitParam = (what: string) =>
+  v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.description(`Max ${what} (default: what fits)`)));
 
 /** The paging outputs. */
 export const nextOffsetField = v.optional(count('Absent at the end'));
@@ -23,7 +24,8 @@ const escaped = (json: string) => JSON.stringify(json).length - 2;
 
 /** Characters an MCP result takes for this answer: structuredContent, plus the same JSON escaped in the text block. */
 export function mcpResultChars(output: unknown): number {
-  return JSON.stringify({ content: [{ type: 'text', text: JSON.stringify(output) }], structuredContent: output }).length;
+  return JSON.stringify({ content: [{ type: 'text', text: JSON.stringify(output) }], structuredContent: output })
+    .length;
 }
 
 /** What one array element adds to an MCP result: its JSON twice (once escaped) and a comma in each. */
@@ -49,7 +51,13 @@ export interface PageRequest {
  * page's items and the offset that continues (undefined at the end). A page holds at least one
  * item even when that one alone is over the budget: an empty page could never be continued.
  */
-export function takePage<T, O>(all: readonly T[], request: PageRequest, maxChars: number | undefined, build: (items: T[], nextOffset: number | undefined) => O, cost: (item: T) => number = itemChars): O {
+export function takePage<T, O>(
+  all: readonly T[],
+  request: PageRequest,
+  maxChars: number | undefined,
+  build: (items: T[], nextOffset: number | undefined) => O,
+  cost: (item: T) => number = itemChars,
+): O {
   const offset = Math.min(request.offset ?? 0, all.length);
   let end = request.limit === undefined ? all.length : Math.min(all.length, offset + request.limit);
   if (maxChars !== undefined) {
@@ -67,13 +75,18 @@ export function takePage<T, O>(all: readonly T[], request: PageRequest, maxChars
 }
 
 /** `next_offset` when there is more, nothing at the end (an absent field, not a null). */
-export const continuation = (nextOffset: number | undefined): { next_offset?: number } => (nextOffset === undefined ? {} : { next_offset: nextOffset });
+export const continuation = (nextOffset: number | undefined): { next_offset?: number } =>
+  nextOffset === undefined ? {} : { next_offset: nextOffset };
 
 /**
  * `total` and `next_offset` for an answer that is one page of a longer result; an answer that holds
  * everything has neither, and reads as it did before paging.
  */
-export function pageFields(total: number, offset: number | undefined, nextOffset: number | undefined): { total?: number; next_offset?: number } {
+export function pageFields(
+  total: number,
+  offset: number | undefined,
+  nextOffset: number | undefined,
+): { total?: number; next_offset?: number } {
   return (offset ?? 0) > 0 || nextOffset !== undefined ? { total, ...continuation(nextOffset) } : {};
 }
 

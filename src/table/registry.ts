@@ -24,7 +24,27 @@ import { sync } from '../commands/sync.ts';
 import { tree } from '../commands/tree.ts';
 import { write } from '../commands/write.ts';
 
-export const COMMANDS: readonly Command[] = [open, inspect, sessions, path, ls, tree, read, write, edit, mkdir, move, del, extract, grep, status, diff, sync, close, prune] as unknown as Command[];
+export const COMMANDS: readonly Command[] = [
+  open,
+  inspect,
+  sessions,
+  path,
+  ls,
+  tree,
+  read,
+  write,
+  edit,
+  mkdir,
+  move,
+  del,
+  extract,
+  grep,
+  status,
+  diff,
+  sync,
+  close,
+  prune,
+] as unknown as Command[];
 
 export const MCP_TOOL_PREFIX = 'zipfs_';
 

@@ -9,7 +9,12 @@ function problem(issue: v.BaseIssue<unknown>): string {
   if (key && issue.input === undefined) return `argument "${key}" is missing`;
   if (issue.kind === 'schema' && issue.type === 'strict_object' && key) return `unknown argument ${quote(key)}`;
   const received = issue.received.length > 60 ? `${issue.received.slice(0, 60)}…` : issue.received;
-  const what = issue.kind === 'schema' ? `expected ${issue.expected}, got ${received}` : issue.message.length > 160 ? `${issue.message.slice(0, 160)}…` : issue.message;
+  const what =
+    issue.kind === 'schema'
+      ? `expected ${issue.expected}, got ${received}`
+      : issue.message.length > 160
+        ? `${issue.message.slice(0, 160)}…`
+        : issue.message;
   return key ? `argument "${key}": ${what}` : what;
 }
 
@@ -22,5 +27,8 @@ export function validateInput(command: Command, raw: unknown): Record<string, un
   if (result.success) return result.output as Record<string, unknown>;
   const problems = result.issues.map(problem);
   const known = Object.keys(command.input.entries).join(', ') || 'none';
-  throw new ZipfsError('INVALID_INPUT', `Invalid input for ${command.name}: ${problems.join('; ')}. Arguments it takes: ${known}.`);
+  throw new ZipfsError(
+    'INVALID_INPUT',
+    `Invalid input for ${command.name}: ${problems.join('; ')}. Arguments it takes: ${known}.`,
+  );
 }

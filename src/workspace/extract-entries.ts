@@ -23,7 +23,6 @@ import { assertRoomInWorkspaces } from '../session/workspace-room.ts';
 import { STREAM_ABOVE_BYTES, extractedFileMode, uncreatable } from '../files/extract-files.ts';
 import { trackedIndexes, assertTrackedMatch, readManifest } from '../session/read-manifest.ts';
 
-
 export interface Extracted {
   /** Entries written (files, links and folders). */
   count: number;
@@ -33,20 +32,37 @@ export interface Extracted {
 }
 
 /** Refuses, before anything is written, what open would refuse of these entries together with those already extracted. */
-function assertWithinLimits(session: Session, lazy: LazyEntries, todo: number[], trackedCount: number, home: string, limits: Limits): void {
+function assertWithinLimits(
+  session: Session,
+  lazy: LazyEntries,
+  todo: number[],
+  trackedCount: number,
+  home: string,
+  limits: Limits,
+): void {
   for (const index of todo) {
     const reason = lazy.unrepresentable(index);
-    if (reason) throw new ZipfsError('ZIP_INVALID', `Entry ${quoted(lazy.paths[index]!)} cannot be extracted here: ${reason}. It stays in the zip, where read, grep and sync still reach it; to have it as a file, open the zip with ZIPFS_HOME on a folder that can hold it.`);
+    if (reason)
+      throw new ZipfsError(
+        'ZIP_INVALID',
+        `Entry ${quoted(lazy.paths[index]!)} cannot be extracted here: ${reason}. It stays in the zip, where read, grep and sync still reach it; to have it as a file, open the zip with ZIPFS_HOME on a folder that can hold it.`,
+      );
   }
   const count = trackedCount + todo.length;
   if (count > limits.maxEntries) {
-    throw new ZipfsError('ZIP_BOMB_DETECTED', `Extracting ${todo.length} more entries would make ${count} extracted in this session, over the limit of ${limits.maxEntries}. Extract fewer (name paths or a narrower glob), or raise ZIPFS_MAX_ENTRIES if the archive is trusted.`);
+    throw new ZipfsError(
+      'ZIP_BOMB_DETECTED',
+      `Extracting ${todo.length} more entries would make ${count} extracted in this session, over the limit of ${limits.maxEntries}. Extract fewer (name paths or a narrower glob), or raise ZIPFS_MAX_ENTRIES if the archive is trusted.`,
+    );
   }
   let bytes = 0;
   for (const index of todo) if (lazy.type(index) !== 'dir') bytes += lazy.directory.entry(index).uncompressedSize;
   const after = session.record.extracted_size_bytes + bytes;
   if (after > limits.maxExtractedBytes) {
-    throw new ZipfsError('ZIP_BOMB_DETECTED', `Extracting these entries would make ${humanBytes(after)} extracted from this archive, over the limit of ${humanBytes(limits.maxExtractedBytes)}. Extract fewer, read them without extracting (read and grep reach every entry), or raise ZIPFS_MAX_EXTRACTED_BYTES if the archive is trusted.`);
+    throw new ZipfsError(
+      'ZIP_BOMB_DETECTED',
+      `Extracting these entries would make ${humanBytes(after)} extracted from this archive, over the limit of ${humanBytes(limits.maxExtractedBytes)}. Extract fewer, read them without extracting (read and grep reach every entry), or raise ZIPFS_MAX_EXTRACTED_BYTES if the archive is trusted.`,
+    );
   }
   assertRoomInWorkspaces(home, limits, bytes, 'extracting these entries adds');
 }
@@ -56,7 +72,14 @@ function assertWithinLimits(session: Session, lazy: LazyEntries, todo: number[],
  * the workspace; the caller holds the session's lock. What was written before
  * a failure (a bomb entry, a full disk) stays extracted and listed.
  */
-export async function extractEntries(session: Session, lazy: LazyEntries, indexes: Iterable<number>, home: string, limits: Limits, signal?: AbortSignal): Promise<Extracted> {
+export async function extractEntries(
+  session: Session,
+  lazy: LazyEntries,
+  indexes: Iterable<number>,
+  home: string,
+  limits: Limits,
+  signal?: AbortSignal,
+): Promise<Extracted> {
   const manifest = readManifest(session.manifest);
   assertTrackedMatch(session.dir, manifest.entries, lazy);
   const tracked = trackedIndexes(manifest);
@@ -89,7 +112,13 @@ export async function extractEntries(session: Session, lazy: LazyEntries, indexe
         continue;
       }
       const record = lazy.record(index);
-      const stats = await writeEntry(reader, index, record, place.folder.child(`.${place.name}.zipfs-${globalThis.crypto.randomUUID()}.tmp`), place.path);
+      const stats = await writeEntry(
+        reader,
+        index,
+        record,
+        place.folder.child(`.${place.name}.zipfs-${globalThis.crypto.randomUUID()}.tmp`),
+        place.path,
+      );
       record.extracted = { size: stats.size, mtime_ms: stats.mtimeMs, ctime_ms: stats.ctimeMs, ino: stats.ino };
       added.push(record);
       if (type === 'symlink') symlinks.push(relative);
@@ -99,13 +128,31 @@ export async function extractEntries(session: Session, lazy: LazyEntries, indexe
   } finally {
     beneath.close();
     reader.close();
-    if (added.length > 0) listMore(session, { ...manifest, session: { ...manifest.session, extracted_size_bytes: manifest.session.extracted_size_bytes + result.bytes, symlinks: [...manifest.session.symlinks, ...symlinks] } }, added);
+    if (added.length > 0)
+      listMore(
+        session,
+        {
+          ...manifest,
+          session: {
+            ...manifest.session,
+            extracted_size_bytes: manifest.session.extracted_size_bytes + result.bytes,
+            symlinks: [...manifest.session.symlinks, ...symlinks],
+          },
+        },
+        added,
+      );
   }
   return result;
 }
 
 /** One entry into a temporary beside its place, renamed there once whole: a reader never sees half of it. */
-async function writeEntry(reader: LazyReader, index: number, record: EntryRecord, temporary: string, target: string): Promise<fs.Stats> {
+async function writeEntry(
+  reader: LazyReader,
+  index: number,
+  record: EntryRecord,
+  temporary: string,
+  target: string,
+): Promise<fs.Stats> {
   const fd = fs.openSync(temporary, 'wx', extractedFileMode(record.type === 'symlink', record.mode ?? undefined));
   try {
     try {

@@ -24,7 +24,12 @@ function onlyInZip(session: Session, relative: string): number[] {
 }
 
 /** Extracts what a change at each of `inputs` needs on disk (a file, or everything in a folder): nothing in an eager session. */
-export async function extractForChange(session: Session, inputs: string[], home: string, limits: Limits): Promise<void> {
+export async function extractForChange(
+  session: Session,
+  inputs: string[],
+  home: string,
+  limits: Limits,
+): Promise<void> {
   const lazy = lazyEntries(session);
   if (!lazy) return;
   const wanted = inputs.flatMap((input) => onlyInZip(session, normaliseToolPath(input)));
@@ -43,8 +48,16 @@ export function deleteFromZipOnly(session: Session, input: string, recursive: bo
   const doomed = onlyInZip(session, relative);
   if (doomed.length === 0) return 0;
   const folder = doomed.some((index) => lazy.paths[index] !== relative);
-  if (folder && !recursive) throw new ZipfsError('INVALID_INPUT', `${quote(relative)} is a folder that is not empty; pass ${param('recursive')} to delete it and everything in it.`);
-  listMore(session, readManifest(session.manifest), doomed.map((index) => lazy.record(index)));
+  if (folder && !recursive)
+    throw new ZipfsError(
+      'INVALID_INPUT',
+      `${quote(relative)} is a folder that is not empty; pass ${param('recursive')} to delete it and everything in it.`,
+    );
+  listMore(
+    session,
+    readManifest(session.manifest),
+    doomed.map((index) => lazy.record(index)),
+  );
   return doomed.length;
 }
 

@@ -43,7 +43,8 @@ export class LazyView {
         folder = own.slice(0, slash);
         const name = own.slice(prefix.length, slash);
         // A folder only implied by paths below it shows the time of its first entry.
-        if (!found.has(name)) found.set(name, { type: 'dir', size: 0, mtime: this.lazy.directory.entry(index).modifiedAt });
+        if (!found.has(name))
+          found.set(name, { type: 'dir', size: 0, mtime: this.lazy.directory.entry(index).modifiedAt });
         return;
       }
       found.set(own.slice(prefix.length), this.item(index));
@@ -95,7 +96,11 @@ export function lazyView(session: Session): LazyView | undefined {
  * A path as ls, tree and read take it: on disk, or else, in a lazy session,
  * only in the zip. What is in neither is PATH_NOT_FOUND, as before.
  */
-export function resolveSeen(beneath: Beneath, input: string, view: LazyView | undefined): { relative: string; disk?: WorkspacePath; virtual?: VirtualItem } {
+export function resolveSeen(
+  beneath: Beneath,
+  input: string,
+  view: LazyView | undefined,
+): { relative: string; disk?: WorkspacePath; virtual?: VirtualItem } {
   try {
     const disk = resolveExisting(beneath, input);
     return { relative: disk.relative, disk };

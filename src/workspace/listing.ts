@@ -36,9 +36,14 @@ function compare(a: { name: string; dir: boolean }, b: { name: string; dir: bool
  * left out. In a lazy session, `view` adds what is only in the zip; `start`
  * is undefined when the folder itself is only there.
  */
-export function walk(start: Folder | undefined, options: WalkOptions, visit: (item: ListedItem, depth: number, isLast: boolean) => void): void {
+export function walk(
+  start: Folder | undefined,
+  options: WalkOptions,
+  visit: (item: ListedItem, depth: number, isLast: boolean) => void,
+): void {
   const recurse = (folder: Folder | undefined, relative: string, depth: number) => {
-    const fromRootOf = (childRelative: string) => (options.base === '' || childRelative === '' ? options.base + childRelative : `${options.base}/${childRelative}`);
+    const fromRootOf = (childRelative: string) =>
+      options.base === '' || childRelative === '' ? options.base + childRelative : `${options.base}/${childRelative}`;
     const children: { name: string; dir: boolean; stats?: fs.Stats; virtual?: VirtualItem }[] = [];
     for (const name of folder ? namesIn(folder) : []) {
       const stats = fs.lstatSync(folder!.child(name), { throwIfNoEntry: false });
@@ -46,14 +51,25 @@ export function walk(start: Folder | undefined, options: WalkOptions, visit: (it
     }
     if (options.view) {
       const onDisk = new Set(children.map((child) => child.name));
-      for (const [name, item] of options.view.children(fromRootOf(relative))) if (!onDisk.has(name)) children.push({ name, dir: item.type === 'dir', virtual: item });
+      for (const [name, item] of options.view.children(fromRootOf(relative)))
+        if (!onDisk.has(name)) children.push({ name, dir: item.type === 'dir', virtual: item });
     }
     children.sort(compare);
     children.forEach(({ name, stats, virtual }, i) => {
       const childRelative = relative === '' ? name : `${relative}/${name}`;
-      const type = virtual ? virtual.type : stats!.isDirectory() ? 'dir' : stats!.isSymbolicLink() || options.archiveSymlinks.has(fromRootOf(childRelative)) ? 'symlink' : 'file';
+      const type = virtual
+        ? virtual.type
+        : stats!.isDirectory()
+          ? 'dir'
+          : stats!.isSymbolicLink() || options.archiveSymlinks.has(fromRootOf(childRelative))
+            ? 'symlink'
+            : 'file';
       const size = type === 'dir' ? 0 : virtual ? virtual.size : stats!.size;
-      visit({ path: childRelative, type, size, mtime: virtual ? virtual.mtime : stats!.mtime }, depth, i === children.length - 1);
+      visit(
+        { path: childRelative, type, size, mtime: virtual ? virtual.mtime : stats!.mtime },
+        depth,
+        i === children.length - 1,
+      );
       if (type !== 'dir' || depth >= options.maxDepth) return;
       if (virtual) return recurse(undefined, childRelative, depth + 1);
       const inner = folder!.openChild(name);

@@ -47,7 +47,8 @@ export class CentralBuffer {
    */
   addRelocatedFrom(region: Uint8Array, start: number, length: number, offset: number): void {
     // A zip64 field holds the offset, or must: the record is rebuilt.
-    if (!relocatesInPlace(region, offset, start)) return this.add(relocateCentralRecord(region.subarray(start, start + length), offset));
+    if (!relocatesInPlace(region, offset, start))
+      return this.add(relocateCentralRecord(region.subarray(start, start + length), offset));
     this.reserve(length);
     this.starts.push(this.used);
     const bytes = this.bytes;

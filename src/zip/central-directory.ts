@@ -6,7 +6,6 @@ import { PackedDirectory } from './packed-directory.ts';
 import type { ZipSource } from './source.ts';
 import type { CentralDirectory, ZipEntry } from './types.ts';
 
-
 /**
  * Reads the whole central directory: every entry's metadata, without touching
  * entry data. Only the directory and end records are read from the source.
@@ -17,7 +16,15 @@ export function readCentralDirectory(source: ZipSource): CentralDirectory {
   const packed = readPackedDirectory(source);
   const entries: ZipEntry[] = new Array(packed.count);
   for (let i = 0; i < packed.count; i++) entries[i] = packed.entry(i);
-  return { entries, comment: packed.comment, commentBytes: packed.commentBytes, baseOffset: packed.baseOffset, centralStart: packed.centralStart, centralEnd: packed.centralEnd, zip64: packed.zip64 };
+  return {
+    entries,
+    comment: packed.comment,
+    commentBytes: packed.commentBytes,
+    baseOffset: packed.baseOffset,
+    centralStart: packed.centralStart,
+    centralEnd: packed.centralEnd,
+    zip64: packed.zip64,
+  };
 }
 
 /** The directory as it was read: records as bytes, the end record's facts beside them. */
@@ -30,17 +37,27 @@ export function readPackedDirectory(source: ZipSource): PackedDirectory {
   // Every record takes at least 46 bytes: a count the region cannot hold is a lie
   // (CVE-2021-33196 made Go allocate for billions of entries), not a reason to allocate.
   if (!end.countMayWrap && end.entryCount * CENTRAL_HEADER_LENGTH > regionLength) {
-    throw invalid(`The end record claims ${end.entryCount} entries, more than the ${regionLength}-byte central directory can hold`);
+    throw invalid(
+      `The end record claims ${end.entryCount} entries, more than the ${regionLength}-byte central directory can hold`,
+    );
   }
   // Not copied: the source hands out fresh buffers for reads this large, and views of windows it never reuses.
   const region = source.read(start, regionLength);
-  const packed = new PackedDirectory(region, { baseOffset, centralStart: start, comment: end.comment, commentBytes: end.commentBytes, zip64: end.zip64 });
+  const packed = new PackedDirectory(region, {
+    baseOffset,
+    centralStart: start,
+    comment: end.comment,
+    commentBytes: end.commentBytes,
+    zip64: end.zip64,
+  });
 
   // Writers that do not know zip64 let the 16-bit count wrap past 65,535, so only
   // the low 16 bits are compared then (as Go does); zip64 counts must match exactly.
   const counted = end.countMayWrap ? packed.count % 0x10000 : packed.count;
   if (counted !== end.entryCount) {
-    throw invalid(`The central directory holds ${packed.count} readable records but the end record says ${end.entryCount}`);
+    throw invalid(
+      `The central directory holds ${packed.count} readable records but the end record says ${end.entryCount}`,
+    );
   }
   return packed;
 }
@@ -59,7 +76,12 @@ export function directoryPlace(source: ZipSource): { start: number; baseOffset: 
  * gap is implied by where the end record sits. Offset 0 is tried first, as Go
  * does: when the end record's size field is wrong, the implied gap is fiction.
  */
-function findDirectoryStart(source: ZipSource, endOffset: number, directoryOffset: number, directorySize: number): number {
+function findDirectoryStart(
+  source: ZipSource,
+  endOffset: number,
+  directoryOffset: number,
+  directorySize: number,
+): number {
   const implied = endOffset - directorySize - directoryOffset;
   for (const base of implied > 0 ? [0, implied] : [0]) {
     const start = base + directoryOffset;

@@ -20,7 +20,12 @@ export function invalid(message: string): ZipfsError {
  * encoded), as if found at file offset `centralOffset` of an archive whose
  * offsets start at `baseOffset`.
  */
-export function parseCentralRecordBytes(record: Uint8Array, index: number, baseOffset: number, centralOffset: number): ZipEntry {
+export function parseCentralRecordBytes(
+  record: Uint8Array,
+  index: number,
+  baseOffset: number,
+  centralOffset: number,
+): ZipEntry {
   return parseCentralRecord(new ByteReader(record), 0, index, baseOffset, centralOffset);
 }
 
@@ -64,17 +69,27 @@ class CentralRecord implements ZipEntry {
   ) {}
 
   get modifiedAt(): Date {
-    return (this.time ??= this.unixSeconds !== undefined ? new Date(this.unixSeconds * 1000) : dosDateTimeToDate(this.dosDate, this.dosTime));
+    return (this.time ??=
+      this.unixSeconds !== undefined
+        ? new Date(this.unixSeconds * 1000)
+        : dosDateTimeToDate(this.dosDate, this.dosTime));
   }
 }
 
-export function parseCentralRecord(reader: ByteReader, at: number, index: number, baseOffset: number, regionStart: number): ZipEntry {
+export function parseCentralRecord(
+  reader: ByteReader,
+  at: number,
+  index: number,
+  baseOffset: number,
+  regionStart: number,
+): ZipEntry {
   const region = reader.bytes;
   const nameLength = reader.u16(at + 28);
   const extraLength = reader.u16(at + 30);
   const commentLength = reader.u16(at + 32);
   const length = CENTRAL_HEADER_LENGTH + nameLength + extraLength + commentLength;
-  if (at + length > region.length) throw invalid(`Central-directory record ${index + 1} runs past the end of the directory`);
+  if (at + length > region.length)
+    throw invalid(`Central-directory record ${index + 1} runs past the end of the directory`);
 
   // Most records have no extra fields and no comment: those skip the views and lookups.
   const nameStart = at + CENTRAL_HEADER_LENGTH;
@@ -90,7 +105,8 @@ export function parseCentralRecord(reader: ByteReader, at: number, index: number
     uncompressedSize: reader.u32(at + 24),
     localHeaderOffset: reader.u32(at + 42),
   });
-  if (!sizes) throw invalid(`Entry ${quoted(name)} has 32-bit fields saturated for zip64 but no complete zip64 extra field`);
+  if (!sizes)
+    throw invalid(`Entry ${quoted(name)} has 32-bit fields saturated for zip64 but no complete zip64 extra field`);
 
   const versionMadeBy = reader.u16(at + 4);
   const externalAttributes = reader.u32(at + 38);

@@ -46,13 +46,17 @@ export function inflateRaw(data: Uint8Array, expectedSize: number): Uint8Array {
     } catch (error) {
       throw new InflateError(`corrupt deflate data (${(error as Error).message})`, false);
     }
-    if (out.length > expectedSize) throw new InflateError(`inflates to more than the declared ${expectedSize} bytes`, true);
+    if (out.length > expectedSize)
+      throw new InflateError(`inflates to more than the declared ${expectedSize} bytes`, true);
     return out;
   }
   try {
     // Output in one piece of the declared size (capped): in 16 KiB pieces, joining them cost half
     // as much again as inflating (an Office document's parts: 2.6 against 1.6 ms per MB).
-    out = zlib().inflateRawSync(data, { maxOutputLength: expectedSize + 1, chunkSize: Math.min(Math.max(64, expectedSize + 1), ONE_PIECE_MAX_BYTES) });
+    out = zlib().inflateRawSync(data, {
+      maxOutputLength: expectedSize + 1,
+      chunkSize: Math.min(Math.max(64, expectedSize + 1), ONE_PIECE_MAX_BYTES),
+    });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ERR_BUFFER_TOO_LARGE' || error instanceof RangeError) {
@@ -60,7 +64,8 @@ export function inflateRaw(data: Uint8Array, expectedSize: number): Uint8Array {
     }
     throw new InflateError(`corrupt deflate data (${(error as Error).message})`, false);
   }
-  if (out.length > expectedSize) throw new InflateError(`inflates to more than the declared ${expectedSize} bytes`, true);
+  if (out.length > expectedSize)
+    throw new InflateError(`inflates to more than the declared ${expectedSize} bytes`, true);
   return out;
 }
 
@@ -71,7 +76,11 @@ const INFLATE_CHUNK_BYTES = 1 << 20;
  * comes, so memory stays near one chunk whatever the entry's size. Stops with
  * an overflow error as soon as the output passes the declared size.
  */
-export async function inflateRawStream(input: Iterable<Uint8Array>, expectedSize: number, onOutput: (chunk: Uint8Array) => void): Promise<void> {
+export async function inflateRawStream(
+  input: Iterable<Uint8Array>,
+  expectedSize: number,
+  onOutput: (chunk: Uint8Array) => void,
+): Promise<void> {
   // Output in 1 MiB pieces: with the default 16 KiB, allocating the pieces and writing each one
   // cost more than inflating (a 24 MB entry: 1,500 buffers and writes).
   const inflater = zlib().createInflateRaw({ chunkSize: INFLATE_CHUNK_BYTES });
@@ -97,7 +106,8 @@ export async function inflateRawStream(input: Iterable<Uint8Array>, expectedSize
     inflater.on('error', (error) => reject(new InflateError(`corrupt deflate data (${error.message})`, false)));
   });
   for (const chunk of input) {
-    if (!inflater.write(chunk)) await Promise.race([new Promise((resolve) => inflater.once('drain', resolve)), finished]);
+    if (!inflater.write(chunk))
+      await Promise.race([new Promise((resolve) => inflater.once('drain', resolve)), finished]);
     if (inflater.destroyed) break;
   }
   inflater.end();
@@ -122,5 +132,8 @@ export function deflateRaw(data: Uint8Array, level: Bun.LibdeflateCompressionOpt
  */
 export function deflateRawPiece(data: Uint8Array, final: boolean, level = 6): Uint8Array {
   const module = zlib();
-  return module.deflateRawSync(data, { level, finishFlush: final ? module.constants.Z_FINISH : module.constants.Z_FULL_FLUSH });
+  return module.deflateRawSync(data, {
+    level,
+    finishFlush: final ? module.constants.Z_FINISH : module.constants.Z_FULL_FLUSH,
+  });
 }

@@ -22,11 +22,25 @@ function toLocal(ms: number): LocalTime {
   const native = libc();
   if (native) return native.localTime(Math.floor(ms / 1000));
   const date = new Date(ms);
-  return { year: date.getFullYear(), month: date.getMonth() + 1, day: date.getDate(), hours: date.getHours(), minutes: date.getMinutes(), seconds: date.getSeconds() };
+  return {
+    year: date.getFullYear(),
+    month: date.getMonth() + 1,
+    day: date.getDate(),
+    hours: date.getHours(),
+    minutes: date.getMinutes(),
+    seconds: date.getSeconds(),
+  };
 }
 
 function dosFields(dosDate: number, hours: number, minutes: number, seconds: number): LocalTime {
-  return { year: ((dosDate >> 9) & 0x7f) + 1980, month: Math.max(1, (dosDate >> 5) & 0x0f), day: Math.max(1, dosDate & 0x1f), hours, minutes, seconds };
+  return {
+    year: ((dosDate >> 9) & 0x7f) + 1980,
+    month: Math.max(1, (dosDate >> 5) & 0x0f),
+    day: Math.max(1, dosDate & 0x1f),
+    hours,
+    minutes,
+    seconds,
+  };
 }
 
 /**
@@ -43,14 +57,21 @@ export function dosDateTimeToDate(dosDate: number, dosTime: number): Date {
   const minutes = (dosTime >> 5) & 0x3f;
   const seconds = (dosTime & 0x1f) * 2;
   // Out-of-range fields (hour 24+, minute 60+) roll over into the next hour or day: no shortcut for those.
-  if (hours > 23 || minutes > 59 || seconds > 59) return new Date(fromLocal(dosFields(dosDate, hours, minutes, seconds)));
+  if (hours > 23 || minutes > 59 || seconds > 59)
+    return new Date(fromLocal(dosFields(dosDate, hours, minutes, seconds)));
   const key = dosDate * 32 + hours;
   let hourStart = hourStarts.get(key);
   if (hourStart === undefined) {
     hourStart = fromLocal(dosFields(dosDate, hours, 0, 0));
     const start = toLocal(hourStart);
     const end = toLocal(hourStart + 3_599_000);
-    const oneOffset = start.hours === hours && start.minutes === 0 && start.seconds === 0 && end.hours === hours && end.minutes === 59 && end.seconds === 59;
+    const oneOffset =
+      start.hours === hours &&
+      start.minutes === 0 &&
+      start.seconds === 0 &&
+      end.hours === hours &&
+      end.minutes === 59 &&
+      end.seconds === 59;
     if (!oneOffset) hourStart = Number.NaN;
     if (hourStarts.size >= 100_000) hourStarts.clear(); // scattered times must not grow it without end
     hourStarts.set(key, hourStart);

@@ -1,6 +1,14 @@
 import { ZipfsError } from '../base/errors.ts';
 import { ByteReader } from './bytes.ts';
-import { END_OF_CENTRAL_DIR_LENGTH, SIG_END_OF_CENTRAL_DIR, SIG_ZIP64_END_OF_CENTRAL_DIR, SIG_ZIP64_LOCATOR, UINT16_MAX, ZIP64_END_OF_CENTRAL_DIR_LENGTH, ZIP64_LOCATOR_LENGTH } from './constants.ts';
+import {
+  END_OF_CENTRAL_DIR_LENGTH,
+  SIG_END_OF_CENTRAL_DIR,
+  SIG_ZIP64_END_OF_CENTRAL_DIR,
+  SIG_ZIP64_LOCATOR,
+  UINT16_MAX,
+  ZIP64_END_OF_CENTRAL_DIR_LENGTH,
+  ZIP64_LOCATOR_LENGTH,
+} from './constants.ts';
 import { decodeZipText } from './names.ts';
 import { otherFormat } from './other-formats.ts';
 import type { ZipSource } from './source.ts';
@@ -24,7 +32,10 @@ export interface DirectoryEnd {
 const MAX_COMMENT = UINT16_MAX;
 
 function invalid(message: string): ZipfsError {
-  return new ZipfsError('ZIP_INVALID', `${message}. The file is not a readable zip archive; check that it is complete and really a zip.`);
+  return new ZipfsError(
+    'ZIP_INVALID',
+    `${message}. The file is not a readable zip archive; check that it is complete and really a zip.`,
+  );
 }
 
 /**
@@ -36,12 +47,17 @@ function invalid(message: string): ZipfsError {
 /** The error for a file with no end record: what it is instead, when its first bytes say. */
 function notAZip(source: ZipSource, detail: string): ZipfsError {
   const other = otherFormat(source.read(0, 512).slice());
-  if (other) return new ZipfsError('ZIP_INVALID', `This is ${other.name}, not a zip archive; zipfs opens zip archives only. Unpack it with ${other.tool}.`);
+  if (other)
+    return new ZipfsError(
+      'ZIP_INVALID',
+      `This is ${other.name}, not a zip archive; zipfs opens zip archives only. Unpack it with ${other.tool}.`,
+    );
   return invalid(detail);
 }
 
 export function readDirectoryEnd(source: ZipSource): DirectoryEnd {
-  if (source.size < END_OF_CENTRAL_DIR_LENGTH) throw notAZip(source, `File is only ${source.size} bytes, too short to hold an end-of-central-directory record`);
+  if (source.size < END_OF_CENTRAL_DIR_LENGTH)
+    throw notAZip(source, `File is only ${source.size} bytes, too short to hold an end-of-central-directory record`);
   const tailLength = Math.min(source.size, END_OF_CENTRAL_DIR_LENGTH + MAX_COMMENT + 1024);
   const tailStart = source.size - tailLength;
   const tail = source.read(tailStart, tailLength).slice();
@@ -49,7 +65,8 @@ export function readDirectoryEnd(source: ZipSource): DirectoryEnd {
   let at = tail.length - END_OF_CENTRAL_DIR_LENGTH;
   while (at >= 0 && (tail[at] !== 0x50 || reader.u32(at) !== SIG_END_OF_CENTRAL_DIR)) at--;
   if (at < 0) throw notAZip(source, 'No end-of-central-directory record found');
-  if (at + END_OF_CENTRAL_DIR_LENGTH + reader.u16(at + 20) > tail.length) throw invalid('The archive comment runs past the end of the file, so the file is cut off');
+  if (at + END_OF_CENTRAL_DIR_LENGTH + reader.u16(at + 20) > tail.length)
+    throw invalid('The archive comment runs past the end of the file, so the file is cut off');
 
   const classicEndOffset = tailStart + at;
   const disk = reader.u16(at + 4);
@@ -77,7 +94,10 @@ export function readDirectoryEnd(source: ZipSource): DirectoryEnd {
  * the end record), as Go decides too. The record is looked for right before the
  * locator first, where writers put it, so archives behind a prefix stub still work.
  */
-function readZip64End(source: ZipSource, classicEndOffset: number): Omit<DirectoryEnd, 'classicEndOffset' | 'comment' | 'commentBytes' | 'countMayWrap' | 'zip64'> | undefined {
+function readZip64End(
+  source: ZipSource,
+  classicEndOffset: number,
+): Omit<DirectoryEnd, 'classicEndOffset' | 'comment' | 'commentBytes' | 'countMayWrap' | 'zip64'> | undefined {
   const locatorOffset = classicEndOffset - ZIP64_LOCATOR_LENGTH;
   if (locatorOffset < 0) return undefined;
   const locator = new ByteReader(source.read(locatorOffset, ZIP64_LOCATOR_LENGTH).slice());

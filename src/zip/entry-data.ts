@@ -2,7 +2,18 @@ import { ZipfsError } from '../base/errors.ts';
 import { quoted } from '../format/quote-name.ts';
 import { ByteReader } from './bytes.ts';
 import { InflateError, crc32, inflateRaw, inflateRawStream } from './codec.ts';
-import { FLAG_DATA_DESCRIPTOR, FLAG_ENCRYPTED, FLAG_PATCHED, FLAG_STRONG_ENCRYPTION, LOCAL_HEADER_LENGTH, METHOD_DEFLATED, METHOD_NAMES, METHOD_STORED, SIG_DATA_DESCRIPTOR, SIG_LOCAL_HEADER } from './constants.ts';
+import {
+  FLAG_DATA_DESCRIPTOR,
+  FLAG_ENCRYPTED,
+  FLAG_PATCHED,
+  FLAG_STRONG_ENCRYPTION,
+  LOCAL_HEADER_LENGTH,
+  METHOD_DEFLATED,
+  METHOD_NAMES,
+  METHOD_STORED,
+  SIG_DATA_DESCRIPTOR,
+  SIG_LOCAL_HEADER,
+} from './constants.ts';
 import type { ZipSource } from './source.ts';
 import type { EntryLocation } from './types.ts';
 
@@ -15,19 +26,24 @@ export interface EntrySpan {
 }
 
 function invalid(entry: EntryLocation, reason: string): ZipfsError {
-  return new ZipfsError('ZIP_INVALID', `Entry ${quoted(entry.name)}: ${reason}. The archive is damaged or uses a feature zipfs cannot read; nothing was extracted.`);
+  return new ZipfsError(
+    'ZIP_INVALID',
+    `Entry ${quoted(entry.name)}: ${reason}. The archive is damaged or uses a feature zipfs cannot read; nothing was extracted.`,
+  );
 }
 
 /** Reads the local header to find the data. The central directory's sizes are
  * authoritative (local ones may be zero when a data descriptor follows). */
 export function locateEntryData(source: ZipSource, entry: EntryLocation): EntrySpan {
   const header = source.read(entry.localHeaderOffset, LOCAL_HEADER_LENGTH);
-  if (header.length < LOCAL_HEADER_LENGTH) throw invalid(entry, `local header at offset ${entry.localHeaderOffset} is cut off (unexpected end of file)`);
+  if (header.length < LOCAL_HEADER_LENGTH)
+    throw invalid(entry, `local header at offset ${entry.localHeaderOffset} is cut off (unexpected end of file)`);
   const reader = new ByteReader(header);
   if (reader.u32(0) !== SIG_LOCAL_HEADER) throw invalid(entry, `no local header at offset ${entry.localHeaderOffset}`);
   const dataOffset = entry.localHeaderOffset + LOCAL_HEADER_LENGTH + reader.u16(26) + reader.u16(28);
   const dataEnd = dataOffset + entry.compressedSize;
-  if (dataEnd > source.size) throw invalid(entry, `data runs ${dataEnd - source.size} bytes past the end of the file (unexpected end of file)`);
+  if (dataEnd > source.size)
+    throw invalid(entry, `data runs ${dataEnd - source.size} bytes past the end of the file (unexpected end of file)`);
   return { dataOffset, dataEnd };
 }
 
@@ -40,11 +56,16 @@ export function readLocalExtra(source: ZipSource, entry: EntryLocation): Uint8Ar
 
 /** Refuses entries whose data zipfs cannot decode, before any byte is read. */
 export function assertReadable(entry: EntryLocation): void {
-  if (entry.flags & (FLAG_ENCRYPTED | FLAG_STRONG_ENCRYPTION)) throw invalid(entry, 'is encrypted, and zipfs does not decrypt; decrypt the archive with its own tool first');
-  if (entry.flags & FLAG_PATCHED) throw invalid(entry, 'holds "compressed patched data" (flag bit 5), which zipfs and most readers do not support');
+  if (entry.flags & (FLAG_ENCRYPTED | FLAG_STRONG_ENCRYPTION))
+    throw invalid(entry, 'is encrypted, and zipfs does not decrypt; decrypt the archive with its own tool first');
+  if (entry.flags & FLAG_PATCHED)
+    throw invalid(entry, 'holds "compressed patched data" (flag bit 5), which zipfs and most readers do not support');
   if (entry.method !== METHOD_STORED && entry.method !== METHOD_DEFLATED) {
     const name = METHOD_NAMES[entry.method] ?? 'unknown';
-    throw invalid(entry, `uses compression method ${entry.method} (${name}); zipfs reads stored and deflate entries, so re-create the archive with deflate`);
+    throw invalid(
+      entry,
+      `uses compression method ${entry.method} (${name}); zipfs reads stored and deflate entries, so re-create the archive with deflate`,
+    );
   }
 }
 
@@ -54,27 +75,43 @@ export function assertReadable(entry: EntryLocation): void {
  * descriptor must agree with the central directory. For stored entries the
  * result may be a view of the source's read window: treat it as read-only.
  */
-export function readEntryData(source: ZipSource, entry: EntryLocation, span = locateEntryData(source, entry)): Uint8Array {
+export function readEntryData(
+  source: ZipSource,
+  entry: EntryLocation,
+  span = locateEntryData(source, entry),
+): Uint8Array {
   assertReadable(entry);
   const raw = source.read(span.dataOffset, entry.compressedSize);
   if (raw.length < entry.compressedSize) throw invalid(entry, 'data is cut off (unexpected end of file)');
   let data: Uint8Array;
   if (entry.method === METHOD_STORED) {
-    if (entry.compressedSize !== entry.uncompressedSize) throw invalid(entry, `is stored but its sizes differ (${entry.compressedSize} stored, ${entry.uncompressedSize} declared)`);
+    if (entry.compressedSize !== entry.uncompressedSize)
+      throw invalid(
+        entry,
+        `is stored but its sizes differ (${entry.compressedSize} stored, ${entry.uncompressedSize} declared)`,
+      );
     data = raw;
   } else {
     try {
       data = inflateRaw(raw, entry.uncompressedSize);
     } catch (error) {
       if (error instanceof InflateError && error.overflow) {
-        throw new ZipfsError('ZIP_BOMB_DETECTED', `Entry ${quoted(entry.name)} inflates to more than the ${entry.uncompressedSize} bytes its header declares; its headers lie, so the archive was refused.`);
+        throw new ZipfsError(
+          'ZIP_BOMB_DETECTED',
+          `Entry ${quoted(entry.name)} inflates to more than the ${entry.uncompressedSize} bytes its header declares; its headers lie, so the archive was refused.`,
+        );
       }
       throw invalid(entry, (error as Error).message);
     }
-    if (data.length !== entry.uncompressedSize) throw invalid(entry, `inflates to ${data.length} bytes, not the declared ${entry.uncompressedSize} (unexpected end of data)`);
+    if (data.length !== entry.uncompressedSize)
+      throw invalid(
+        entry,
+        `inflates to ${data.length} bytes, not the declared ${entry.uncompressedSize} (unexpected end of data)`,
+      );
   }
   const actual = crc32(data);
-  if (actual !== entry.crc32) throw invalid(entry, `CRC-32 mismatch (stored ${hex(entry.crc32)}, data gives ${hex(actual)})`);
+  if (actual !== entry.crc32)
+    throw invalid(entry, `CRC-32 mismatch (stored ${hex(entry.crc32)}, data gives ${hex(actual)})`);
   if (entry.flags & FLAG_DATA_DESCRIPTOR) checkDataDescriptor(source, entry, span.dataEnd);
   return data;
 }
@@ -87,7 +124,12 @@ const STREAM_CHUNK_BYTES = 4 * 1024 * 1024;
  * readEntryData still applies (at the end: a caller must discard what it wrote
  * when this rejects).
  */
-export async function streamEntryData(source: ZipSource, entry: EntryLocation, span: EntrySpan, sink: (chunk: Uint8Array) => void): Promise<void> {
+export async function streamEntryData(
+  source: ZipSource,
+  entry: EntryLocation,
+  span: EntrySpan,
+  sink: (chunk: Uint8Array) => void,
+): Promise<void> {
   assertReadable(entry);
   const chunks = function* () {
     for (let at = span.dataOffset; at < span.dataEnd; at += STREAM_CHUNK_BYTES) {
@@ -104,20 +146,31 @@ export async function streamEntryData(source: ZipSource, entry: EntryLocation, s
     sink(chunk);
   };
   if (entry.method === METHOD_STORED) {
-    if (entry.compressedSize !== entry.uncompressedSize) throw invalid(entry, `is stored but its sizes differ (${entry.compressedSize} stored, ${entry.uncompressedSize} declared)`);
+    if (entry.compressedSize !== entry.uncompressedSize)
+      throw invalid(
+        entry,
+        `is stored but its sizes differ (${entry.compressedSize} stored, ${entry.uncompressedSize} declared)`,
+      );
     for (const chunk of chunks()) take(chunk);
   } else {
     try {
       await inflateRawStream(chunks(), entry.uncompressedSize, take);
     } catch (error) {
       if (error instanceof InflateError && error.overflow) {
-        throw new ZipfsError('ZIP_BOMB_DETECTED', `Entry ${quoted(entry.name)} inflates to more than the ${entry.uncompressedSize} bytes its header declares; its headers lie, so the archive was refused.`);
+        throw new ZipfsError(
+          'ZIP_BOMB_DETECTED',
+          `Entry ${quoted(entry.name)} inflates to more than the ${entry.uncompressedSize} bytes its header declares; its headers lie, so the archive was refused.`,
+        );
       }
       if (!(error instanceof InflateError)) throw error; // the sink's own failure (a full disk), as it is
       throw invalid(entry, error.message);
     }
   }
-  if (size !== entry.uncompressedSize) throw invalid(entry, `inflates to ${size} bytes, not the declared ${entry.uncompressedSize} (unexpected end of data)`);
+  if (size !== entry.uncompressedSize)
+    throw invalid(
+      entry,
+      `inflates to ${size} bytes, not the declared ${entry.uncompressedSize} (unexpected end of data)`,
+    );
   if (crc !== entry.crc32) throw invalid(entry, `CRC-32 mismatch (stored ${hex(entry.crc32)}, data gives ${hex(crc)})`);
   if (entry.flags & FLAG_DATA_DESCRIPTOR) checkDataDescriptor(source, entry, span.dataEnd);
 }
@@ -130,7 +183,11 @@ function checkDataDescriptor(source: ZipSource, entry: EntryLocation, at: number
   const crcAt = bytes.length >= 4 && reader.u32(0) === SIG_DATA_DESCRIPTOR ? 4 : 0;
   if (bytes.length < crcAt + 12) throw invalid(entry, 'data descriptor is cut off (unexpected end of file)');
   const described = reader.u32(crcAt);
-  if (described !== entry.crc32) throw invalid(entry, `CRC-32 in the data descriptor (${hex(described)}) differs from the central directory's (${hex(entry.crc32)})`);
+  if (described !== entry.crc32)
+    throw invalid(
+      entry,
+      `CRC-32 in the data descriptor (${hex(described)}) differs from the central directory's (${hex(entry.crc32)})`,
+    );
 }
 
 function hex(value: number): string {

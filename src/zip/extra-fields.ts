@@ -35,7 +35,10 @@ export interface Zip64Values {
  */
 export function applyZip64(fields: ExtraField[], values: Zip64Values): Zip64Values | undefined {
   const field = fields.length > 0 ? fields.find((f) => f.id === EXTRA_ZIP64) : undefined;
-  const needs = values.uncompressedSize === UINT32_MAX || values.compressedSize === UINT32_MAX || values.localHeaderOffset === UINT32_MAX;
+  const needs =
+    values.uncompressedSize === UINT32_MAX ||
+    values.compressedSize === UINT32_MAX ||
+    values.localHeaderOffset === UINT32_MAX;
   if (!field) return needs ? undefined : values;
   const reader = new ByteReader(field.data);
   const out = { ...values };

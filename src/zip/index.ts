@@ -1,7 +1,19 @@
 /** The container layer: bytes in, entries and verified bytes out. No workspace knowledge here. */
-export { directoryPlace, parseCentralRecordBytes, readCentralDirectory, readPackedDirectory } from './central-directory.ts';
+export {
+  directoryPlace,
+  parseCentralRecordBytes,
+  readCentralDirectory,
+  readPackedDirectory,
+} from './central-directory.ts';
 export { PackedDirectory } from './packed-directory.ts';
-export { assertReadable, locateEntryData, readEntryData, readLocalExtra, streamEntryData, type EntrySpan } from './entry-data.ts';
+export {
+  assertReadable,
+  locateEntryData,
+  readEntryData,
+  readLocalExtra,
+  streamEntryData,
+  type EntrySpan,
+} from './entry-data.ts';
 export { ZipWriter } from './writer.ts';
 export { LayoutError, checkLayout, entryLayoutFault, layoutFaults, openRefusal, packedLayoutFault } from './layout.ts';
 export { refreshExtraFields, type EntryFields } from './records.ts';

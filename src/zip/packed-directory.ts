@@ -42,7 +42,13 @@ export class PackedDirectory {
     readonly region: Uint8Array,
     facts: PackedFacts,
   ) {
-    ({ baseOffset: this.baseOffset, centralStart: this.centralStart, comment: this.comment, commentBytes: this.commentBytes, zip64: this.zip64 } = facts);
+    ({
+      baseOffset: this.baseOffset,
+      centralStart: this.centralStart,
+      comment: this.comment,
+      commentBytes: this.commentBytes,
+      zip64: this.zip64,
+    } = facts);
     this.reader = new ByteReader(region);
     if (region.length > UINT32_MAX) throw invalid('The central directory is over 4 GiB');
     // Records are walked twice (count, then starts) so the starts array is allocated once at its size.
@@ -109,7 +115,11 @@ export class PackedDirectory {
 
   /** `region[start, end)` as Latin-1 text, through one view of the region, not one per call. */
   latin1(start: number, end: number): string {
-    return (this.text ??= Buffer.from(this.region.buffer, this.region.byteOffset, this.region.length)).toString('latin1', start, end);
+    return (this.text ??= Buffer.from(this.region.buffer, this.region.byteOffset, this.region.length)).toString(
+      'latin1',
+      start,
+      end,
+    );
   }
 
   /** Whether entry `index` is a symbolic link (Unix mode bits from a Unix or macOS creator), read in place. */
@@ -173,7 +183,8 @@ export class PackedDirectory {
     if (this.ends) return this.ends;
     const order = this.byOffset();
     const ends = new Float64Array(this.count);
-    for (let k = 0; k < order.length; k++) ends[order[k]!] = k + 1 < order.length ? this.localHeaderOffset(order[k + 1]!) : this.centralStart;
+    for (let k = 0; k < order.length; k++)
+      ends[order[k]!] = k + 1 < order.length ? this.localHeaderOffset(order[k + 1]!) : this.centralStart;
     return (this.ends = ends);
   }
 

@@ -4,7 +4,23 @@
  */
 import { ByteReader } from './bytes.ts';
 import { ByteWriter } from './byte-writer.ts';
-import { CENTRAL_HEADER_LENGTH, END_OF_CENTRAL_DIR_LENGTH, EXTRA_EXTENDED_TIMESTAMP, EXTRA_NTFS, EXTRA_ZIP64, LOCAL_HEADER_LENGTH, SIG_CENTRAL_HEADER, SIG_END_OF_CENTRAL_DIR, SIG_LOCAL_HEADER, SIG_ZIP64_END_OF_CENTRAL_DIR, SIG_ZIP64_LOCATOR, UINT16_MAX, UINT32_MAX, ZIP64_END_OF_CENTRAL_DIR_LENGTH, ZIP64_LOCATOR_LENGTH } from './constants.ts';
+import {
+  CENTRAL_HEADER_LENGTH,
+  END_OF_CENTRAL_DIR_LENGTH,
+  EXTRA_EXTENDED_TIMESTAMP,
+  EXTRA_NTFS,
+  EXTRA_ZIP64,
+  LOCAL_HEADER_LENGTH,
+  SIG_CENTRAL_HEADER,
+  SIG_END_OF_CENTRAL_DIR,
+  SIG_LOCAL_HEADER,
+  SIG_ZIP64_END_OF_CENTRAL_DIR,
+  SIG_ZIP64_LOCATOR,
+  UINT16_MAX,
+  UINT32_MAX,
+  ZIP64_END_OF_CENTRAL_DIR_LENGTH,
+  ZIP64_LOCATOR_LENGTH,
+} from './constants.ts';
 import { fitsExtendedTimestamp, parseExtraFields, type ExtraField } from './extra-fields.ts';
 
 /** What a newly written entry's headers say. */
@@ -55,10 +71,19 @@ export function refreshExtraFields(block: Uint8Array, unixSeconds: number): Extr
         new DataView(data.buffer).setUint32(1, unixSeconds, true);
         return [{ id: f.id, data }];
       }
-      if (f.id === EXTRA_NTFS && f.data.length >= 32 && new ByteReader(f.data).u16(4) === 1 && new ByteReader(f.data).u16(6) >= 24) {
+      if (
+        f.id === EXTRA_NTFS &&
+        f.data.length >= 32 &&
+        new ByteReader(f.data).u16(4) === 1 &&
+        new ByteReader(f.data).u16(6) >= 24
+      ) {
         const data = f.data.slice();
         // FILETIME counts from 1601 in 64 bits: every time a file system gives fits (before 1601 is clamped to it).
-        new DataView(data.buffer).setBigUint64(8, BigInt(Math.max(0, unixSeconds + NTFS_EPOCH_OFFSET)) * 10_000_000n, true);
+        new DataView(data.buffer).setBigUint64(
+          8,
+          BigInt(Math.max(0, unixSeconds + NTFS_EPOCH_OFFSET)) * 10_000_000n,
+          true,
+        );
         return [{ id: f.id, data }];
       }
       return [f];
@@ -75,7 +100,9 @@ const needs64 = (value: number) => value >= UINT32_MAX;
 
 export function encodeLocalHeader(fields: EntryFields, extra: ExtraField[]): Uint8Array {
   const zip64 = fields.zip64 === true || needs64(fields.uncompressedSize) || needs64(fields.compressedSize);
-  const block = serializeExtraFields(zip64 ? [zip64Field([fields.uncompressedSize, fields.compressedSize]), ...extra] : extra);
+  const block = serializeExtraFields(
+    zip64 ? [zip64Field([fields.uncompressedSize, fields.compressedSize]), ...extra] : extra,
+  );
   return new ByteWriter(LOCAL_HEADER_LENGTH + fields.rawName.length + block.length)
     .u32(SIG_LOCAL_HEADER)
     .u16(zip64 ? ZIP64_VERSION : versionNeeded(fields))
@@ -96,7 +123,10 @@ export function encodeLocalHeader(fields: EntryFields, extra: ExtraField[]): Uin
 export function encodeCentralRecord(fields: EntryFields, extra: ExtraField[], localHeaderOffset: number): Uint8Array {
   // The zip64 field holds, in this order, exactly the values whose 32-bit field says 0xFFFFFFFF.
   const wideSizes = fields.zip64 === true || needs64(fields.uncompressedSize) || needs64(fields.compressedSize);
-  const wide = [...(wideSizes ? [fields.uncompressedSize, fields.compressedSize] : []), ...(needs64(localHeaderOffset) ? [localHeaderOffset] : [])];
+  const wide = [
+    ...(wideSizes ? [fields.uncompressedSize, fields.compressedSize] : []),
+    ...(needs64(localHeaderOffset) ? [localHeaderOffset] : []),
+  ];
   const block = serializeExtraFields(wide.length > 0 ? [zip64Field(wide), ...extra] : extra);
   return new ByteWriter(CENTRAL_HEADER_LENGTH + fields.rawName.length + block.length + fields.comment.length)
     .u32(SIG_CENTRAL_HEADER)
@@ -128,7 +158,9 @@ function versionNeeded(fields: EntryFields): number {
 
 /** The common case, run for every copied entry of a sync: the new offset goes in the 32-bit field of the record at `start`. */
 export function relocatesInPlace(record: Uint8Array, offset: number, start = 0): boolean {
-  const stored = (record[start + 42]! | (record[start + 43]! << 8) | (record[start + 44]! << 16) | (record[start + 45]! << 24)) >>> 0;
+  const stored =
+    (record[start + 42]! | (record[start + 43]! << 8) | (record[start + 44]! << 16) | (record[start + 45]! << 24)) >>>
+    0;
   return stored !== UINT32_MAX && !needs64(offset);
 }
 
@@ -168,7 +200,13 @@ export function relocateCentralRecord(record: Uint8Array, offset: number): Uint8
 
 /** The end records. The zip64 pair is written when a count, size or offset
  * needs it, or when the original archive had one (`keepZip64`). */
-export function encodeEnd(count: number, directoryOffset: number, directorySize: number, comment: Uint8Array, keepZip64: boolean): Uint8Array {
+export function encodeEnd(
+  count: number,
+  directoryOffset: number,
+  directorySize: number,
+  comment: Uint8Array,
+  keepZip64: boolean,
+): Uint8Array {
   const zip64 = keepZip64 || count >= UINT16_MAX || needs64(directoryOffset) || needs64(directorySize);
   const parts: Uint8Array[] = [];
   if (zip64) {

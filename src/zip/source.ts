@@ -37,7 +37,10 @@ export class FileSource implements ZipSource {
   /** `windowBytes`: how much each read fetches ahead. 4 MiB suits extraction, which reads
    * everything; a pass over local headers alone wants a small one (64 KiB), or it would
    * read megabytes of data it skips for every large entry. */
-  constructor(path: string | { fd: number; stats: fs.Stats }, private readonly windowBytes = WINDOW_BYTES) {
+  constructor(
+    path: string | { fd: number; stats: fs.Stats },
+    private readonly windowBytes = WINDOW_BYTES,
+  ) {
     const { fd, stats } = typeof path === 'string' ? openZipFile(path) : path;
     this.fd = fd;
     this.stats = stats;

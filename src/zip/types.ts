@@ -34,7 +34,10 @@ export interface ZipEntry {
 }
 
 /** What reading an entry's data needs: small enough to send to a worker thread. */
-export type EntryLocation = Pick<ZipEntry, 'name' | 'flags' | 'method' | 'compressedSize' | 'uncompressedSize' | 'crc32' | 'localHeaderOffset'>;
+export type EntryLocation = Pick<
+  ZipEntry,
+  'name' | 'flags' | 'method' | 'compressedSize' | 'uncompressedSize' | 'crc32' | 'localHeaderOffset'
+>;
 
 export interface CentralDirectory {
   entries: ZipEntry[];

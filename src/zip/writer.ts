@@ -69,7 +69,13 @@ export class ZipWriter {
     // The kernel copies between the two files itself where it can (no trip through this process's memory).
     const native = libc();
     while (native && at < pending.end) {
-      const n = native.copyFileRange(pending.fd, at, this.fd, this.position, Math.min(COPY_CHUNK_BYTES, pending.end - at));
+      const n = native.copyFileRange(
+        pending.fd,
+        at,
+        this.fd,
+        this.position,
+        Math.min(COPY_CHUNK_BYTES, pending.end - at),
+      );
       if (n <= 0) break; // not for this pair of files (another file system, an old kernel), or the source ended: copy below
       at += n;
       this.position += n;
@@ -122,7 +128,9 @@ export class ZipWriter {
     fields: EntryFields,
     localExtra: ExtraField[],
     centralExtra: ExtraField[],
-    produce: (write: (chunk: Uint8Array) => void) => Promise<Pick<EntryFields, 'crc32' | 'uncompressedSize' | 'compressedSize'>>,
+    produce: (
+      write: (chunk: Uint8Array) => void,
+    ) => Promise<Pick<EntryFields, 'crc32' | 'uncompressedSize' | 'compressedSize'>>,
   ): Promise<Uint8Array> {
     const offset = this.size - this.base;
     const headerAt = this.size;
@@ -131,7 +139,8 @@ export class ZipWriter {
     const sizes = await produce((chunk) => this.push(chunk));
     const final = { ...fields, ...sizes };
     const header = encodeLocalHeader(final, localExtra);
-    if (header.length !== placeholder.length) throw new Error(`the file grew past 4 GiB while it was read (${final.uncompressedSize} bytes); sync again`);
+    if (header.length !== placeholder.length)
+      throw new Error(`the file grew past 4 GiB while it was read (${final.uncompressedSize} bytes); sync again`);
     this.flush();
     this.flushCopy();
     writeFully(this.fd, header, headerAt);

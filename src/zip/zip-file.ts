@@ -32,8 +32,13 @@ export function openZipFile(zipPath: string): { fd: number; stats: fs.Stats } {
 
 /** The refusal of a path given as a zip (open, inspect) that holds something else. */
 function notAZipFile(zipPath: string, stats: fs.Stats): ZipfsError {
-  const next = stats.isDirectory() ? 'give the path of a .zip file' : 'give the path of a zip file, or, to start a new archive, a path where nothing is yet';
-  return new ZipfsError(codeFor(stats), `${zipPath} is ${fileKind(stats)}, not a zip file: zipfs reads a zip only from a regular file (or a link to one), so nothing was read from it. Instead, ${next}.`);
+  const next = stats.isDirectory()
+    ? 'give the path of a .zip file'
+    : 'give the path of a zip file, or, to start a new archive, a path where nothing is yet';
+  return new ZipfsError(
+    codeFor(stats),
+    `${zipPath} is ${fileKind(stats)}, not a zip file: zipfs reads a zip only from a regular file (or a link to one), so nothing was read from it. Instead, ${next}.`,
+  );
 }
 
 /**

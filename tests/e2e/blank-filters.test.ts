@@ -16,7 +16,14 @@ let box: ReturnType<typeof sandbox>;
 let zip: string;
 beforeEach(() => {
   box = sandbox();
-  zip = writeZip(box.dir, 'app.zip', rawZip([{ name: 'a.txt', data: 'a\n' }, { name: 'd/b.txt', data: 'b\n' }]));
+  zip = writeZip(
+    box.dir,
+    'app.zip',
+    rawZip([
+      { name: 'a.txt', data: 'a\n' },
+      { name: 'd/b.txt', data: 'b\n' },
+    ]),
+  );
 });
 afterEach(() => box.cleanup());
 
@@ -54,14 +61,19 @@ describe('blank filters', () => {
 
   it('edit "" says the root is a folder (INVALID_INPUT), not that it became a link', () => {
     box.run(['open', zip]);
-    expect(box.run(['edit', '', '--old', 'a', '--new', 'b', '--json']).json.error).toMatchObject({ code: 'INVALID_INPUT', message: expect.stringContaining('is a folder') });
+    expect(box.run(['edit', '', '--old', 'a', '--new', 'b', '--json']).json.error).toMatchObject({
+      code: 'INVALID_INPUT',
+      message: expect.stringContaining('is a folder'),
+    });
   });
 
   it('over MCP: only [""] and only [] are INVALID_INPUT, and no session is made', async () => {
     const mcp = await connect(box.home);
     try {
       for (const only of [[''], []]) {
-        expect((await call(mcp.client, 'zipfs_open', { path: zip, only })).data.error.code, JSON.stringify(only)).toBe('INVALID_INPUT');
+        expect((await call(mcp.client, 'zipfs_open', { path: zip, only })).data.error.code, JSON.stringify(only)).toBe(
+          'INVALID_INPUT',
+        );
       }
       expect((await call(mcp.client, 'zipfs_sessions')).data.sessions).toStrictEqual([]);
       await call(mcp.client, 'zipfs_open', { path: zip, lazy: true });

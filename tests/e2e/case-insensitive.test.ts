@@ -45,9 +45,11 @@ const openWork = (entries: RawEntry[]): string => {
   return opened.json.workspace_path;
 };
 const listed = (folder: string) => fs.readdirSync(folder).sort();
-const sessionRecord = (homeDir: string, name: string) => JSON.parse(fs.readFileSync(path.join(homeDir, 'workspaces', name, 'manifest.jsonl'), 'utf8').split('\n')[0]!);
+const sessionRecord = (homeDir: string, name: string) =>
+  JSON.parse(fs.readFileSync(path.join(homeDir, 'workspaces', name, 'manifest.jsonl'), 'utf8').split('\n')[0]!);
 /** Every folder in workspaces/, hidden ones (open's staging) included. */
-const workspaceFolders = () => (fs.existsSync(path.join(home(), 'workspaces')) ? fs.readdirSync(path.join(home(), 'workspaces')) : []);
+const workspaceFolders = () =>
+  fs.existsSync(path.join(home(), 'workspaces')) ? fs.readdirSync(path.join(home(), 'workspaces')) : [];
 
 const why = available.skip ? available.why : python.why;
 
@@ -98,32 +100,64 @@ describe.skipIf(skip)(`case-insensitive workspace (issue 20)${why}`, () => {
         { name: 'docs/b.txt', data: 'b' },
       ]);
       expect(listed(path.join(root, 'docs'))).toStrictEqual(['a.txt', 'b.txt']);
-      expect(zipfs(['status', '--json']).json).toStrictEqual({ modified: [], added: [], deleted: [], unchanged_count: 2 });
+      expect(zipfs(['status', '--json']).json).toStrictEqual({
+        modified: [],
+        added: [],
+        deleted: [],
+        unchanged_count: 2,
+      });
       expect(zipfs(['write', 'other.txt', 'other']).code).toBe(0);
-      expect(zipfs(['sync', '--json']).json).toMatchObject({ synced: true, files_modified: 0, files_added: 1, files_deleted: 0 });
+      expect(zipfs(['sync', '--json']).json).toMatchObject({
+        synced: true,
+        files_modified: 0,
+        files_added: 1,
+        files_deleted: 0,
+      });
       const synced = pythonRead(path.join(dir, 'work.zip'));
       expect(synced.names.sort()).toStrictEqual(['Docs/a.txt', 'docs/b.txt', 'other.txt']);
       expect(synced.contents['docs/b.txt']).toBe(Buffer.from('b').toString('hex'));
     });
 
     it.each([
-      ['two files', [{ name: 'Readme.txt', data: '1' }, { name: 'README.txt', data: '2' }], ['Readme.txt', 'README.txt']],
-      ['a file and a folder', [{ name: 'a', data: 'file' }, { name: 'A/x', data: 'x' }], ['a', 'A/x']],
-    ] as [string, RawEntry[], string[]][])('refuses %s at one path with ZIP_INVALID naming both entries, leaving no session', (_what, entries, names) => {
-      const opened = zipfs(['open', writeArchive('clash.zip', entries), '--json']);
-      expect(opened.json?.error?.code).toBe('ZIP_INVALID');
-      expect(opened.code).toBe(ERROR_CODES.ZIP_INVALID.exit);
-      for (const name of names) expect(opened.json.error.message).toContain(name);
-      expect(workspaceFolders()).toStrictEqual([]);
-      expect(zipfs(['sessions', '--json']).json).toMatchObject({ sessions: [] });
-    });
+      [
+        'two files',
+        [
+          { name: 'Readme.txt', data: '1' },
+          { name: 'README.txt', data: '2' },
+        ],
+        ['Readme.txt', 'README.txt'],
+      ],
+      [
+        'a file and a folder',
+        [
+          { name: 'a', data: 'file' },
+          { name: 'A/x', data: 'x' },
+        ],
+        ['a', 'A/x'],
+      ],
+    ] as [string, RawEntry[], string[]][])(
+      'refuses %s at one path with ZIP_INVALID naming both entries, leaving no session',
+      (_what, entries, names) => {
+        const opened = zipfs(['open', writeArchive('clash.zip', entries), '--json']);
+        expect(opened.json?.error?.code).toBe('ZIP_INVALID');
+        expect(opened.code).toBe(ERROR_CODES.ZIP_INVALID.exit);
+        for (const name of names) expect(opened.json.error.message).toContain(name);
+        expect(workspaceFolders()).toStrictEqual([]);
+        expect(zipfs(['sessions', '--json']).json).toMatchObject({ sessions: [] });
+      },
+    );
   });
 
   describe('a name written in another case', () => {
     it('is the entry already there: written through the folder, status shows it modified under its own name', () => {
       const root = openWork([{ name: 'README.txt', data: 'old' }]);
       fs.writeFileSync(path.join(root, 'readme.TXT'), 'new');
-      expect(zipfs(['status', '--json']).json).toStrictEqual({ modified: ['README.txt'], added: [], deleted: [], unchanged_count: 0 });
+      expect(zipfs(['status', '--json']).json).toStrictEqual({
+        modified: ['README.txt'],
+        added: [],
+        deleted: [],
+        unchanged_count: 0,
+      });
       expect(zipfs(['sync', '--json']).json).toMatchObject({ synced: true, files_modified: 1, files_added: 0 });
       const synced = pythonRead(path.join(dir, 'work.zip'));
       expect(synced.names).toStrictEqual(['README.txt']);
@@ -134,7 +168,12 @@ describe.skipIf(skip)(`case-insensitive workspace (issue 20)${why}`, () => {
       const root = openWork([{ name: 'README.txt', data: 'old' }]);
       expect(zipfs(['write', 'readme.TXT', 'new']).code).toBe(0);
       expect(listed(root)).toStrictEqual(['README.txt']);
-      expect(zipfs(['status', '--json']).json).toStrictEqual({ modified: ['README.txt'], added: [], deleted: [], unchanged_count: 0 });
+      expect(zipfs(['status', '--json']).json).toStrictEqual({
+        modified: ['README.txt'],
+        added: [],
+        deleted: [],
+        unchanged_count: 0,
+      });
       expect(zipfs(['sync', '--json']).json).toMatchObject({ synced: true });
       expect(pythonRead(path.join(dir, 'work.zip')).names).toStrictEqual(['README.txt']);
     });

@@ -85,7 +85,7 @@ describe.skipIf(available.skip)(`casefold-fs, a case-insensitive folder on Linux
     expect(names()).toStrictEqual(['docs', 'file']);
   });
 
-  it('renames a file or a folder to another case of its own name (a case-only rename), keeping a folder\'s contents', () => {
+  it("renames a file or a folder to another case of its own name (a case-only rename), keeping a folder's contents", () => {
     fs.writeFileSync(at('a.txt'), 'a');
     fs.renameSync(at('a.txt'), at('A.txt'));
     expect(names()).toStrictEqual(['A.txt']);
@@ -211,7 +211,9 @@ describe.skipIf(available.skip)(`casefold-fs, a case-insensitive folder on Linux
     fs.writeFileSync(at('x'), 'x');
     const cString = (text: string) => Buffer.from(`${text}\0`);
     const [AT_FDCWD, RENAME_NOREPLACE, EINVAL] = [-100, 1, 22];
-    expect(symbols.renameat2(AT_FDCWD, ptr(cString(at('x'))), AT_FDCWD, ptr(cString(at('y'))), RENAME_NOREPLACE)).toBe(-1);
+    expect(symbols.renameat2(AT_FDCWD, ptr(cString(at('x'))), AT_FDCWD, ptr(cString(at('y'))), RENAME_NOREPLACE)).toBe(
+      -1,
+    );
     expect(new Int32Array(toArrayBuffer(symbols.__errno_location()!, 0, 4))[0]).toBe(EINVAL);
     fs.renameSync(at('x'), at('y'));
     expect(names()).toStrictEqual(['y']);
@@ -228,7 +230,12 @@ describe.skipIf(available.skip)(`casefold-fs, a case-insensitive folder on Linux
       expect(mountinfo()).not.toContain(` ${second.path} `);
       expect(fs.existsSync(path.dirname(second.path))).toBe(false);
       // A server killed outright leaves its mount behind, answering "Transport endpoint is not connected" (or "aborted").
-      const pid = Number(mountinfo().split('\n').find((line) => line.includes(` ${third.path} `))?.match(/casefold-fs\.(\d+)/)?.[1]);
+      const pid = Number(
+        mountinfo()
+          .split('\n')
+          .find((line) => line.includes(` ${third.path} `))
+          ?.match(/casefold-fs\.(\d+)/)?.[1],
+      );
       process.kill(pid, 'SIGKILL');
       while (running(pid)) await Bun.sleep(10);
       // ENOENT: a mount made meanwhile by another test file (they run in parallel) already detached and removed it.
@@ -252,8 +259,18 @@ describe.skipIf(available.skip)(`zipfs with its data folder on casefold-fs${avai
     expect(opened.json.workspace_path).toBe(at('home/workspaces/reports/contents'));
     expect(runZipfs(['write', 'data/config.json', '{}\n'], { env }).code).toBe(0);
     expect(runZipfs(['write', 'notes.txt', 'hello'], { env }).code).toBe(0);
-    expect(runZipfs(['status', '--json'], { env }).json).toStrictEqual({ modified: ['data/config.json'], added: ['notes.txt'], deleted: [], unchanged_count: 8 });
-    expect(runZipfs(['sync', '--json'], { env }).json).toMatchObject({ synced: true, files_modified: 1, files_added: 1, files_deleted: 0 });
+    expect(runZipfs(['status', '--json'], { env }).json).toStrictEqual({
+      modified: ['data/config.json'],
+      added: ['notes.txt'],
+      deleted: [],
+      unchanged_count: 8,
+    });
+    expect(runZipfs(['sync', '--json'], { env }).json).toMatchObject({
+      synced: true,
+      files_modified: 1,
+      files_added: 1,
+      files_deleted: 0,
+    });
     expect(runZipfs(['close', '--json'], { env }).json).toMatchObject({ closed: true, name: 'reports' });
     const synced = unzipSync(fs.readFileSync(zip));
     expect(strFromU8(synced['data/config.json']!)).toBe('{}\n');

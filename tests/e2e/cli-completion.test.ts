@@ -24,58 +24,87 @@ function shell(program: string, script: string): string[] {
 describe('zipfs completion', () => {
   it('completes commands, flags, values and session names in bash', () => {
     const complete = (words: string[]) =>
-      shell('bash', `source <(zipfs completion bash); COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _zipfs; printf '%s\\n' "\${COMPREPLY[@]}"`);
+      shell(
+        'bash',
+        `source <(zipfs completion bash); COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _zipfs; printf '%s\\n' "\${COMPREPLY[@]}"`,
+      );
     expect(complete(['zipfs', 'gr'])).toStrictEqual(['grep']);
     expect(complete(['zipfs', 'ls', '--re'])).toStrictEqual(['--recursive']);
-    expect(complete(['zipfs', 'read', 'x', '--encoding', ''])).toStrictEqual(['utf-8', 'utf-16le', 'utf-16be', 'iso-8859-1', 'windows-1252', 'base64']);
+    expect(complete(['zipfs', 'read', 'x', '--encoding', ''])).toStrictEqual([
+      'utf-8',
+      'utf-16le',
+      'utf-16be',
+      'iso-8859-1',
+      'windows-1252',
+      'base64',
+    ]);
     expect(complete(['zipfs', 'sync', '-s', 'q4'])).toStrictEqual(['q4-report']);
   });
 
   it.skipIf(withFishZsh.skip)(`completes in fish and loads in zsh${withFishZsh.why}`, () => {
-    expect(shell('fish', 'zipfs completion fish | source; complete -C "zipfs grep --ignore"')).toStrictEqual(['--ignore-case\tIgnore case']);
-    expect(shell('fish', 'zipfs completion fish | source; complete -C "zipfs close --session "')).toStrictEqual([expect.stringMatching(/^q4-report\t/)]);
+    expect(shell('fish', 'zipfs completion fish | source; complete -C "zipfs grep --ignore"')).toStrictEqual([
+      '--ignore-case\tIgnore case',
+    ]);
+    expect(shell('fish', 'zipfs completion fish | source; complete -C "zipfs close --session "')).toStrictEqual([
+      expect.stringMatching(/^q4-report\t/),
+    ]);
     const zsh = path.join(box.dir, '_zipfs');
     fs.writeFileSync(zsh, Bun.spawnSync([BINARY, 'completion', 'zsh']).stdout);
     expect(Bun.spawnSync(['zsh', '-n', zsh]).exitCode).toBe(0);
-    expect(shell('zsh', `autoload -Uz compinit && compinit -u -d ${box.dir}/zcompdump; source ${zsh}; print -r -- \${+functions[_zipfs]}`)).toStrictEqual(['1']);
+    expect(
+      shell(
+        'zsh',
+        `autoload -Uz compinit && compinit -u -d ${box.dir}/zcompdump; source ${zsh}; print -r -- \${+functions[_zipfs]}`,
+      ),
+    ).toStrictEqual(['1']);
   });
 
-  it.skipIf(needs('tmux').skip)(`completes at a real bash prompt, pressing Tab (under tmux)${needs('tmux').why}`, async () => {
-    const socket = path.join(box.dir, 'tmux.sock');
-    const tmux = (...args: string[]) => Bun.spawnSync(['tmux', '-S', socket, ...args], { env: { ...env, PS1: '$ ', TERM: 'xterm' }, cwd: box.dir });
-    tmux('new-session', '-d', '-x', '200', '-y', '40', 'bash --norc --noprofile -i');
-    const screenAfter = async (typed: string) => {
-      tmux('send-keys', 'clear', 'Enter');
-      await Bun.sleep(150);
-      tmux('send-keys', typed, 'Tab', 'Tab');
-      await Bun.sleep(700);
-      const screen = tmux('capture-pane', '-p').stdout.toString();
-      tmux('send-keys', 'C-u');
-      return screen;
-    };
-    try {
-      tmux('send-keys', 'source <(zipfs completion bash)', 'Enter');
-      await Bun.sleep(300);
-      expect(await screenAfter('zipfs completion ')).toMatch(/bash\s+fish\s+zsh/);
-      expect(await screenAfter('zipfs sync ')).toContain('zipfs sync q4-report');
-      // Workspace paths, not the files of the current folder (which holds reports.zip).
-      const read = await screenAfter('zipfs read ');
-      expect(read).toContain('README.txt');
-      expect(read).toContain('logo.png');
-      expect(read).not.toContain('reports.zip');
-      expect(await screenAfter('zipfs write x --no-c')).toContain('--no-create-dirs');
-      expect(await screenAfter('zipfs open rep')).toContain('zipfs open reports.zip');
-    } finally {
-      tmux('kill-server');
-    }
-  }, 30_000);
+  it.skipIf(needs('tmux').skip)(
+    `completes at a real bash prompt, pressing Tab (under tmux)${needs('tmux').why}`,
+    async () => {
+      const socket = path.join(box.dir, 'tmux.sock');
+      const tmux = (...args: string[]) =>
+        Bun.spawnSync(['tmux', '-S', socket, ...args], { env: { ...env, PS1: '$ ', TERM: 'xterm' }, cwd: box.dir });
+      tmux('new-session', '-d', '-x', '200', '-y', '40', 'bash --norc --noprofile -i');
+      const screenAfter = async (typed: string) => {
+        tmux('send-keys', 'clear', 'Enter');
+        await Bun.sleep(150);
+        tmux('send-keys', typed, 'Tab', 'Tab');
+        await Bun.sleep(700);
+        const screen = tmux('capture-pane', '-p').stdout.toString();
+        tmux('send-keys', 'C-u');
+        return screen;
+      };
+      try {
+        tmux('send-keys', 'source <(zipfs completion bash)', 'Enter');
+        await Bun.sleep(300);
+        expect(await screenAfter('zipfs completion ')).toMatch(/bash\s+fish\s+zsh/);
+        expect(await screenAfter('zipfs sync ')).toContain('zipfs sync q4-report');
+        // Workspace paths, not the files of the current folder (which holds reports.zip).
+        const read = await screenAfter('zipfs read ');
+        expect(read).toContain('README.txt');
+        expect(read).toContain('logo.png');
+        expect(read).not.toContain('reports.zip');
+        expect(await screenAfter('zipfs write x --no-c')).toContain('--no-create-dirs');
+        expect(await screenAfter('zipfs open rep')).toContain('zipfs open reports.zip');
+      } finally {
+        tmux('kill-server');
+      }
+    },
+    30_000,
+  );
 
   it('refuses an unknown shell', () => {
     expect(box.run(['completion', 'powershell', '--json']).json.error.code).toBe('INVALID_INPUT');
   });
 
   it('is generated from the table: a new row appears in every script', () => {
-    const extra = { ...COMMANDS[0]!, name: 'zz-extra', description: 'An extra row.', cli: { example: 'zipfs zz-extra' } };
+    const extra = {
+      ...COMMANDS[0]!,
+      name: 'zz-extra',
+      description: 'An extra row.',
+      cli: { example: 'zipfs zz-extra' },
+    };
     for (const shellName of ['bash', 'zsh', 'fish']) {
       expect(completionScript(shellName, COMMANDS)).not.toContain('zz-extra');
       expect(completionScript(shellName, [...COMMANDS, extra])).toContain('zz-extra');

@@ -21,7 +21,10 @@ const status = () => box.run(['status', '--json']).json;
 
 describe('zipfs write', () => {
   it('writes text from the argument, creating folders, atomically', () => {
-    expect(box.run(['write', 'new/deep/file.txt', 'hello', '--json']).json).toStrictEqual({ written: true, size_bytes: 5 });
+    expect(box.run(['write', 'new/deep/file.txt', 'hello', '--json']).json).toStrictEqual({
+      written: true,
+      size_bytes: 5,
+    });
     expect(fs.readFileSync(path.join(root, 'new/deep/file.txt'), 'utf8')).toBe('hello');
     expect(fs.readdirSync(path.join(root, 'new/deep'))).toStrictEqual(['file.txt']); // no temporary left
   });
@@ -30,9 +33,13 @@ describe('zipfs write', () => {
     const bytes = Buffer.from(binaryBytes(1000));
     const piped = box.run(['write', 'blob.bin', '--json'], { stdin: bytes.toString('latin1') });
     expect(piped.json.size_bytes).toBeGreaterThan(0);
-    expect(box.run(['write', 'b64.bin', bytes.toString('base64'), '--encoding', 'base64', '--json']).json.size_bytes).toBe(1000);
+    expect(
+      box.run(['write', 'b64.bin', bytes.toString('base64'), '--encoding', 'base64', '--json']).json.size_bytes,
+    ).toBe(1000);
     expect(fs.readFileSync(path.join(root, 'b64.bin')).equals(bytes)).toBe(true);
-    expect(box.run(['write', 'bad.bin', 'not base64!', '--encoding', 'base64', '--json']).json.error.code).toBe('INVALID_INPUT');
+    expect(box.run(['write', 'bad.bin', 'not base64!', '--encoding', 'base64', '--json']).json.error.code).toBe(
+      'INVALID_INPUT',
+    );
   });
 
   it('refuses to create folders with --no-create-dirs, to write a folder, or to escape', () => {
@@ -93,7 +100,8 @@ describe('zipfs status', () => {
   it('proves untouched files by the ctime fence set at open, and sees every change made after it', () => {
     const fence = readSessionRecord(path.join(box.home, 'workspaces', 'reports', 'manifest.jsonl'))!.ctime_fence_ms!;
     expect(typeof fence).toBe('number');
-    for (const file of ['README.txt', 'data/input.csv']) expect(fs.statSync(path.join(root, file)).ctimeMs).toBeLessThan(fence);
+    for (const file of ['README.txt', 'data/input.csv'])
+      expect(fs.statSync(path.join(root, file)).ctimeMs).toBeLessThan(fence);
     // A rewrite with the same bytes' length, its mtime set back, at once after open: the ctime is past the fence.
     const file = path.join(root, 'README.txt');
     const before = fs.statSync(file);
@@ -127,25 +135,40 @@ describe('zipfs status', () => {
 });
 
 describe('zipfs sync', () => {
-  it.skipIf(withUnzip.skip)(`writes changes back, keeps a backup of the previous archive, and is then clean${withUnzip.why}`, () => {
-    const original = fs.readFileSync(zip);
-    box.run(['write', 'data/config.json', '{"debug": false}\n']);
-    box.run(['write', 'notes/new.txt', 'new file\n']);
-    box.run(['delete', 'README.txt']);
-    const result = box.run(['sync', '--json']).json;
-    // notes/ gets a folder entry of its own: this archive stores them (empty/, data/).
-    expect(result).toStrictEqual({ synced: true, backup_path: path.join(box.dir, 'reports.zip.bak'), files_modified: 1, files_added: 2, files_deleted: 1 });
-    expect(fs.readFileSync(result.backup_path).equals(original)).toBe(true);
-    expect(status()).toStrictEqual({ modified: [], added: [], deleted: [], unchanged_count: 10 });
-    const listing = Bun.spawnSync(['unzip', '-Z1', zip]).stdout.toString().trim().split('\n');
-    expect(listing).not.toContain('README.txt');
-    expect(listing.slice(-2)).toStrictEqual(['notes/', 'notes/new.txt']);
-    expect(Bun.spawnSync(['unzip', '-p', zip, 'data/config.json']).stdout.toString()).toBe('{"debug": false}\n');
-  });
+  it.skipIf(withUnzip.skip)(
+    `writes changes back, keeps a backup of the previous archive, and is then clean${withUnzip.why}`,
+    () => {
+      const original = fs.readFileSync(zip);
+      box.run(['write', 'data/config.json', '{"debug": false}\n']);
+      box.run(['write', 'notes/new.txt', 'new file\n']);
+      box.run(['delete', 'README.txt']);
+      const result = box.run(['sync', '--json']).json;
+      // notes/ gets a folder entry of its own: this archive stores them (empty/, data/).
+      expect(result).toStrictEqual({
+        synced: true,
+        backup_path: path.join(box.dir, 'reports.zip.bak'),
+        files_modified: 1,
+        files_added: 2,
+        files_deleted: 1,
+      });
+      expect(fs.readFileSync(result.backup_path).equals(original)).toBe(true);
+      expect(status()).toStrictEqual({ modified: [], added: [], deleted: [], unchanged_count: 10 });
+      const listing = Bun.spawnSync(['unzip', '-Z1', zip]).stdout.toString().trim().split('\n');
+      expect(listing).not.toContain('README.txt');
+      expect(listing.slice(-2)).toStrictEqual(['notes/', 'notes/new.txt']);
+      expect(Bun.spawnSync(['unzip', '-p', zip, 'data/config.json']).stdout.toString()).toBe('{"debug": false}\n');
+    },
+  );
 
   it('does nothing when nothing changed, and a second sync is a no-op', () => {
     const stats = fs.statSync(zip);
-    expect(box.run(['sync', '--json']).json).toStrictEqual({ synced: true, backup_path: null, files_modified: 0, files_added: 0, files_deleted: 0 });
+    expect(box.run(['sync', '--json']).json).toStrictEqual({
+      synced: true,
+      backup_path: null,
+      files_modified: 0,
+      files_added: 0,
+      files_deleted: 0,
+    });
     expect(fs.statSync(zip).mtimeMs).toBe(stats.mtimeMs);
     box.run(['write', 'README.txt', 'x']);
     box.run(['sync']);
@@ -158,27 +181,36 @@ describe('zipfs sync', () => {
     const original = fs.readFileSync(zip);
     box.run(['write', 'README.txt', 'x']);
     box.run(['write', 'b.txt', 'x']);
-    expect(box.run(['sync', '--dry-run', '--json']).json).toStrictEqual({ synced: false, backup_path: null, files_modified: 1, files_added: 1, files_deleted: 0 });
+    expect(box.run(['sync', '--dry-run', '--json']).json).toStrictEqual({
+      synced: false,
+      backup_path: null,
+      files_modified: 1,
+      files_added: 1,
+      files_deleted: 0,
+    });
     expect(fs.readFileSync(zip).equals(original)).toBe(true);
     expect(fs.existsSync(path.join(box.dir, 'reports.zip.bak'))).toBe(false);
     expect(box.run(['sync', '--dry-run']).stdout).toContain('dry run');
   });
 
-  it.skipIf(withZipUnzip.skip)(`refuses with CONFLICT_DETECTED when the zip changed since open, and overwrites with --force${withZipUnzip.why}`, () => {
-    box.run(['write', 'README.txt', 'mine']);
-    const theirs = Bun.spawnSync(['zip', '-q', zip, '-'], { stdin: Buffer.from('theirs') }); // another tool adds an entry
-    expect(theirs.exitCode).toBe(0);
-    const changed = fs.readFileSync(zip);
-    const conflict = box.run(['sync', '--json']);
-    expect(conflict.code).toBe(ERROR_CODES.CONFLICT_DETECTED.exit);
-    expect(conflict.json.error.message).toContain('force');
-    expect(fs.readFileSync(zip).equals(changed)).toBe(true);
-    const forced = box.run(['sync', '--force', '--json']).json;
-    expect(forced.synced).toBe(true);
-    expect(Bun.spawnSync(['unzip', '-p', zip, 'README.txt']).stdout.toString()).toBe('mine');
-    expect(Bun.spawnSync(['unzip', '-Z1', zip]).stdout.toString()).not.toContain('-\n');
-    expect(Bun.spawnSync(['unzip', '-tq', zip]).exitCode).toBe(0);
-  });
+  it.skipIf(withZipUnzip.skip)(
+    `refuses with CONFLICT_DETECTED when the zip changed since open, and overwrites with --force${withZipUnzip.why}`,
+    () => {
+      box.run(['write', 'README.txt', 'mine']);
+      const theirs = Bun.spawnSync(['zip', '-q', zip, '-'], { stdin: Buffer.from('theirs') }); // another tool adds an entry
+      expect(theirs.exitCode).toBe(0);
+      const changed = fs.readFileSync(zip);
+      const conflict = box.run(['sync', '--json']);
+      expect(conflict.code).toBe(ERROR_CODES.CONFLICT_DETECTED.exit);
+      expect(conflict.json.error.message).toContain('force');
+      expect(fs.readFileSync(zip).equals(changed)).toBe(true);
+      const forced = box.run(['sync', '--force', '--json']).json;
+      expect(forced.synced).toBe(true);
+      expect(Bun.spawnSync(['unzip', '-p', zip, 'README.txt']).stdout.toString()).toBe('mine');
+      expect(Bun.spawnSync(['unzip', '-Z1', zip]).stdout.toString()).not.toContain('-\n');
+      expect(Bun.spawnSync(['unzip', '-tq', zip]).exitCode).toBe(0);
+    },
+  );
 
   it('accepts a zip that was only touched or copied back unchanged', () => {
     fs.utimesSync(zip, new Date(), new Date('2030-01-01'));
@@ -186,25 +218,37 @@ describe('zipfs sync', () => {
     expect(box.run(['sync', '--json']).json.synced).toBe(true);
   });
 
-  it.skipIf(withPython.skip)(`says ZIP_NOT_FOUND when the zip is gone, and re-creates it with --force${withPython.why}`, () => {
-    fs.renameSync(zip, path.join(box.dir, 'moved.zip'));
-    const missing = box.run(['sync', '--json']);
-    expect(missing.json.error.code).toBe('ZIP_NOT_FOUND');
-    expect(fs.existsSync(zip)).toBe(false);
-    expect(box.run(['sync', '--force', '--json']).json).toMatchObject({ synced: true, backup_path: null });
-    const py = Bun.spawnSync(['python3', '-c', 'import sys,zipfile; z=zipfile.ZipFile(sys.argv[1]); print(z.testzip()); print(len(z.namelist()))', zip]);
-    expect(py.stdout.toString().trim().split('\n')).toStrictEqual(['None', '9']);
-  });
+  it.skipIf(withPython.skip)(
+    `says ZIP_NOT_FOUND when the zip is gone, and re-creates it with --force${withPython.why}`,
+    () => {
+      fs.renameSync(zip, path.join(box.dir, 'moved.zip'));
+      const missing = box.run(['sync', '--json']);
+      expect(missing.json.error.code).toBe('ZIP_NOT_FOUND');
+      expect(fs.existsSync(zip)).toBe(false);
+      expect(box.run(['sync', '--force', '--json']).json).toMatchObject({ synced: true, backup_path: null });
+      const py = Bun.spawnSync([
+        'python3',
+        '-c',
+        'import sys,zipfile; z=zipfile.ZipFile(sys.argv[1]); print(z.testzip()); print(len(z.namelist()))',
+        zip,
+      ]);
+      expect(py.stdout.toString().trim().split('\n')).toStrictEqual(['None', '9']);
+    },
+  );
 
   it.skipIf(withPython.skip)(`leaves a valid empty zip when every file is deleted${withPython.why}`, () => {
     for (const name of ['README.txt', 'logo.png', 'data', 'empty']) box.run(['delete', name, '-r']);
     expect(box.run(['sync', '--json']).json.files_deleted).toBe(9);
     expect(fs.statSync(zip).size).toBe(22);
-    expect(Bun.spawnSync(['python3', '-c', 'import sys,zipfile; print(len(zipfile.ZipFile(sys.argv[1]).namelist()))', zip]).stdout.toString().trim()).toBe('0');
+    expect(
+      Bun.spawnSync(['python3', '-c', 'import sys,zipfile; print(len(zipfile.ZipFile(sys.argv[1]).namelist()))', zip])
+        .stdout.toString()
+        .trim(),
+    ).toBe('0');
     expect(status()).toStrictEqual({ modified: [], added: [], deleted: [], unchanged_count: 0 });
   });
 
-  it('keeps the archive\'s permission bits and removes temporaries of dead syncs', () => {
+  it("keeps the archive's permission bits and removes temporaries of dead syncs", () => {
     fs.chmodSync(zip, 0o640);
     const leftover = path.join(box.dir, '.reports.zip.zipfs-999999-dead.tmp');
     fs.writeFileSync(leftover, 'partial');
@@ -222,17 +266,29 @@ describe('zipfs close with changes', () => {
     expect(refused.code).toBe(ERROR_CODES.UNSYNCED_CHANGES.exit);
     expect(refused.json.error.message).toMatch(/sync.*force/);
     expect(fs.existsSync(root)).toBe(true);
-    expect(box.run(['close', '--force', '--json']).json).toStrictEqual({ closed: true, synced: false, name: 'reports' });
+    expect(box.run(['close', '--force', '--json']).json).toStrictEqual({
+      closed: true,
+      synced: false,
+      name: 'reports',
+    });
     expect(fs.existsSync(root)).toBe(false);
   });
 
-  it.skipIf(withUnzip.skip)(`syncs and then closes with --sync, and keeps the session when the sync fails${withUnzip.why}`, () => {
-    box.run(['write', 'README.txt', 'synced on close']);
-    fs.utimesSync(zip, new Date(), new Date('2030-01-01'));
-    fs.appendFileSync(zip, Buffer.from('x')); // the zip changed meanwhile: the sync must refuse
-    expect(box.run(['close', '--sync', '--json']).json.error.code).toBe('CONFLICT_DETECTED');
-    expect(fs.existsSync(root)).toBe(true);
-    expect(box.run(['close', '--sync', '--force', '--json']).json).toMatchObject({ closed: true, synced: true, name: 'reports', sync: { files_modified: 1 } });
-    expect(Bun.spawnSync(['unzip', '-p', zip, 'README.txt']).stdout.toString()).toBe('synced on close');
-  });
+  it.skipIf(withUnzip.skip)(
+    `syncs and then closes with --sync, and keeps the session when the sync fails${withUnzip.why}`,
+    () => {
+      box.run(['write', 'README.txt', 'synced on close']);
+      fs.utimesSync(zip, new Date(), new Date('2030-01-01'));
+      fs.appendFileSync(zip, Buffer.from('x')); // the zip changed meanwhile: the sync must refuse
+      expect(box.run(['close', '--sync', '--json']).json.error.code).toBe('CONFLICT_DETECTED');
+      expect(fs.existsSync(root)).toBe(true);
+      expect(box.run(['close', '--sync', '--force', '--json']).json).toMatchObject({
+        closed: true,
+        synced: true,
+        name: 'reports',
+        sync: { files_modified: 1 },
+      });
+      expect(Bun.spawnSync(['unzip', '-p', zip, 'README.txt']).stdout.toString()).toBe('synced on close');
+    },
+  );
 });

@@ -10,7 +10,8 @@ beforeEach(() => ({ box, root } = reportsSandbox(true)));
 afterEach(() => box.cleanup());
 
 const grep = (...args: string[]) => box.run(['grep', ...args, '--json']).json;
-const where = (result: { matches: { file: string; line_number: number }[] }) => result.matches.map((m) => `${m.file}:${m.line_number}`);
+const where = (result: { matches: { file: string; line_number: number }[] }) =>
+  result.matches.map((m) => `${m.file}:${m.line_number}`);
 
 describe('zipfs grep', () => {
   it('finds lines by regular expression, in file order', () => {
@@ -21,9 +22,17 @@ describe('zipfs grep', () => {
   });
 
   it('filters by glob: names at any depth without "/", whole paths with it', () => {
-    expect(where(grep('id', '--glob', '*.csv'))).toStrictEqual(['data/archive/2024.csv:1', 'data/input.csv:1', 'data/output.csv:1']);
+    expect(where(grep('id', '--glob', '*.csv'))).toStrictEqual([
+      'data/archive/2024.csv:1',
+      'data/input.csv:1',
+      'data/output.csv:1',
+    ]);
     expect(where(grep('id', '--glob', 'data/*.csv'))).toStrictEqual(['data/input.csv:1', 'data/output.csv:1']);
-    expect(where(grep('id', '--glob', 'data/**/*.csv'))).toStrictEqual(['data/archive/2024.csv:1', 'data/input.csv:1', 'data/output.csv:1']);
+    expect(where(grep('id', '--glob', 'data/**/*.csv'))).toStrictEqual([
+      'data/archive/2024.csv:1',
+      'data/input.csv:1',
+      'data/output.csv:1',
+    ]);
     expect(where(grep('id', 'data/archive'))).toStrictEqual(['data/archive/2024.csv:1']);
   });
 
@@ -44,7 +53,13 @@ describe('zipfs grep', () => {
   it('returns context lines, strips CR, and cuts very long lines with a marker', () => {
     fs.writeFileSync(path.join(root, 'crlf.txt'), 'one\r\ntwo\r\nthree\r\nfour\r\n');
     const result = grep('three', '-C', '1');
-    expect(result.matches[0]).toStrictEqual({ file: 'crlf.txt', line_number: 3, line_content: 'three', context_before: ['two'], context_after: ['four'] });
+    expect(result.matches[0]).toStrictEqual({
+      file: 'crlf.txt',
+      line_number: 3,
+      line_content: 'three',
+      context_before: ['two'],
+      context_after: ['four'],
+    });
     fs.writeFileSync(path.join(root, 'long.txt'), `${'x'.repeat(5000)}NEEDLE${'y'.repeat(5000)}`);
     const long = grep('NEEDLE').matches[0].line_content;
     expect(long.length).toBeLessThan(600);
@@ -53,15 +68,21 @@ describe('zipfs grep', () => {
   });
 
   it('searches file names with --names-only', () => {
-    expect(grep('\\.csv$', '--names-only').matches.map((m: { file: string }) => m.file)).toStrictEqual(['data/archive/2024.csv', 'data/input.csv', 'data/output.csv']);
+    expect(grep('\\.csv$', '--names-only').matches.map((m: { file: string }) => m.file)).toStrictEqual([
+      'data/archive/2024.csv',
+      'data/input.csv',
+      'data/output.csv',
+    ]);
   });
 
   it('prints grep-style lines for people', () => {
     const result = box.run(['grep', 'debug', '-C', '1']);
-    expect(result.stdout).toBe('data/config.json-1-{\ndata/config.json:2:  "debug": true,\ndata/config.json-3-  "region": "emea"\n');
+    expect(result.stdout).toBe(
+      'data/config.json-1-{\ndata/config.json:2:  "debug": true,\ndata/config.json-3-  "region": "emea"\n',
+    );
   });
 
-  it('refuses an invalid regular expression with the engine\'s reason', () => {
+  it("refuses an invalid regular expression with the engine's reason", () => {
     const result = box.run(['grep', '(unclosed', '--json']);
     expect(result.code).toBe(ERROR_CODES.INVALID_INPUT.exit);
     expect(result.json.error.message).toMatch(/pattern.*\)/i);

@@ -29,9 +29,13 @@ describe('one session per zip', () => {
 
 describe('zipfs read on the CLI', () => {
   it('writes a binary file as its bytes, and base64 only when asked', () => {
-    const piped = Bun.spawnSync([path.resolve(import.meta.dir, '../../dist/zipfs'), 'read', 'logo.png'], { env: { ...process.env, ZIPFS_HOME: box.home } });
+    const piped = Bun.spawnSync([path.resolve(import.meta.dir, '../../dist/zipfs'), 'read', 'logo.png'], {
+      env: { ...process.env, ZIPFS_HOME: box.home },
+    });
     expect(Buffer.from(piped.stdout).equals(Buffer.from(binaryBytes(3000)))).toBe(true);
-    expect(box.run(['read', 'logo.png', '--encoding', 'base64']).stdout).toBe(Buffer.from(binaryBytes(3000)).toString('base64'));
+    expect(box.run(['read', 'logo.png', '--encoding', 'base64']).stdout).toBe(
+      Buffer.from(binaryBytes(3000)).toString('base64'),
+    );
   });
 });
 
@@ -42,7 +46,9 @@ describe('paths from the current folder inside a workspace', () => {
     expect(box.run(['read', '/README.txt'], { cwd: data }).stdout).toBe('Quarterly report\n');
     expect(box.run(['write', 'new.csv', 'x', '--json'], { cwd: data }).json.written).toBe(true);
     expect(fs.existsSync(path.join(data, 'new.csv'))).toBe(true);
-    expect(box.run(['ls', '--json'], { cwd: data }).json.entries.map((e: { name: string }) => e.name)).toContain('input.csv');
+    expect(box.run(['ls', '--json'], { cwd: data }).json.entries.map((e: { name: string }) => e.name)).toContain(
+      'input.csv',
+    );
     expect(box.run(['grep', 'Quarterly', '--json'], { cwd: data }).json.total_matches).toBe(0); // README.txt is above data/
     expect(box.run(['mv', 'new.csv', 'renamed.csv', '--json'], { cwd: data }).json.to).toBe('data/renamed.csv');
     expect(box.run(['read', 'README.txt'], { cwd: box.dir }).stdout).toBe('Quarterly report\n'); // outside a workspace: from its root
@@ -83,7 +89,9 @@ function listedCommands(): string[] {
 
 describe('help for every command', () => {
   it('lists the table and the modes', () => {
-    expect(listedCommands()).toEqual(expect.arrayContaining(['open', 'grep', 'sync', 'mcp', 'exec', 'completion', 'help', 'mv']));
+    expect(listedCommands()).toEqual(
+      expect.arrayContaining(['open', 'grep', 'sync', 'mcp', 'exec', 'completion', 'help', 'mv']),
+    );
   });
 
   // Built from the listing when the tests run, so a command added later is checked without a test of its own.

@@ -40,7 +40,11 @@ const box = sandbox();
 let zip: string;
 let root: string;
 beforeAll(() => {
-  const entries = [...ENTRIES.map(([name]) => ({ name, data: 'needle\n' })), { name: `${FOLDER}/inner.txt`, data: 'x' }, { name: PLAIN, data: 'needle\n' }];
+  const entries = [
+    ...ENTRIES.map(([name]) => ({ name, data: 'needle\n' })),
+    { name: `${FOLDER}/inner.txt`, data: 'x' },
+    { name: PLAIN, data: 'needle\n' },
+  ];
   // The zip's own path is a name too: sessions and sync show it.
   zip = writeZip(box.dir, 'odd\x1b[2K.zip', rawZip(entries, { comment: 'comment\x1b[2K\nfaked line' }));
   root = box.run(['open', zip, '--json']).json.workspace_path;
@@ -93,24 +97,34 @@ describe('names on a terminal', () => {
     expect(human(['status'])).toContain('zipfs: sync will refuse "pipe\\033[2K": it is a FIFO');
     fs.rmSync(fifo);
     const diff = human(['diff']);
-    expect(diff).toContain('diff --git "a/line\\nbreak.txt" "b/line\\nbreak.txt"\n--- "a/line\\nbreak.txt"\n+++ "b/line\\nbreak.txt"\n');
+    expect(diff).toContain(
+      'diff --git "a/line\\nbreak.txt" "b/line\\nbreak.txt"\n--- "a/line\\nbreak.txt"\n+++ "b/line\\nbreak.txt"\n',
+    );
     expect(diff).toContain('+++ "b/new\\033[2Kb.txt"\n');
     expect(human(['diff', '--stat'])).toContain(`A ${ADDED[0]![1]}  +1 -0\n`);
   });
 
   it('sessions, sync, mv, delete and errors show names and paths quoted', () => {
     expect(human(['sessions'])).toContain(JSON.stringify(zip).replace('\\u001b', '\\033'));
-    expect(human(['sync'])).toContain(`Previous archive kept as ${JSON.stringify(`${zip}.bak`).replace('\\u001b', '\\033')}`);
+    expect(human(['sync'])).toContain(
+      `Previous archive kept as ${JSON.stringify(`${zip}.bak`).replace('\\u001b', '\\033')}`,
+    );
     expect(human(['mv', ADDED[0]![0], 'moved\x1b[1m.txt'])).toBe(`Moved ${ADDED[0]![1]} to "moved\\033[1m.txt".\n`);
     expect(human(['delete', 'moved\x1b[1m.txt'])).toBe('Deleted "moved\\033[1m.txt".\n');
-    expect(human(['read', 'gone\x1b[2K\nzipfs: all is well'])).toContain('Path "gone\\033[2K\\nzipfs: all is well" does not exist');
+    expect(human(['read', 'gone\x1b[2K\nzipfs: all is well'])).toContain(
+      'Path "gone\\033[2K\\nzipfs: all is well" does not exist',
+    );
   });
 
   it('keeps names exact in --json', () => {
     const names = box.run(['ls', '--json']).json.entries.map((e: { name: string }) => e.name);
     for (const [name] of ENTRIES) expect(names).toContain(name);
-    expect(box.run(['inspect', zip, '--json']).json.entries.map((e: { name: string }) => e.name)).toContain(ENTRIES[0]![0]);
-    expect(box.run(['grep', 'needle', '--json']).json.matches.map((m: { file: string }) => m.file)).toContain(ENTRIES[3]![0]);
+    expect(box.run(['inspect', zip, '--json']).json.entries.map((e: { name: string }) => e.name)).toContain(
+      ENTRIES[0]![0],
+    );
+    expect(box.run(['grep', 'needle', '--json']).json.matches.map((m: { file: string }) => m.file)).toContain(
+      ENTRIES[3]![0],
+    );
     expect(box.run(['sessions', '--json']).json.sessions[0].source_path).toBe(zip);
     // tree's drawing is text with one line per item on every surface: its names are quoted in JSON too.
     expect(box.run(['tree', '--json']).json.tree).toContain(`── ${ENTRIES[0]![1]}\n`);

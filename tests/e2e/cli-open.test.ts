@@ -11,7 +11,8 @@ let box: ReturnType<typeof sandbox>;
 beforeEach(() => (box = sandbox()));
 afterEach(() => box.cleanup());
 
-const workspaces = () => (fs.existsSync(path.join(box.home, 'workspaces')) ? fs.readdirSync(path.join(box.home, 'workspaces')) : []);
+const workspaces = () =>
+  fs.existsSync(path.join(box.home, 'workspaces')) ? fs.readdirSync(path.join(box.home, 'workspaces')) : [];
 
 describe('zipfs open', () => {
   it('extracts an archive into a session named after the file', () => {
@@ -28,7 +29,9 @@ describe('zipfs open', () => {
     const root = result.json.workspace_path;
     expect(fs.readFileSync(path.join(root, 'data/config.json'), 'utf8')).toContain('"debug": true');
     expect(fs.statSync(path.join(root, 'empty')).isDirectory()).toBe(true);
-    expect(fs.readFileSync(path.join(box.home, 'workspaces/reports/manifest.jsonl'), 'utf8').trim().split('\n')).toHaveLength(10); // the session record and 9 entries
+    expect(
+      fs.readFileSync(path.join(box.home, 'workspaces/reports/manifest.jsonl'), 'utf8').trim().split('\n'),
+    ).toHaveLength(10); // the session record and 9 entries
   });
 
   it('prints a readable summary without --json', () => {
@@ -76,7 +79,14 @@ describe('zipfs open', () => {
 
   it('refuses traversal names with PATH_TRAVERSAL naming the entry, writing nothing', () => {
     for (const name of ['../evil.txt', '/etc/evil', 'C:\\evil.txt', 'a\\..\\..\\evil.txt', 'ok/../../evil.txt']) {
-      const zip = writeZip(box.dir, 'bad.zip', rawZip([{ name: 'fine.txt', data: 'ok' }, { name, data: 'x' }]));
+      const zip = writeZip(
+        box.dir,
+        'bad.zip',
+        rawZip([
+          { name: 'fine.txt', data: 'ok' },
+          { name, data: 'x' },
+        ]),
+      );
       const result = box.run(['open', zip, '--json']);
       expect(result.json.error.code).toBe('PATH_TRAVERSAL');
       expect(result.json.error.message).toContain(`Entry ${JSON.stringify(name)}`); // quoted, a backslash escaped, as git quotes names
@@ -94,7 +104,14 @@ describe('zipfs open', () => {
 
   it('refuses a file and a folder at one path (dupdir.zip) and duplicate names', () => {
     expect(box.run(['open', corpusPath('go/dupdir.zip'), '--json']).json.error.code).toBe('ZIP_INVALID');
-    const zip = writeZip(box.dir, 'dup.zip', rawZip([{ name: 'a.txt', data: '1' }, { name: 'a.txt', data: '2' }]));
+    const zip = writeZip(
+      box.dir,
+      'dup.zip',
+      rawZip([
+        { name: 'a.txt', data: '1' },
+        { name: 'a.txt', data: '2' },
+      ]),
+    );
     const result = box.run(['open', zip, '--json']);
     expect(result.json.error.code).toBe('ZIP_INVALID');
     expect(result.json.error.message).toContain('a.txt');
@@ -118,19 +135,38 @@ describe('zipfs open', () => {
   });
 
   it('refuses an entry whose data inflates past its declared size (ZIP_BOMB_DETECTED)', () => {
-    const zip = writeZip(box.dir, 'liar.zip', rawZip([{ name: 'big.txt', data: 'a'.repeat(100_000), declaredSize: 1000 }]));
+    const zip = writeZip(
+      box.dir,
+      'liar.zip',
+      rawZip([{ name: 'big.txt', data: 'a'.repeat(100_000), declaredSize: 1000 }]),
+    );
     const result = box.run(['open', zip, '--json']);
     expect(result.json.error.code).toBe('ZIP_BOMB_DETECTED');
     expect(workspaces()).toStrictEqual([]);
   });
 
   it('refuses overlapping entries (ZIP_BOMB_DETECTED)', () => {
-    const zip = writeZip(box.dir, 'overlap.zip', rawZip([{ name: 'a.txt', data: 'a'.repeat(5000) }, { name: 'b.txt', shareDataOf: 0 }]));
+    const zip = writeZip(
+      box.dir,
+      'overlap.zip',
+      rawZip([
+        { name: 'a.txt', data: 'a'.repeat(5000) },
+        { name: 'b.txt', shareDataOf: 0 },
+      ]),
+    );
     expect(box.run(['open', zip, '--json']).json.error.code).toBe('ZIP_BOMB_DETECTED');
   });
 
   it('applies the limits from the environment (entries, bytes, ratios)', () => {
-    const zip = writeZip(box.dir, 'r.zip', rawZip([{ name: 'zeros.txt', data: 'a'.repeat(200_000) }, { name: 'b.txt', data: 'b' }, { name: 'c.txt', data: 'c' }]));
+    const zip = writeZip(
+      box.dir,
+      'r.zip',
+      rawZip([
+        { name: 'zeros.txt', data: 'a'.repeat(200_000) },
+        { name: 'b.txt', data: 'b' },
+        { name: 'c.txt', data: 'c' },
+      ]),
+    );
     const cases: [Record<string, string>, RegExp][] = [
       [{ ZIPFS_MAX_ENTRIES: '2' }, /3 entries.*ZIPFS_MAX_ENTRIES/],
       [{ ZIPFS_MAX_EXTRACTED_BYTES: '100000' }, /ZIPFS_MAX_EXTRACTED_BYTES/],
@@ -173,11 +209,22 @@ describe('zipfs open', () => {
 
 describe('zipfs open on both cores', () => {
   it('extracts a large archive with a second thread, every file intact', () => {
-    const entries = Array.from({ length: 3000 }, (_, i) => ({ name: `d${i % 7}/f${i}.txt`, data: `file ${i}\n`.repeat(i % 5 + 1) }));
+    const entries = Array.from({ length: 3000 }, (_, i) => ({
+      name: `d${i % 7}/f${i}.txt`,
+      data: `file ${i}\n`.repeat((i % 5) + 1),
+    }));
     const opened = box.run(['open', writeZip(box.dir, 'many.zip', rawZip(entries)), '--json']).json;
     expect(opened.file_count).toBe(3000);
-    for (const i of [0, 1499, 1500, 2999]) expect(fs.readFileSync(path.join(opened.workspace_path, `d${i % 7}/f${i}.txt`), 'utf8')).toBe(`file ${i}\n`.repeat(i % 5 + 1));
-    expect(box.run(['status', '--json']).json).toStrictEqual({ modified: [], added: [], deleted: [], unchanged_count: 3000 });
+    for (const i of [0, 1499, 1500, 2999])
+      expect(fs.readFileSync(path.join(opened.workspace_path, `d${i % 7}/f${i}.txt`), 'utf8')).toBe(
+        `file ${i}\n`.repeat((i % 5) + 1),
+      );
+    expect(box.run(['status', '--json']).json).toStrictEqual({
+      modified: [],
+      added: [],
+      deleted: [],
+      unchanged_count: 3000,
+    });
   });
 
   it('fails whole, leaving nothing, when the second thread meets a damaged entry', () => {

@@ -12,12 +12,14 @@ afterEach(() => box.cleanup());
 
 const workspaces = () => fs.readdirSync(path.join(box.home, 'workspaces')).sort();
 /** Makes a session look unused since `when` (last_accessed_at is the manifest's mtime). */
-const age = (name: string, when: Date) => fs.utimesSync(path.join(box.home, 'workspaces', name, 'manifest.jsonl'), when, when);
+const age = (name: string, when: Date) =>
+  fs.utimesSync(path.join(box.home, 'workspaces', name, 'manifest.jsonl'), when, when);
 
 describe('zipfs prune', () => {
   it('needs all or stale, and a valid duration', () => {
     expect(box.run(['prune', '--json']).json.error.message).toContain('--stale 7d');
-    for (const bad of ['7', 'd', '7y', 'soon']) expect(box.run(['prune', '--stale', bad, '--json']).json.error.code).toBe('INVALID_INPUT');
+    for (const bad of ['7', 'd', '7y', 'soon'])
+      expect(box.run(['prune', '--stale', bad, '--json']).json.error.code).toBe('INVALID_INPUT');
   });
 
   it('removes sessions unused for longer than the duration, and reports freed bytes', () => {
@@ -31,7 +33,11 @@ describe('zipfs prune', () => {
     ]);
     expect(result.freed_bytes).toBeGreaterThan(3000);
     expect(workspaces()).toStrictEqual(['fresh']);
-    for (const [duration, expected] of [['30m', 'fresh'], ['24h', 'fresh'], ['2w', 'fresh']] as const) {
+    for (const [duration, expected] of [
+      ['30m', 'fresh'],
+      ['24h', 'fresh'],
+      ['2w', 'fresh'],
+    ] as const) {
       expect(box.run(['prune', '--stale', duration, '--json']).json.pruned).toStrictEqual([]);
       expect(workspaces()).toStrictEqual([expected]);
     }
@@ -40,7 +46,9 @@ describe('zipfs prune', () => {
   it('changes nothing with --dry-run, and removes everything with --all', () => {
     box.run(['open', zip, '--name', 'a']);
     box.run(['open', zip, '--name', 'b']);
-    expect(box.run(['prune', '--all', '--dry-run', '--json']).json.pruned.map((p: { name: string }) => p.name)).toStrictEqual(['a', 'b']);
+    expect(
+      box.run(['prune', '--all', '--dry-run', '--json']).json.pruned.map((p: { name: string }) => p.name),
+    ).toStrictEqual(['a', 'b']);
     expect(workspaces()).toStrictEqual(['a', 'b']);
     expect(box.run(['prune', '--all']).stdout).toContain('2 items pruned');
     expect(workspaces()).toStrictEqual([]);
@@ -51,10 +59,18 @@ describe('zipfs prune', () => {
     box.run(['open', zip, '--name', 'idle']);
     const holder = Bun.spawn(['sleep', '30']);
     try {
-      fs.writeFileSync(path.join(box.home, 'workspaces/busy/lock'), JSON.stringify({ pid: holder.pid, host: os.hostname(), command: 'sync', since: 'now' }));
+      fs.writeFileSync(
+        path.join(box.home, 'workspaces/busy/lock'),
+        JSON.stringify({ pid: holder.pid, host: os.hostname(), command: 'sync', since: 'now' }),
+      );
       const result = box.run(['prune', '--all', '--json']).json;
       expect(result.pruned.map((p: { name: string }) => p.name)).toStrictEqual(['idle']);
-      expect(result.skipped).toStrictEqual([{ name: 'busy', reason: `busy: process ${holder.pid} is working in it (zipfs sync); retry when it has finished` }]);
+      expect(result.skipped).toStrictEqual([
+        {
+          name: 'busy',
+          reason: `busy: process ${holder.pid} is working in it (zipfs sync); retry when it has finished`,
+        },
+      ]);
       expect(workspaces()).toStrictEqual(['busy']);
     } finally {
       holder.kill();
@@ -65,20 +81,35 @@ describe('zipfs prune', () => {
     box.run(['open', zip]);
     const root = path.join(box.home, 'workspaces');
     const live = `.open-${process.pid}-live`;
-    for (const name of ['.open-999999-dead', '.closing-1234', 'broken', live]) fs.mkdirSync(path.join(root, name, 'contents'), { recursive: true });
+    for (const name of ['.open-999999-dead', '.closing-1234', 'broken', live])
+      fs.mkdirSync(path.join(root, name, 'contents'), { recursive: true });
     const result = box.run(['prune', '--stale', '1w', '--json']).json;
     expect(result.pruned.map((p: { name: string; reason: string }) => [p.name, p.reason]).sort()).toStrictEqual([
       ['.closing-1234', 'leftover of an interrupted close'],
       ['.open-999999-dead', 'leftover of an interrupted open'],
     ]);
-    expect(result.skipped).toStrictEqual([{ name: 'broken', reason: 'damaged: it has no manifest.jsonl; remove it with zipfs prune --all or zipfs close broken --force' }]);
+    expect(result.skipped).toStrictEqual([
+      {
+        name: 'broken',
+        reason: 'damaged: it has no manifest.jsonl; remove it with zipfs prune --all or zipfs close broken --force',
+      },
+    ]);
     expect(workspaces()).toStrictEqual([live, 'broken', 'reports'].sort()); // a live open's staging stays
-    expect(box.run(['prune', '--all', '--json']).json.pruned.map((p: { name: string }) => p.name).sort()).toStrictEqual(['broken', 'reports']);
+    expect(
+      box
+        .run(['prune', '--all', '--json'])
+        .json.pruned.map((p: { name: string }) => p.name)
+        .sort(),
+    ).toStrictEqual(['broken', 'reports']);
   });
 
   // Each of these once made prune --stale delete the session, unsynced edits and all.
   it.each([
-    ['another version\'s manifest', (line: string) => line.replace('"format":1', '"format":2'), 'written by another zipfs version (manifest format 2'],
+    [
+      "another version's manifest",
+      (line: string) => line.replace('"format":1', '"format":2'),
+      'written by another zipfs version (manifest format 2',
+    ],
     ['a first line cut off', (line: string) => line.slice(0, 40), 'line 1 of its manifest.jsonl is not valid JSON'],
     ['garbage on the first line', () => 'not json at all', 'line 1 of its manifest.jsonl is not valid JSON'],
     ['an empty manifest', () => '', 'its manifest.jsonl is empty'],
@@ -100,7 +131,11 @@ describe('zipfs prune', () => {
     expect(status.code).toBe(ERROR_CODES.SESSION_DAMAGED.exit);
     expect(status.json.error.message).toContain(reason);
     expect(status.json.error.message).toContain('close reports --force');
-    expect(box.run(['close', 'reports', '--force', '--json']).json).toStrictEqual({ closed: true, synced: false, name: 'reports' });
+    expect(box.run(['close', 'reports', '--force', '--json']).json).toStrictEqual({
+      closed: true,
+      synced: false,
+      name: 'reports',
+    });
     expect(workspaces()).toStrictEqual([]);
   });
 });

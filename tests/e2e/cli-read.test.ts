@@ -14,7 +14,12 @@ describe('zipfs ls', () => {
   it('lists the root, folders first, with ADR fields', () => {
     const { entries } = box.run(['ls', '--json']).json;
     expect(entries.map((e: { name: string }) => e.name)).toStrictEqual(['data/', 'empty/', 'README.txt', 'logo.png']);
-    expect(entries[2]).toStrictEqual({ name: 'README.txt', type: 'file', size_bytes: 17, modified_at: '2025-01-30T12:00:00Z' });
+    expect(entries[2]).toStrictEqual({
+      name: 'README.txt',
+      type: 'file',
+      size_bytes: 17,
+      modified_at: '2025-01-30T12:00:00Z',
+    });
     expect(entries[0]).toMatchObject({ name: 'data/', type: 'dir', size_bytes: 0 });
   });
 
@@ -25,7 +30,12 @@ describe('zipfs ls', () => {
 
   it('lists a single file', () => {
     expect(box.run(['ls', 'data/input.csv', '--json']).json.entries).toStrictEqual([
-      { name: 'input.csv', type: 'file', size_bytes: REPORT_FILES['data/input.csv'].length, modified_at: '2025-01-30T12:00:00Z' },
+      {
+        name: 'input.csv',
+        type: 'file',
+        size_bytes: REPORT_FILES['data/input.csv'].length,
+        modified_at: '2025-01-30T12:00:00Z',
+      },
     ]);
   });
 
@@ -57,7 +67,18 @@ describe('zipfs tree', () => {
   it('draws the unicode tree with counts', () => {
     const result = box.run(['tree', '--json']).json;
     expect(result).toStrictEqual({
-      tree: ['.', '├── data/', '│   ├── archive/', '│   │   └── 2024.csv', '│   ├── config.json', '│   ├── input.csv', '│   └── output.csv', '├── empty/', '├── README.txt', '└── logo.png'].join('\n'),
+      tree: [
+        '.',
+        '├── data/',
+        '│   ├── archive/',
+        '│   │   └── 2024.csv',
+        '│   ├── config.json',
+        '│   ├── input.csv',
+        '│   └── output.csv',
+        '├── empty/',
+        '├── README.txt',
+        '└── logo.png',
+      ].join('\n'),
       file_count: 6,
       dir_count: 3,
     });
@@ -94,7 +115,17 @@ describe('zipfs read', () => {
   });
 
   it('reads a byte range as base64', () => {
-    const result = box.run(['read', 'logo.png', '--encoding', 'base64', '--offset', '10', '--limit', '1024', '--json']).json;
+    const result = box.run([
+      'read',
+      'logo.png',
+      '--encoding',
+      'base64',
+      '--offset',
+      '10',
+      '--limit',
+      '1024',
+      '--json',
+    ]).json;
     expect(Buffer.from(result.content, 'base64')).toStrictEqual(Buffer.from(binaryBytes(3000).subarray(10, 1034)));
     expect(result).toMatchObject({ encoding: 'base64', size_bytes: 3000, bytes_read: 1024, remaining_bytes: 1966 });
   });
@@ -142,7 +173,8 @@ describe('CLI basics', () => {
   it('prints help listing every command, and per-command help with an example', () => {
     const help = box.run(['--help']);
     expect(help.code).toBe(0);
-    for (const name of ['open', 'sessions', 'path', 'ls', 'tree', 'read', 'close', 'mcp']) expect(help.stdout).toMatch(new RegExp(`^\\s+${name}\\s{2,}`, 'm'));
+    for (const name of ['open', 'sessions', 'path', 'ls', 'tree', 'read', 'close', 'mcp'])
+      expect(help.stdout).toMatch(new RegExp(`^\\s+${name}\\s{2,}`, 'm'));
     const ls = box.run(['ls', '--help']).stdout;
     expect(ls).toContain('--recursive');
     expect(ls).toContain('EXAMPLE');

@@ -54,7 +54,10 @@ describe('session resolution', () => {
     const a = box.run(['open', zip, '--name', 'a', '--json']).json;
     const b = box.run(['open', zip, '--name', 'b', '--json']).json;
     // Make the two ids share a prefix by editing the manifests' session records.
-    for (const [name, id] of [['a', 'aaaaaaaa-0000-4000-8000-000000000001'], ['b', 'aaaaaaaa-0000-4000-8000-000000000002']]) {
+    for (const [name, id] of [
+      ['a', 'aaaaaaaa-0000-4000-8000-000000000001'],
+      ['b', 'aaaaaaaa-0000-4000-8000-000000000002'],
+    ]) {
       const manifest = path.join(box.home, 'workspaces', name!, 'manifest.jsonl');
       const text = fs.readFileSync(manifest, 'utf8');
       fs.writeFileSync(manifest, text.replace(name === 'a' ? a.session_id : b.session_id, id!));
@@ -104,7 +107,11 @@ describe('zipfs sessions', () => {
 describe('zipfs close', () => {
   it('removes the workspace and the session', () => {
     box.run(['open', zip]);
-    expect(box.run(['close', 'reports', '--json']).json).toStrictEqual({ closed: true, synced: false, name: 'reports' });
+    expect(box.run(['close', 'reports', '--json']).json).toStrictEqual({
+      closed: true,
+      synced: false,
+      name: 'reports',
+    });
     expect(fs.readdirSync(path.join(box.home, 'workspaces'))).toStrictEqual([]);
     expect(box.run(['close', '--json']).json.error.code).toBe('NO_SESSIONS');
   });

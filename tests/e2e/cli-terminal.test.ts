@@ -11,13 +11,21 @@ const withScript = needs('script');
 const box = sandbox();
 let zip: string;
 beforeAll(() => {
-  zip = writeZip(box.dir, 'media.zip', rawZip(Array.from({ length: 30 }, (_, i) => ({ name: `clip${i}.bin`, data: binaryBytes(100_000), method: 0 as const }))));
+  zip = writeZip(
+    box.dir,
+    'media.zip',
+    rawZip(
+      Array.from({ length: 30 }, (_, i) => ({ name: `clip${i}.bin`, data: binaryBytes(100_000), method: 0 as const })),
+    ),
+  );
 });
 afterAll(() => box.cleanup());
 
 /** Runs zipfs on a pseudo-terminal (util-linux `script`), as a person at a terminal would. */
 function onTerminal(args: string, env: Record<string, string> = {}): string {
-  const vars = Object.entries({ ZIPFS_HOME: box.home, TERM: 'xterm', ...env }).map(([k, v]) => `${k}=${v}`).join(' ');
+  const vars = Object.entries({ ZIPFS_HOME: box.home, TERM: 'xterm', ...env })
+    .map(([k, v]) => `${k}=${v}`)
+    .join(' ');
   const result = Bun.spawnSync(['script', '-qec', `env -u NO_COLOR ${vars} ${BINARY} ${args}`, '/dev/null']);
   return result.stdout.toString();
 }

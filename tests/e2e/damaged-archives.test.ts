@@ -38,11 +38,36 @@ function expectNothingLeft(): void {
 
 describe('open checks the byte range of every entry, folders included', () => {
   it.each([
-    ['a local-header offset past the end of the file', (b: Uint8Array) => patchCentral(b, 'dir/', 'localHeaderOffset', sizeOf(b) + 100), 'ZIP_INVALID', /outside the entries' area/],
-    ['a local-header offset inside the central directory', (b: Uint8Array) => patchCentral(b, 'dir/', 'localHeaderOffset', centralStart(b) + 4), 'ZIP_INVALID', /outside the entries' area/],
-    ['a local-header offset inside another entry', (b: Uint8Array) => patchCentral(b, 'dir/', 'localHeaderOffset', 3), 'ZIP_BOMB_DETECTED', /overlapping entries/],
-    ['a compressed size that runs into the next entry', (b: Uint8Array) => patchCentral(b, 'dir/', 'compressedSize', 60), 'ZIP_BOMB_DETECTED', /overlapping entries/],
-    ['0xFFFFFFFF as compressed size', (b: Uint8Array) => patchCentral(b, 'dir/', 'compressedSize', 0xffffffff), 'ZIP_INVALID', /zip64/],
+    [
+      'a local-header offset past the end of the file',
+      (b: Uint8Array) => patchCentral(b, 'dir/', 'localHeaderOffset', sizeOf(b) + 100),
+      'ZIP_INVALID',
+      /outside the entries' area/,
+    ],
+    [
+      'a local-header offset inside the central directory',
+      (b: Uint8Array) => patchCentral(b, 'dir/', 'localHeaderOffset', centralStart(b) + 4),
+      'ZIP_INVALID',
+      /outside the entries' area/,
+    ],
+    [
+      'a local-header offset inside another entry',
+      (b: Uint8Array) => patchCentral(b, 'dir/', 'localHeaderOffset', 3),
+      'ZIP_BOMB_DETECTED',
+      /overlapping entries/,
+    ],
+    [
+      'a compressed size that runs into the next entry',
+      (b: Uint8Array) => patchCentral(b, 'dir/', 'compressedSize', 60),
+      'ZIP_BOMB_DETECTED',
+      /overlapping entries/,
+    ],
+    [
+      '0xFFFFFFFF as compressed size',
+      (b: Uint8Array) => patchCentral(b, 'dir/', 'compressedSize', 0xffffffff),
+      'ZIP_INVALID',
+      /zip64/,
+    ],
   ])('refuses a folder entry with %s, leaving nothing', (_what, damage, code, message) => {
     const zip = writeZip(box.dir, 'bad.zip', damage(base()));
     const result = box.run(['open', zip, '--json']);
@@ -53,8 +78,15 @@ describe('open checks the byte range of every entry, folders included', () => {
   });
 
   it('refuses the last entry when its data runs into the central directory', () => {
-    const bytes = rawZip([{ name: 'a.txt', data: 'x'.repeat(100) }, { name: 'z/', data: '', method: 0 }]);
-    const result = box.run(['open', writeZip(box.dir, 'bad.zip', patchCentral(bytes, 'z/', 'compressedSize', 10)), '--json']);
+    const bytes = rawZip([
+      { name: 'a.txt', data: 'x'.repeat(100) },
+      { name: 'z/', data: '', method: 0 },
+    ]);
+    const result = box.run([
+      'open',
+      writeZip(box.dir, 'bad.zip', patchCentral(bytes, 'z/', 'compressedSize', 10)),
+      '--json',
+    ]);
     expect(result.json.error.code).toBe('ZIP_INVALID');
     expect(result.json.error.message).toContain('into the central directory');
     expect(result.json.error.message).toContain('zip -FF');
@@ -78,7 +110,9 @@ describe('sync reads back the archive it wrote before replacing the zip', () => 
 
     const result = box.run(['sync', '--json']);
     expect(result.json?.error?.code).toBe('SYNC_FAILED');
-    expect(result.json.error.message).toMatch(/failed its check before replacing the zip \(Entry "dir\/" has data running \d+ bytes into Entry "dir\/b.txt"\).*left unchanged/);
+    expect(result.json.error.message).toMatch(
+      /failed its check before replacing the zip \(Entry "dir\/" has data running \d+ bytes into Entry "dir\/b.txt"\).*left unchanged/,
+    );
     expect(sha(zip)).toBe(before);
     expect(fs.readdirSync(box.dir).sort()).toStrictEqual(['home', 'reports.zip']); // no temporary, no backup
     expect(box.run(['status', '--json']).json.added).toStrictEqual(['new.txt']); // the edit is still there to sync
@@ -111,28 +145,37 @@ describe('archives with a "./" root entry (bsdtar -a -cf out.zip .)', () => {
     const opened = box.run(['open', zip, '--json']).json;
     expect(opened.file_count).toBe(2);
     expect(fs.readFileSync(path.join(opened.workspace_path, 'sub/b.txt'), 'utf8')).toBe('beta\n');
-    expect(box.run(['status', '--json']).json).toStrictEqual({ modified: [], added: [], deleted: [], unchanged_count: 4 });
+    expect(box.run(['status', '--json']).json).toStrictEqual({
+      modified: [],
+      added: [],
+      deleted: [],
+      unchanged_count: 4,
+    });
     box.run(['write', 'sub/c.txt', 'gamma']);
     expect(box.run(['sync', '--json']).json.synced).toBe(true);
-    if (has('python3')) expect(pythonRead(zip).names).toStrictEqual(['./', './a.txt', './sub/', './sub/b.txt', 'sub/c.txt']);
+    if (has('python3'))
+      expect(pythonRead(zip).names).toStrictEqual(['./', './a.txt', './sub/', './sub/b.txt', 'sub/c.txt']);
     expectReferenceClean(zip);
     expect(box.run(['status', '--json']).json.unchanged_count).toBe(5);
   });
 
-  it.skipIf(needs('bsdtar').skip)(`opens what bsdtar itself writes, and syncs it back${needs("bsdtar").why}${REFERENCE_WHY}`, () => {
-    const tree = path.join(box.dir, 'tree');
-    fs.mkdirSync(path.join(tree, 'sub'), { recursive: true });
-    fs.writeFileSync(path.join(tree, 'a.txt'), 'alpha\n');
-    fs.writeFileSync(path.join(tree, 'sub', 'b.txt'), 'beta\n');
-    const zip = path.join(box.dir, 'out.zip');
-    expect(Bun.spawnSync(['bsdtar', '-a', '-cf', zip, '.'], { cwd: tree }).exitCode).toBe(0);
-    const opened = box.run(['open', zip, '--json']).json;
-    expect(opened.file_count).toBe(2);
-    box.run(['write', 'a.txt', 'changed\n']);
-    expect(box.run(['sync', '--json']).json.files_modified).toBe(1);
-    expect(Bun.spawnSync(['bsdtar', '-tf', zip]).stdout.toString().split('\n')).toContain('./');
-    expectReferenceClean(zip);
-  });
+  it.skipIf(needs('bsdtar').skip)(
+    `opens what bsdtar itself writes, and syncs it back${needs('bsdtar').why}${REFERENCE_WHY}`,
+    () => {
+      const tree = path.join(box.dir, 'tree');
+      fs.mkdirSync(path.join(tree, 'sub'), { recursive: true });
+      fs.writeFileSync(path.join(tree, 'a.txt'), 'alpha\n');
+      fs.writeFileSync(path.join(tree, 'sub', 'b.txt'), 'beta\n');
+      const zip = path.join(box.dir, 'out.zip');
+      expect(Bun.spawnSync(['bsdtar', '-a', '-cf', zip, '.'], { cwd: tree }).exitCode).toBe(0);
+      const opened = box.run(['open', zip, '--json']).json;
+      expect(opened.file_count).toBe(2);
+      box.run(['write', 'a.txt', 'changed\n']);
+      expect(box.run(['sync', '--json']).json.files_modified).toBe(1);
+      expect(Bun.spawnSync(['bsdtar', '-tf', zip]).stdout.toString().split('\n')).toContain('./');
+      expectReferenceClean(zip);
+    },
+  );
 });
 
 describe('entry names the file system cannot hold', () => {
@@ -140,7 +183,18 @@ describe('entry names the file system cannot hold', () => {
     ['a folder part', `${'d'.repeat(300)}/file.txt`],
     ['a file name', `dir/${'f'.repeat(300)}.txt`],
   ])('refuses %s over 255 bytes as ZIP_INVALID (exit 7), leaving nothing', (_what, name) => {
-    const result = box.run(['open', writeZip(box.dir, 'long.zip', rawZip([{ name: 'ok.txt', data: 'ok' }, { name, data: 'x' }])), '--json']);
+    const result = box.run([
+      'open',
+      writeZip(
+        box.dir,
+        'long.zip',
+        rawZip([
+          { name: 'ok.txt', data: 'ok' },
+          { name, data: 'x' },
+        ]),
+      ),
+      '--json',
+    ]);
     expect(result.code).toBe(ERROR_CODES.ZIP_INVALID.exit);
     expect(result.json.error.message).toMatch(/(name part of 30\d bytes|cannot be created)/);
     expectNothingLeft();

@@ -54,12 +54,18 @@ function editRecord(change: (record: any) => void): void {
 
 /** The entry line of `docs/a.txt`, changed. */
 function editLine(change: (line: any) => any): void {
-  editManifest((lines) => lines.map((line) => (line.includes('"path":"docs/a.txt"') ? JSON.stringify(change(JSON.parse(line))) : line)));
+  editManifest((lines) =>
+    lines.map((line) => (line.includes('"path":"docs/a.txt"') ? JSON.stringify(change(JSON.parse(line))) : line)),
+  );
 }
 
 function expectDamaged(args: string[], detail: RegExp): void {
   const result = box.run([...args, '-s', 'big', '--json'], { timeoutMs: 30_000 });
-  expect({ args, code: result.code, error: result.json?.error?.code }).toEqual({ args, code: ERROR_CODES.SESSION_DAMAGED.exit, error: 'SESSION_DAMAGED' });
+  expect({ args, code: result.code, error: result.json?.error?.code }).toEqual({
+    args,
+    code: ERROR_CODES.SESSION_DAMAGED.exit,
+    error: 'SESSION_DAMAGED',
+  });
   expect(result.json.error.message).toMatch(detail);
   expect(result.json.error.message).toContain('close big --force');
 }
@@ -72,17 +78,33 @@ const otherCentral = (): Buffer => {
 
 describe('a lazy session whose central.bin is damaged', () => {
   it.each([
-    ['cut off', () => fs.truncateSync(central(), fs.statSync(central()).size - 30), /central\.bin is \d+ bytes, where the session recorded \d+/],
-    ['garbage of the same length', () => fs.writeFileSync(central(), Buffer.alloc(fs.statSync(central()).size, 0x5a)), /central\.bin is not the directory the session recorded/],
-    ['swapped for another session\'s', () => fs.writeFileSync(central(), otherCentral()), /central\.bin (is \d+ bytes|is not the directory)/],
+    [
+      'cut off',
+      () => fs.truncateSync(central(), fs.statSync(central()).size - 30),
+      /central\.bin is \d+ bytes, where the session recorded \d+/,
+    ],
+    [
+      'garbage of the same length',
+      () => fs.writeFileSync(central(), Buffer.alloc(fs.statSync(central()).size, 0x5a)),
+      /central\.bin is not the directory the session recorded/,
+    ],
+    [
+      "swapped for another session's",
+      () => fs.writeFileSync(central(), otherCentral()),
+      /central\.bin (is \d+ bytes|is not the directory)/,
+    ],
     ['followed by extra bytes', () => fs.appendFileSync(central(), Buffer.alloc(50)), /central\.bin is \d+ bytes/],
-  ])('(%s) is SESSION_DAMAGED for ls -r, read, grep, extract and sync; the zip is untouched', (_what, damage, detail) => {
-    const before = sha(zip);
-    damage();
-    for (const args of [['ls', '-r'], ['read', 'top.txt'], ['grep', 'beta'], ['extract'], ['sync']]) expectDamaged(args, detail);
-    expect(sha(zip)).toBe(before);
-    expect(box.run(['close', 'big', '--force', '--json']).json.closed).toBe(true);
-  });
+  ])(
+    '(%s) is SESSION_DAMAGED for ls -r, read, grep, extract and sync; the zip is untouched',
+    (_what, damage, detail) => {
+      const before = sha(zip);
+      damage();
+      for (const args of [['ls', '-r'], ['read', 'top.txt'], ['grep', 'beta'], ['extract'], ['sync']])
+        expectDamaged(args, detail);
+      expect(sha(zip)).toBe(before);
+      expect(box.run(['close', 'big', '--force', '--json']).json.closed).toBe(true);
+    },
+  );
 
   it('from an older zipfs (no length or CRC recorded) is still checked by its entry count', () => {
     editRecord((record) => {
@@ -96,25 +118,55 @@ describe('a lazy session whose central.bin is damaged', () => {
 
 describe('a lazy session whose manifest disagrees with its directory', () => {
   it.each([
-    ['its entry count lowered', () => editRecord((record) => void (record.lazy.entries -= 1)), ['ls', '-r'], /holds 5 entries, where the manifest says 4/],
-    ['an entry line pointing at another entry', () => editLine((line) => ({ ...line, path: 'top.txt' })), ['ls', '-r'], /says "top\.txt" \(file\), but the session's directory has "docs\/a\.txt"/],
-    ['an entry line of another type', () => editLine((line) => ({ ...line, type: 'dir' })), ['ls', '-r'], /says "docs\/a\.txt" \(dir\)/],
-    ['an entry index of 10^9', () => editLine((line) => ({ ...line, index: 1e9 })), ['status'], /lists entry index 1000000000, but the session's directory has 5 entries/],
-    ['an entry index listed twice', () => editManifest((lines) => [...lines.slice(0, -1), lines.find((l) => l.includes('"path":"docs/a.txt"'))!, '']), ['status'], /lists entry index 1 twice/],
+    [
+      'its entry count lowered',
+      () => editRecord((record) => void (record.lazy.entries -= 1)),
+      ['ls', '-r'],
+      /holds 5 entries, where the manifest says 4/,
+    ],
+    [
+      'an entry line pointing at another entry',
+      () => editLine((line) => ({ ...line, path: 'top.txt' })),
+      ['ls', '-r'],
+      /says "top\.txt" \(file\), but the session's directory has "docs\/a\.txt"/,
+    ],
+    [
+      'an entry line of another type',
+      () => editLine((line) => ({ ...line, type: 'dir' })),
+      ['ls', '-r'],
+      /says "docs\/a\.txt" \(dir\)/,
+    ],
+    [
+      'an entry index of 10^9',
+      () => editLine((line) => ({ ...line, index: 1e9 })),
+      ['status'],
+      /lists entry index 1000000000, but the session's directory has 5 entries/,
+    ],
+    [
+      'an entry index listed twice',
+      () => editManifest((lines) => [...lines.slice(0, -1), lines.find((l) => l.includes('"path":"docs/a.txt"'))!, '']),
+      ['status'],
+      /lists entry index 1 twice/,
+    ],
     ['a negative entry index', () => editLine((line) => ({ ...line, index: -1 })), ['status'], /lists entry index -1/],
   ])('(%s) is SESSION_DAMAGED, sync included (no hang, no lossy sync)', (_what, damage, first, detail) => {
     const before = sha(zip);
     damage();
-    for (const args of [first, ['ls', '-r'], ['read', 'top.txt'], ['sync'], ['sync', '--dry-run']]) expectDamaged(args, detail);
+    for (const args of [first, ['ls', '-r'], ['read', 'top.txt'], ['sync'], ['sync', '--dry-run']])
+      expectDamaged(args, detail);
     expect(sha(zip)).toBe(before);
   });
 
   it.each([
-    ['the directory\'s offset changed', (record: any) => void (record.lazy.central_start += 1)],
-    ['the archive\'s offset changed', (record: any) => void (record.lazy.base_offset += 5)],
+    ["the directory's offset changed", (record: any) => void (record.lazy.central_start += 1)],
+    ["the archive's offset changed", (record: any) => void (record.lazy.base_offset += 5)],
   ])('(%s) is SESSION_DAMAGED for what reads entries from the zip, not a "damaged archive"', (_what, change) => {
     editRecord(change);
-    for (const args of [['read', 'top.txt'], ['grep', 'beta'], ['extract']]) expectDamaged(args, /places the zip's directory at offset \d+ \(archive at \d+\), but the zip, still this session's base, has it at/);
+    for (const args of [['read', 'top.txt'], ['grep', 'beta'], ['extract']])
+      expectDamaged(
+        args,
+        /places the zip's directory at offset \d+ \(archive at \d+\), but the zip, still this session's base, has it at/,
+      );
   });
 
   it('an intact session still lists, reads and syncs (the checks pass what zipfs wrote)', () => {
@@ -122,7 +174,9 @@ describe('a lazy session whose manifest disagrees with its directory', () => {
     expect(box.run(['read', 'top.txt', '-s', 'big']).stdout).toContain('top');
     expect(box.run(['sync', '-s', 'big', '--json']).json.synced).toBe(true);
     // After the sync the session keeps the new archive's directory, checked the same way.
-    expect(box.run(['ls', '-r', '-s', 'big', '--json']).json.entries.map((e: { name: string }) => e.name)).toContain('new.txt');
+    expect(box.run(['ls', '-r', '-s', 'big', '--json']).json.entries.map((e: { name: string }) => e.name)).toContain(
+      'new.txt',
+    );
     expect(box.run(['read', 'logs/app.log', '-s', 'big']).code).toBe(0);
   });
 });

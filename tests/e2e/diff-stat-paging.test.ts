@@ -13,7 +13,11 @@ import { rawZip } from '../helpers/raw-zip.ts';
 let box: ReturnType<typeof sandbox>;
 beforeAll(() => {
   box = sandbox();
-  const zip = writeZip(box.dir, 'app.zip', rawZip(Array.from({ length: 10 }, (_, i) => ({ name: `f${i}.txt`, data: 'one\ntwo\nthree\n' }))));
+  const zip = writeZip(
+    box.dir,
+    'app.zip',
+    rawZip(Array.from({ length: 10 }, (_, i) => ({ name: `f${i}.txt`, data: 'one\ntwo\nthree\n' }))),
+  );
   const root = box.run(['open', zip, '--json']).json.workspace_path;
   for (let i = 0; i < 10; i++) fs.writeFileSync(path.join(root, `f${i}.txt`), 'one\nTWO\nthree\nfour\n');
 });
@@ -25,7 +29,12 @@ describe('diff --stat --limit', () => {
     expect(shown.stdout).toBe('M f0.txt  +2 -1\nM f1.txt  +2 -1\nM f2.txt  +2 -1\n10 files changed\n');
     expect(shown.stderr).toBe('zipfs: 7 more files of 10; continue with --offset 3\n');
     const json = box.run(['diff', '--stat', '--limit', '3', '--offset', '9', '--json']).json;
-    expect([json.files.map((f: { path: string }) => f.path), json.diff, json.total, json.next_offset]).toStrictEqual([['f9.txt'], '', 10, undefined]);
+    expect([json.files.map((f: { path: string }) => f.path), json.diff, json.total, json.next_offset]).toStrictEqual([
+      ['f9.txt'],
+      '',
+      10,
+      undefined,
+    ]);
     expect(box.run(['diff', '--stat']).stdout.split('\n').at(-2)).toBe('10 files changed');
     // Without --stat the limit still counts files and lines together.
     expect(box.run(['diff', '--limit', '3', '--json']).json.files.length).toBe(1);

@@ -26,10 +26,12 @@ afterAll(() => {
   fs.rmSync(scratch, { recursive: true, force: true });
 });
 beforeEach(() => {
-  if (mounted) for (const name of fs.readdirSync(disk)) fs.rmSync(path.join(disk, name), { recursive: true, force: true });
+  if (mounted)
+    for (const name of fs.readdirSync(disk)) fs.rmSync(path.join(disk, name), { recursive: true, force: true });
 });
 
-const run = (args: string[], env: Record<string, string> = {}) => runZipfs(args, { env: { ZIPFS_HOME: path.join(disk, 'home'), ...env }, timeoutMs: 30_000 });
+const run = (args: string[], env: Record<string, string> = {}) =>
+  runZipfs(args, { env: { ZIPFS_HOME: path.join(disk, 'home'), ...env }, timeoutMs: 30_000 });
 
 /** Text-like data that deflates about 3:1, so it takes the inflating (not the copying) path. */
 function textData(bytes: number): string {
@@ -46,7 +48,11 @@ let archive: string;
 beforeAll(() => {
   // 4,000 one-byte files take a 4 KiB page each (16 MiB) but declare 4 KB, so the free-space
   // check before extraction passes; the 20 MiB entry after them then meets a full disk while it streams.
-  const entries: RawEntry[] = Array.from({ length: 4000 }, (_, i) => ({ name: `small/${i}.txt`, data: 'x', method: 0 }));
+  const entries: RawEntry[] = Array.from({ length: 4000 }, (_, i) => ({
+    name: `small/${i}.txt`,
+    data: 'x',
+    method: 0,
+  }));
   entries.push({ name: 'large.txt', data: textData(20 << 20) });
   archive = path.join(scratch, 'big.zip');
   fs.writeFileSync(archive, rawZip(entries));

@@ -13,7 +13,8 @@ const box = sandbox();
 const zip = writeZip(box.dir, 'reports.zip', reportsZip());
 afterAll(() => box.cleanup());
 
-const workspaces = () => (fs.existsSync(path.join(box.home, 'workspaces')) ? fs.readdirSync(path.join(box.home, 'workspaces')) : []);
+const workspaces = () =>
+  fs.existsSync(path.join(box.home, 'workspaces')) ? fs.readdirSync(path.join(box.home, 'workspaces')) : [];
 
 describe('environment variables', () => {
   it.each([
@@ -37,7 +38,9 @@ describe('environment variables', () => {
   it('says so in one line on stderr without --json', () => {
     const result = box.run(['open', zip], { env: { ZIPFS_THREADS: 'abc' } });
     expect([result.code, result.stdout]).toStrictEqual([2, '']);
-    expect(result.stderr).toBe('zipfs: Environment variable ZIPFS_THREADS="abc" is malformed: it takes 1 or 2. Correct it, or unset it to use the default (2). [INVALID_INPUT]\n');
+    expect(result.stderr).toBe(
+      'zipfs: Environment variable ZIPFS_THREADS="abc" is malformed: it takes 1 or 2. Correct it, or unset it to use the default (2). [INVALID_INPUT]\n',
+    );
   });
 
   it('refuses a malformed ZIPFS_NATIVE on commands that may never need the native calls', () => {
@@ -45,7 +48,11 @@ describe('environment variables', () => {
   });
 
   it('stops the MCP server before it starts, with the message on stderr and nothing on stdout', () => {
-    const result = Bun.spawnSync([BINARY, 'mcp'], { env: { ...process.env, ZIPFS_HOME: box.home, ZIPFS_NATIVE: 'maybe' }, stdin: 'ignore', timeout: 30_000 });
+    const result = Bun.spawnSync([BINARY, 'mcp'], {
+      env: { ...process.env, ZIPFS_HOME: box.home, ZIPFS_NATIVE: 'maybe' },
+      stdin: 'ignore',
+      timeout: 30_000,
+    });
     expect(result.exitCode).toBe(2);
     expect(result.stdout.toString()).toBe('');
     expect(result.stderr.toString()).toContain('ZIPFS_NATIVE="maybe" is malformed');
@@ -57,7 +64,7 @@ describe('environment variables', () => {
     ['ZIPFS_THREADS=" 2 "', { ZIPFS_THREADS: ' 2 ' }],
     ['ZIPFS_NATIVE=0', { ZIPFS_NATIVE: '0' }],
     ['ZIPFS_NATIVE=1', { ZIPFS_NATIVE: '1' }],
-    ['empty values, as unset (a shell\'s `ZIPFS_NATIVE= zipfs ...`)', { ZIPFS_NATIVE: '', ZIPFS_THREADS: '' }],
+    ["empty values, as unset (a shell's `ZIPFS_NATIVE= zipfs ...`)", { ZIPFS_NATIVE: '', ZIPFS_THREADS: '' }],
     ['ZIPFS_PROGRESS_DELAY_MS=0', { ZIPFS_PROGRESS_DELAY_MS: '0' }],
   ])('accepts %s', (_label, env) => {
     const opened = box.run(['open', zip, '--json'], { env });

@@ -27,7 +27,17 @@ const env = () => ({ ZIPFS: BINARY });
 
 describe('zipfs exec', () => {
   it('runs the command in the workspace, where zipfs itself finds the session; syncs when it succeeds and closes', () => {
-    const result = box.run(['exec', zip, '--', 'sh', '-c', 'echo new > added.txt && "$ZIPFS" edit config.properties --old 8080 --new 9090 >/dev/null && echo "$ZIPFS_SESSION"'], { env: env() });
+    const result = box.run(
+      [
+        'exec',
+        zip,
+        '--',
+        'sh',
+        '-c',
+        'echo new > added.txt && "$ZIPFS" edit config.properties --old 8080 --new 9090 >/dev/null && echo "$ZIPFS_SESSION"',
+      ],
+      { env: env() },
+    );
     expect(result.code).toBe(0);
     expect(result.stdout.trim()).toMatch(/^exec-\d+-[0-9a-f]{8}$/); // the command saw its private session
     expect(result.stderr).toContain('zipfs exec: synced 1 modified, 1 added, 0 deleted');
@@ -35,7 +45,7 @@ describe('zipfs exec', () => {
     expect(sessions()).toStrictEqual([]);
   });
 
-  it('exits with the command\'s status when it fails, discarding its changes', () => {
+  it("exits with the command's status when it fails, discarding its changes", () => {
     const result = box.run(['exec', zip, '--', 'sh', '-c', 'echo half > half.txt; exit 3']);
     expect(result.code).toBe(3);
     expect(result.stderr).toContain('exited with 3; nothing synced, the session was discarded');
@@ -52,7 +62,11 @@ describe('zipfs exec', () => {
   });
 
   it('stops the command on SIGTERM, syncs nothing and closes (exit 143)', async () => {
-    const child = Bun.spawn([BINARY, 'exec', zip, '--', 'sh', '-c', 'echo x > x.txt; exec sleep 30'], { env: { ...process.env, ZIPFS_HOME: box.home }, stdout: 'ignore', stderr: 'pipe' });
+    const child = Bun.spawn([BINARY, 'exec', zip, '--', 'sh', '-c', 'echo x > x.txt; exec sleep 30'], {
+      env: { ...process.env, ZIPFS_HOME: box.home },
+      stdout: 'ignore',
+      stderr: 'pipe',
+    });
     for (const deadline = Date.now() + 10_000; sessions().length === 0 && Date.now() < deadline; ) await Bun.sleep(20);
     await Bun.sleep(200);
     child.kill('SIGTERM');
@@ -63,7 +77,11 @@ describe('zipfs exec', () => {
   });
 
   it('stops the command on SIGINT (Ctrl-C), syncs nothing and closes (exit 130)', async () => {
-    const child = Bun.spawn([BINARY, 'exec', zip, '--', 'sh', '-c', 'echo x > x.txt; echo ready; exec sleep 30'], { env: { ...process.env, ZIPFS_HOME: box.home }, stdout: 'pipe', stderr: 'pipe' });
+    const child = Bun.spawn([BINARY, 'exec', zip, '--', 'sh', '-c', 'echo x > x.txt; echo ready; exec sleep 30'], {
+      env: { ...process.env, ZIPFS_HOME: box.home },
+      stdout: 'pipe',
+      stderr: 'pipe',
+    });
     const reader = child.stdout.getReader();
     expect(new TextDecoder().decode((await reader.read()).value)).toBe('ready\n');
     child.kill('SIGINT');
@@ -73,9 +91,12 @@ describe('zipfs exec', () => {
     expect(sessions()).toStrictEqual([]);
   });
 
-  it('under timeout(1), a job\'s time limit stops the command and loses nothing: the zip as it was, no session left', () => {
+  it("under timeout(1), a job's time limit stops the command and loses nothing: the zip as it was, no session left", () => {
     // Whenever the limit falls (a busy machine may still be opening), the zip is as it was and nothing is left.
-    const result = Bun.spawnSync(['timeout', '1', BINARY, 'exec', zip, '--', 'sh', '-c', 'echo x > x.txt; exec sleep 30'], { env: { ...process.env, ZIPFS_HOME: box.home }, stderr: 'pipe' });
+    const result = Bun.spawnSync(
+      ['timeout', '1', BINARY, 'exec', zip, '--', 'sh', '-c', 'echo x > x.txt; exec sleep 30'],
+      { env: { ...process.env, ZIPFS_HOME: box.home }, stderr: 'pipe' },
+    );
     expect(result.exitCode).toBe(124); // timeout's own code: the command ran out of time
     expect(fs.readFileSync(zip).equals(original)).toBe(true);
     expect(fs.readdirSync(path.join(box.home, 'workspaces'))).toStrictEqual([]); // no session, no staging folder

@@ -40,13 +40,29 @@ describe('folder entries in an archive that stores them (a jar)', () => {
   it('gives a new folder an entry, made with mkdir or by writing a file into it, before its files', () => {
     const zip = writeZip(box.dir, 'app.jar', jar());
     box.run(['open', zip]);
-    expect(box.run(['mkdir', 'com/acme/extra', '--json']).json).toStrictEqual({ created: true, path: 'com/acme/extra' });
-    expect(box.run(['mkdir', 'com/acme/extra', '--json']).json).toStrictEqual({ created: false, path: 'com/acme/extra' });
+    expect(box.run(['mkdir', 'com/acme/extra', '--json']).json).toStrictEqual({
+      created: true,
+      path: 'com/acme/extra',
+    });
+    expect(box.run(['mkdir', 'com/acme/extra', '--json']).json).toStrictEqual({
+      created: false,
+      path: 'com/acme/extra',
+    });
     box.run(['write', 'res/strings/en.txt', 'hello']);
-    expect(box.run(['status', '--json']).json.added).toStrictEqual(['com/acme/extra/', 'res/', 'res/strings/', 'res/strings/en.txt']);
+    expect(box.run(['status', '--json']).json.added).toStrictEqual([
+      'com/acme/extra/',
+      'res/',
+      'res/strings/',
+      'res/strings/en.txt',
+    ]);
     expect(box.run(['sync', '--json']).json).toMatchObject({ synced: true, files_added: 4 });
     expect(names(zip).slice(-4)).toStrictEqual(['com/acme/extra/', 'res/', 'res/strings/', 'res/strings/en.txt']);
-    expect(box.run(['status', '--json']).json).toStrictEqual({ modified: [], added: [], deleted: [], unchanged_count: 13 });
+    expect(box.run(['status', '--json']).json).toStrictEqual({
+      modified: [],
+      added: [],
+      deleted: [],
+      unchanged_count: 13,
+    });
   });
 
   it('moves a folder as a rename: its entry and its files keep their places under the new names', () => {
@@ -66,9 +82,29 @@ describe('folder entries in an archive that stores them (a jar)', () => {
       unchanged_count: 6,
     });
     expect(box.run(['status']).stdout).toContain('R proj/tests/a_test.py -> proj/test/a_test.py');
-    expect(box.run(['sync', '--json']).json).toMatchObject({ synced: true, files_added: 0, files_deleted: 0, files_renamed: 3 });
-    expect(names(zip)).toStrictEqual(['META-INF/', 'META-INF/MANIFEST.MF', 'com/', 'com/acme/', 'com/acme/App.class', 'proj/', 'proj/test/', 'proj/test/a_test.py', 'proj/test/b_test.py']);
-    expect(box.run(['status', '--json']).json).toStrictEqual({ modified: [], added: [], deleted: [], unchanged_count: 9 });
+    expect(box.run(['sync', '--json']).json).toMatchObject({
+      synced: true,
+      files_added: 0,
+      files_deleted: 0,
+      files_renamed: 3,
+    });
+    expect(names(zip)).toStrictEqual([
+      'META-INF/',
+      'META-INF/MANIFEST.MF',
+      'com/',
+      'com/acme/',
+      'com/acme/App.class',
+      'proj/',
+      'proj/test/',
+      'proj/test/a_test.py',
+      'proj/test/b_test.py',
+    ]);
+    expect(box.run(['status', '--json']).json).toStrictEqual({
+      modified: [],
+      added: [],
+      deleted: [],
+      unchanged_count: 9,
+    });
   });
 });
 
@@ -80,15 +116,25 @@ describe('folders in an archive that stores no folder entries', () => {
       { name: 'lib/util.py', data: 'X = 1\n' },
     ]);
 
-  it('adds no entry for a new folder with files, and deleting a folder\'s last file leaves status clean after sync', () => {
+  it("adds no entry for a new folder with files, and deleting a folder's last file leaves status clean after sync", () => {
     const zip = writeZip(box.dir, 'flat.zip', flat());
     box.run(['open', zip]);
     box.run(['write', 'docs/guide.md', 'guide']);
     box.run(['delete', 'src/main.py']);
-    expect(box.run(['status', '--json']).json).toStrictEqual({ modified: [], added: ['docs/guide.md'], deleted: ['src/main.py'], unchanged_count: 2 });
+    expect(box.run(['status', '--json']).json).toStrictEqual({
+      modified: [],
+      added: ['docs/guide.md'],
+      deleted: ['src/main.py'],
+      unchanged_count: 2,
+    });
     expect(box.run(['sync', '--json']).json).toMatchObject({ synced: true, files_added: 1, files_deleted: 1 });
     expect(names(zip)).toStrictEqual(['README.md', 'lib/util.py', 'docs/guide.md']);
-    expect(box.run(['status', '--json']).json).toStrictEqual({ modified: [], added: [], deleted: [], unchanged_count: 3 });
+    expect(box.run(['status', '--json']).json).toStrictEqual({
+      modified: [],
+      added: [],
+      deleted: [],
+      unchanged_count: 3,
+    });
     expect(box.run(['close', '--json']).code).toBe(0); // no unsynced change left to refuse over
   });
 
@@ -104,7 +150,7 @@ describe('folders in an archive that stores no folder entries', () => {
 });
 
 describe('renames', () => {
-  it('reports a wheel\'s renamed .dist-info as renames, shows no unchanged content twice, and keeps RECORD last', async () => {
+  it("reports a wheel's renamed .dist-info as renames, shows no unchanged content twice, and keeps RECORD last", async () => {
     const license = 'Permission is hereby granted, free of charge.\n'.repeat(200);
     const wheel = writeZip(
       box.dir,
@@ -139,13 +185,31 @@ describe('renames', () => {
       expect(diff.diff).toContain('rename from pkg-1.0.dist-info/LICENSE\nrename to pkg-1.1.dist-info/LICENSE\n');
       expect(diff.diff).toContain('-Version: 1.0\n+Version: 1.1\n');
       expect(diff.diff.length).toBeLessThan(2000);
-      expect((await call(mcp.client, 'zipfs_sync')).data).toMatchObject({ synced: true, files_modified: 0, files_added: 0, files_deleted: 0, files_renamed: 4 });
+      expect((await call(mcp.client, 'zipfs_sync')).data).toMatchObject({
+        synced: true,
+        files_modified: 0,
+        files_added: 0,
+        files_deleted: 0,
+        files_renamed: 4,
+      });
     } finally {
       await mcp.close();
     }
-    expect(names(wheel)).toStrictEqual(['pkg/__init__.py', 'pkg-1.1.dist-info/LICENSE', 'pkg-1.1.dist-info/METADATA', 'pkg-1.1.dist-info/WHEEL', 'pkg-1.1.dist-info/RECORD']);
-    if (has('python3')) expect(Buffer.from(pythonRead(wheel).contents['pkg-1.1.dist-info/LICENSE']!, 'hex').toString()).toBe(license);
-    expect(box.run(['status', '--json']).json).toStrictEqual({ modified: [], added: [], deleted: [], unchanged_count: 5 });
+    expect(names(wheel)).toStrictEqual([
+      'pkg/__init__.py',
+      'pkg-1.1.dist-info/LICENSE',
+      'pkg-1.1.dist-info/METADATA',
+      'pkg-1.1.dist-info/WHEEL',
+      'pkg-1.1.dist-info/RECORD',
+    ]);
+    if (has('python3'))
+      expect(Buffer.from(pythonRead(wheel).contents['pkg-1.1.dist-info/LICENSE']!, 'hex').toString()).toBe(license);
+    expect(box.run(['status', '--json']).json).toStrictEqual({
+      modified: [],
+      added: [],
+      deleted: [],
+      unchanged_count: 5,
+    });
   });
 
   it('makes folders over MCP with zipfs_mkdir, and refuses one over a file', async () => {
@@ -153,9 +217,16 @@ describe('renames', () => {
     const mcp = await connect(box.home);
     try {
       await call(mcp.client, 'zipfs_open', { path: zip });
-      expect((await call(mcp.client, 'zipfs_mkdir', { path: 'a/b/c' })).data).toStrictEqual({ created: true, path: 'a/b/c' });
-      expect((await call(mcp.client, 'zipfs_mkdir', { path: 'x/y', parents: false })).data.error.code).toBe('PATH_NOT_FOUND');
-      expect((await call(mcp.client, 'zipfs_mkdir', { path: 'META-INF/MANIFEST.MF' })).data.error.code).toBe('INVALID_INPUT');
+      expect((await call(mcp.client, 'zipfs_mkdir', { path: 'a/b/c' })).data).toStrictEqual({
+        created: true,
+        path: 'a/b/c',
+      });
+      expect((await call(mcp.client, 'zipfs_mkdir', { path: 'x/y', parents: false })).data.error.code).toBe(
+        'PATH_NOT_FOUND',
+      );
+      expect((await call(mcp.client, 'zipfs_mkdir', { path: 'META-INF/MANIFEST.MF' })).data.error.code).toBe(
+        'INVALID_INPUT',
+      );
       expect((await call(mcp.client, 'zipfs_status')).data.added).toStrictEqual(['a/', 'a/b/', 'a/b/c/']);
     } finally {
       await mcp.close();

@@ -25,15 +25,29 @@ const unzip = needs('unzip');
 const python = needs('python3');
 
 /** One run per mode, shared by its promise tests and its reference readers' tests. */
-function fuzzed(title: string, options: { count: number; seed: number; lazy: boolean }, promises: (report: FuzzReport) => void): void {
+function fuzzed(
+  title: string,
+  options: { count: number; seed: number; lazy: boolean },
+  promises: (report: FuzzReport) => void,
+): void {
   describe(title, () => {
     let report: FuzzReport;
     beforeAll(async () => {
-      report = await runFuzz({ binary: BINARY, seeds: loadSeeds(CORPUS_DIR), scratch: path.join(scratch, options.lazy ? 'lazy' : 'eager'), ...options });
+      report = await runFuzz({
+        binary: BINARY,
+        seeds: loadSeeds(CORPUS_DIR),
+        scratch: path.join(scratch, options.lazy ? 'lazy' : 'eager'),
+        ...options,
+      });
     }, 120_000);
-    it('keep every promise: no exit 70, no hang, nothing outside, what opens syncs and reopens', () => promises(report));
-    it.skipIf(unzip.skip)(`synced zips pass unzip -t${unzip.why}`, () => expect(report.reference.unzip).toStrictEqual([]));
-    it.skipIf(python.skip)(`synced zips are read whole by Python's zipfile${python.why}`, () => expect(report.reference.python).toStrictEqual([]));
+    it('keep every promise: no exit 70, no hang, nothing outside, what opens syncs and reopens', () =>
+      promises(report));
+    it.skipIf(unzip.skip)(`synced zips pass unzip -t${unzip.why}`, () =>
+      expect(report.reference.unzip).toStrictEqual([]),
+    );
+    it.skipIf(python.skip)(`synced zips are read whole by Python's zipfile${python.why}`, () =>
+      expect(report.reference.python).toStrictEqual([]),
+    );
   });
 }
 
@@ -46,10 +60,14 @@ describe('fuzzed archives', () => {
     expect(Object.keys(report.refused).sort()).toStrictEqual(['PATH_TRAVERSAL', 'ZIP_BOMB_DETECTED', 'ZIP_INVALID']);
   });
 
-  fuzzed('opened lazily, every entry grepped from the zip, over 200 mutants (seed 20261124)', { count: 200, seed: 20261124, lazy: true }, (report) => {
-    expect(report.failures).toStrictEqual([]);
-    expect(report.synced).toBeGreaterThan(20);
-    expect(report.refused.PATH_TRAVERSAL ?? 0).toBeGreaterThan(0);
-    expect(report.refusedAtSync ?? 0).toBeGreaterThan(0); // damage met at sync, the zip left as it was
-  });
+  fuzzed(
+    'opened lazily, every entry grepped from the zip, over 200 mutants (seed 20261124)',
+    { count: 200, seed: 20261124, lazy: true },
+    (report) => {
+      expect(report.failures).toStrictEqual([]);
+      expect(report.synced).toBeGreaterThan(20);
+      expect(report.refused.PATH_TRAVERSAL ?? 0).toBeGreaterThan(0);
+      expect(report.refusedAtSync ?? 0).toBeGreaterThan(0); // damage met at sync, the zip left as it was
+    },
+  );
 });

@@ -20,7 +20,14 @@ const box = sandbox();
 afterAll(() => box.cleanup());
 
 /** A copy of `bytes` with a field of `name`'s local header or central record overwritten (`width` bytes at `offset` into it). */
-function patch(bytes: Uint8Array, name: string, where: 'local' | 'central', offset: number, value: number, width: 2 | 4 = 2): Uint8Array {
+function patch(
+  bytes: Uint8Array,
+  name: string,
+  where: 'local' | 'central',
+  offset: number,
+  value: number,
+  width: 2 | 4 = 2,
+): Uint8Array {
   const entry = readCentralDirectory(new BufferSource(bytes)).entries.find((e) => e.name === name)!;
   const out = Buffer.from(bytes);
   const at = (where === 'local' ? entry.localHeaderOffset : entry.centralOffset) + offset;
@@ -34,34 +41,130 @@ const LOCAL = { method: 8, crc: 14, name: 30 } as const;
 const CENTRAL = { versionNeeded: 6, method: 10, crc: 16 } as const;
 
 /** A file, a folder and a file after it: a folder with neighbours on both sides. */
-const three = () => rawZip([{ name: 'a.txt', data: 'first file\n'.repeat(20) }, { name: 'dir/', data: '', method: 0 }, { name: 'dir/b.txt', data: 'second\n'.repeat(20) }]);
-const zeros = [{ name: 'zeros.txt', data: 'a'.repeat(200_000) }, { name: 'b.txt', data: 'b' }, { name: 'c.txt', data: 'c' }] satisfies RawEntry[];
+const three = () =>
+  rawZip([
+    { name: 'a.txt', data: 'first file\n'.repeat(20) },
+    { name: 'dir/', data: '', method: 0 },
+    { name: 'dir/b.txt', data: 'second\n'.repeat(20) },
+  ]);
+const zeros = [
+  { name: 'zeros.txt', data: 'a'.repeat(200_000) },
+  { name: 'b.txt', data: 'b' },
+  { name: 'c.txt', data: 'c' },
+] satisfies RawEntry[];
 
 const CASES: [string, () => Uint8Array, string, Record<string, string>?][] = [
   ['a name climbing out with ..', () => rawZip([{ name: '../evil.txt', data: 'x' }]), 'PATH_TRAVERSAL'],
   ['an absolute name', () => rawZip([{ name: '/etc/evil', data: 'x' }]), 'PATH_TRAVERSAL'],
   ['a drive letter', () => rawZip([{ name: 'C:\\evil.txt', data: 'x' }]), 'PATH_TRAVERSAL'],
   ['an encrypted entry', () => rawZip([{ name: 'secret.txt', data: 'x', flags: 1 }]), 'ZIP_INVALID'],
-  ['an unsupported method (bzip2)', () => patch(patch(rawZip([{ name: 'a.bz2', data: 'x', method: 0 }]), 'a.bz2', 'central', CENTRAL.method, 12), 'a.bz2', 'local', LOCAL.method, 12), 'ZIP_INVALID'],
+  [
+    'an unsupported method (bzip2)',
+    () =>
+      patch(
+        patch(rawZip([{ name: 'a.bz2', data: 'x', method: 0 }]), 'a.bz2', 'central', CENTRAL.method, 12),
+        'a.bz2',
+        'local',
+        LOCAL.method,
+        12,
+      ),
+    'ZIP_INVALID',
+  ],
   ['more entries than ZIPFS_MAX_ENTRIES', () => rawZip(zeros), 'ZIP_BOMB_DETECTED', { ZIPFS_MAX_ENTRIES: '2' }],
-  ['more bytes than ZIPFS_MAX_EXTRACTED_BYTES', () => rawZip(zeros), 'ZIP_BOMB_DETECTED', { ZIPFS_MAX_EXTRACTED_BYTES: '100000' }],
+  [
+    'more bytes than ZIPFS_MAX_EXTRACTED_BYTES',
+    () => rawZip(zeros),
+    'ZIP_BOMB_DETECTED',
+    { ZIPFS_MAX_EXTRACTED_BYTES: '100000' },
+  ],
   ['an entry over the per-entry ratio', () => rawZip(zeros), 'ZIP_BOMB_DETECTED', { ZIPFS_RATIO_FLOOR_BYTES: '1000' }],
-  ['an archive over the overall ratio', () => rawZip(zeros), 'ZIP_BOMB_DETECTED', { ZIPFS_RATIO_FLOOR_BYTES: '1000', ZIPFS_MAX_ENTRY_RATIO: '100000' }],
-  ['entries sharing data', () => rawZip([{ name: 'a.txt', data: 'a'.repeat(5000) }, { name: 'b.txt', shareDataOf: 0 }]), 'ZIP_BOMB_DETECTED'],
-  ['a folder entry running into the next entry', () => patchCentral(three(), 'dir/', 'compressedSize', 60), 'ZIP_BOMB_DETECTED'],
-  ['two entries with one name', () => rawZip([{ name: 'a.txt', data: '1' }, { name: 'a.txt', data: '2' }]), 'ZIP_INVALID'],
-  ['a file where another entry needs a folder', () => rawZip([{ name: 'x', data: '1' }, { name: 'x/y', data: '2' }]), 'ZIP_INVALID'],
+  [
+    'an archive over the overall ratio',
+    () => rawZip(zeros),
+    'ZIP_BOMB_DETECTED',
+    { ZIPFS_RATIO_FLOOR_BYTES: '1000', ZIPFS_MAX_ENTRY_RATIO: '100000' },
+  ],
+  [
+    'entries sharing data',
+    () =>
+      rawZip([
+        { name: 'a.txt', data: 'a'.repeat(5000) },
+        { name: 'b.txt', shareDataOf: 0 },
+      ]),
+    'ZIP_BOMB_DETECTED',
+  ],
+  [
+    'a folder entry running into the next entry',
+    () => patchCentral(three(), 'dir/', 'compressedSize', 60),
+    'ZIP_BOMB_DETECTED',
+  ],
+  [
+    'two entries with one name',
+    () =>
+      rawZip([
+        { name: 'a.txt', data: '1' },
+        { name: 'a.txt', data: '2' },
+      ]),
+    'ZIP_INVALID',
+  ],
+  [
+    'a file where another entry needs a folder',
+    () =>
+      rawZip([
+        { name: 'x', data: '1' },
+        { name: 'x/y', data: '2' },
+      ]),
+    'ZIP_INVALID',
+  ],
   ['a name part over 255 bytes', () => rawZip([{ name: `${'n'.repeat(256)}.txt`, data: 'x' }]), 'ZIP_INVALID'],
-  ['a folder entry that claims data', () => rawZip([{ name: 'd/', data: '', method: 0, declaredSize: 10 }]), 'ZIP_INVALID'],
-  ['a local header naming another entry', () => patch(three(), 'dir/b.txt', 'local', LOCAL.name, 0x5858), 'ZIP_INVALID'],
+  [
+    'a folder entry that claims data',
+    () => rawZip([{ name: 'd/', data: '', method: 0, declaredSize: 10 }]),
+    'ZIP_INVALID',
+  ],
+  [
+    'a local header naming another entry',
+    () => patch(three(), 'dir/b.txt', 'local', LOCAL.name, 0x5858),
+    'ZIP_INVALID',
+  ],
   ['a local header with another CRC-32', () => patch(three(), 'a.txt', 'local', LOCAL.crc, 1, 4), 'ZIP_INVALID'],
-  ['a local-header offset past the entries', () => patchCentral(three(), 'dir/', 'localHeaderOffset', 100_000), 'ZIP_INVALID'],
+  [
+    'a local-header offset past the entries',
+    () => patchCentral(three(), 'dir/', 'localHeaderOffset', 100_000),
+    'ZIP_INVALID',
+  ],
   ['no local header where one should be', () => patch(three(), 'dir/', 'local', 0, 0, 4), 'ZIP_INVALID'],
-  ['a version needed newer than any specification', () => patch(three(), 'a.txt', 'central', CENTRAL.versionNeeded, 99), 'ZIP_INVALID'],
-  ['a folder whose empty data fails its CRC-32', () => patch(patch(rawZip([{ name: 'a.txt', data: 'x' }, { name: 'd/', data: '' }]), 'd/', 'central', CENTRAL.crc, 1, 4), 'd/', 'local', LOCAL.crc, 1, 4), 'ZIP_INVALID'],
+  [
+    'a version needed newer than any specification',
+    () => patch(three(), 'a.txt', 'central', CENTRAL.versionNeeded, 99),
+    'ZIP_INVALID',
+  ],
+  [
+    'a folder whose empty data fails its CRC-32',
+    () =>
+      patch(
+        patch(
+          rawZip([
+            { name: 'a.txt', data: 'x' },
+            { name: 'd/', data: '' },
+          ]),
+          'd/',
+          'central',
+          CENTRAL.crc,
+          1,
+          4,
+        ),
+        'd/',
+        'local',
+        LOCAL.crc,
+        1,
+        4,
+      ),
+    'ZIP_INVALID',
+  ],
 ];
 
-describe('inspect warns of what open refuses, with open\'s code and message', () => {
+describe("inspect warns of what open refuses, with open's code and message", () => {
   it.each(CASES)('%s', (_what, build, code, env = {}) => {
     const zip = writeZip(box.dir, 'refused.zip', build());
     const opened = box.run(['open', zip, '--json'], { env });
@@ -87,8 +190,17 @@ describe('inspect warns of what open refuses, with open\'s code and message', ()
       40,
     );
     const zip = writeZip(box.dir, 'many.zip', bytes);
-    const refusals = box.run(['inspect', zip, '--json']).json.warnings.map((w: string) => w.replace(/^open would refuse it \((\w+)\): (Entry|Entries) ("[^"]*").*$/, '$1 $3'));
-    expect(refusals).toStrictEqual(['PATH_TRAVERSAL "../up.txt"', 'ZIP_INVALID "dup.txt"', 'ZIP_INVALID "secret.txt"', 'ZIP_BOMB_DETECTED "dir/"']);
+    const refusals = box
+      .run(['inspect', zip, '--json'])
+      .json.warnings.map((w: string) =>
+        w.replace(/^open would refuse it \((\w+)\): (Entry|Entries) ("[^"]*").*$/, '$1 $3'),
+      );
+    expect(refusals).toStrictEqual([
+      'PATH_TRAVERSAL "../up.txt"',
+      'ZIP_INVALID "dup.txt"',
+      'ZIP_INVALID "secret.txt"',
+      'ZIP_BOMB_DETECTED "dir/"',
+    ]);
   });
 
   it('refuses what is no zip at all as open does, having nothing to list', () => {
@@ -100,7 +212,7 @@ describe('inspect warns of what open refuses, with open\'s code and message', ()
 });
 
 describe('inspect on the conformance corpus', () => {
-  it('shows no refusal for every archive open takes, and open\'s own for every one it refuses by its headers', () => {
+  it("shows no refusal for every archive open takes, and open's own for every one it refuses by its headers", () => {
     const seen = { taken: 0, refused: 0 };
     for (const record of loadCorpus()) {
       const file = corpusPath(record.file);
@@ -115,10 +227,15 @@ describe('inspect on the conformance corpus', () => {
         expect(inspected.error, record.file).toStrictEqual(opened.json.error); // no central directory to list
       } else if (refusals.length > 0) {
         seen.refused++;
-        expect(refusals[0], record.file).toBe(`open would refuse it (${opened.json.error.code}): ${opened.json.error.message}`);
+        expect(refusals[0], record.file).toBe(
+          `open would refuse it (${opened.json.error.code}): ${opened.json.error.message}`,
+        );
       } else {
         // Damaged data (a CRC-32 mismatch) shows only when open inflates it; inspect reads no data.
-        expect([record.error_stage, opened.json.error.message], record.file).toMatchObject(['read', expect.stringContaining('CRC-32')]);
+        expect([record.error_stage, opened.json.error.message], record.file).toMatchObject([
+          'read',
+          expect.stringContaining('CRC-32'),
+        ]);
       }
     }
     expect(seen.taken).toBeGreaterThan(40);

@@ -15,14 +15,23 @@ let box: ReturnType<typeof sandbox>;
 let root: string;
 beforeEach(() => {
   box = sandbox();
-  root = box.run(['open', writeZip(box.dir, 'app.jar', rawZip([{ name: 'META-INF/MANIFEST.MF', data: 'Manifest-Version: 1.0\n' }])), '--json']).json.workspace_path;
+  root = box.run([
+    'open',
+    writeZip(box.dir, 'app.jar', rawZip([{ name: 'META-INF/MANIFEST.MF', data: 'Manifest-Version: 1.0\n' }])),
+    '--json',
+  ]).json.workspace_path;
 });
 afterEach(() => box.cleanup());
 
 describe('write from stdin, interrupted', () => {
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     it(`leaves the file as it was on ${signal}, and writes nothing`, async () => {
-      const child = Bun.spawn([BINARY, 'write', 'META-INF/MANIFEST.MF'], { env: { ...process.env, ZIPFS_HOME: box.home }, stdin: 'pipe', stdout: 'pipe', stderr: 'pipe' });
+      const child = Bun.spawn([BINARY, 'write', 'META-INF/MANIFEST.MF'], {
+        env: { ...process.env, ZIPFS_HOME: box.home },
+        stdin: 'pipe',
+        stdout: 'pipe',
+        stderr: 'pipe',
+      });
       child.stdin.write('Manifest-Vers'); // part of the new content; the rest never comes
       await child.stdin.flush();
       await Bun.sleep(300);

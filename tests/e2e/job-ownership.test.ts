@@ -21,7 +21,13 @@ beforeEach(() => {
 });
 afterEach(() => box.cleanup());
 
-const shellEnv = (home = box.home) => ({ ...process.env, NO_COLOR: '1', ZIPFS: BINARY, ZIPFS_HOME: home, ZIPFS_SESSION: undefined });
+const shellEnv = (home = box.home) => ({
+  ...process.env,
+  NO_COLOR: '1',
+  ZIPFS: BINARY,
+  ZIPFS_HOME: home,
+  ZIPFS_SESSION: undefined,
+});
 
 /** Runs a job's script in a shell of its own that exits when it ends, as a CI step does: what it opened is then orphaned. */
 function job(script: string, home = box.home): { code: number; stdout: string; stderr: string } {
@@ -32,7 +38,10 @@ function job(script: string, home = box.home): { code: number; stdout: string; s
 
 /** A job still running: its shell opened `name` (or, with no name, the zip's session) and waits until killed. */
 async function liveJob(name?: string): Promise<{ pid: number; stop(): Promise<void> }> {
-  const child = Bun.spawn(['sh', '-c', `"$ZIPFS" open app.zip ${name ? `--name ${name}` : ''} >/dev/null && echo ready; sleep 60; true`], { cwd: box.dir, env: shellEnv(), stdout: 'pipe' });
+  const child = Bun.spawn(
+    ['sh', '-c', `"$ZIPFS" open app.zip ${name ? `--name ${name}` : ''} >/dev/null && echo ready; sleep 60; true`],
+    { cwd: box.dir, env: shellEnv(), stdout: 'pipe' },
+  );
   const reader = child.stdout.getReader();
   expect(new TextDecoder().decode((await reader.read()).value)).toBe('ready\n');
   reader.releaseLock();
@@ -47,10 +56,14 @@ function rewriteRecord(name: string, change: (record: any) => void): void {
   change(head);
   fs.writeFileSync(manifest(name), [JSON.stringify(head), ...rest].join('\n'));
 }
-const names = () => box.run(['sessions', '--json']).json.sessions.map((s: { name: string }) => s.name).sort();
+const names = () =>
+  box
+    .run(['sessions', '--json'])
+    .json.sessions.map((s: { name: string }) => s.name)
+    .sort();
 
 describe('a session belongs to the job that opened it', () => {
-  it('records the job\'s shell (pid and start time) as the owner', () => {
+  it("records the job's shell (pid and start time) as the owner", () => {
     const ran = job('echo $$; "$ZIPFS" open app.zip --name build-1 >/dev/null');
     const owner = record('build-1').owner;
     expect(owner.pid).toBe(Number(ran.stdout.trim()));
@@ -64,16 +77,20 @@ describe('a session belongs to the job that opened it', () => {
     expect(retry.code).toBe(0);
     const answer = JSON.parse(retry.stdout);
     expect(answer.name).toBe('build-1');
-    expect(answer.warnings[0]).toMatch(/^took over session "build-1" left by process \d+, which is gone; it had no unsynced changes$/);
+    expect(answer.warnings[0]).toMatch(
+      /^took over session "build-1" left by process \d+, which is gone; it had no unsynced changes$/,
+    );
     expect(answer.session_id).not.toBe(first);
     expect(job('"$ZIPFS" open app.zip --name build-1').stderr).toContain('zipfs: took over session "build-1"');
   });
 
-  it('refuses to take over a killed job\'s session that holds changes, and says how to remove it', () => {
+  it("refuses to take over a killed job's session that holds changes, and says how to remove it", () => {
     job('"$ZIPFS" open app.zip --name build-1 >/dev/null && cd "$("$ZIPFS" path -s build-1)" && echo half > half.txt');
     const retry = job('"$ZIPFS" open app.zip --name build-1');
     expect(retry.code).toBe(15);
-    expect(retry.stderr).toMatch(/which is gone \(a killed job\?\), with unsynced changes \(0 modified, 1 added, 0 deleted\), so it is not taken over/);
+    expect(retry.stderr).toMatch(
+      /which is gone \(a killed job\?\), with unsynced changes \(0 modified, 1 added, 0 deleted\), so it is not taken over/,
+    );
     expect(retry.stderr).toContain('zipfs status build-1');
     expect(retry.stderr).toContain('zipfs close build-1 --force');
     expect(retry.stderr).toContain('zipfs prune --orphaned --discard-changes');
@@ -81,49 +98,73 @@ describe('a session belongs to the job that opened it', () => {
     expect(fs.existsSync(path.join(box.home, 'workspaces', 'build-1', 'contents', 'half.txt'))).toBe(true);
 
     // Its changes are work: prune --orphaned keeps it (prune-keeps-work.test.ts) until they are discarded.
-    expect(box.run(['prune', '--orphaned', '--json']).json.skipped).toStrictEqual([{ name: 'build-1', reason: expect.stringMatching(/^kept: 1 unsynced change \(0 modified, 1 added, 0 deleted\)/) }]);
+    expect(box.run(['prune', '--orphaned', '--json']).json.skipped).toStrictEqual([
+      { name: 'build-1', reason: expect.stringMatching(/^kept: 1 unsynced change \(0 modified, 1 added, 0 deleted\)/) },
+    ]);
     const pruned = box.run(['prune', '--orphaned', '--discard-changes', '--json']).json;
-    expect(pruned.pruned).toStrictEqual([{ id: expect.any(String), name: 'build-1', reason: expect.stringMatching(/^orphaned \(process \d+ is gone\); 1 unsynced change discarded/) }]);
+    expect(pruned.pruned).toStrictEqual([
+      {
+        id: expect.any(String),
+        name: 'build-1',
+        reason: expect.stringMatching(/^orphaned \(process \d+ is gone\); 1 unsynced change discarded/),
+      },
+    ]);
     expect(job('"$ZIPFS" open app.zip --name build-1 >/dev/null').code).toBe(0);
   });
 
-  it('keeps a running job\'s session from prune --all and --stale, and from another open of its name', async () => {
+  it("keeps a running job's session from prune --all and --stale, and from another open of its name", async () => {
     const running = await liveJob('build-1');
     try {
       box.run(['open', zip, '--name', 'mine']); // this test's own process owns it, and it is not running prune: another job
       const all = box.run(['prune', '--all', '--json']).json;
-      const kept = { name: 'build-1', reason: `its owner, process ${running.pid}, is still running (the job that opened it); pass --include-live to remove it anyway` };
+      const kept = {
+        name: 'build-1',
+        reason: `its owner, process ${running.pid}, is still running (the job that opened it); pass --include-live to remove it anyway`,
+      };
       expect(all.skipped).toContainEqual(kept);
       expect(box.run(['prune', '--stale', '0s', '--json']).json.skipped).toContainEqual(kept);
-      expect(box.run(['prune', '--orphaned', '--json']).json).toStrictEqual({ pruned: [], skipped: [], freed_bytes: 0, dry_run: false });
+      expect(box.run(['prune', '--orphaned', '--json']).json).toStrictEqual({
+        pruned: [],
+        skipped: [],
+        freed_bytes: 0,
+        dry_run: false,
+      });
       const taken = box.run(['open', zip, '--name', 'build-1']);
       expect(taken.code).toBe(15);
       expect(taken.stderr).toContain(`belongs to process ${running.pid}, which is still running`);
       expect(names()).toStrictEqual(['build-1']);
-      expect(box.run(['prune', '--all', '--include-live', '--json']).json.pruned.map((p: { name: string }) => p.name)).toStrictEqual(['build-1']);
+      expect(
+        box.run(['prune', '--all', '--include-live', '--json']).json.pruned.map((p: { name: string }) => p.name),
+      ).toStrictEqual(['build-1']);
     } finally {
       await running.stop();
     }
   });
 
-  it.each([['an eager', ''], ['a lazy', ' --lazy']])('makes a killed job\'s session (%s one) the job\'s that reuses it (open without a name), so prune --orphaned leaves it', async (_kind, flags) => {
-    job(`"$ZIPFS" open app.zip${flags} >/dev/null`);
-    const before = fs.readFileSync(manifest('app'), 'utf8').split('\n').slice(1).join('\n');
-    const running = await liveJob();
-    try {
-      expect(names()).toStrictEqual(['app']);
-      expect(record('app').owner.pid).toBe(running.pid);
-      expect(fs.readFileSync(manifest('app'), 'utf8').split('\n').slice(1).join('\n')).toBe(before); // only the session record changed
-      expect(box.run(['read', 'config.properties']).stdout).toBe('server.port=8080\n');
-      expect(box.run(['status', '--json']).json).toMatchObject({ modified: [], added: [], deleted: [] });
-      expect(box.run(['prune', '--orphaned', '--json']).json.pruned).toStrictEqual([]);
-      // Another job reusing it while its owner runs does not take it from that owner.
-      expect(box.run(['open', zip, '--json']).json.already_open).toBe(true);
-      expect(record('app').owner.pid).toBe(running.pid);
-    } finally {
-      await running.stop();
-    }
-  });
+  it.each([
+    ['an eager', ''],
+    ['a lazy', ' --lazy'],
+  ])(
+    "makes a killed job's session (%s one) the job's that reuses it (open without a name), so prune --orphaned leaves it",
+    async (_kind, flags) => {
+      job(`"$ZIPFS" open app.zip${flags} >/dev/null`);
+      const before = fs.readFileSync(manifest('app'), 'utf8').split('\n').slice(1).join('\n');
+      const running = await liveJob();
+      try {
+        expect(names()).toStrictEqual(['app']);
+        expect(record('app').owner.pid).toBe(running.pid);
+        expect(fs.readFileSync(manifest('app'), 'utf8').split('\n').slice(1).join('\n')).toBe(before); // only the session record changed
+        expect(box.run(['read', 'config.properties']).stdout).toBe('server.port=8080\n');
+        expect(box.run(['status', '--json']).json).toMatchObject({ modified: [], added: [], deleted: [] });
+        expect(box.run(['prune', '--orphaned', '--json']).json.pruned).toStrictEqual([]);
+        // Another job reusing it while its owner runs does not take it from that owner.
+        expect(box.run(['open', zip, '--json']).json.already_open).toBe(true);
+        expect(record('app').owner.pid).toBe(running.pid);
+      } finally {
+        await running.stop();
+      }
+    },
+  );
 
   it('lets a job prune its own sessions', () => {
     const ran = job('"$ZIPFS" open app.zip --name build-1 >/dev/null && "$ZIPFS" prune --all --json');
@@ -138,7 +179,9 @@ describe('a session belongs to the job that opened it', () => {
     expect(box.run(['prune', '--orphaned', '--json']).json.pruned).toStrictEqual([]);
     // ...and with another start time its pid was reused: the owner is gone.
     rewriteRecord('build-1', (head) => (head.owner = { ...head.owner, pid: process.pid, start: start - 1 }));
-    expect(box.run(['prune', '--orphaned', '--json']).json.pruned.map((p: { name: string }) => p.name)).toStrictEqual(['build-1']);
+    expect(box.run(['prune', '--orphaned', '--json']).json.pruned.map((p: { name: string }) => p.name)).toStrictEqual([
+      'build-1',
+    ]);
   });
 
   it('reads sessions of older zipfs versions, which record no owner: never orphaned, never taken over', () => {
@@ -149,11 +192,17 @@ describe('a session belongs to the job that opened it', () => {
     const again = box.run(['open', zip, '--name', 'old']);
     expect(again.code).toBe(15);
     expect(again.stderr).toContain('records no owner process (an older zipfs opened it)');
-    expect(box.run(['prune', '--all', '--json']).json.pruned.map((p: { name: string }) => p.name)).toStrictEqual(['old']);
+    expect(box.run(['prune', '--all', '--json']).json.pruned.map((p: { name: string }) => p.name)).toStrictEqual([
+      'old',
+    ]);
   });
 
   it('leaves exec killed with SIGKILL as an orphan that prune --orphaned keeps for its changes, and removes with --discard-changes', async () => {
-    const child = Bun.spawn([BINARY, 'exec', zip, '--', 'sh', '-c', 'echo x > x.txt; echo ready; exec sleep 60'], { env: shellEnv(), stdout: 'pipe', stderr: 'ignore' });
+    const child = Bun.spawn([BINARY, 'exec', zip, '--', 'sh', '-c', 'echo x > x.txt; echo ready; exec sleep 60'], {
+      env: shellEnv(),
+      stdout: 'pipe',
+      stderr: 'ignore',
+    });
     const reader = child.stdout.getReader();
     expect(new TextDecoder().decode((await reader.read()).value)).toBe('ready\n');
     const [session] = names();
@@ -161,21 +210,25 @@ describe('a session belongs to the job that opened it', () => {
     child.kill('SIGKILL');
     await child.exited;
     Bun.spawnSync(['pkill', '-KILL', '-P', String(child.pid)]); // its sleep, left running by the kill
-    expect(box.run(['prune', '--orphaned', '--json']).json.skipped.map((p: { name: string }) => p.name)).toStrictEqual([session]);
+    expect(box.run(['prune', '--orphaned', '--json']).json.skipped.map((p: { name: string }) => p.name)).toStrictEqual([
+      session,
+    ]);
     const pruned = box.run(['prune', '--orphaned', '--discard-changes', '--json']).json.pruned;
     expect(pruned.map((p: { name: string }) => p.name)).toStrictEqual([session]);
     expect(names()).toStrictEqual([]);
   });
 
   it('refuses a malformed ZIPFS_OWNER_PID and records a given one', () => {
-    expect(box.run(['open', zip, '--json'], { env: { ZIPFS_OWNER_PID: 'shell' } }).json.error.code).toBe('INVALID_INPUT');
+    expect(box.run(['open', zip, '--json'], { env: { ZIPFS_OWNER_PID: 'shell' } }).json.error.code).toBe(
+      'INVALID_INPUT',
+    );
     box.run(['open', zip, '--name', 'stepped'], { env: { ZIPFS_OWNER_PID: String(process.pid) } });
     expect(record('stepped').owner.pid).toBe(process.pid);
   });
 });
 
 describe('open --new', () => {
-  it('opens a fresh session with a name of its own instead of reusing the zip\'s open one', () => {
+  it("opens a fresh session with a name of its own instead of reusing the zip's open one", () => {
     const first = box.run(['open', zip, '--json']).json;
     expect(box.run(['open', zip, '--json']).json).toMatchObject({ name: 'app', already_open: true });
     const fresh = box.run(['open', zip, '--new', '--json']).json;
@@ -195,7 +248,12 @@ describe('open --new', () => {
       expect(record('app').owner.pid).not.toBe(running.pid);
       const pruned = await call(mcp.client, 'zipfs_prune', { all: true });
       expect(pruned.data.pruned.map((p: { name: string }) => p.name)).toStrictEqual(['app', 'app-2']);
-      expect(pruned.data.skipped).toStrictEqual([{ name: 'cli-job', reason: `its owner, process ${running.pid}, is still running (the job that opened it); pass include_live: true to remove it anyway` }]);
+      expect(pruned.data.skipped).toStrictEqual([
+        {
+          name: 'cli-job',
+          reason: `its owner, process ${running.pid}, is still running (the job that opened it); pass include_live: true to remove it anyway`,
+        },
+      ]);
       await running.stop();
       const orphaned = await call(mcp.client, 'zipfs_prune', { orphaned: true });
       expect(orphaned.data.pruned.map((p: { name: string }) => p.name)).toStrictEqual(['cli-job']);
@@ -210,13 +268,22 @@ describe('parallel jobs on one runner', () => {
   /** Starts `count` exec jobs on the zip at once, each adding part-N.txt after a pause; `homeOf` gives each job's data folder. */
   const startJobs = (count: number, homeOf: (n: number) => string) =>
     Array.from({ length: count }, (_, n) =>
-      Bun.spawn([BINARY, 'exec', '--merge', zip, '--', 'sh', '-c', `sleep 0.3; echo ${n} > part-${n}.txt`], { env: shellEnv(homeOf(n)), stdout: 'pipe', stderr: 'pipe' }),
+      Bun.spawn([BINARY, 'exec', '--merge', zip, '--', 'sh', '-c', `sleep 0.3; echo ${n} > part-${n}.txt`], {
+        env: shellEnv(homeOf(n)),
+        stdout: 'pipe',
+        stderr: 'pipe',
+      }),
     );
   const finish = async (jobs: ReturnType<typeof startJobs>) =>
-    Promise.all(jobs.map(async (child) => ({ code: await child.exited, stderr: await new Response(child.stderr).text() })));
+    Promise.all(
+      jobs.map(async (child) => ({ code: await child.exited, stderr: await new Response(child.stderr).text() })),
+    );
   const parts = () => {
     const listed = Bun.spawnSync([BINARY, 'inspect', zip, '--json'], { env: shellEnv() }).stdout.toString();
-    return JSON.parse(listed).entries.map((e: { name: string }) => e.name).filter((n: string) => n.startsWith('part-')).sort();
+    return JSON.parse(listed)
+      .entries.map((e: { name: string }) => e.name)
+      .filter((n: string) => n.startsWith('part-'))
+      .sort();
   };
 
   it('share a data folder: each exec has its own session, and another job pruning meanwhile removes none of them', async () => {
@@ -228,7 +295,9 @@ describe('parallel jobs on one runner', () => {
     const results = await finish(jobs);
     expect(results.map((r) => r.code)).toStrictEqual([0, 0, 0, 0]);
     expect(JSON.parse(all.stdout).pruned).toStrictEqual([]);
-    expect(JSON.parse(all.stdout).skipped.map((s: { reason: string }) => s.reason)).toStrictEqual(Array(4).fill(expect.stringContaining('is still running')));
+    expect(JSON.parse(all.stdout).skipped.map((s: { reason: string }) => s.reason)).toStrictEqual(
+      Array(4).fill(expect.stringContaining('is still running')),
+    );
     expect(JSON.parse(orphaned.stdout).pruned).toStrictEqual([]);
     expect(parts()).toStrictEqual(['part-0.txt', 'part-1.txt', 'part-2.txt', 'part-3.txt']);
     expect(names()).toStrictEqual([]);
@@ -240,4 +309,3 @@ describe('parallel jobs on one runner', () => {
     expect(parts()).toStrictEqual(['part-0.txt', 'part-1.txt', 'part-2.txt']);
   });
 });
-

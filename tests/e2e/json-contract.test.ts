@@ -25,11 +25,16 @@ describe('the JSON a script reads', () => {
     expect(box.run(['--version']).stdout.trim()).toBe(pkg.version);
   });
 
-  it('answers close --sync with the sync\'s counts and backup', () => {
+  it("answers close --sync with the sync's counts and backup", () => {
     const root = box.run(['open', zip, '--json']).json.workspace_path;
     fs.writeFileSync(path.join(root, 'b.txt'), 'b');
     const closed = box.run(['close', '--sync', '--json']).json;
-    expect(closed).toStrictEqual({ closed: true, synced: true, name: 'job', sync: { backup_path: `${zip}.bak`, files_modified: 0, files_added: 1, files_deleted: 0 } });
+    expect(closed).toStrictEqual({
+      closed: true,
+      synced: true,
+      name: 'job',
+      sync: { backup_path: `${zip}.bak`, files_modified: 0, files_added: 1, files_deleted: 0 },
+    });
     expect(box.run(['open', zip, '--json']).json.file_count).toBe(2);
     expect(box.run(['close', '--json']).json).toStrictEqual({ closed: true, synced: false, name: 'job' });
   });
@@ -56,7 +61,11 @@ describe('-q and where output goes', () => {
     const opened = box.run(['open', zip, '-q']);
     expect([opened.code, opened.stdout, opened.stderr]).toStrictEqual([0, '', '']);
     expect(box.run(['-q', 'write', 'b.txt', 'hello'])).toMatchObject({ code: 0, stdout: '', stderr: '' });
-    expect(box.run(['edit', 'b.txt', '--old', 'hello', '--new', 'hi', '--quiet'])).toMatchObject({ code: 0, stdout: '', stderr: '' });
+    expect(box.run(['edit', 'b.txt', '--old', 'hello', '--new', 'hi', '--quiet'])).toMatchObject({
+      code: 0,
+      stdout: '',
+      stderr: '',
+    });
     expect(box.run(['read', 'b.txt', '-q']).stdout).toBe('hi');
     expect(box.run(['path', '-q']).stdout.trim()).toEndWith('contents');
     expect(box.run(['status', '-q']).stdout).toBe('A b.txt\n');
@@ -65,7 +74,11 @@ describe('-q and where output goes', () => {
     expect(missing.stderr).toContain('[PATH_NOT_FOUND]');
     expect(box.run(['sync', '-q'])).toMatchObject({ code: 0, stdout: '', stderr: '' });
     expect(box.run(['close', '-q'])).toMatchObject({ code: 0, stdout: '', stderr: '' });
-    expect(box.run(['-q', 'exec', zip, '--', 'sh', '-c', 'echo c > c.txt'])).toMatchObject({ code: 0, stdout: '', stderr: '' });
+    expect(box.run(['-q', 'exec', zip, '--', 'sh', '-c', 'echo c > c.txt'])).toMatchObject({
+      code: 0,
+      stdout: '',
+      stderr: '',
+    });
     expect(box.run(['--json', '-q', 'open', zip]).json.file_count).toBe(3); // --json is the object alone anyway
   });
 

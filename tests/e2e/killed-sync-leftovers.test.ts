@@ -36,16 +36,24 @@ afterEach(() => box.cleanup());
 
 /** What kill -9 of a sync leaves: its lock and a half-written archive beside the zip. */
 function killedSyncLeftovers(): void {
-  fs.writeFileSync(lock, JSON.stringify({ pid: deadPid, host: os.hostname(), command: 'sync', since: '2026-01-01T00:00:00Z' }));
+  fs.writeFileSync(
+    lock,
+    JSON.stringify({ pid: deadPid, host: os.hostname(), command: 'sync', since: '2026-01-01T00:00:00Z' }),
+  );
   fs.writeFileSync(temporary, Buffer.alloc(70_000));
 }
-const described = () => [`the lock ${lock} (process ${deadPid}, gone)`, `the temporary ${temporary} (process ${deadPid}, gone)`];
+const described = () => [
+  `the lock ${lock} (process ${deadPid}, gone)`,
+  `the temporary ${temporary} (process ${deadPid}, gone)`,
+];
 
 describe("a killed sync's leftovers", () => {
   it('are listed by status, and removed by the next sync, which says so', () => {
     killedSyncLeftovers();
     expect(box.run(['status', '--json']).json.leftovers).toStrictEqual(described());
-    expect(box.run(['status']).stderr).toContain(`zipfs: a killed sync left beside the zip: ${described().join('; ')}; the next sync (or zipfs prune) removes them.`);
+    expect(box.run(['status']).stderr).toContain(
+      `zipfs: a killed sync left beside the zip: ${described().join('; ')}; the next sync (or zipfs prune) removes them.`,
+    );
     box.run(['write', 'b.txt', 'b']);
     const synced = box.run(['sync', '--json']).json;
     expect([synced.synced, synced.leftovers_removed]).toStrictEqual([true, described()]);
@@ -81,16 +89,24 @@ describe('a sync killed with kill -9', () => {
     box.run(['write', '-s', 'big', 'new.txt', 'new']);
     const env = { ...process.env, NO_COLOR: '1', ZIPFS_HOME: box.home, ZIPFS_SESSION: undefined };
     const bigLock = path.join(box.dir, '.big.zip.zipfs-lock');
-    const temporaries = () => fs.readdirSync(box.dir).filter((n) => n.startsWith('.big.zip.zipfs-') && n.endsWith('.tmp'));
+    const temporaries = () =>
+      fs.readdirSync(box.dir).filter((n) => n.startsWith('.big.zip.zipfs-') && n.endsWith('.tmp'));
     const sync = Bun.spawn([BINARY, 'sync', 'big'], { env, stdout: 'ignore', stderr: 'ignore' });
     // Killed as soon as its temporary is there (bounded: a sync that finished first fails the test below).
-    for (const deadline = Date.now() + 30_000; temporaries().length === 0 && sync.exitCode === null && Date.now() < deadline; ) await Bun.sleep(1);
+    for (
+      const deadline = Date.now() + 30_000;
+      temporaries().length === 0 && sync.exitCode === null && Date.now() < deadline;
+    )
+      await Bun.sleep(1);
     sync.kill('SIGKILL');
     await sync.exited;
     expect(sync.signalCode).toBe('SIGKILL');
     const [temporary] = temporaries();
     expect([fs.existsSync(bigLock), temporary !== undefined]).toStrictEqual([true, true]);
-    const listed = [`the lock ${bigLock} (process ${sync.pid}, gone)`, `the temporary ${path.join(box.dir, temporary!)} (process ${sync.pid}, gone)`];
+    const listed = [
+      `the lock ${bigLock} (process ${sync.pid}, gone)`,
+      `the temporary ${path.join(box.dir, temporary!)} (process ${sync.pid}, gone)`,
+    ];
     expect(box.run(['status', 'big', '--json']).json.leftovers).toStrictEqual(listed);
     const synced = box.run(['sync', 'big', '--json']).json;
     expect([synced.synced, synced.files_added, synced.leftovers_removed]).toStrictEqual([true, 1, listed]);
@@ -100,22 +116,50 @@ describe('a sync killed with kill -9', () => {
 
 describe('a lock whose pid was reused by an unrelated process', () => {
   const withProc = fs.existsSync('/proc/self/stat');
-  it.skipIf(!withProc)('is stale (its recorded start time is not the process\'s), for the zip lock and the session lock alike', () => {
-    const unrelated = Bun.spawn(['sleep', '60']);
-    try {
-      const start = processStart(unrelated.pid)!;
-      const reused = (file: string) => fs.writeFileSync(file, JSON.stringify({ pid: unrelated.pid, host: os.hostname(), command: 'sync', since: '2026-01-01T00:00:00Z', start: start - 1 }));
-      reused(lock);
-      reused(path.join(box.home, 'workspaces/app/lock'));
-      expect(box.run(['write', 'b.txt', 'b', '--json'], { env: { ZIPFS_LOCK_WAIT_MS: '0' } }).json).toStrictEqual({ written: true, size_bytes: 1 });
-      const synced = box.run(['sync', '--json'], { env: { ZIPFS_LOCK_WAIT_MS: '0' } }).json;
-      expect([synced.synced, synced.leftovers_removed]).toStrictEqual([true, [`the lock ${lock} (process ${unrelated.pid}, gone)`]]);
-      // The same pid with its own start time is the holder itself: LOCKED, as before.
-      fs.writeFileSync(lock, JSON.stringify({ pid: unrelated.pid, host: os.hostname(), command: 'sync', since: '2026-01-01T00:00:00Z', start }));
-      box.run(['write', 'c.txt', 'c']);
-      expect(box.run(['sync', '--json'], { env: { ZIPFS_LOCK_WAIT_MS: '0' } }).json.error.code).toBe('LOCKED');
-    } finally {
-      unrelated.kill();
-    }
-  });
+  it.skipIf(!withProc)(
+    "is stale (its recorded start time is not the process's), for the zip lock and the session lock alike",
+    () => {
+      const unrelated = Bun.spawn(['sleep', '60']);
+      try {
+        const start = processStart(unrelated.pid)!;
+        const reused = (file: string) =>
+          fs.writeFileSync(
+            file,
+            JSON.stringify({
+              pid: unrelated.pid,
+              host: os.hostname(),
+              command: 'sync',
+              since: '2026-01-01T00:00:00Z',
+              start: start - 1,
+            }),
+          );
+        reused(lock);
+        reused(path.join(box.home, 'workspaces/app/lock'));
+        expect(box.run(['write', 'b.txt', 'b', '--json'], { env: { ZIPFS_LOCK_WAIT_MS: '0' } }).json).toStrictEqual({
+          written: true,
+          size_bytes: 1,
+        });
+        const synced = box.run(['sync', '--json'], { env: { ZIPFS_LOCK_WAIT_MS: '0' } }).json;
+        expect([synced.synced, synced.leftovers_removed]).toStrictEqual([
+          true,
+          [`the lock ${lock} (process ${unrelated.pid}, gone)`],
+        ]);
+        // The same pid with its own start time is the holder itself: LOCKED, as before.
+        fs.writeFileSync(
+          lock,
+          JSON.stringify({
+            pid: unrelated.pid,
+            host: os.hostname(),
+            command: 'sync',
+            since: '2026-01-01T00:00:00Z',
+            start,
+          }),
+        );
+        box.run(['write', 'c.txt', 'c']);
+        expect(box.run(['sync', '--json'], { env: { ZIPFS_LOCK_WAIT_MS: '0' } }).json.error.code).toBe('LOCKED');
+      } finally {
+        unrelated.kill();
+      }
+    },
+  );
 });

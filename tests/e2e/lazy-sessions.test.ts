@@ -30,13 +30,18 @@ let original: Map<string, { local: Buffer; content: Buffer }>;
 beforeEach(() => {
   box = sandbox();
   zip = writeZip(box.dir, 'lazy.zip', rawZip(ENTRIES));
-  original = new Map([...rawEntries(zip).entries].map(([name, view]) => [name, { local: view.local, content: view.content }]));
+  original = new Map(
+    [...rawEntries(zip).entries].map(([name, view]) => [name, { local: view.local, content: view.content }]),
+  );
 });
 afterEach(() => box.cleanup());
 
 /** Files (not folders) under the workspace folder, relative. */
 function filesIn(root: string): string[] {
-  return (fs.readdirSync(root, { recursive: true, withFileTypes: true }) as fs.Dirent[]).filter((d) => d.isFile()).map((d) => path.relative(root, path.join(d.parentPath, d.name))).sort();
+  return (fs.readdirSync(root, { recursive: true, withFileTypes: true }) as fs.Dirent[])
+    .filter((d) => d.isFile())
+    .map((d) => path.relative(root, path.join(d.parentPath, d.name)))
+    .sort();
 }
 
 describe('open --lazy', () => {
@@ -46,14 +51,28 @@ describe('open --lazy', () => {
     expect(opened.extracted_size_bytes).toBe(0);
     expect(opened.file_count).toBe(5);
     expect(filesIn(opened.workspace_path)).toEqual([]);
-    expect(box.run(['ls', '--json']).json.entries.map((e: { name: string }) => e.name)).toEqual(['data/', 'docs/', 'logs/', 'top.txt']);
-    expect(box.run(['ls', 'docs', '--json']).json.entries.map((e: { name: string; size_bytes: number }) => [e.name, e.size_bytes])).toEqual([['a.txt', 23], ['b.txt', 5]]);
+    expect(box.run(['ls', '--json']).json.entries.map((e: { name: string }) => e.name)).toEqual([
+      'data/',
+      'docs/',
+      'logs/',
+      'top.txt',
+    ]);
+    expect(
+      box
+        .run(['ls', 'docs', '--json'])
+        .json.entries.map((e: { name: string; size_bytes: number }) => [e.name, e.size_bytes]),
+    ).toEqual([
+      ['a.txt', 23],
+      ['b.txt', 5],
+    ]);
     expect(box.run(['tree']).stdout).toContain('4 folders, 5 files'.replace('4 folders', '3 folders'));
     expect(box.run(['read', 'docs/a.txt']).stdout).toBe('alpha\nserver.port=8080\n');
     const lines = box.run(['read', 'logs/app.log', '--start-line', '100', '--end-line', '101', '--json']).json;
     expect(lines.content).toBe('line 100 of the log\nline 101 of the log\n');
     expect(lines.total_lines).toBe(200);
-    expect(box.run(['read', 'data/blob.bin', '--encoding', 'base64', '--json']).json.content).toBe(Buffer.from(original.get('data/blob.bin')!.content).toString('base64'));
+    expect(box.run(['read', 'data/blob.bin', '--encoding', 'base64', '--json']).json.content).toBe(
+      Buffer.from(original.get('data/blob.bin')!.content).toString('base64'),
+    );
     const status = box.run(['status', '--json']).json;
     expect([status.modified, status.added, status.deleted]).toEqual([[], [], []]);
     const where = box.run(['path']);
@@ -102,7 +121,8 @@ describe('changes in a lazy session', () => {
     expect(box.run(['status', '--json']).json.modified).toEqual([]);
 
     const after = rawEntries(zip);
-    for (const name of ['docs/', 'logs/app.log', 'data/blob.bin']) expect(after.entries.get(name)!.local.equals(original.get(name)!.local)).toBe(true);
+    for (const name of ['docs/', 'logs/app.log', 'data/blob.bin'])
+      expect(after.entries.get(name)!.local.equals(original.get(name)!.local)).toBe(true);
     expect(after.entries.has('docs/b.txt')).toBe(false);
     expectReferenceClean(zip);
     if (has('python3')) {
@@ -122,13 +142,17 @@ describe('changes in a lazy session', () => {
     expect(box.run(['mkdir', 'logs/old', '--json']).json.error).toBeUndefined();
     expect(fs.readFileSync(path.join(root, 'docs/c.txt'), 'utf8')).toBe('gamma');
     expect(box.run(['status', '--json']).json.added).toEqual(['docs/c.txt', 'logs/old/']);
-    expect(box.run(['write', 'nowhere/c.txt', 'x', '--create-dirs=false', '--json']).json.error.code).toBe('PATH_NOT_FOUND');
+    expect(box.run(['write', 'nowhere/c.txt', 'x', '--create-dirs=false', '--json']).json.error.code).toBe(
+      'PATH_NOT_FOUND',
+    );
   });
 
   it('moves an entry never extracted, and deletes a folder of them', () => {
     box.run(['open', zip, '--lazy']);
     expect(box.run(['mv', 'top.txt', 'moved/top.txt']).code).toBe(0);
-    expect(box.run(['delete', 'docs']).json?.error?.code ?? box.run(['delete', 'docs', '--json']).json.error.code).toBe('INVALID_INPUT');
+    expect(box.run(['delete', 'docs']).json?.error?.code ?? box.run(['delete', 'docs', '--json']).json.error.code).toBe(
+      'INVALID_INPUT',
+    );
     expect(box.run(['delete', 'docs', '-r']).code).toBe(0);
     const status = box.run(['status', '--json']).json;
     expect(status.renamed).toEqual([{ from: 'top.txt', to: 'moved/top.txt' }]);
@@ -197,7 +221,14 @@ describe('limits and guards in a lazy session', () => {
 
   it('refuses a bomb entry when it is read, grepped or extracted, not at open', () => {
     const big = 'A'.repeat(64 << 20);
-    const bomb = writeZip(box.dir, 'bomb.zip', rawZip([{ name: 'ok.txt', data: 'fine\n', method: 8 }, { name: 'bomb.txt', data: big, method: 8 }]));
+    const bomb = writeZip(
+      box.dir,
+      'bomb.zip',
+      rawZip([
+        { name: 'ok.txt', data: 'fine\n', method: 8 },
+        { name: 'bomb.txt', data: big, method: 8 },
+      ]),
+    );
     expect(box.run(['open', bomb, '--json']).json.error.code).toBe('ZIP_BOMB_DETECTED');
     expect(box.run(['open', bomb, '--lazy', '--json']).json.not_extracted).toBe(2);
     expect(box.run(['read', 'ok.txt']).stdout).toBe('fine\n');
@@ -214,7 +245,14 @@ describe('limits and guards in a lazy session', () => {
   });
 
   it('refuses entries sharing bytes (overlap bomb) from the directory alone', () => {
-    const overlap = writeZip(box.dir, 'overlap.zip', rawZip([{ name: 'a.txt', data: 'x'.repeat(1000), method: 8 }, { name: 'b.txt', shareDataOf: 0 }]));
+    const overlap = writeZip(
+      box.dir,
+      'overlap.zip',
+      rawZip([
+        { name: 'a.txt', data: 'x'.repeat(1000), method: 8 },
+        { name: 'b.txt', shareDataOf: 0 },
+      ]),
+    );
     expect(box.run(['open', overlap, '--lazy', '--json']).json.error.code).toBe('ZIP_BOMB_DETECTED');
   });
 });
@@ -225,7 +263,10 @@ describe('grep in a lazy session', () => {
     box.run(['extract', 'docs/a.txt']);
     fs.writeFileSync(path.join(root, 'docs/a.txt'), 'alpha\nserver.port=9090\n');
     const found = box.run(['grep', 'port|line 150 ', '--json']).json;
-    expect(found.matches.map((m: { file: string; line_number: number }) => [m.file, m.line_number])).toEqual([['docs/a.txt', 2], ['logs/app.log', 150]]);
+    expect(found.matches.map((m: { file: string; line_number: number }) => [m.file, m.line_number])).toEqual([
+      ['docs/a.txt', 2],
+      ['logs/app.log', 150],
+    ]);
     expect(found.matches[0].line_content).toBe('server.port=9090'); // the workspace's copy, not the zip's
     expect(filesIn(root)).toEqual(['docs/a.txt']);
   });
@@ -237,11 +278,19 @@ describe('over MCP', () => {
     try {
       const opened = await call(client, 'zipfs_open', { path: zip, lazy: true });
       expect(opened.data.not_extracted).toBe(6);
-      expect((await call(client, 'zipfs_read', { path: 'logs/app.log', start_line: 3, end_line: 3 })).data.content).toBe('line 3 of the log\n');
-      expect((await call(client, 'zipfs_ls', { path: 'docs' })).data.entries.map((e: { name: string }) => e.name)).toEqual(['a.txt', 'b.txt']);
-      expect((await call(client, 'zipfs_grep', { pattern: 'line 7 ' })).data.matches.map((m: { file: string }) => m.file)).toEqual(['logs/app.log']);
+      expect(
+        (await call(client, 'zipfs_read', { path: 'logs/app.log', start_line: 3, end_line: 3 })).data.content,
+      ).toBe('line 3 of the log\n');
+      expect(
+        (await call(client, 'zipfs_ls', { path: 'docs' })).data.entries.map((e: { name: string }) => e.name),
+      ).toEqual(['a.txt', 'b.txt']);
+      expect(
+        (await call(client, 'zipfs_grep', { pattern: 'line 7 ' })).data.matches.map((m: { file: string }) => m.file),
+      ).toEqual(['logs/app.log']);
       expect((await call(client, 'zipfs_delete', { path: 'top.txt' })).isError).toBe(false);
-      expect((await call(client, 'zipfs_diff', {})).data.files.map((f: { path: string }) => f.path)).toEqual(['top.txt']);
+      expect((await call(client, 'zipfs_diff', {})).data.files.map((f: { path: string }) => f.path)).toEqual([
+        'top.txt',
+      ]);
       expect((await call(client, 'zipfs_extract', { paths: ['docs/**'] })).data.extracted).toBe(2);
       expect((await call(client, 'zipfs_write', { path: 'docs/b.txt', content: 'beta 2\n' })).isError).toBe(false);
       const synced = (await call(client, 'zipfs_sync', {})).data;

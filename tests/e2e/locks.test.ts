@@ -19,7 +19,8 @@ beforeEach(() => {
 });
 afterEach(() => box.cleanup());
 
-const lockBy = (pid: number) => fs.writeFileSync(lock, JSON.stringify({ pid, host: os.hostname(), command: 'sync', since: '2026-01-01T00:00:00Z' }));
+const lockBy = (pid: number) =>
+  fs.writeFileSync(lock, JSON.stringify({ pid, host: os.hostname(), command: 'sync', since: '2026-01-01T00:00:00Z' }));
 
 describe('session locks', () => {
   it('gives LOCKED, naming the holder, while a live process holds the lock; reads still work', () => {
@@ -63,30 +64,44 @@ describe('session locks', () => {
     expect(fs.existsSync(lock)).toBe(false);
   });
 
-  it.skipIf(withUnzip.skip)(`lets concurrent processes through one at a time: with no wait each succeeds or gets LOCKED, nothing is corrupted${withUnzip.why}`, async () => {
-    const env = { ...process.env, ZIPFS_HOME: box.home, ZIPFS_LOCK_WAIT_MS: '0' };
-    const writers = Array.from({ length: 8 }, (_, i) => Bun.spawn([BINARY, 'write', `f${i}.txt`, `content ${i}`, '--json'], { env, stdout: 'pipe' }));
-    const syncer = Bun.spawn([BINARY, 'sync', '--json'], { env, stdout: 'pipe' });
-    const results = await Promise.all([...writers, syncer].map(async (p) => JSON.parse(await new Response(p.stdout).text())));
-    for (const result of results) expect(result.error === undefined || result.error.code === 'LOCKED').toBe(true);
-    expect(results.some((r) => r.error === undefined)).toBe(true);
-    expect(fs.existsSync(lock)).toBe(false);
-    // What did get written is whole, and a final sync leaves everything consistent.
-    results.slice(0, 8).forEach((r, i) => {
-      if (!r.error) expect(fs.readFileSync(path.join(box.home, `workspaces/reports/contents/f${i}.txt`), 'utf8')).toBe(`content ${i}`);
-    });
-    expect(box.run(['sync', '--json']).json.synced).toBe(true);
-    expect(box.run(['status', '--json']).json.added).toStrictEqual([]);
-    expect(Bun.spawnSync(['unzip', '-tq', path.join(box.dir, 'reports.zip')]).exitCode).toBe(0);
-  });
+  it.skipIf(withUnzip.skip)(
+    `lets concurrent processes through one at a time: with no wait each succeeds or gets LOCKED, nothing is corrupted${withUnzip.why}`,
+    async () => {
+      const env = { ...process.env, ZIPFS_HOME: box.home, ZIPFS_LOCK_WAIT_MS: '0' };
+      const writers = Array.from({ length: 8 }, (_, i) =>
+        Bun.spawn([BINARY, 'write', `f${i}.txt`, `content ${i}`, '--json'], { env, stdout: 'pipe' }),
+      );
+      const syncer = Bun.spawn([BINARY, 'sync', '--json'], { env, stdout: 'pipe' });
+      const results = await Promise.all(
+        [...writers, syncer].map(async (p) => JSON.parse(await new Response(p.stdout).text())),
+      );
+      for (const result of results) expect(result.error === undefined || result.error.code === 'LOCKED').toBe(true);
+      expect(results.some((r) => r.error === undefined)).toBe(true);
+      expect(fs.existsSync(lock)).toBe(false);
+      // What did get written is whole, and a final sync leaves everything consistent.
+      results.slice(0, 8).forEach((r, i) => {
+        if (!r.error)
+          expect(fs.readFileSync(path.join(box.home, `workspaces/reports/contents/f${i}.txt`), 'utf8')).toBe(
+            `content ${i}`,
+          );
+      });
+      expect(box.run(['sync', '--json']).json.synced).toBe(true);
+      expect(box.run(['status', '--json']).json.added).toStrictEqual([]);
+      expect(Bun.spawnSync(['unzip', '-tq', path.join(box.dir, 'reports.zip')]).exitCode).toBe(0);
+    },
+  );
 });
 
 describe('parallel mutations', () => {
   it('queue: 9 processes started at once all succeed with the default wait', async () => {
     const env = { ...process.env, ZIPFS_HOME: box.home };
-    const writers = Array.from({ length: 8 }, (_, i) => Bun.spawn([BINARY, 'write', `p${i}.txt`, `content ${i}`, '--json'], { env, stdout: 'pipe' }));
+    const writers = Array.from({ length: 8 }, (_, i) =>
+      Bun.spawn([BINARY, 'write', `p${i}.txt`, `content ${i}`, '--json'], { env, stdout: 'pipe' }),
+    );
     const syncer = Bun.spawn([BINARY, 'sync', '--json'], { env, stdout: 'pipe' });
-    const results = await Promise.all([...writers, syncer].map(async (p) => JSON.parse(await new Response(p.stdout).text())));
+    const results = await Promise.all(
+      [...writers, syncer].map(async (p) => JSON.parse(await new Response(p.stdout).text())),
+    );
     expect(results.filter((r) => r.error)).toStrictEqual([]);
     expect(fs.existsSync(lock)).toBe(false);
   });

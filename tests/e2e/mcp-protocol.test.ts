@@ -20,13 +20,29 @@ beforeEach(() => {
 });
 afterEach(() => box.cleanup());
 
-const tool = (id: number, name: string, args: Record<string, unknown>) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
+const tool = (id: number, name: string, args: Record<string, unknown>) => ({
+  jsonrpc: '2.0',
+  id,
+  method: 'tools/call',
+  params: { name, arguments: args },
+});
 const ping = (id: number) => ({ jsonrpc: '2.0', id, method: 'ping' });
 const errorOf = (response: any) => JSON.parse(response.result.content[0].text).error;
 
 describe('messages that are not JSON-RPC', () => {
   it('answers a line that is not JSON with -32700 and a batch with -32600, and keeps serving', async () => {
-    const { byId, lines } = await rawSession(box.home, [initialize(1, '2025-11-25'), initialized, '{"jsonrpc": "2.0", "id": 5, oops', [ping(6), ping(7)], { hello: 'world' }, ping(2)], [2]);
+    const { byId, lines } = await rawSession(
+      box.home,
+      [
+        initialize(1, '2025-11-25'),
+        initialized,
+        '{"jsonrpc": "2.0", "id": 5, oops',
+        [ping(6), ping(7)],
+        { hello: 'world' },
+        ping(2),
+      ],
+      [2],
+    );
     const errors = lines.map((l) => JSON.parse(l)).filter((m) => m.error);
     expect(errors.map((m) => m.error.code)).toStrictEqual([-32700, -32600, -32600]);
     expect(errors[0].error.message).toContain('not JSON');
@@ -62,25 +78,43 @@ describe('message size bounds', () => {
   it.each([
     ['text', 'big.txt', Buffer.from('"quoted\\\\text"\n'.repeat(440_000))],
     ['binary', 'big.bin', Buffer.from(Array.from({ length: 6 << 20 }, (_, i) => (i * 13) & 0xff))],
-  ])('keeps a read of a 6 MiB %s file under 100,000 characters per answer, saying what remains', async (_kind, name, content) => {
-    fs.writeFileSync(path.join(root, name), content);
-    const { lines, byId } = await rawSession(box.home, [initialize(1, '2025-11-25'), initialized, tool(2, 'zipfs_read', { path: name, limit: content.length })], [2]);
-    const answer = lines.find((l) => l.startsWith('{"result"') || l.includes('"id":2'))!;
-    expect(answer.length).toBeLessThanOrEqual(100_000); // the whole message, envelope and all (issue 21: 25,000 tokens)
-    const page = byId.get(2).result.structuredContent;
-    expect(page.bytes_read).toBeGreaterThan(16_384); // a useful page even of content JSON escapes twice
-    expect([page.remaining_bytes, page.next_offset]).toStrictEqual([content.length - page.bytes_read, page.bytes_read]);
-  });
+  ])(
+    'keeps a read of a 6 MiB %s file under 100,000 characters per answer, saying what remains',
+    async (_kind, name, content) => {
+      fs.writeFileSync(path.join(root, name), content);
+      const { lines, byId } = await rawSession(
+        box.home,
+        [initialize(1, '2025-11-25'), initialized, tool(2, 'zipfs_read', { path: name, limit: content.length })],
+        [2],
+      );
+      const answer = lines.find((l) => l.startsWith('{"result"') || l.includes('"id":2'))!;
+      expect(answer.length).toBeLessThanOrEqual(100_000); // the whole message, envelope and all (issue 21: 25,000 tokens)
+      const page = byId.get(2).result.structuredContent;
+      expect(page.bytes_read).toBeGreaterThan(16_384); // a useful page even of content JSON escapes twice
+      expect([page.remaining_bytes, page.next_offset]).toStrictEqual([
+        content.length - page.bytes_read,
+        page.bytes_read,
+      ]);
+    },
+  );
 });
 
 describe('parallel calls on one session in one server', () => {
   it('queue in arrival order: ten writes at once all succeed, the last one sent wins', async () => {
     const mcp = await connect(box.home, { ZIPFS_LOCK_WAIT_MS: '0' }); // queueing, not waiting on another process
     try {
-      const results = await Promise.all(Array.from({ length: 10 }, (_, i) => call(mcp.client, 'zipfs_write', { path: 'same.txt', content: `write ${i}` })));
+      const results = await Promise.all(
+        Array.from({ length: 10 }, (_, i) =>
+          call(mcp.client, 'zipfs_write', { path: 'same.txt', content: `write ${i}` }),
+        ),
+      );
       expect(results.filter((r) => r.isError)).toStrictEqual([]);
       expect(fs.readFileSync(path.join(root, 'same.txt'), 'utf8')).toBe('write 9');
-      const mixed = await Promise.all([call(mcp.client, 'zipfs_write', { path: 'a.txt', content: 'a' }), call(mcp.client, 'zipfs_sync'), call(mcp.client, 'zipfs_delete', { path: 'a.txt' })]);
+      const mixed = await Promise.all([
+        call(mcp.client, 'zipfs_write', { path: 'a.txt', content: 'a' }),
+        call(mcp.client, 'zipfs_sync'),
+        call(mcp.client, 'zipfs_delete', { path: 'a.txt' }),
+      ]);
       expect(mixed.map((r) => r.isError)).toStrictEqual([false, false, false]);
       expect(mixed[1]!.data.files_added).toBe(2);
     } finally {
@@ -103,7 +137,9 @@ describe('cancellation', () => {
     const mcp = await connect(box.home, { ZIPFS_MAX_RATIO: '100000', ZIPFS_MAX_ENTRY_RATIO: '100000' });
     try {
       const controller = new AbortController();
-      const pending = mcp.client.callTool({ name: 'zipfs_sync', arguments: {} }, undefined, { signal: controller.signal }).catch((error: Error) => error);
+      const pending = mcp.client
+        .callTool({ name: 'zipfs_sync', arguments: {} }, undefined, { signal: controller.signal })
+        .catch((error: Error) => error);
       const beside = () => fs.readdirSync(box.dir).filter((n) => n.endsWith('.tmp'));
       for (const deadline = Date.now() + 20_000; beside().length === 0 && Date.now() < deadline; ) await Bun.sleep(5);
       expect(beside()).toHaveLength(1);
@@ -125,7 +161,15 @@ describe('argument errors', () => {
     const hugePath = 'p'.repeat(1 << 20);
     const { byId } = await rawSession(
       box.home,
-      [initialize(1, '2025-11-25'), initialized, tool(2, 'zipfs_read', {}), tool(3, 'zipfs_read', { path: hugePath }), tool(4, 'zipfs_read', { path: 'x', encoding: 'e'.repeat(100_000) }), tool(5, 'zipfs_nope', {}), tool(6, 'zipfs_read', { path: 'x', bogus: true })],
+      [
+        initialize(1, '2025-11-25'),
+        initialized,
+        tool(2, 'zipfs_read', {}),
+        tool(3, 'zipfs_read', { path: hugePath }),
+        tool(4, 'zipfs_read', { path: 'x', encoding: 'e'.repeat(100_000) }),
+        tool(5, 'zipfs_nope', {}),
+        tool(6, 'zipfs_read', { path: 'x', bogus: true }),
+      ],
       [2, 3, 4, 5, 6],
     );
     expect(errorOf(byId.get(2))).toMatchObject({ code: 'INVALID_INPUT' });
@@ -145,7 +189,11 @@ describe('argument errors', () => {
     expect(cli).toContain('Pass --merge to keep those changes');
     expect(cli).toContain('pass --force to replace');
     expect(cli).not.toContain('force: true');
-    const { byId } = await rawSession(box.home, [initialize(1, '2025-11-25'), initialized, tool(2, 'zipfs_sync', {})], [2]);
+    const { byId } = await rawSession(
+      box.home,
+      [initialize(1, '2025-11-25'), initialized, tool(2, 'zipfs_sync', {})],
+      [2],
+    );
     expect(errorOf(byId.get(2)).message).toContain('pass force: true to replace');
     expect(box.run(['delete', 'data', '--json']).json.error.message).toContain('pass --recursive');
   });
@@ -153,14 +201,22 @@ describe('argument errors', () => {
 
 describe('read encodings, decided once per file', () => {
   const read = async (args: Record<string, unknown>[]) => {
-    const { byId } = await rawSession(box.home, [initialize(1, '2025-11-25'), initialized, ...args.map((a, i) => tool(i + 2, 'zipfs_read', a))], args.map((_, i) => i + 2));
+    const { byId } = await rawSession(
+      box.home,
+      [initialize(1, '2025-11-25'), initialized, ...args.map((a, i) => tool(i + 2, 'zipfs_read', a))],
+      args.map((_, i) => i + 2),
+    );
     return args.map((_, i) => byId.get(i + 2).result.structuredContent);
   };
 
   it('gives a Latin-1 file as base64 on every page, and a file with NUL bytes as base64 as grep skips it', async () => {
     fs.writeFileSync(path.join(root, 'latin1.txt'), Buffer.from('abc caf\xe9 na\xefve\n', 'latin1'));
     fs.writeFileSync(path.join(root, 'nul.txt'), 'text\0with a NUL\n');
-    const [head, whole, nul] = await read([{ path: 'latin1.txt', limit: 3 }, { path: 'latin1.txt' }, { path: 'nul.txt' }]);
+    const [head, whole, nul] = await read([
+      { path: 'latin1.txt', limit: 3 },
+      { path: 'latin1.txt' },
+      { path: 'nul.txt' },
+    ]);
     expect([head.encoding, whole.encoding, nul.encoding]).toStrictEqual(['base64', 'base64', 'base64']);
     expect(Buffer.from(head.content, 'base64').toString('latin1')).toBe('abc');
     expect(box.run(['grep', 'NUL', '--json']).json.skipped_binary).toBeGreaterThanOrEqual(1);
@@ -168,7 +224,11 @@ describe('read encodings, decided once per file', () => {
 
   it('starts and ends text pages on character boundaries, reporting the real offset, and never returns an empty page', async () => {
     fs.writeFileSync(path.join(root, 'utf8.txt'), 'hé€😀z');
-    const [inside, cut, tiny] = await read([{ path: 'utf8.txt', offset: 2 }, { path: 'utf8.txt', limit: 4 }, { path: 'utf8.txt', offset: 6, limit: 1 }]);
+    const [inside, cut, tiny] = await read([
+      { path: 'utf8.txt', offset: 2 },
+      { path: 'utf8.txt', limit: 4 },
+      { path: 'utf8.txt', offset: 6, limit: 1 },
+    ]);
     expect(inside).toMatchObject({ encoding: 'utf-8', offset: 3, content: '€😀z' });
     expect(cut).toMatchObject({ encoding: 'utf-8', offset: 0, content: 'hé', bytes_read: 3 });
     expect(tiny).toMatchObject({ encoding: 'utf-8', offset: 6, content: '😀', bytes_read: 4 });

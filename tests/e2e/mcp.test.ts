@@ -25,7 +25,20 @@ const ADR_PARAMETERS: Record<string, string[]> = {
   zipfs_delete: ['session', 'path', 'recursive'],
   zipfs_status: ['session', 'offset', 'limit'],
   zipfs_sync: ['session', 'force', 'dry_run', 'backup', 'merge'],
-  zipfs_grep: ['session', 'pattern', 'path', 'glob', 'ignore_case', 'max_results', 'context_lines', 'names_only', 'count_all', 'encoding', 'binary', 'offset'],
+  zipfs_grep: [
+    'session',
+    'pattern',
+    'path',
+    'glob',
+    'ignore_case',
+    'max_results',
+    'context_lines',
+    'names_only',
+    'count_all',
+    'encoding',
+    'binary',
+    'offset',
+  ],
   zipfs_prune: ['all', 'stale', 'orphaned', 'include_live', 'discard_changes', 'dry_run'],
   zipfs_ls: ['session', 'path', 'recursive', 'offset', 'limit'],
   zipfs_tree: ['session', 'path', 'max_depth', 'offset', 'limit'],
@@ -62,16 +75,28 @@ describe('MCP server: handshake and tool list', () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toStrictEqual(Object.keys(ADR_PARAMETERS).sort());
     // Hints equal to MCP's defaults are left out (they cost every agent context): read them with the defaults applied.
-    const hints = (name: string) => ({ readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true, ...tools.find((t) => t.name === name)!.annotations });
+    const hints = (name: string) => ({
+      readOnlyHint: false,
+      destructiveHint: true,
+      idempotentHint: false,
+      openWorldHint: true,
+      ...tools.find((t) => t.name === name)!.annotations,
+    });
     for (const tool of tools) {
-      expect(Object.keys(tool.inputSchema.properties ?? {}).sort()).toStrictEqual([...ADR_PARAMETERS[tool.name]!].sort());
+      expect(Object.keys(tool.inputSchema.properties ?? {}).sort()).toStrictEqual(
+        [...ADR_PARAMETERS[tool.name]!].sort(),
+      );
       expect(tool.outputSchema?.type).toBe('object');
       expect(tool.annotations?.openWorldHint).toBe(false);
       expect(tool.description?.length).toBeGreaterThan(15);
     }
     const read = tools.find((t) => t.name === 'zipfs_read')!;
     expect(read.inputSchema.required).toStrictEqual(['path']);
-    expect((read.inputSchema.properties as any).encoding).toMatchObject({ type: 'string', enum: ['utf-8', 'utf-16le', 'utf-16be', 'iso-8859-1', 'windows-1252', 'base64'], default: 'utf-8' });
+    expect((read.inputSchema.properties as any).encoding).toMatchObject({
+      type: 'string',
+      enum: ['utf-8', 'utf-16le', 'utf-16be', 'iso-8859-1', 'windows-1252', 'base64'],
+      default: 'utf-8',
+    });
     expect((read.inputSchema.properties as any).offset.type).toBe('integer');
     expect(hints('zipfs_ls')).toMatchObject({ readOnlyHint: true });
     expect(hints('zipfs_close')).toMatchObject({ readOnlyHint: false, destructiveHint: true, idempotentHint: false });
@@ -99,20 +124,36 @@ describe('MCP server: operations', () => {
     expect(Buffer.from(binary.data.content, 'base64')).toStrictEqual(Buffer.from(binaryBytes(16)));
 
     const tree = await call(client, 'zipfs_tree', { max_depth: 1 });
-    expect(tree.data).toStrictEqual({ tree: '.\n├── data/\n├── empty/\n├── README.txt\n└── logo.png', file_count: 2, dir_count: 2 });
+    expect(tree.data).toStrictEqual({
+      tree: '.\n├── data/\n├── empty/\n├── README.txt\n└── logo.png',
+      file_count: 2,
+      dir_count: 2,
+    });
 
     const where = await call(client, 'zipfs_path', { session: 'reports' });
     expect(where.data.path).toBe(opened.data.workspace_path);
     expect(fs.existsSync(path.join(where.data.path, 'README.txt'))).toBe(true);
 
-    expect((await call(client, 'zipfs_close', {})).data).toStrictEqual({ closed: true, synced: false, name: 'reports' });
+    expect((await call(client, 'zipfs_close', {})).data).toStrictEqual({
+      closed: true,
+      synced: false,
+      name: 'reports',
+    });
     expect(fs.existsSync(where.data.path)).toBe(false);
   });
 
   it('sends progress notifications for open when the client passes a progress token', async () => {
-    const big = writeZip(box.dir, 'big.zip', rawZip(Array.from({ length: 40 }, (_, i) => ({ name: `f${i}.bin`, data: binaryBytes(50_000), method: 0 as const }))));
+    const big = writeZip(
+      box.dir,
+      'big.zip',
+      rawZip(
+        Array.from({ length: 40 }, (_, i) => ({ name: `f${i}.bin`, data: binaryBytes(50_000), method: 0 as const })),
+      ),
+    );
     const progress: { progress: number; total?: number }[] = [];
-    const result = await client.callTool({ name: 'zipfs_open', arguments: { path: big } }, undefined, { onprogress: (p) => progress.push(p) });
+    const result = await client.callTool({ name: 'zipfs_open', arguments: { path: big } }, undefined, {
+      onprogress: (p) => progress.push(p),
+    });
     expect(result.isError).toBeFalsy();
     expect(progress.length).toBeGreaterThan(0);
     expect(progress.at(-1)).toMatchObject({ progress: 2_000_000, total: 2_000_000 });
@@ -123,23 +164,41 @@ describe('MCP server: operations', () => {
     ['SESSION_NOT_FOUND', async () => ['zipfs_path', { session: 'ghost' }], 'ghost'],
     ['ZIP_NOT_FOUND', async () => ['zipfs_open', { path: path.join(box.dir, 'missing.zip') }], 'missing.zip'],
     ['ZIP_INVALID', async () => ['zipfs_open', { path: corpusPath('go/readme.notzip') }], 'not a readable zip'],
-    ['ZIP_INVALID', async () => ['zipfs_open', { path: corpusPath('go/derived-crc32-not-streamed-corrupt.zip') }], 'CRC-32'],
-    ['PATH_TRAVERSAL', async () => ['zipfs_open', { path: corpusPath('go/inline-cve-2021-27919-dotdot.zip') }], '../test.txt'],
-    ['ZIP_BOMB_DETECTED', async () => ['zipfs_open', { path: writeZip(box.dir, 'liar.zip', rawZip([{ name: 'x', data: 'a'.repeat(10_000), declaredSize: 10 }])) }], 'declares'],
+    [
+      'ZIP_INVALID',
+      async () => ['zipfs_open', { path: corpusPath('go/derived-crc32-not-streamed-corrupt.zip') }],
+      'CRC-32',
+    ],
+    [
+      'PATH_TRAVERSAL',
+      async () => ['zipfs_open', { path: corpusPath('go/inline-cve-2021-27919-dotdot.zip') }],
+      '../test.txt',
+    ],
+    [
+      'ZIP_BOMB_DETECTED',
+      async () => [
+        'zipfs_open',
+        { path: writeZip(box.dir, 'liar.zip', rawZip([{ name: 'x', data: 'a'.repeat(10_000), declaredSize: 10 }])) },
+      ],
+      'declares',
+    ],
     ['INVALID_INPUT', async () => ['zipfs_read', { path: 3 }], 'path'],
     ['INVALID_INPUT', async () => ['zipfs_tree', { max_depth: 1.5 }], 'max_depth'],
     ['INVALID_INPUT', async () => ['zipfs_ls', { recursive: true, colour: 'red' }], 'colour'],
     ['INVALID_INPUT', async () => ['zipfs_open', {}], 'path'],
   ];
-  it.each(errorCases.map(([code, args, hint], i) => [`${code} #${i}`, code, args, hint] as const))('returns %s as an isError result', async (_label, code, args, hint) => {
-    const [name, input] = await args();
-    const result = await call(client, name, input);
-    expect(result.isError).toBe(true);
-    expect(result.data).toStrictEqual({ error: { code, message: expect.stringContaining(hint) } });
-    expect(JSON.parse(result.text)).toStrictEqual(result.data);
-    const workspaces = path.join(box.home, 'workspaces');
-    expect(fs.existsSync(workspaces) ? fs.readdirSync(workspaces) : []).toStrictEqual([]); // a failed open leaves nothing
-  });
+  it.each(errorCases.map(([code, args, hint], i) => [`${code} #${i}`, code, args, hint] as const))(
+    'returns %s as an isError result',
+    async (_label, code, args, hint) => {
+      const [name, input] = await args();
+      const result = await call(client, name, input);
+      expect(result.isError).toBe(true);
+      expect(result.data).toStrictEqual({ error: { code, message: expect.stringContaining(hint) } });
+      expect(JSON.parse(result.text)).toStrictEqual(result.data);
+      const workspaces = path.join(box.home, 'workspaces');
+      expect(fs.existsSync(workspaces) ? fs.readdirSync(workspaces) : []).toStrictEqual([]); // a failed open leaves nothing
+    },
+  );
 
   it('returns AMBIGUOUS_SESSION, NAME_COLLISION, PATH_NOT_FOUND and PATH_TRAVERSAL with open sessions', async () => {
     await call(client, 'zipfs_open', { path: zip, name: 'one' });
@@ -159,25 +218,53 @@ describe('MCP server: operations', () => {
 describe('MCP server: editing and syncing', () => {
   it('writes, deletes, shows status, syncs with progress, and closes', async () => {
     await call(client, 'zipfs_open', { path: zip });
-    expect((await call(client, 'zipfs_write', { path: 'data/config.json', content: '{"debug": false}' })).data).toStrictEqual({ written: true, size_bytes: 16 });
-    expect((await call(client, 'zipfs_write', { path: 'bin/blob', content: Buffer.from(binaryBytes(10)).toString('base64'), encoding: 'base64' })).data.size_bytes).toBe(10);
-    expect((await call(client, 'zipfs_delete', { path: 'data/archive', recursive: true })).data).toStrictEqual({ deleted: true, path: 'data/archive' });
+    expect(
+      (await call(client, 'zipfs_write', { path: 'data/config.json', content: '{"debug": false}' })).data,
+    ).toStrictEqual({ written: true, size_bytes: 16 });
+    expect(
+      (
+        await call(client, 'zipfs_write', {
+          path: 'bin/blob',
+          content: Buffer.from(binaryBytes(10)).toString('base64'),
+          encoding: 'base64',
+        })
+      ).data.size_bytes,
+    ).toBe(10);
+    expect((await call(client, 'zipfs_delete', { path: 'data/archive', recursive: true })).data).toStrictEqual({
+      deleted: true,
+      path: 'data/archive',
+    });
     expect((await call(client, 'zipfs_status')).data).toStrictEqual({
       modified: ['data/config.json'],
       added: ['bin/', 'bin/blob'], // the archive stores folder entries: a new folder gets one
       deleted: ['data/archive/', 'data/archive/2024.csv'],
       unchanged_count: 6,
     });
-    expect((await call(client, 'zipfs_sync', { dry_run: true })).data).toMatchObject({ synced: false, files_modified: 1, files_added: 2, files_deleted: 2 });
+    expect((await call(client, 'zipfs_sync', { dry_run: true })).data).toMatchObject({
+      synced: false,
+      files_modified: 1,
+      files_added: 2,
+      files_deleted: 2,
+    });
     const progress: { progress: number; total?: number }[] = [];
-    const synced = await client.callTool({ name: 'zipfs_sync', arguments: {} }, undefined, { onprogress: (p) => progress.push(p) });
-    expect(synced.structuredContent).toMatchObject({ synced: true, backup_path: path.join(box.dir, 'reports.zip.bak') });
+    const synced = await client.callTool({ name: 'zipfs_sync', arguments: {} }, undefined, {
+      onprogress: (p) => progress.push(p),
+    });
+    expect(synced.structuredContent).toMatchObject({
+      synced: true,
+      backup_path: path.join(box.dir, 'reports.zip.bak'),
+    });
     expect(progress.length).toBeGreaterThan(0);
     expect(progress.at(-1)!.progress).toBe(progress.at(-1)!.total!); // bytes written, ending at the total
     expect((await call(client, 'zipfs_status')).data.modified).toStrictEqual([]);
     await call(client, 'zipfs_write', { path: 'README.txt', content: 'unsynced' });
     expect((await call(client, 'zipfs_close')).data.error.code).toBe('UNSYNCED_CHANGES');
-    expect((await call(client, 'zipfs_close', { sync: true })).data).toMatchObject({ closed: true, synced: true, name: 'reports', sync: { files_modified: 1 } });
+    expect((await call(client, 'zipfs_close', { sync: true })).data).toMatchObject({
+      closed: true,
+      synced: true,
+      name: 'reports',
+      sync: { files_modified: 1 },
+    });
   });
 
   it('returns CONFLICT_DETECTED, LOCKED and write errors as isError results', async () => {
@@ -187,7 +274,10 @@ describe('MCP server: editing and syncing', () => {
     expect((await call(client, 'zipfs_sync')).data.error.code).toBe('CONFLICT_DETECTED');
     const holder = Bun.spawn(['sleep', '30']);
     try {
-      fs.writeFileSync(path.join(opened.data.workspace_path, '../lock'), JSON.stringify({ pid: holder.pid, host: os.hostname(), command: 'sync', since: 'now' }));
+      fs.writeFileSync(
+        path.join(opened.data.workspace_path, '../lock'),
+        JSON.stringify({ pid: holder.pid, host: os.hostname(), command: 'sync', since: 'now' }),
+      );
       const locked = await call(client, 'zipfs_write', { path: 'a.txt', content: 'x' });
       expect(locked.isError).toBe(true);
       expect(locked.data.error.code).toBe('LOCKED');
@@ -195,15 +285,24 @@ describe('MCP server: editing and syncing', () => {
       holder.kill();
       await holder.exited;
     }
-    expect((await call(client, 'zipfs_write', { path: '../../x', content: 'x' })).data.error.code).toBe('PATH_TRAVERSAL');
-    expect((await call(client, 'zipfs_write', { path: 'x', content: '%%%', encoding: 'base64' })).data.error.code).toBe('INVALID_INPUT');
+    expect((await call(client, 'zipfs_write', { path: '../../x', content: 'x' })).data.error.code).toBe(
+      'PATH_TRAVERSAL',
+    );
+    expect((await call(client, 'zipfs_write', { path: 'x', content: '%%%', encoding: 'base64' })).data.error.code).toBe(
+      'INVALID_INPUT',
+    );
   });
 });
 
 describe('MCP server: search and housekeeping', () => {
   it('greps with the ADR parameters and defaults', async () => {
     await call(client, 'zipfs_open', { path: zip });
-    const result = await call(client, 'zipfs_grep', { pattern: 'ID', ignore_case: true, glob: '*.csv', max_results: 2 });
+    const result = await call(client, 'zipfs_grep', {
+      pattern: 'ID',
+      ignore_case: true,
+      glob: '*.csv',
+      max_results: 2,
+    });
     expect(result.data).toMatchObject({ total_matches: 3, truncated: true });
     expect(result.data.matches).toStrictEqual([
       { file: 'data/archive/2024.csv', line_number: 1, line_content: 'id,value' },
@@ -223,7 +322,9 @@ describe('MCP server: search and housekeeping', () => {
       expect(performance.now() - started).toBeLessThan(3000);
       expect(result.data.truncated).toBe(true);
       expect(result.data.note).toContain('time budget');
-      expect((await call(budgeted.client, 'zipfs_read', { path: 'README.txt' })).data.content).toBe(REPORT_FILES['README.txt']);
+      expect((await call(budgeted.client, 'zipfs_read', { path: 'README.txt' })).data.content).toBe(
+        REPORT_FILES['README.txt'],
+      );
     } finally {
       await budgeted.close();
     }
@@ -232,7 +333,9 @@ describe('MCP server: search and housekeeping', () => {
   it('prunes all sessions, after a dry run', async () => {
     await call(client, 'zipfs_open', { path: zip, name: 'a' });
     expect((await call(client, 'zipfs_prune', {})).data.error.code).toBe('INVALID_INPUT');
-    expect((await call(client, 'zipfs_prune', { all: true, dry_run: true })).data.pruned).toStrictEqual([{ id: expect.any(String), name: 'a', reason: 'all' }]);
+    expect((await call(client, 'zipfs_prune', { all: true, dry_run: true })).data.pruned).toStrictEqual([
+      { id: expect.any(String), name: 'a', reason: 'all' },
+    ]);
     expect((await call(client, 'zipfs_prune', { stale: '1w' })).data.pruned).toStrictEqual([]);
     const pruned = await call(client, 'zipfs_prune', { all: true });
     expect(pruned.data.freed_bytes).toBeGreaterThan(0);
@@ -241,11 +344,14 @@ describe('MCP server: search and housekeeping', () => {
 });
 
 describe('MCP server: stdio discipline and protocol versions', () => {
-  it.each(['2025-11-25', '2025-06-18', '2025-03-26'])('answers protocol version %s when asked for it', async (version) => {
-    const { byId } = await rawSession(box.home, [initialize(1, version)], [1]);
-    expect(byId.get(1).result.protocolVersion).toBe(version);
-    expect(byId.get(1).result.serverInfo.name).toBe('zipfs');
-  });
+  it.each(['2025-11-25', '2025-06-18', '2025-03-26'])(
+    'answers protocol version %s when asked for it',
+    async (version) => {
+      const { byId } = await rawSession(box.home, [initialize(1, version)], [1]);
+      expect(byId.get(1).result.protocolVersion).toBe(version);
+      expect(byId.get(1).result.serverInfo.name).toBe('zipfs');
+    },
+  );
 
   it('answers the latest version when asked for one it does not know', async () => {
     const { byId } = await rawSession(box.home, [initialize(1, '1999-01-01')], [1]);
@@ -259,7 +365,12 @@ describe('MCP server: stdio discipline and protocol versions', () => {
         initialize(1, '2025-11-25'),
         initialized,
         { jsonrpc: '2.0', id: 2, method: 'tools/list' },
-        { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'zipfs_open', arguments: { path: zip }, _meta: { progressToken: 'p1' } } },
+        {
+          jsonrpc: '2.0',
+          id: 3,
+          method: 'tools/call',
+          params: { name: 'zipfs_open', arguments: { path: zip }, _meta: { progressToken: 'p1' } },
+        },
         { jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'zipfs_read', arguments: { path: 'missing' } } },
         { jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'zipfs_nope', arguments: {} } },
       ],

@@ -32,6 +32,8 @@ describe('open', () => {
       await mcp.close();
     }
     const cli = box.run(['open', reports, '--name', 'third']);
-    expect(cli.stderr).toContain('2 other sessions open ("links", "reports"): name the session in later commands (-s third');
+    expect(cli.stderr).toContain(
+      '2 other sessions open ("links", "reports"): name the session in later commands (-s third',
+    );
   });
 });

@@ -16,19 +16,30 @@ let box: ReturnType<typeof sandbox>;
 let zip: string;
 beforeEach(() => {
   box = sandbox();
-  zip = writeZip(box.dir, 'app.zip', rawZip(Array.from({ length: 200 }, (_, i) => ({ name: `f${i}.txt`, data: 'x'.repeat(1000) }))));
+  zip = writeZip(
+    box.dir,
+    'app.zip',
+    rawZip(Array.from({ length: 200 }, (_, i) => ({ name: `f${i}.txt`, data: 'x'.repeat(1000) }))),
+  );
 });
 afterEach(() => box.cleanup());
 
 /** Starts `count` opens of the zip at once in the data folder `home`; their JSON answers. */
 async function openTogether(home: string, count: number, extra: string[] = []): Promise<any[]> {
   const env = { ...process.env, NO_COLOR: '1', ZIPFS_HOME: home, ZIPFS_SESSION: undefined };
-  const children = Array.from({ length: count }, () => Bun.spawn([BINARY, 'open', zip, ...extra, '--json'], { env, stdout: 'pipe', stderr: 'pipe' }));
-  return Promise.all(children.map(async (child) => (await child.exited, JSON.parse(await new Response(child.stdout).text()))));
+  const children = Array.from({ length: count }, () =>
+    Bun.spawn([BINARY, 'open', zip, ...extra, '--json'], { env, stdout: 'pipe', stderr: 'pipe' }),
+  );
+  return Promise.all(
+    children.map(async (child) => (await child.exited, JSON.parse(await new Response(child.stdout).text()))),
+  );
 }
 
 describe('opens of one zip at the same moment', () => {
-  it.each([['eager', []], ['lazy', ['--lazy']]])('share one session (%s), in every one of 20 rounds of 3', async (_kind, extra) => {
+  it.each([
+    ['eager', []],
+    ['lazy', ['--lazy']],
+  ])('share one session (%s), in every one of 20 rounds of 3', async (_kind, extra) => {
     const split: number[] = [];
     for (let round = 0; round < 20; round++) {
       const home = path.join(box.dir, `home-${round}`);

@@ -21,18 +21,33 @@ const SEGMENT = 'd'.repeat(200);
 describe('paths past the system limit', () => {
   it('refuses at open an archive whose entries would lie deeper than a workspace path can reach, leaving nothing', () => {
     const deep = `${Array(25).fill(SEGMENT).join('/')}/f.txt`;
-    const zip = writeZip(box.dir, 'deep.zip', rawZip([{ name: 'ok.txt', data: 'ok' }, { name: deep, data: 'deep' }]));
+    const zip = writeZip(
+      box.dir,
+      'deep.zip',
+      rawZip([
+        { name: 'ok.txt', data: 'ok' },
+        { name: deep, data: 'deep' },
+      ]),
+    );
     const result = box.run(['open', zip, '--json']);
     expect(result.json.error.code).toBe('LIMIT_EXCEEDED');
     expect(result.json.error.message).toContain('bytes deep');
     expect(result.json.error.message.length).toBeLessThan(1000);
-    expect(fs.existsSync(path.join(box.home, 'workspaces')) ? fs.readdirSync(path.join(box.home, 'workspaces')) : []).toStrictEqual([]);
+    expect(
+      fs.existsSync(path.join(box.home, 'workspaces')) ? fs.readdirSync(path.join(box.home, 'workspaces')) : [],
+    ).toStrictEqual([]);
   });
 
   it('lists, searches, diffs and shows status of a workspace folder deeper than the system path limit', () => {
     const zip = writeZip(box.dir, 'shallow.zip', rawZip([{ name: 'a.txt', data: 'a' }]));
     const root = box.run(['open', zip, '--json']).json.workspace_path;
-    const made = Bun.spawnSync(['bash', '-c', `cd "$1" && for i in $(seq 25); do mkdir ${SEGMENT} && cd ${SEGMENT}; done && echo needle > f.txt`, 'bash', root]);
+    const made = Bun.spawnSync([
+      'bash',
+      '-c',
+      `cd "$1" && for i in $(seq 25); do mkdir ${SEGMENT} && cd ${SEGMENT}; done && echo needle > f.txt`,
+      'bash',
+      root,
+    ]);
     expect(made.exitCode).toBe(0);
     const status = box.run(['status', '--json']);
     expect(status.code).toBe(0);
@@ -53,16 +68,28 @@ describe('paths past the system limit', () => {
 
 describe('files that vanish while zipfs looks', () => {
   it('status and sync take a swap file that comes and goes as there or not, never as a failure', async () => {
-    const zip = writeZip(box.dir, 'edit.zip', rawZip([{ name: 'doc.txt', data: 'doc' }, { name: 'sub/x.txt', data: 'x' }]));
+    const zip = writeZip(
+      box.dir,
+      'edit.zip',
+      rawZip([
+        { name: 'doc.txt', data: 'doc' },
+        { name: 'sub/x.txt', data: 'x' },
+      ]),
+    );
     const root = box.run(['open', zip, '--json']).json.workspace_path;
     // An editor's churn: files and folders made and removed as fast as can be.
-    const churn = Bun.spawn([process.execPath, '-e', `
+    const churn = Bun.spawn([
+      process.execPath,
+      '-e',
+      `
       const fs = require('node:fs'); const root = process.argv[1]; const end = Date.now() + 60000;
       process.on('SIGTERM', () => process.exit(0));
       (async () => { while (Date.now() < end) { for (let i = 0; i < 50; i++) {
         try { fs.writeFileSync(root + '/.doc.txt.swp', 'x'); fs.rmSync(root + '/.doc.txt.swp'); fs.mkdirSync(root + '/sub/tmp'); fs.writeFileSync(root + '/sub/tmp/t', 't'); fs.rmSync(root + '/sub/tmp', { recursive: true }); } catch {}
       } await Bun.sleep(0); } })();
-    `, root]);
+    `,
+      root,
+    ]);
     const failures: string[] = [];
     try {
       for (let i = 0; i < 60; i++) {

@@ -26,7 +26,11 @@ const TRIES = 20;
 
 /** Runs zipfs without waiting for it, so two runs overlap. */
 async function spawnJson(args: string[], home: string): Promise<any> {
-  const child = Bun.spawn([BINARY, ...args, '--json'], { env: { ...process.env, ZIPFS_HOME: home, NO_COLOR: '1' }, stdout: 'pipe', stderr: 'pipe' });
+  const child = Bun.spawn([BINARY, ...args, '--json'], {
+    env: { ...process.env, ZIPFS_HOME: home, NO_COLOR: '1' },
+    stdout: 'pipe',
+    stderr: 'pipe',
+  });
   const out = await new Response(child.stdout).text();
   await child.exited;
   return JSON.parse(out);
@@ -34,7 +38,10 @@ async function spawnJson(args: string[], home: string): Promise<any> {
 
 /** The zip's entries and contents, read by our own reader through a fresh open (Python when present). */
 function contents(zip: string): Record<string, string> {
-  if (has('python3')) return Object.fromEntries(Object.entries(pythonRead(zip).contents).map(([name, hex]) => [name, Buffer.from(hex, 'hex').toString()]));
+  if (has('python3'))
+    return Object.fromEntries(
+      Object.entries(pythonRead(zip).contents).map(([name, hex]) => [name, Buffer.from(hex, 'hex').toString()]),
+    );
   const name = `check-${globalThis.crypto.randomUUID().slice(0, 8)}`;
   const root = box.run(['open', zip, '--name', name, '--json']).json.workspace_path;
   const found: Record<string, string> = {};
@@ -53,7 +60,10 @@ describe('two sessions syncing one zip at once', () => {
       const b = box.run(['open', zip, '--name', `b${i}`, '--json']).json.workspace_path;
       fs.writeFileSync(path.join(a, 'from-a.txt'), 'a');
       fs.writeFileSync(path.join(b, 'from-b.txt'), 'b');
-      const [ra, rb] = await Promise.all([spawnJson(['sync', `a${i}`], box.home), spawnJson(['sync', `b${i}`], box.home)]);
+      const [ra, rb] = await Promise.all([
+        spawnJson(['sync', `a${i}`], box.home),
+        spawnJson(['sync', `b${i}`], box.home),
+      ]);
       const won = [ra, rb].filter((r) => r.synced === true);
       const refused = [ra, rb].filter((r) => r.error?.code === 'CONFLICT_DETECTED');
       if (won.length === 2) lost++;
@@ -81,7 +91,10 @@ describe('two sessions syncing one zip at once', () => {
         await call(mcp.client, 'zipfs_open', { path: copy, name: `y${i}` });
         await call(mcp.client, 'zipfs_write', { session: `x${i}`, path: 'x.txt', content: 'x' });
         await call(mcp.client, 'zipfs_write', { session: `y${i}`, path: 'y.txt', content: 'y' });
-        const results = await Promise.all([call(mcp.client, 'zipfs_sync', { session: `x${i}` }), call(mcp.client, 'zipfs_sync', { session: `y${i}` })]);
+        const results = await Promise.all([
+          call(mcp.client, 'zipfs_sync', { session: `x${i}` }),
+          call(mcp.client, 'zipfs_sync', { session: `y${i}` }),
+        ]);
         expect(results.filter((r) => !r.isError).length).toBe(1);
         expect(results.filter((r) => r.isError).map((r) => r.data.error.code)).toStrictEqual(['CONFLICT_DETECTED']);
       }
@@ -96,7 +109,10 @@ describe('two sessions syncing one zip at once', () => {
     fs.writeFileSync(path.join(root, 'new.txt'), 'new');
     const holder = Bun.spawn(['sleep', '30']);
     try {
-      fs.writeFileSync(path.join(box.dir, '.held.zip.zipfs-lock'), JSON.stringify({ pid: holder.pid, host: os.hostname(), command: 'sync', since: '2026-01-01T00:00:00Z' }));
+      fs.writeFileSync(
+        path.join(box.dir, '.held.zip.zipfs-lock'),
+        JSON.stringify({ pid: holder.pid, host: os.hostname(), command: 'sync', since: '2026-01-01T00:00:00Z' }),
+      );
       const refused = box.run(['sync', '--json'], { env: { ZIPFS_LOCK_WAIT_MS: '200' } });
       expect(refused.json.error.code).toBe('LOCKED');
       expect(refused.json.error.message).toContain(`The zip ${zip} is locked by process ${holder.pid}`);
@@ -113,7 +129,15 @@ describe('two sessions syncing one zip at once', () => {
 
 describe('a sync after another writer changed the zip', () => {
   it('names what the zip gained, changed and lost, and what force discards; a forced sync counts against the zip it replaces', () => {
-    const zip = writeZip(box.dir, 'proj.zip', rawZip([{ name: 'a.txt', data: 'a' }, { name: 'b.txt', data: 'b' }, { name: 'c.txt', data: 'c' }]));
+    const zip = writeZip(
+      box.dir,
+      'proj.zip',
+      rawZip([
+        { name: 'a.txt', data: 'a' },
+        { name: 'b.txt', data: 'b' },
+        { name: 'c.txt', data: 'c' },
+      ]),
+    );
     const proj = box.run(['open', zip, '--json']).json.workspace_path;
     const proj2 = box.run(['open', zip, '--name', 'proj2', '--json']).json.workspace_path;
     fs.writeFileSync(path.join(proj, 'NEWFILE.txt'), 'new');
@@ -127,7 +151,12 @@ describe('a sync after another writer changed the zip', () => {
     expect(refused.message).toContain('1 added (NEWFILE.txt), 1 modified (b.txt), 1 deleted (c.txt)');
     expect(refused.message).toContain('which discards those changes');
     // Against the zip it replaces: a.txt and b.txt (back to this session's version) modified, c.txt back, NEWFILE.txt dropped.
-    expect(box.run(['sync', 'proj2', '--force', '--json']).json).toMatchObject({ synced: true, files_modified: 2, files_added: 1, files_deleted: 1 });
+    expect(box.run(['sync', 'proj2', '--force', '--json']).json).toMatchObject({
+      synced: true,
+      files_modified: 2,
+      files_added: 1,
+      files_deleted: 1,
+    });
     if (has('python3')) expect(pythonRead(zip).names.sort()).toStrictEqual(['a.txt', 'b.txt', 'c.txt']);
   });
 });

@@ -23,7 +23,8 @@ beforeEach(() => {
 afterEach(() => box.cleanup());
 
 /** The zip's entries: name to content (folders as ''). */
-const contents = (zip: string): Record<string, string> => Object.fromEntries([...rawEntries(zip).entries].map(([name, view]) => [name, view.content.toString()]));
+const contents = (zip: string): Record<string, string> =>
+  Object.fromEntries([...rawEntries(zip).entries].map(([name, view]) => [name, view.content.toString()]));
 
 /** Whether a fresh eager open accepts the zip. */
 function opensAgain(zip: string): boolean {
@@ -40,7 +41,11 @@ const folder = (name: string): RawEntry => ({ name, data: '', method: 0 });
 
 /** a.txt and d/b.txt (and p/q/r.txt), with or without folder entries. */
 function archive(storesFolders: boolean): Uint8Array {
-  return rawZip(storesFolders ? [file('a.txt'), folder('d/'), file('d/b.txt'), folder('p/'), folder('p/q/'), file('p/q/r.txt')] : [file('a.txt'), file('d/b.txt'), file('p/q/r.txt')]);
+  return rawZip(
+    storesFolders
+      ? [file('a.txt'), folder('d/'), file('d/b.txt'), folder('p/'), folder('p/q/'), file('p/q/r.txt')]
+      : [file('a.txt'), file('d/b.txt'), file('p/q/r.txt')],
+  );
 }
 
 /** Opens the zip eagerly or lazily; a lazy session extracts what the change touches, as a tool would through zipfs. */
@@ -70,7 +75,11 @@ for (const { label, lazy } of sessions) {
         const status = box.run(['status', '--json']).json;
         expect(status.added).toStrictEqual(['d']);
         expect(status.deleted).toStrictEqual(stores ? ['d/', 'd/b.txt'] : ['d/b.txt']);
-        expect(box.run(['sync', '--json']).json).toMatchObject({ synced: true, files_added: 1, files_deleted: stores ? 2 : 1 });
+        expect(box.run(['sync', '--json']).json).toMatchObject({
+          synced: true,
+          files_added: 1,
+          files_deleted: stores ? 2 : 1,
+        });
         const now = contents(zip);
         expect(now.d).toBe('now a file\n');
         expect(Object.keys(now).filter((name) => name.startsWith('d/'))).toStrictEqual([]);
@@ -105,7 +114,9 @@ for (const { label, lazy } of sessions) {
         fs.writeFileSync(path.join(root, 'p', 'q'), 'q is a file\n');
         const status = box.run(['status', '--json']).json;
         expect(status.added).toStrictEqual(['d', 'p/q']);
-        expect(status.deleted).toStrictEqual(stores ? ['d/', 'd/b.txt', 'p/q/', 'p/q/r.txt'] : ['d/b.txt', 'p/q/r.txt']);
+        expect(status.deleted).toStrictEqual(
+          stores ? ['d/', 'd/b.txt', 'p/q/', 'p/q/r.txt'] : ['d/b.txt', 'p/q/r.txt'],
+        );
         expect(box.run(['sync', '--json']).json.synced).toBe(true);
         const entries = rawEntries(zip).entries;
         expect(entries.get('d')!.entry.isSymlink).toBe(true);
@@ -142,7 +153,9 @@ describe('a file where entries only in the zip need a folder (lazy)', () => {
           const refused = box.run(args);
           expect(refused.code).toBe(2);
           expect(refused.stderr).toContain('[INVALID_INPUT]');
-          expect(refused.stderr).toContain(`"d" is a ${kind} in the workspace, but "d/b.txt", only in the zip (never extracted), needs it to be a folder`);
+          expect(refused.stderr).toContain(
+            `"d" is a ${kind} in the workspace, but "d/b.txt", only in the zip (never extracted), needs it to be a folder`,
+          );
           expect(refused.stderr).toContain('zipfs delete d --recursive');
           expect(fs.readFileSync(zip).equals(before)).toBe(true);
         }
@@ -151,7 +164,9 @@ describe('a file where entries only in the zip need a folder (lazy)', () => {
         expect(box.run(['delete', 'd', '--recursive']).code).toBe(0);
         fs.renameSync(`${at}.keep`, at);
         expect(box.run(['sync', '--json']).json.synced).toBe(true);
-        expect(Object.keys(contents(zip)).sort()).toStrictEqual(['a.txt', 'd', 'p/', 'p/q/', 'p/q/r.txt'].filter((name) => stores || !name.endsWith('/')));
+        expect(Object.keys(contents(zip)).sort()).toStrictEqual(
+          ['a.txt', 'd', 'p/', 'p/q/', 'p/q/r.txt'].filter((name) => stores || !name.endsWith('/')),
+        );
         expect(opensAgain(zip)).toBe(true);
       });
     }
@@ -169,7 +184,9 @@ describe('a file where entries only in the zip need a folder (lazy)', () => {
       const refused = await call(client, 'zipfs_sync', {});
       expect(refused.isError).toBe(true);
       expect(refused.data.error.code).toBe('INVALID_INPUT');
-      expect(refused.data.error.message).toContain('"d/b.txt", only in the zip (never extracted), needs it to be a folder');
+      expect(refused.data.error.message).toContain(
+        '"d/b.txt", only in the zip (never extracted), needs it to be a folder',
+      );
       expect(refused.data.error.message).toContain('zipfs_delete with path: "d", recursive: true');
     } finally {
       await close();
@@ -187,7 +204,10 @@ describe('a merge whose other writer added a file where the workspace has a fold
       fs.writeFileSync(path.join(root, 'x', 'y.txt'), 'mine\n');
       writeZip(box.dir, 'm.zip', rawZip([file('a.txt'), file('x', 'theirs\n')])); // the other writer
       const before = fs.readFileSync(zip);
-      for (const args of [['sync', '--merge', '--dry-run'], ['sync', '--merge']]) {
+      for (const args of [
+        ['sync', '--merge', '--dry-run'],
+        ['sync', '--merge'],
+      ]) {
         const refused = box.run(args);
         expect(refused.stderr).toContain('[CONFLICT_DETECTED]');
         expect(refused.stderr).toContain('"x" (zip: a file, workspace: a folder (for "x/y.txt"))');

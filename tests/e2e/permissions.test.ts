@@ -18,12 +18,14 @@ import { binaryReachable, giveToUnprivileged, unprivilegedPrefix } from '../help
 
 const prefix = unprivilegedPrefix();
 const runnable = prefix !== undefined && binaryReachable(BINARY);
-const why = prefix === undefined ? 'setpriv is missing (apt-get install util-linux)' : 'dist/zipfs is not reachable by nobody';
+const why =
+  prefix === undefined ? 'setpriv is missing (apt-get install util-linux)' : 'dist/zipfs is not reachable by nobody';
 
 let dir: string;
 let home: string;
 let zip: string;
-const run = (args: string[], options: RunOptions = {}) => runZipfs(args, { ...options, prefix, env: { ZIPFS_HOME: home, HOME: dir, ...options.env }, timeoutMs: 20_000 });
+const run = (args: string[], options: RunOptions = {}) =>
+  runZipfs(args, { ...options, prefix, env: { ZIPFS_HOME: home, HOME: dir, ...options.env }, timeoutMs: 20_000 });
 
 beforeEach(() => {
   // /tmp is open to every user; the sandbox inside it is handed to the unprivileged user.
@@ -53,7 +55,10 @@ describe.skipIf(!runnable)(`permissions as a normal user${runnable ? '' : ` (ski
     fs.mkdirSync(path.join(dir, 'h2', 'workspaces'), { recursive: true });
     giveToUnprivileged(path.join(dir, 'h2'));
     fs.chmodSync(path.join(dir, 'h2', 'workspaces'), 0o555);
-    expectDenied(run(['open', zip, '--json'], { env: { ZIPFS_HOME: path.join(dir, 'h2') } }), path.join(dir, 'h2', 'workspaces'));
+    expectDenied(
+      run(['open', zip, '--json'], { env: { ZIPFS_HOME: path.join(dir, 'h2') } }),
+      path.join(dir, 'h2', 'workspaces'),
+    );
     expect(fs.readdirSync(path.join(dir, 'h2', 'workspaces'))).toStrictEqual([]);
   });
 

@@ -21,7 +21,14 @@ let box: ReturnType<typeof sandbox>;
 let zip: string;
 beforeEach(() => {
   box = sandbox();
-  zip = writeZip(box.dir, 'app.zip', rawZip([{ name: 'give-up.txt', data: GIVES_UP }, { name: 'plain.txt', data: 'nothing here\n' }]));
+  zip = writeZip(
+    box.dir,
+    'app.zip',
+    rawZip([
+      { name: 'give-up.txt', data: GIVES_UP },
+      { name: 'plain.txt', data: 'nothing here\n' },
+    ]),
+  );
 });
 afterEach(() => box.cleanup());
 
@@ -55,7 +62,10 @@ describe('the regex engine giving up', () => {
 
   it('grep --binary and --names-only say so too', () => {
     const root = box.run(['open', zip, '--json']).json.workspace_path;
-    fs.writeFileSync(path.join(root, 'blob.bin'), Buffer.concat([Buffer.from([0, 1, 2, 0]), Buffer.from(`${'x'.repeat(40)}zxxy`)]));
+    fs.writeFileSync(
+      path.join(root, 'blob.bin'),
+      Buffer.concat([Buffer.from([0, 1, 2, 0]), Buffer.from(`${'x'.repeat(40)}zxxy`)]),
+    );
     const binary = box.run(['grep', PATTERN, 'blob.bin', '--binary', '--json']).json;
     expect(binary).toMatchObject({ total_matches: 0, truncated: true, note: expect.stringContaining('"blob.bin"') });
     fs.writeFileSync(path.join(root, `${'x'.repeat(40)}zxxy`), '');
@@ -71,7 +81,9 @@ describe('the regex engine giving up', () => {
     expect(edit.code).toBe(ERROR_CODES.LIMIT_EXCEEDED.exit);
     expect(fs.readFileSync(path.join(root, 'give-up.txt'), 'utf8')).toBe(GIVES_UP);
     // A pattern that truly matches nothing is still EDIT_MISMATCH.
-    expect(box.run(['edit', 'give-up.txt', '--regex', '--old', 'x{2,}q', '--new', 'Y', '--json']).json.error.code).toBe('EDIT_MISMATCH');
+    expect(box.run(['edit', 'give-up.txt', '--regex', '--old', 'x{2,}q', '--new', 'Y', '--json']).json.error.code).toBe(
+      'EDIT_MISMATCH',
+    );
   }, 30_000);
 
   it('over MCP: grep is truncated with the note, edit is LIMIT_EXCEEDED', async () => {
@@ -79,8 +91,15 @@ describe('the regex engine giving up', () => {
     try {
       await call(mcp.client, 'zipfs_open', { path: zip });
       const grep = await call(mcp.client, 'zipfs_grep', { pattern: PATTERN });
-      expect(grep.data).toMatchObject({ total_matches: 0, truncated: true, note: expect.stringContaining('backtracks catastrophically') });
-      const edit = await call(mcp.client, 'zipfs_edit', { path: 'give-up.txt', edits: [{ old_text: PATTERN, new_text: 'Y', regex: true }] });
+      expect(grep.data).toMatchObject({
+        total_matches: 0,
+        truncated: true,
+        note: expect.stringContaining('backtracks catastrophically'),
+      });
+      const edit = await call(mcp.client, 'zipfs_edit', {
+        path: 'give-up.txt',
+        edits: [{ old_text: PATTERN, new_text: 'Y', regex: true }],
+      });
       expect(edit.data.error.code).toBe('LIMIT_EXCEEDED');
     } finally {
       await mcp.close();

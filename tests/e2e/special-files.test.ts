@@ -32,46 +32,58 @@ async function socketAt(file: string): Promise<net.Server> {
 }
 
 describe('special files in a workspace', () => {
-  it.skipIf(needs('mkfifo').skip)(`lists a new FIFO, refuses to sync it by name, and never blocks on it${needs('mkfifo').why}`, () => {
-    mkfifo(path.join(root, 'data', 'pipe'));
-    const before = sha(zip);
-    const status = box.run(['status', '--json'], GUARD).json;
-    expect(status.added).toStrictEqual(['data/pipe']);
-    expect(status.unsupported).toStrictEqual([{ path: 'data/pipe', reason: 'it is a FIFO (named pipe), which a zip cannot hold; delete it' }]);
-    const human = box.run(['status'], GUARD);
-    expect(human.stderr).toContain('sync will refuse "data/pipe"');
+  it.skipIf(needs('mkfifo').skip)(
+    `lists a new FIFO, refuses to sync it by name, and never blocks on it${needs('mkfifo').why}`,
+    () => {
+      mkfifo(path.join(root, 'data', 'pipe'));
+      const before = sha(zip);
+      const status = box.run(['status', '--json'], GUARD).json;
+      expect(status.added).toStrictEqual(['data/pipe']);
+      expect(status.unsupported).toStrictEqual([
+        { path: 'data/pipe', reason: 'it is a FIFO (named pipe), which a zip cannot hold; delete it' },
+      ]);
+      const human = box.run(['status'], GUARD);
+      expect(human.stderr).toContain('sync will refuse "data/pipe"');
 
-    const sync = box.run(['sync', '--json'], GUARD);
-    expect(sync.code).toBe(ERROR_CODES.SYNC_FAILED.exit);
-    expect(sync.json.error.message).toContain('"data/pipe": it is a FIFO (named pipe)');
-    expect(box.run(['sync', '--dry-run', '--json'], GUARD).json.error.code).toBe('SYNC_FAILED');
-    expect(sha(zip)).toBe(before);
-    expect(fs.readdirSync(box.dir).sort()).toStrictEqual(['home', 'reports.zip']);
+      const sync = box.run(['sync', '--json'], GUARD);
+      expect(sync.code).toBe(ERROR_CODES.SYNC_FAILED.exit);
+      expect(sync.json.error.message).toContain('"data/pipe": it is a FIFO (named pipe)');
+      expect(box.run(['sync', '--dry-run', '--json'], GUARD).json.error.code).toBe('SYNC_FAILED');
+      expect(sha(zip)).toBe(before);
+      expect(fs.readdirSync(box.dir).sort()).toStrictEqual(['home', 'reports.zip']);
 
-    expect(box.run(['read', 'data/pipe', '--json'], GUARD).json.error.message).toContain('is a FIFO (named pipe); zipfs reads regular files only');
-    expect(box.run(['grep', 'x', '--json'], GUARD).json.files_searched).toBeGreaterThan(0);
-    expect(box.run(['close', '--json'], GUARD).json.error.code).toBe('UNSYNCED_CHANGES');
+      expect(box.run(['read', 'data/pipe', '--json'], GUARD).json.error.message).toContain(
+        'is a FIFO (named pipe); zipfs reads regular files only',
+      );
+      expect(box.run(['grep', 'x', '--json'], GUARD).json.files_searched).toBeGreaterThan(0);
+      expect(box.run(['close', '--json'], GUARD).json.error.code).toBe('UNSYNCED_CHANGES');
 
-    // Deleting it is the way out the message gives.
-    expect(box.run(['delete', 'data/pipe', '--json'], GUARD).json.deleted).toBe(true);
-    expect(box.run(['sync', '--json'], GUARD).json.synced).toBe(true);
-  });
+      // Deleting it is the way out the message gives.
+      expect(box.run(['delete', 'data/pipe', '--json'], GUARD).json.deleted).toBe(true);
+      expect(box.run(['sync', '--json'], GUARD).json.synced).toBe(true);
+    },
+  );
 
-  it.skipIf(needs('mkfifo').skip)(`takes a FIFO put in place of an archive file as a modification, without opening it${needs('mkfifo').why}`, () => {
-    fs.rmSync(path.join(root, 'README.txt'));
-    mkfifo(path.join(root, 'README.txt'));
-    const status = box.run(['status', '--json'], GUARD).json;
-    expect(status.modified).toStrictEqual(['README.txt']);
-    expect(status.unsupported.map((u: { path: string }) => u.path)).toStrictEqual(['README.txt']);
-    expect(box.run(['sync', '--json'], GUARD).json.error.code).toBe('SYNC_FAILED');
-    expect(box.run(['close', '--force', '--json'], GUARD).json.closed).toBe(true);
-  });
+  it.skipIf(needs('mkfifo').skip)(
+    `takes a FIFO put in place of an archive file as a modification, without opening it${needs('mkfifo').why}`,
+    () => {
+      fs.rmSync(path.join(root, 'README.txt'));
+      mkfifo(path.join(root, 'README.txt'));
+      const status = box.run(['status', '--json'], GUARD).json;
+      expect(status.modified).toStrictEqual(['README.txt']);
+      expect(status.unsupported.map((u: { path: string }) => u.path)).toStrictEqual(['README.txt']);
+      expect(box.run(['sync', '--json'], GUARD).json.error.code).toBe('SYNC_FAILED');
+      expect(box.run(['close', '--force', '--json'], GUARD).json.closed).toBe(true);
+    },
+  );
 
   it('lists a socket and refuses to sync it', async () => {
     const server = await socketAt(path.join(root, 'agent.sock'));
     try {
       const status = box.run(['status', '--json'], GUARD).json;
-      expect(status.unsupported).toStrictEqual([{ path: 'agent.sock', reason: 'it is a socket, which a zip cannot hold; delete it' }]);
+      expect(status.unsupported).toStrictEqual([
+        { path: 'agent.sock', reason: 'it is a socket, which a zip cannot hold; delete it' },
+      ]);
       expect(box.run(['sync', '--json'], GUARD).json.error.message).toContain('"agent.sock": it is a socket');
     } finally {
       server.close();
@@ -99,7 +111,8 @@ describe('content from outside the workspace', () => {
     expect(status.added).toStrictEqual(['data/linked.txt']);
     expect(status.unsupported[0]).toStrictEqual({
       path: 'data/linked.txt',
-      reason: 'it is a hard link to a file outside the workspace (2 links, 1 inside); make it a file of its own (cp it to a new name and mv that back)',
+      reason:
+        'it is a hard link to a file outside the workspace (2 links, 1 inside); make it a file of its own (cp it to a new name and mv that back)',
     });
     const sync = box.run(['sync', '--json']);
     expect(sync.json.error.code).toBe('SYNC_FAILED');
@@ -120,7 +133,12 @@ describe('content from outside the workspace', () => {
 
   it('copies an unchanged file from the zip even when someone linked it from outside', () => {
     fs.linkSync(path.join(root, 'README.txt'), path.join(box.dir, 'outside-link'));
-    expect(box.run(['status', '--json']).json).toStrictEqual({ modified: [], added: [], deleted: [], unchanged_count: 9 });
+    expect(box.run(['status', '--json']).json).toStrictEqual({
+      modified: [],
+      added: [],
+      deleted: [],
+      unchanged_count: 9,
+    });
   });
 
   it('refuses a workspace folder replaced by a link to another folder, and close --force removes only the link', () => {

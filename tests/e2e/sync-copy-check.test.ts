@@ -98,17 +98,46 @@ function withDescriptor(descriptorCrc?: number): Uint8Array {
   return new Uint8Array(Buffer.concat([...parts, directory, end]));
 }
 
-const healthy = (bad: RawEntry): RawEntry[] => [{ name: 'a.txt', data: 'alpha\n' }, bad, { name: 'z.txt', data: 'zulu\n' }];
+const healthy = (bad: RawEntry): RawEntry[] => [
+  { name: 'a.txt', data: 'alpha\n' },
+  bad,
+  { name: 'z.txt', data: 'zulu\n' },
+];
 const LARGE = Buffer.alloc(9 << 20, 'large entry, streamed when checked\n');
 
 /** Each kind of damage open refuses and a lazy open does not see, in `bad.txt`. */
 const damages: { label: string; zip: () => Uint8Array; says: string }[] = [
-  { label: 'a stored entry with a bad CRC-32', zip: () => flip(rawZip(healthy({ name: 'bad.txt', data: TEXT, method: 0 })), 'line 7 of'), says: 'CRC-32 mismatch' },
-  { label: 'a broken deflate stream', zip: () => flip(rawZip(healthy({ name: 'bad.txt', data: TEXT })), zlib.deflateRawSync(Buffer.from(TEXT)).subarray(0, 8), 2), says: 'bad.txt' },
-  { label: 'a data descriptor that disagrees', zip: () => withDescriptor(0x12345678), says: 'CRC-32 in the data descriptor' },
-  { label: 'a local header whose CRC-32 disagrees', zip: () => flip(rawZip(healthy({ name: 'bad.txt', data: TEXT })), Buffer.from('bad.txt'), -16), says: 'bad.txt' },
-  { label: 'a large stored entry with a bad CRC-32', zip: () => flip(rawZip(healthy({ name: 'bad.txt', data: LARGE, method: 0 })), 'large entry', 5 << 20), says: 'CRC-32 mismatch' },
-  { label: 'a large deflated entry that inflates short', zip: () => rawZip(healthy({ name: 'bad.txt', data: LARGE, declaredSize: LARGE.length + 10 })), says: 'bad.txt' },
+  {
+    label: 'a stored entry with a bad CRC-32',
+    zip: () => flip(rawZip(healthy({ name: 'bad.txt', data: TEXT, method: 0 })), 'line 7 of'),
+    says: 'CRC-32 mismatch',
+  },
+  {
+    label: 'a broken deflate stream',
+    zip: () =>
+      flip(rawZip(healthy({ name: 'bad.txt', data: TEXT })), zlib.deflateRawSync(Buffer.from(TEXT)).subarray(0, 8), 2),
+    says: 'bad.txt',
+  },
+  {
+    label: 'a data descriptor that disagrees',
+    zip: () => withDescriptor(0x12345678),
+    says: 'CRC-32 in the data descriptor',
+  },
+  {
+    label: 'a local header whose CRC-32 disagrees',
+    zip: () => flip(rawZip(healthy({ name: 'bad.txt', data: TEXT })), Buffer.from('bad.txt'), -16),
+    says: 'bad.txt',
+  },
+  {
+    label: 'a large stored entry with a bad CRC-32',
+    zip: () => flip(rawZip(healthy({ name: 'bad.txt', data: LARGE, method: 0 })), 'large entry', 5 << 20),
+    says: 'CRC-32 mismatch',
+  },
+  {
+    label: 'a large deflated entry that inflates short',
+    zip: () => rawZip(healthy({ name: 'bad.txt', data: LARGE, declaredSize: LARGE.length + 10 })),
+    says: 'bad.txt',
+  },
 ];
 
 describe('a lazy sync of an archive with a damaged entry it never read', () => {
@@ -185,7 +214,14 @@ describe("a merge that would copy the other writer's damaged entry", () => {
       const root = box.run(['open', zip, '--json', ...(lazy ? ['--lazy'] : [])]).json.workspace_path;
       fs.writeFileSync(path.join(root, 'mine.txt'), 'mine\n');
       // The other writer adds a damaged entry (and changes nothing else).
-      writeZip(box.dir, 'm.zip', flip(rawZip([...healthy({ name: 'bad.txt', data: 'fine\n' }), { name: 'theirs.txt', data: TEXT, method: 0 }]), 'line 7 of'));
+      writeZip(
+        box.dir,
+        'm.zip',
+        flip(
+          rawZip([...healthy({ name: 'bad.txt', data: 'fine\n' }), { name: 'theirs.txt', data: TEXT, method: 0 }]),
+          'line 7 of',
+        ),
+      );
       const before = fs.readFileSync(zip);
       const refused = box.run(['sync', '--merge']);
       expect(refused.stderr).toContain('[ZIP_INVALID]');

@@ -25,7 +25,11 @@ function pythonZip(name: string, entries: string, comment = ''): string {
 }
 
 function manifestOf(session: string): { session: any; entries: any[] } {
-  const [first, ...rest] = fs.readFileSync(path.join(box.home, 'workspaces', session, 'manifest.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line));
+  const [first, ...rest] = fs
+    .readFileSync(path.join(box.home, 'workspaces', session, 'manifest.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line));
   return { session: first, entries: rest };
 }
 
@@ -39,12 +43,16 @@ function expectManifestOfFreshOpen(zip: string, synced: string) {
   const after = manifestOf(synced);
   const reference = manifestOf(fresh.name);
   expect(strip(after.entries)).toStrictEqual(strip(reference.entries));
-  for (const key of ['source', 'file_count', 'dir_count', 'extracted_size_bytes', 'symlinks']) expect(after.session[key], key).toStrictEqual(reference.session[key]);
+  for (const key of ['source', 'file_count', 'dir_count', 'extracted_size_bytes', 'symlinks'])
+    expect(after.session[key], key).toStrictEqual(reference.session[key]);
   box.run(['close', 'fresh-check']);
 }
 
 /** Opens, lets `edit` change the workspace, syncs, and returns the archive before and after. */
-function roundTrip(zip: string, edit: (root: string) => void): { before: ReturnType<typeof rawEntries>; after: ReturnType<typeof rawEntries>; sync: any } {
+function roundTrip(
+  zip: string,
+  edit: (root: string) => void,
+): { before: ReturnType<typeof rawEntries>; after: ReturnType<typeof rawEntries>; sync: any } {
   const before = rawEntries(zip);
   const opened = box.run(['open', zip, '--json']).json;
   edit(opened.workspace_path);
@@ -58,7 +66,11 @@ function roundTrip(zip: string, edit: (root: string) => void): { before: ReturnT
 }
 
 /** Every entry the edit did not touch must be byte-identical, but for its offset. */
-function expectUnchangedCopied(before: ReturnType<typeof rawEntries>, after: ReturnType<typeof rawEntries>, changed: string[]) {
+function expectUnchangedCopied(
+  before: ReturnType<typeof rawEntries>,
+  after: ReturnType<typeof rawEntries>,
+  changed: string[],
+) {
   for (const [name, view] of before.entries) {
     if (changed.includes(name)) continue;
     const copy = after.entries.get(name);
@@ -69,7 +81,7 @@ function expectUnchangedCopied(before: ReturnType<typeof rawEntries>, after: Ret
 }
 
 describe.skipIf(withPythonUnzipZipinfoZip.skip)(`sync keeps archives faithful${withPythonUnzipZipinfoZip.why}`, () => {
-  it('keeps an EPUB\'s stored mimetype first and unchanged when a chapter changes', () => {
+  it("keeps an EPUB's stored mimetype first and unchanged when a chapter changes", () => {
     const zip = pythonZip(
       'book.epub',
       `
@@ -79,7 +91,9 @@ describe.skipIf(withPythonUnzipZipinfoZip.skip)(`sync keeps archives faithful${w
       z.writestr('OEBPS/chapter1.xhtml', '<p>Once upon a time</p>' * 50)
     `,
     );
-    const { before, after } = roundTrip(zip, (root) => fs.appendFileSync(path.join(root, 'OEBPS/chapter1.xhtml'), '<p>The end</p>'));
+    const { before, after } = roundTrip(zip, (root) =>
+      fs.appendFileSync(path.join(root, 'OEBPS/chapter1.xhtml'), '<p>The end</p>'),
+    );
     expect(after.order).toStrictEqual(before.order);
     expect(after.entries.get('mimetype')!.entry.method).toBe(0);
     expect(after.entries.get('mimetype')!.entry.localHeaderOffset).toBe(0);
@@ -90,7 +104,7 @@ describe.skipIf(withPythonUnzipZipinfoZip.skip)(`sync keeps archives faithful${w
     expect(pythonRead(zip).names).toStrictEqual(before.order);
   });
 
-  it('keeps an Office document\'s order and stored/deflated methods', () => {
+  it("keeps an Office document's order and stored/deflated methods", () => {
     const zip = pythonZip(
       'report.docx',
       `
@@ -100,8 +114,15 @@ describe.skipIf(withPythonUnzipZipinfoZip.skip)(`sync keeps archives faithful${w
       z.writestr('word/document.xml', '<w:document>old</w:document>' * 40)
     `,
     );
-    const { before, after } = roundTrip(zip, (root) => fs.writeFileSync(path.join(root, 'word/document.xml'), '<w:document>new</w:document>'));
-    expect(after.order).toStrictEqual(['[Content_Types].xml', '_rels/.rels', 'word/media/image1.png', 'word/document.xml']);
+    const { before, after } = roundTrip(zip, (root) =>
+      fs.writeFileSync(path.join(root, 'word/document.xml'), '<w:document>new</w:document>'),
+    );
+    expect(after.order).toStrictEqual([
+      '[Content_Types].xml',
+      '_rels/.rels',
+      'word/media/image1.png',
+      'word/document.xml',
+    ]);
     expectUnchangedCopied(before, after, ['word/document.xml']);
     expect(after.entries.get('word/document.xml')!.content.toString()).toBe('<w:document>new</w:document>');
   });
@@ -125,15 +146,18 @@ describe.skipIf(withPythonUnzipZipinfoZip.skip)(`sync keeps archives faithful${w
     expect(pythonRead(zip).comment).toBe('the archive comment');
   });
 
-  it('keeps Unix modes and extended timestamps of Info-ZIP archives, updating only the edited entry\'s time', () => {
+  it("keeps Unix modes and extended timestamps of Info-ZIP archives, updating only the edited entry's time", () => {
     const dir = path.join(box.dir, 'tree');
     fs.mkdirSync(path.join(dir, 'bin'), { recursive: true });
     fs.writeFileSync(path.join(dir, 'bin/run.sh'), '#!/bin/sh\necho hi\n', { mode: 0o755 });
     fs.writeFileSync(path.join(dir, 'config.ini'), '[main]\nlevel=1\n', { mode: 0o640 });
-    for (const f of ['bin/run.sh', 'config.ini']) fs.utimesSync(path.join(dir, f), new Date('2022-02-02T02:02:02Z'), new Date('2022-02-02T02:02:02Z'));
+    for (const f of ['bin/run.sh', 'config.ini'])
+      fs.utimesSync(path.join(dir, f), new Date('2022-02-02T02:02:02Z'), new Date('2022-02-02T02:02:02Z'));
     const zip = path.join(box.dir, 'infozip.zip');
     expect(Bun.spawnSync(['zip', '-qr', zip, 'bin', 'config.ini'], { cwd: dir }).exitCode).toBe(0);
-    const { before, after } = roundTrip(zip, (root) => fs.writeFileSync(path.join(root, 'config.ini'), '[main]\nlevel=2\n'));
+    const { before, after } = roundTrip(zip, (root) =>
+      fs.writeFileSync(path.join(root, 'config.ini'), '[main]\nlevel=2\n'),
+    );
     expectUnchangedCopied(before, after, ['config.ini']);
     const config = after.entries.get('config.ini')!.entry;
     expect(config.unixMode! & 0o777).toBe(0o640);
@@ -208,7 +232,10 @@ describe.skipIf(withPythonUnzipZipinfoZip.skip)(`sync keeps archives faithful${w
     const copy = path.join(box.dir, 'plain.zip');
     fs.copyFileSync(zip, copy);
     const when = new Date('2025-05-05T05:05:05Z');
-    for (const [archive, env] of [[zip, {}], [copy, { ZIPFS_NATIVE: '0' }]] as const) {
+    for (const [archive, env] of [
+      [zip, {}],
+      [copy, { ZIPFS_NATIVE: '0' }],
+    ] as const) {
       const opened = box.run(['open', archive, '--json']).json;
       const file = path.join(opened.workspace_path, 'edit.txt');
       fs.writeFileSync(file, 'after, and a little longer');
@@ -217,6 +244,10 @@ describe.skipIf(withPythonUnzipZipinfoZip.skip)(`sync keeps archives faithful${w
       expect(infoZip(archive).test).toBe(0);
     }
     expect(fs.readFileSync(zip).equals(fs.readFileSync(copy))).toBe(true);
-    expect(rawEntries(zip).entries.get('c.bin')!.local.equals(rawEntries(path.join(box.dir, 'native.zip.bak')).entries.get('c.bin')!.local)).toBe(true);
+    expect(
+      rawEntries(zip)
+        .entries.get('c.bin')!
+        .local.equals(rawEntries(path.join(box.dir, 'native.zip.bak')).entries.get('c.bin')!.local),
+    ).toBe(true);
   });
 });

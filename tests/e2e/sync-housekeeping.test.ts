@@ -19,7 +19,11 @@ let root: string;
 beforeEach(() => ({ box, zip, root } = reportsSandbox(true)));
 afterEach(() => box.cleanup());
 
-const beside = () => fs.readdirSync(box.dir).filter((n) => n !== 'home').sort();
+const beside = () =>
+  fs
+    .readdirSync(box.dir)
+    .filter((n) => n !== 'home')
+    .sort();
 
 describe('the backup', () => {
   it('is <zip>.bak, holding the previous archive, so globs like *.zip, *.whl or lib/*.jar never pick it up', () => {
@@ -32,13 +36,20 @@ describe('the backup', () => {
 
   it('is not kept with --no-backup (CLI), backup=false (MCP), or close --sync --no-backup', async () => {
     box.run(['write', 'notes.txt', 'one']);
-    expect(box.run(['sync', '--no-backup', '--json']).json).toMatchObject({ synced: true, backup_path: null, files_added: 1 });
+    expect(box.run(['sync', '--no-backup', '--json']).json).toMatchObject({
+      synced: true,
+      backup_path: null,
+      files_added: 1,
+    });
     expect(beside()).toStrictEqual(['reports.zip']);
 
     const mcp = await connect(box.home);
     try {
       await call(mcp.client, 'zipfs_write', { path: 'notes.txt', content: 'two' });
-      expect((await call(mcp.client, 'zipfs_sync', { backup: false })).data).toMatchObject({ synced: true, backup_path: null });
+      expect((await call(mcp.client, 'zipfs_sync', { backup: false })).data).toMatchObject({
+        synced: true,
+        backup_path: null,
+      });
     } finally {
       await mcp.close();
     }
@@ -53,21 +64,29 @@ describe('an interrupted sync', () => {
   it.each([
     ['SIGTERM', 143],
     ['SIGINT', 130],
-  ] as const)('removes its temporary archive on %s, and leaves the zip, the lock and the edits as they were', async (signal, code) => {
-    // A large addition streams through the deflater for a second or more, yielding as it goes.
-    fs.writeFileSync(path.join(root, 'big.bin'), crypto.randomBytes(96 << 20));
-    const before = sha(zip);
-    const child = Bun.spawn([BINARY, 'sync'], { env: { ...process.env, ZIPFS_HOME: box.home }, stdout: 'ignore', stderr: 'pipe' });
-    const deadline = Date.now() + 20_000;
-    while (!beside().some((n) => n.endsWith('.tmp')) && Date.now() < deadline) await Bun.sleep(5);
-    expect(beside().some((n) => n.endsWith('.tmp'))).toBe(true);
-    child.kill(signal);
-    expect(await child.exited).toBe(code);
-    expect(beside()).toStrictEqual(['reports.zip']);
-    expect(sha(zip)).toBe(before);
-    expect(box.run(['status', '--json']).json.added).toStrictEqual(['big.bin']);
-    expect(box.run(['write', 'after.txt', 'x', '--json']).json.written).toBe(true); // the lock was released
-  }, 60_000);
+  ] as const)(
+    'removes its temporary archive on %s, and leaves the zip, the lock and the edits as they were',
+    async (signal, code) => {
+      // A large addition streams through the deflater for a second or more, yielding as it goes.
+      fs.writeFileSync(path.join(root, 'big.bin'), crypto.randomBytes(96 << 20));
+      const before = sha(zip);
+      const child = Bun.spawn([BINARY, 'sync'], {
+        env: { ...process.env, ZIPFS_HOME: box.home },
+        stdout: 'ignore',
+        stderr: 'pipe',
+      });
+      const deadline = Date.now() + 20_000;
+      while (!beside().some((n) => n.endsWith('.tmp')) && Date.now() < deadline) await Bun.sleep(5);
+      expect(beside().some((n) => n.endsWith('.tmp'))).toBe(true);
+      child.kill(signal);
+      expect(await child.exited).toBe(code);
+      expect(beside()).toStrictEqual(['reports.zip']);
+      expect(sha(zip)).toBe(before);
+      expect(box.run(['status', '--json']).json.added).toStrictEqual(['big.bin']);
+      expect(box.run(['write', 'after.txt', 'x', '--json']).json.written).toBe(true); // the lock was released
+    },
+    60_000,
+  );
 
   it('leaves temporaries of killed syncs that close and prune remove, but never those of a live one', () => {
     const dead = ['.reports.zip.zipfs-999999-abc.tmp', 'reports.zip.bak.zipfs-999999.tmp'];
@@ -79,7 +98,12 @@ describe('an interrupted sync', () => {
     box.run(['open', zip]);
     for (const name of dead) fs.writeFileSync(path.join(box.dir, name), 'partial');
     // The session, and each temporary listed by its path (killed-sync-leftovers.test.ts).
-    expect(box.run(['prune', '--all', '--json']).json.pruned.map((p: { name: string }) => p.name).sort()).toStrictEqual([...dead.map((name) => path.join(fs.realpathSync(box.dir), name)), 'reports'].sort());
+    expect(
+      box
+        .run(['prune', '--all', '--json'])
+        .json.pruned.map((p: { name: string }) => p.name)
+        .sort(),
+    ).toStrictEqual([...dead.map((name) => path.join(fs.realpathSync(box.dir), name)), 'reports'].sort());
     expect(beside()).toStrictEqual([live, 'reports.zip'].sort());
     expect(fs.readFileSync(zip).equals(Buffer.from(reportsZip()))).toBe(true);
   });

@@ -57,7 +57,13 @@ describe('names sync would write', () => {
 
   it('refuses a path too deep for a workspace to hold on this system, which open would refuse too', () => {
     // 20 folders of 200 bytes, made a step at a time (bash: dash's cd stops at the path limit).
-    const made = Bun.spawnSync(['bash', '-c', `cd "$1" && for i in $(seq 20); do mkdir ${'e'.repeat(200)} && cd ${'e'.repeat(200)}; done && echo deep > f.txt`, 'bash', root]);
+    const made = Bun.spawnSync([
+      'bash',
+      '-c',
+      `cd "$1" && for i in $(seq 20); do mkdir ${'e'.repeat(200)} && cd ${'e'.repeat(200)}; done && echo deep > f.txt`,
+      'bash',
+      root,
+    ]);
     expect(made.exitCode).toBe(0);
     const status = box.run(['status', '--json']);
     expect(status.code).toBe(0);
@@ -67,7 +73,7 @@ describe('names sync would write', () => {
   });
 });
 
-describe('archives over open\'s limits', () => {
+describe("archives over open's limits", () => {
   it('refuses, before writing, a sync whose zip would have more entries than open takes; with the limit raised it syncs', () => {
     for (let i = 0; i < 5; i++) fs.writeFileSync(path.join(root, `f${i}.txt`), 'x');
     const refused = box.run(['sync', '--json'], { env: { ZIPFS_MAX_ENTRIES: '4' } }).json;

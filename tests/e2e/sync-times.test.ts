@@ -57,7 +57,8 @@ describe.skipIf(withPython.skip)(`file times through sync and open${withPython.w
   beforeAll(() => (times = timesAfterRoundTrip()));
 
   it('keeps times after 2038-01-19 (2040, 2100) exactly, and times before it as they were', () => {
-    for (const [name, time] of Object.entries(FITTING)) expect(new Date(times[name]!).toISOString(), name).toBe(time.toISOString());
+    for (const [name, time] of Object.entries(FITTING))
+      expect(new Date(times[name]!).toISOString(), name).toBe(time.toISOString());
   });
 
   it("refreshes a modified entry's extended timestamp with a time after 2038", () => {
@@ -73,13 +74,22 @@ describe.skipIf(withPython.skip)(`file times through sync and open${withPython.w
 print(json.dumps({i.filename: i.date_time for i in zipfile.ZipFile(sys.argv[1]).infolist()}))`;
     const read = JSON.parse(Bun.spawnSync(['python3', '-c', script, zip]).stdout.toString());
     for (const [name, time] of Object.entries({ ...FITTING, ...DOS_ONLY })) {
-      const local = [time.getFullYear(), time.getMonth() + 1, time.getDate(), time.getHours(), time.getMinutes(), time.getSeconds() & ~1];
+      const local = [
+        time.getFullYear(),
+        time.getMonth() + 1,
+        time.getDate(),
+        time.getHours(),
+        time.getMinutes(),
+        time.getSeconds() & ~1,
+      ];
       expect(read[name], name).toStrictEqual(local);
     }
   });
 
   it.skipIf(withZipinfo.skip)(`is what Info-ZIP's zipinfo reads from the extended timestamp${withZipinfo.why}`, () => {
-    const verbose = Bun.spawnSync(['zipinfo', '-v', zip, 'in-2040.txt', 'in-2100.txt', 'in-2107.txt'], { env: { ...process.env, TZ: 'UTC' } }).stdout.toString();
+    const verbose = Bun.spawnSync(['zipinfo', '-v', zip, 'in-2040.txt', 'in-2100.txt', 'in-2107.txt'], {
+      env: { ...process.env, TZ: 'UTC' },
+    }).stdout.toString();
     const [in2040, in2100, in2107] = verbose.split(/Central directory entry #\d+:/).slice(1);
     expect(in2040).toContain('file last modified on (UT extra field modtime): 2040 Jun 1 12:00:00 UTC');
     expect(in2100).toContain('file last modified on (UT extra field modtime): 2100 Jun 1 12:00:00 UTC');

@@ -21,14 +21,27 @@ let proj: string;
 let proj2: string;
 beforeEach(() => {
   box = sandbox();
-  zip = writeZip(box.dir, 'proj.zip', rawZip([{ name: 'a.txt', data: 'a\n' }, { name: 'b.txt', data: 'b\n' }, { name: 'c.txt', data: 'c\n' }, { name: 'd.txt', data: 'd\n' }]));
+  zip = writeZip(
+    box.dir,
+    'proj.zip',
+    rawZip([
+      { name: 'a.txt', data: 'a\n' },
+      { name: 'b.txt', data: 'b\n' },
+      { name: 'c.txt', data: 'c\n' },
+      { name: 'd.txt', data: 'd\n' },
+    ]),
+  );
   proj = box.run(['open', zip, '--json']).json.workspace_path;
   proj2 = box.run(['open', zip, '--name', 'proj2', '--json']).json.workspace_path;
 });
 afterEach(() => box.cleanup());
 
 const contents = (file: string): Record<string, string> =>
-  has('python3') ? Object.fromEntries(Object.entries(pythonRead(file).contents).map(([name, hex]) => [name, Buffer.from(hex, 'hex').toString()])) : {};
+  has('python3')
+    ? Object.fromEntries(
+        Object.entries(pythonRead(file).contents).map(([name, hex]) => [name, Buffer.from(hex, 'hex').toString()]),
+      )
+    : {};
 const names = (file: string) => rawEntries(file).order;
 
 /** The first session adds NEWFILE.txt, changes b.txt and deletes c.txt, and syncs. */
@@ -50,7 +63,11 @@ describe('status of a session whose zip another writer changed', () => {
     expect(shown.stderr).toContain('sync --merge takes these in');
     const mcp = await connect(box.home);
     try {
-      expect((await call(mcp.client, 'zipfs_status', { session: 'proj2' })).data.zip_changed).toStrictEqual(['A NEWFILE.txt', 'M b.txt', 'D c.txt']);
+      expect((await call(mcp.client, 'zipfs_status', { session: 'proj2' })).data.zip_changed).toStrictEqual([
+        'A NEWFILE.txt',
+        'M b.txt',
+        'D c.txt',
+      ]);
       expect((await call(mcp.client, 'zipfs_status', { session: 'proj' })).data.zip_changed).toBeUndefined();
     } finally {
       await mcp.close();
@@ -59,7 +76,7 @@ describe('status of a session whose zip another writer changed', () => {
 });
 
 describe('sync --merge', () => {
-  it('keeps both writers\' changes to different entries, in the zip\'s order, and leaves the workspace as the new zip', () => {
+  it("keeps both writers' changes to different entries, in the zip's order, and leaves the workspace as the new zip", () => {
     otherWriter();
     fs.writeFileSync(path.join(proj2, 'a.txt'), 'a from proj2\n');
     fs.writeFileSync(path.join(proj2, 'e.txt'), 'e\n');
@@ -71,18 +88,41 @@ describe('sync --merge', () => {
     // The plan first, writing nothing.
     const before = fs.readFileSync(zip);
     const plan = box.run(['sync', 'proj2', '--merge', '--dry-run', '--json']).json;
-    expect(plan).toMatchObject({ synced: false, files_modified: 1, files_added: 1, files_deleted: 1, from_zip: ['A NEWFILE.txt', 'M b.txt', 'D c.txt'] });
+    expect(plan).toMatchObject({
+      synced: false,
+      files_modified: 1,
+      files_added: 1,
+      files_deleted: 1,
+      from_zip: ['A NEWFILE.txt', 'M b.txt', 'D c.txt'],
+    });
     expect(fs.readFileSync(zip).equals(before)).toBe(true);
 
     const merged = box.run(['sync', 'proj2', '--merge', '--json']).json;
-    expect(merged).toMatchObject({ synced: true, files_modified: 1, files_added: 1, files_deleted: 1, from_zip: ['A NEWFILE.txt', 'M b.txt', 'D c.txt'] });
+    expect(merged).toMatchObject({
+      synced: true,
+      files_modified: 1,
+      files_added: 1,
+      files_deleted: 1,
+      from_zip: ['A NEWFILE.txt', 'M b.txt', 'D c.txt'],
+    });
     expect(names(zip)).toStrictEqual(['a.txt', 'b.txt', 'NEWFILE.txt', 'e.txt']);
-    if (has('python3')) expect(contents(zip)).toStrictEqual({ 'a.txt': 'a from proj2\n', 'b.txt': 'b from proj\n', 'NEWFILE.txt': 'new\n', 'e.txt': 'e\n' });
+    if (has('python3'))
+      expect(contents(zip)).toStrictEqual({
+        'a.txt': 'a from proj2\n',
+        'b.txt': 'b from proj\n',
+        'NEWFILE.txt': 'new\n',
+        'e.txt': 'e\n',
+      });
     // The workspace holds the other writer's changes too, and status is clean: the next sync needs no merge.
     expect(fs.readFileSync(path.join(proj2, 'NEWFILE.txt'), 'utf8')).toBe('new\n');
     expect(fs.readFileSync(path.join(proj2, 'b.txt'), 'utf8')).toBe('b from proj\n');
     expect(fs.existsSync(path.join(proj2, 'c.txt'))).toBe(false);
-    expect(box.run(['status', 'proj2', '--json']).json).toStrictEqual({ modified: [], added: [], deleted: [], unchanged_count: 4 });
+    expect(box.run(['status', 'proj2', '--json']).json).toStrictEqual({
+      modified: [],
+      added: [],
+      deleted: [],
+      unchanged_count: 4,
+    });
     fs.writeFileSync(path.join(proj2, 'a.txt'), 'again\n');
     expect(box.run(['sync', 'proj2', '--json']).json).toMatchObject({ synced: true, files_modified: 1 });
   });
@@ -101,7 +141,9 @@ describe('sync --merge', () => {
       expect(refused.message).toContain('"b.txt" (zip: modified, workspace: modified)');
       expect(refused.message).toContain('"c.txt" (zip: deleted, workspace: modified)');
       expect(refused.message).toContain('"NEWFILE.txt" (zip: added, workspace: added)');
-      expect((await call(mcp.client, 'zipfs_sync', { session: 'proj2', merge: true, force: true })).data.error.code).toBe('INVALID_INPUT');
+      expect(
+        (await call(mcp.client, 'zipfs_sync', { session: 'proj2', merge: true, force: true })).data.error.code,
+      ).toBe('INVALID_INPUT');
     } finally {
       await mcp.close();
     }
@@ -112,21 +154,43 @@ describe('sync --merge', () => {
     fs.writeFileSync(path.join(proj2, 'NEWFILE.txt'), 'new\n');
     fs.rmSync(path.join(proj2, 'c.txt'));
     // from_zip is the zip's side, as status listed it; a change both sides made is counted there only, not again in files_*.
-    expect(box.run(['status', 'proj2', '--json']).json.zip_changed).toStrictEqual(['A NEWFILE.txt', 'M b.txt', 'D c.txt']);
-    expect(box.run(['sync', 'proj2', '--merge', '--json']).json).toMatchObject({ synced: true, files_added: 0, files_modified: 0, files_deleted: 0, from_zip: ['A NEWFILE.txt', 'M b.txt', 'D c.txt'] });
+    expect(box.run(['status', 'proj2', '--json']).json.zip_changed).toStrictEqual([
+      'A NEWFILE.txt',
+      'M b.txt',
+      'D c.txt',
+    ]);
+    expect(box.run(['sync', 'proj2', '--merge', '--json']).json).toMatchObject({
+      synced: true,
+      files_added: 0,
+      files_modified: 0,
+      files_deleted: 0,
+      from_zip: ['A NEWFILE.txt', 'M b.txt', 'D c.txt'],
+    });
     expect(box.run(['status', 'proj2', '--json']).json).toMatchObject({ modified: [], added: [], deleted: [] });
   });
 
-  it.skipIf(needs('python3').skip)(`merges a zip another program appended to (Python's zipfile in append mode)${needs('python3').why}${REFERENCE_WHY}`, () => {
-    const appended = Bun.spawnSync(['python3', '-c', "import sys, zipfile\nwith zipfile.ZipFile(sys.argv[1], 'a') as z: z.writestr('from-python.txt', 'py\\n')", zip]);
-    expect(appended.exitCode).toBe(0);
-    fs.writeFileSync(path.join(proj2, 'd.txt'), 'd from proj2\n');
-    expect(box.run(['status', 'proj2', '--json']).json.zip_changed).toStrictEqual(['A from-python.txt']);
-    expect(box.run(['sync', 'proj2', '--merge', '--json']).json).toMatchObject({ synced: true, files_modified: 1, from_zip: ['A from-python.txt'] });
-    expect(contents(zip)).toMatchObject({ 'd.txt': 'd from proj2\n', 'from-python.txt': 'py\n' });
-    expect(fs.readFileSync(path.join(proj2, 'from-python.txt'), 'utf8')).toBe('py\n');
-    expectReferenceClean(zip);
-  });
+  it.skipIf(needs('python3').skip)(
+    `merges a zip another program appended to (Python's zipfile in append mode)${needs('python3').why}${REFERENCE_WHY}`,
+    () => {
+      const appended = Bun.spawnSync([
+        'python3',
+        '-c',
+        "import sys, zipfile\nwith zipfile.ZipFile(sys.argv[1], 'a') as z: z.writestr('from-python.txt', 'py\\n')",
+        zip,
+      ]);
+      expect(appended.exitCode).toBe(0);
+      fs.writeFileSync(path.join(proj2, 'd.txt'), 'd from proj2\n');
+      expect(box.run(['status', 'proj2', '--json']).json.zip_changed).toStrictEqual(['A from-python.txt']);
+      expect(box.run(['sync', 'proj2', '--merge', '--json']).json).toMatchObject({
+        synced: true,
+        files_modified: 1,
+        from_zip: ['A from-python.txt'],
+      });
+      expect(contents(zip)).toMatchObject({ 'd.txt': 'd from proj2\n', 'from-python.txt': 'py\n' });
+      expect(fs.readFileSync(path.join(proj2, 'from-python.txt'), 'utf8')).toBe('py\n');
+      expectReferenceClean(zip);
+    },
+  );
 
   it('refuses a zip replaced by something damaged, as open would', () => {
     fs.writeFileSync(path.join(proj2, 'a.txt'), 'changed\n');

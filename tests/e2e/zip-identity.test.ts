@@ -39,8 +39,11 @@ function rewriteKeepingSizeAndTime(zip: string, bytes: Uint8Array): void {
   expect([now.size, now.mtimeMs]).toEqual([was.size, was.mtimeMs]);
 }
 
-describe('another writer that keeps the zip\'s size and mtime', () => {
-  it.each([['an eager session', []], ['a lazy session', ['--lazy']]])('is seen in %s: status shows it, sync and diff refuse, nothing of it is reverted', (_kind, flags) => {
+describe("another writer that keeps the zip's size and mtime", () => {
+  it.each([
+    ['an eager session', []],
+    ['a lazy session', ['--lazy']],
+  ])('is seen in %s: status shows it, sync and diff refuse, nothing of it is reverted', (_kind, flags) => {
     const zip = writeZip(box.dir, 'app.zip', rawZip(app('v1')));
     expect(box.run(['open', zip, ...flags]).code).toBe(0);
     expect(box.run(['write', 'notes.txt', 'my changed notes\n']).code).toBe(0);
@@ -63,13 +66,21 @@ describe('another writer that keeps the zip\'s size and mtime', () => {
     expect(box.run(['read', 'notes.txt']).stdout).toContain('my changed notes');
   });
 
-  it('is seen by a lazy read, which refuses instead of serving the other archive\'s bytes', () => {
+  it("is seen by a lazy read, which refuses instead of serving the other archive's bytes", () => {
     const zip = writeZip(box.dir, 'app.zip', rawZip(app('v1')));
     expect(box.run(['open', zip, '--lazy']).code).toBe(0);
     rewriteKeepingSizeAndTime(zip, rawZip(app('v2')));
-    for (const args of [['read', 'version.txt'], ['grep', 'v'], ['extract', 'version.txt']]) {
+    for (const args of [
+      ['read', 'version.txt'],
+      ['grep', 'v'],
+      ['extract', 'version.txt'],
+    ]) {
       const result = box.run([...args, '--json']);
-      expect({ args, code: result.code, error: result.json?.error?.code }).toEqual({ args, code: ERROR_CODES.CONFLICT_DETECTED.exit, error: 'CONFLICT_DETECTED' });
+      expect({ args, code: result.code, error: result.json?.error?.code }).toEqual({
+        args,
+        code: ERROR_CODES.CONFLICT_DETECTED.exit,
+        error: 'CONFLICT_DETECTED',
+      });
     }
   });
 
@@ -87,13 +98,25 @@ describe('another writer that keeps the zip\'s size and mtime', () => {
 
 /** Two valid archives of the same names at other offsets and CRC-32s: one read's directory would not fit the other's headers. */
 function twoArchives(): [Uint8Array, Uint8Array] {
-  const entries = (fill: string, size: number): RawEntry[] => Array.from({ length: 30 }, (_, i) => ({ name: `dir/file-${i}.txt`, data: `${fill}${i}\n`.repeat(size), method: 8 as const }));
+  const entries = (fill: string, size: number): RawEntry[] =>
+    Array.from({ length: 30 }, (_, i) => ({
+      name: `dir/file-${i}.txt`,
+      data: `${fill}${i}\n`.repeat(size),
+      method: 8 as const,
+    }));
   return [rawZip(entries('alpha', 40)), rawZip(entries('the other archive ', 70))];
 }
 
 /** Runs `attempt` `rounds` times while another process renames one of two valid archives over the zip's path, again and again. */
-async function whileSwapping(zip: string, spare: string, rounds: number, attempt: (round: number) => void): Promise<void> {
-  const swapper = Bun.spawn(['bun', path.join(import.meta.dir, '../helpers/swap-loop.ts'), zip, spare], { stdout: 'pipe' });
+async function whileSwapping(
+  zip: string,
+  spare: string,
+  rounds: number,
+  attempt: (round: number) => void,
+): Promise<void> {
+  const swapper = Bun.spawn(['bun', path.join(import.meta.dir, '../helpers/swap-loop.ts'), zip, spare], {
+    stdout: 'pipe',
+  });
   try {
     Bun.sleepSync(100); // the loop is running
     for (let round = 0; round < rounds; round++) attempt(round);
@@ -103,37 +126,52 @@ async function whileSwapping(zip: string, spare: string, rounds: number, attempt
   }
 }
 
-describe.skipIf(process.platform !== 'linux')('readers racing a rename over the zip (Linux: renameat2 exchange)', () => {
-  const ROUNDS = 40;
+describe.skipIf(process.platform !== 'linux')(
+  'readers racing a rename over the zip (Linux: renameat2 exchange)',
+  () => {
+    const ROUNDS = 40;
 
-  it(`inspect and open never call a valid archive damaged (${ROUNDS} rounds each)`, async () => {
-    const [a, b] = twoArchives();
-    const zip = writeZip(box.dir, 'shared.zip', a);
-    const spare = writeZip(box.dir, 'spare.zip', b);
-    const falseDamage: string[] = [];
-    await whileSwapping(zip, spare, ROUNDS, (round) => {
-      const inspect = box.run(['inspect', zip, '--json']);
-      if (inspect.code !== 0 || inspect.json.warnings.length > 0) falseDamage.push(`inspect ${round}: ${inspect.stdout.slice(0, 300)}`);
-      const open = box.run(['open', zip, '--new', '--name', `s${round}`, '--json']);
-      if (open.code !== 0) falseDamage.push(`open ${round}: ${open.stdout.slice(0, 300)}`);
-      else expect(runZipfs(['close', `s${round}`, '--force'], { env: { ZIPFS_HOME: box.home } }).code).toBe(0);
+    it(`inspect and open never call a valid archive damaged (${ROUNDS} rounds each)`, async () => {
+      const [a, b] = twoArchives();
+      const zip = writeZip(box.dir, 'shared.zip', a);
+      const spare = writeZip(box.dir, 'spare.zip', b);
+      const falseDamage: string[] = [];
+      await whileSwapping(zip, spare, ROUNDS, (round) => {
+        const inspect = box.run(['inspect', zip, '--json']);
+        if (inspect.code !== 0 || inspect.json.warnings.length > 0)
+          falseDamage.push(`inspect ${round}: ${inspect.stdout.slice(0, 300)}`);
+        const open = box.run(['open', zip, '--new', '--name', `s${round}`, '--json']);
+        if (open.code !== 0) falseDamage.push(`open ${round}: ${open.stdout.slice(0, 300)}`);
+        else expect(runZipfs(['close', `s${round}`, '--force'], { env: { ZIPFS_HOME: box.home } }).code).toBe(0);
+      });
+      expect(falseDamage).toEqual([]);
     });
-    expect(falseDamage).toEqual([]);
-  });
 
-  it(`a lazy read and grep give the base's bytes or CONFLICT_DETECTED, never the other archive's or "damaged" (${ROUNDS} rounds)`, async () => {
-    const [a, b] = twoArchives();
-    const zip = writeZip(box.dir, 'shared.zip', a);
-    const spare = writeZip(box.dir, 'spare.zip', b);
-    expect(box.run(['open', zip, '--lazy']).code).toBe(0);
-    const wrong: string[] = [];
-    await whileSwapping(zip, spare, ROUNDS, (round) => {
-      const read = box.run(['read', `dir/file-${round % 30}.txt`, '--json']);
-      if (read.code === 0 ? !read.json.content.startsWith(`alpha${round % 30}\n`) : read.json?.error?.code !== 'CONFLICT_DETECTED') wrong.push(`read ${round}: ${read.stdout.slice(0, 300)}`);
-      // grep's worker reads the entries through the reader's descriptor, not a second open of the path.
-      const grep = box.run(['grep', 'alpha|other', '--count-all', '--json']);
-      if (grep.code === 0 ? grep.json.total_matches !== 30 * 40 || grep.json.matches.some((m: { line_content: string }) => !m.line_content.startsWith('alpha')) : grep.json?.error?.code !== 'CONFLICT_DETECTED') wrong.push(`grep ${round}: ${grep.stdout.slice(0, 300)}`);
+    it(`a lazy read and grep give the base's bytes or CONFLICT_DETECTED, never the other archive's or "damaged" (${ROUNDS} rounds)`, async () => {
+      const [a, b] = twoArchives();
+      const zip = writeZip(box.dir, 'shared.zip', a);
+      const spare = writeZip(box.dir, 'spare.zip', b);
+      expect(box.run(['open', zip, '--lazy']).code).toBe(0);
+      const wrong: string[] = [];
+      await whileSwapping(zip, spare, ROUNDS, (round) => {
+        const read = box.run(['read', `dir/file-${round % 30}.txt`, '--json']);
+        if (
+          read.code === 0
+            ? !read.json.content.startsWith(`alpha${round % 30}\n`)
+            : read.json?.error?.code !== 'CONFLICT_DETECTED'
+        )
+          wrong.push(`read ${round}: ${read.stdout.slice(0, 300)}`);
+        // grep's worker reads the entries through the reader's descriptor, not a second open of the path.
+        const grep = box.run(['grep', 'alpha|other', '--count-all', '--json']);
+        if (
+          grep.code === 0
+            ? grep.json.total_matches !== 30 * 40 ||
+              grep.json.matches.some((m: { line_content: string }) => !m.line_content.startsWith('alpha'))
+            : grep.json?.error?.code !== 'CONFLICT_DETECTED'
+        )
+          wrong.push(`grep ${round}: ${grep.stdout.slice(0, 300)}`);
+      });
+      expect(wrong).toEqual([]);
     });
-    expect(wrong).toEqual([]);
-  });
-});
+  },
+);

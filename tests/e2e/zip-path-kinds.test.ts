@@ -48,7 +48,11 @@ describe('a zip path that is not a regular file, given to open, inspect and open
 
   /** open, inspect and open --create all refuse `zip` with `code`, naming it and what it is; no session, no folder is left. */
   function expectAllRefuse(zip: string, code: ErrorCode, kind: string): void {
-    for (const args of [['open', zip], ['inspect', zip], ['open', zip, '--create']]) {
+    for (const args of [
+      ['open', zip],
+      ['inspect', zip],
+      ['open', zip, '--create'],
+    ]) {
       expectRefused(box.run([...args, '--json'], GUARD), code, zip, kind);
     }
     const workspaces = path.join(box.home, 'workspaces');
@@ -61,18 +65,21 @@ describe('a zip path that is not a regular file, given to open, inspect and open
     expectAllRefuse(zip, 'ZIP_INVALID', 'is a FIFO (named pipe), not a zip file');
   });
 
-  it.skipIf(withMkfifo.skip)(`follows a link to the zip, and refuses a link to a FIFO by what it names${withMkfifo.why}`, () => {
-    const fifo = path.join(box.dir, 'pipe');
-    mkfifo(fifo);
-    const toFifo = path.join(box.dir, 'to-pipe.zip');
-    fs.symlinkSync(fifo, toFifo);
-    expectAllRefuse(toFifo, 'ZIP_INVALID', 'a FIFO (named pipe)');
+  it.skipIf(withMkfifo.skip)(
+    `follows a link to the zip, and refuses a link to a FIFO by what it names${withMkfifo.why}`,
+    () => {
+      const fifo = path.join(box.dir, 'pipe');
+      mkfifo(fifo);
+      const toFifo = path.join(box.dir, 'to-pipe.zip');
+      fs.symlinkSync(fifo, toFifo);
+      expectAllRefuse(toFifo, 'ZIP_INVALID', 'a FIFO (named pipe)');
 
-    const toZip = path.join(box.dir, 'to-reports.zip');
-    fs.symlinkSync(writeZip(box.dir, 'reports.zip', reportsZip()), toZip);
-    expect(box.run(['inspect', toZip, '--json'], GUARD).json.total_entries).toBe(9);
-    expect(box.run(['open', toZip, '--json'], GUARD).json.file_count).toBe(6);
-  });
+      const toZip = path.join(box.dir, 'to-reports.zip');
+      fs.symlinkSync(writeZip(box.dir, 'reports.zip', reportsZip()), toZip);
+      expect(box.run(['inspect', toZip, '--json'], GUARD).json.total_entries).toBe(9);
+      expect(box.run(['open', toZip, '--json'], GUARD).json.file_count).toBe(6);
+    },
+  );
 
   it('refuses a socket', async () => {
     const zip = path.join(box.dir, 'agent.zip');
@@ -105,34 +112,45 @@ describe("something put in the zip's place after open", () => {
   /** diff and every sync refuse, naming the path and what is there; status still answers. Nothing replaced it. */
   function expectSessionRefuses(code: ErrorCode, kind: string): void {
     for (const args of [['diff'], ['sync'], ['sync', '--force'], ['sync', '--dry-run'], ['close', '--sync']]) {
-      expectRefused(box.run([...args, '--json'], GUARD), code, `The zip path ${zip} now holds ${kind}`, 'will neither read it nor write over it');
+      expectRefused(
+        box.run([...args, '--json'], GUARD),
+        code,
+        `The zip path ${zip} now holds ${kind}`,
+        'will neither read it nor write over it',
+      );
     }
     expect(box.run(['status', '--json'], GUARD).json.added).toStrictEqual(['notes.txt']);
     expect(fs.readdirSync(box.dir).sort()).toStrictEqual(['home', 'reports.zip', 'reports.zip.moved']);
   }
 
-  it.skipIf(withMkfifo.skip)(`refuses a FIFO at diff and sync, even forced, and syncs once the zip is back${withMkfifo.why}`, () => {
-    fs.renameSync(zip, `${zip}.moved`);
-    mkfifo(zip);
-    expectSessionRefuses('ZIP_INVALID', 'a FIFO (named pipe)');
-    expect(fs.lstatSync(zip).isFIFO()).toBe(true);
+  it.skipIf(withMkfifo.skip)(
+    `refuses a FIFO at diff and sync, even forced, and syncs once the zip is back${withMkfifo.why}`,
+    () => {
+      fs.renameSync(zip, `${zip}.moved`);
+      mkfifo(zip);
+      expectSessionRefuses('ZIP_INVALID', 'a FIFO (named pipe)');
+      expect(fs.lstatSync(zip).isFIFO()).toBe(true);
 
-    fs.rmSync(zip);
-    fs.renameSync(`${zip}.moved`, zip);
-    expect(box.run(['sync', '--json'], GUARD).json).toMatchObject({ synced: true, files_added: 1 });
-  });
+      fs.rmSync(zip);
+      fs.renameSync(`${zip}.moved`, zip);
+      expect(box.run(['sync', '--json'], GUARD).json).toMatchObject({ synced: true, files_added: 1 });
+    },
+  );
 
-  it.skipIf(withMkfifo.skip)(`answers status without touching a FIFO when a killed sync left its next manifest${withMkfifo.why}`, () => {
-    // What a sync killed between its rename and its manifest update leaves: status then looks at the zip.
-    const manifest = path.join(box.home, 'workspaces', 'reports', 'manifest.jsonl');
-    fs.copyFileSync(manifest, `${manifest}.next`);
-    fs.renameSync(zip, `${zip}.moved`);
-    mkfifo(zip);
-    const status = box.run(['status', '--json'], GUARD);
-    expect(status.code).toBe(0);
-    expect(status.json.added).toStrictEqual(['notes.txt']);
-    expect(fs.existsSync(`${manifest}.next`)).toBe(false); // not the archive it describes: forgotten
-  });
+  it.skipIf(withMkfifo.skip)(
+    `answers status without touching a FIFO when a killed sync left its next manifest${withMkfifo.why}`,
+    () => {
+      // What a sync killed between its rename and its manifest update leaves: status then looks at the zip.
+      const manifest = path.join(box.home, 'workspaces', 'reports', 'manifest.jsonl');
+      fs.copyFileSync(manifest, `${manifest}.next`);
+      fs.renameSync(zip, `${zip}.moved`);
+      mkfifo(zip);
+      const status = box.run(['status', '--json'], GUARD);
+      expect(status.code).toBe(0);
+      expect(status.json.added).toStrictEqual(['notes.txt']);
+      expect(fs.existsSync(`${manifest}.next`)).toBe(false); // not the archive it describes: forgotten
+    },
+  );
 
   it('refuses a socket and a folder in its place', async () => {
     fs.renameSync(zip, `${zip}.moved`);
@@ -151,43 +169,65 @@ describe("something put in the zip's place after open", () => {
     expect(sha(`${zip}.moved`)).toBe(before);
   });
 
-  it.skipIf(withMkfifo.skip)(`refuses a FIFO that appeared where an open --create session's archive is to go, even forced${withMkfifo.why}`, () => {
-    const fresh = path.join(box.dir, 'fresh.zip');
-    expect(box.run(['open', fresh, '--create', '--json'], GUARD).json.name).toBe('fresh');
-    mkfifo(fresh);
-    for (const args of [['sync', 'fresh'], ['sync', 'fresh', '--force']]) {
-      expectRefused(box.run([...args, '--json'], GUARD), 'ZIP_INVALID', `The zip path ${fresh} now holds a FIFO (named pipe)`);
-    }
-    expect(fs.lstatSync(fresh).isFIFO()).toBe(true);
-  });
+  it.skipIf(withMkfifo.skip)(
+    `refuses a FIFO that appeared where an open --create session's archive is to go, even forced${withMkfifo.why}`,
+    () => {
+      const fresh = path.join(box.dir, 'fresh.zip');
+      expect(box.run(['open', fresh, '--create', '--json'], GUARD).json.name).toBe('fresh');
+      mkfifo(fresh);
+      for (const args of [
+        ['sync', 'fresh'],
+        ['sync', 'fresh', '--force'],
+      ]) {
+        expectRefused(
+          box.run([...args, '--json'], GUARD),
+          'ZIP_INVALID',
+          `The zip path ${fresh} now holds a FIFO (named pipe)`,
+        );
+      }
+      expect(fs.lstatSync(fresh).isFIFO()).toBe(true);
+    },
+  );
 });
 
 describe('signals while zipfs waits', () => {
   const canSee = fs.existsSync('/proc/self/wchan');
 
-  it.skipIf(!canSee)('SIGTERM and SIGINT stop a zipfs waiting for stdin that never comes, at once (skipped without /proc/<pid>/wchan)', async () => {
-    const { box } = reportsSandbox(true);
-    try {
-      for (const [signal, code] of [['SIGTERM', 143], ['SIGINT', 130]] as const) {
-        // write without content reads it from stdin: this test holds it open and never writes.
-        const child = Bun.spawn([BINARY, 'write', 'notes.txt'], { env: { ...process.env, ZIPFS_HOME: box.home }, stdin: 'pipe', stdout: 'ignore', stderr: 'ignore' });
-        const waiting = () => {
-          try {
-            return /read/.test(fs.readFileSync(`/proc/${child.pid}/wchan`, 'utf8')); // anon_pipe_read, unix_stream_read_generic
-          } catch {
-            return false;
-          }
-        };
-        while (!waiting() && child.exitCode === null) await Bun.sleep(5);
-        expect(waiting()).toBe(true); // blocked in read(2) on stdin
-        child.kill(signal);
-        const guard = Bun.sleep(GUARD.timeoutMs).then(() => 'still waiting');
-        const outcome = await Promise.race([child.exited, guard]);
-        if (outcome === 'still waiting') child.kill('SIGKILL');
-        expect(outcome).toBe(code);
+  it.skipIf(!canSee)(
+    'SIGTERM and SIGINT stop a zipfs waiting for stdin that never comes, at once (skipped without /proc/<pid>/wchan)',
+    async () => {
+      const { box } = reportsSandbox(true);
+      try {
+        for (const [signal, code] of [
+          ['SIGTERM', 143],
+          ['SIGINT', 130],
+        ] as const) {
+          // write without content reads it from stdin: this test holds it open and never writes.
+          const child = Bun.spawn([BINARY, 'write', 'notes.txt'], {
+            env: { ...process.env, ZIPFS_HOME: box.home },
+            stdin: 'pipe',
+            stdout: 'ignore',
+            stderr: 'ignore',
+          });
+          const waiting = () => {
+            try {
+              return /read/.test(fs.readFileSync(`/proc/${child.pid}/wchan`, 'utf8')); // anon_pipe_read, unix_stream_read_generic
+            } catch {
+              return false;
+            }
+          };
+          while (!waiting() && child.exitCode === null) await Bun.sleep(5);
+          expect(waiting()).toBe(true); // blocked in read(2) on stdin
+          child.kill(signal);
+          const guard = Bun.sleep(GUARD.timeoutMs).then(() => 'still waiting');
+          const outcome = await Promise.race([child.exited, guard]);
+          if (outcome === 'still waiting') child.kill('SIGKILL');
+          expect(outcome).toBe(code);
+        }
+      } finally {
+        box.cleanup();
       }
-    } finally {
-      box.cleanup();
-    }
-  }, 30_000);
+    },
+    30_000,
+  );
 });

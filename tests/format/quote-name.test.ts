@@ -28,6 +28,8 @@ describe('names on a terminal', () => {
   });
 
   it('escapes only what acts on a terminal in prose', () => {
-    expect(escapeUnsafe('No file at /tmp/a\x1b[2K\nb.zip; "check" C:\\x')).toBe('No file at /tmp/a\\033[2K\\nb.zip; "check" C:\\x');
+    expect(escapeUnsafe('No file at /tmp/a\x1b[2K\nb.zip; "check" C:\\x')).toBe(
+      'No file at /tmp/a\\033[2K\\nb.zip; "check" C:\\x',
+    );
   });
 });

@@ -37,7 +37,12 @@ let python: string | null | undefined;
 /** The first interpreter that imports fusepy (which also loads libfuse.so.2); null when none does. */
 function fusePython(): string | null {
   if (python === undefined) {
-    python = PYTHONS.find((candidate) => (candidate.includes('/') ? fs.existsSync(candidate) : has(candidate)) && Bun.spawnSync([candidate, '-c', IMPORT], { stdout: 'ignore', stderr: 'ignore' }).exitCode === 0) ?? null;
+    python =
+      PYTHONS.find(
+        (candidate) =>
+          (candidate.includes('/') ? fs.existsSync(candidate) : has(candidate)) &&
+          Bun.spawnSync([candidate, '-c', IMPORT], { stdout: 'ignore', stderr: 'ignore' }).exitCode === 0,
+      ) ?? null;
   }
   return python;
 }
@@ -49,7 +54,8 @@ export function casefoldAvailable(): { skip: boolean; why: string } {
 }
 
 function casefoldMissing(): string | undefined {
-  if (process.platform !== 'linux') return 'a case-insensitive folder is mounted with Linux FUSE; on macOS and Windows the ordinary folders already are one';
+  if (process.platform !== 'linux')
+    return 'a case-insensitive folder is mounted with Linux FUSE; on macOS and Windows the ordinary folders already are one';
   try {
     fs.accessSync('/dev/fuse', fs.constants.R_OK | fs.constants.W_OK);
   } catch {
@@ -57,7 +63,8 @@ function casefoldMissing(): string | undefined {
   }
   if (!fusePython()) return `needs Python with fusepy and libfuse2: ${INSTALL}`;
   // Root mounts directly; anyone else goes through the setuid fusermount (fuse3's answers libfuse2 too).
-  if (!isRoot && !has('fusermount') && !has('fusermount3')) return `needs fusermount to mount as a normal user: ${INSTALL}`;
+  if (!isRoot && !has('fusermount') && !has('fusermount3'))
+    return `needs fusermount to mount as a normal user: ${INSTALL}`;
   return undefined;
 }
 
@@ -68,13 +75,15 @@ interface Mounted {
 
 /** FUSE mounts of casefold-fs, from mountinfo (whose fields escape space, tab, newline and backslash as \ooo). */
 function casefoldMounts(): Mounted[] {
-  const unescape = (field: string) => field.replace(/\\([0-7]{3})/g, (_, octal: string) => String.fromCharCode(Number.parseInt(octal, 8)));
+  const unescape = (field: string) =>
+    field.replace(/\\([0-7]{3})/g, (_, octal: string) => String.fromCharCode(Number.parseInt(octal, 8)));
   const mounts: Mounted[] = [];
   for (const line of fs.readFileSync('/proc/self/mountinfo', 'utf8').split('\n')) {
     const [before, after] = line.split(' - ');
     if (!before || !after) continue;
     const [type, source] = after.split(' ');
-    if (type === 'fuse.casefold') mounts.push({ mountpoint: unescape(before.split(' ')[4]!), source: unescape(source!) });
+    if (type === 'fuse.casefold')
+      mounts.push({ mountpoint: unescape(before.split(' ')[4]!), source: unescape(source!) });
   }
   return mounts;
 }
@@ -127,7 +136,8 @@ function removeLeftovers(): void {
       continue;
     }
     // Any process as `pid` keeps the folder: a server just spawned may not have exec'd python yet.
-    if (pid && commandLine(pid) === '' && !mounted.has(path.join(scratch, 'mnt'))) fs.rmSync(scratch, { recursive: true, force: true });
+    if (pid && commandLine(pid) === '' && !mounted.has(path.join(scratch, 'mnt')))
+      fs.rmSync(scratch, { recursive: true, force: true });
   }
 }
 
@@ -149,7 +159,11 @@ export async function mountCasefold(): Promise<CasefoldMount> {
   fs.mkdirSync(mountpoint);
   const logPath = path.join(scratch, 'server.log');
   const log = fs.openSync(logPath, 'w');
-  const server = Bun.spawn([interpreter, SERVER, backing, mountpoint], { stdin: 'ignore', stdout: 'pipe', stderr: log });
+  const server = Bun.spawn([interpreter, SERVER, backing, mountpoint], {
+    stdin: 'ignore',
+    stdout: 'pipe',
+    stderr: log,
+  });
   fs.closeSync(log);
   fs.writeFileSync(path.join(scratch, 'server.pid'), String(server.pid));
 
@@ -164,7 +178,8 @@ export async function mountCasefold(): Promise<CasefoldMount> {
       if (!waitGone(server.pid, 10_000)) server.kill('SIGKILL');
       detach(mountpoint);
       // Never remove through a mount: only a plain folder is deleted.
-      if (isMounted(mountpoint)) throw new Error(`casefold-fs: ${mountpoint} is still mounted; run fusermount3 -uz ${mountpoint}`);
+      if (isMounted(mountpoint))
+        throw new Error(`casefold-fs: ${mountpoint} is still mounted; run fusermount3 -uz ${mountpoint}`);
       fs.rmSync(scratch, { recursive: true, force: true });
     },
   };
@@ -175,11 +190,15 @@ export async function mountCasefold(): Promise<CasefoldMount> {
     let said = '';
     while (!said.includes('ready\n')) {
       const { value, done: ended } = await reader.read();
-      if (ended) throw new Error(`casefold-fs did not mount ${mountpoint} (exit ${await server.exited}): ${fs.readFileSync(logPath, 'utf8').trim().split('\n').slice(-5).join(' | ')}`);
+      if (ended)
+        throw new Error(
+          `casefold-fs did not mount ${mountpoint} (exit ${await server.exited}): ${fs.readFileSync(logPath, 'utf8').trim().split('\n').slice(-5).join(' | ')}`,
+        );
       said += decoder.decode(value, { stream: true });
     }
     reader.releaseLock();
-    if (!isMounted(mountpoint)) throw new Error(`casefold-fs said ready but ${mountpoint} is not in /proc/self/mountinfo`);
+    if (!isMounted(mountpoint))
+      throw new Error(`casefold-fs said ready but ${mountpoint} is not in /proc/self/mountinfo`);
   } catch (error) {
     mount.unmount();
     throw error;

@@ -14,7 +14,12 @@ export interface RunResult {
 }
 
 /** A fresh data directory and scratch folder, removed by `cleanup()`. */
-export function sandbox(): { home: string; dir: string; cleanup(): void; run(args: string[], options?: RunOptions): RunResult } {
+export function sandbox(): {
+  home: string;
+  dir: string;
+  cleanup(): void;
+  run(args: string[], options?: RunOptions): RunResult;
+} {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'zipfs-test-'));
   const home = path.join(dir, 'home');
   return {
@@ -37,7 +42,12 @@ export interface RunOptions {
 
 export function runZipfs(args: string[], options: RunOptions = {}): RunResult {
   const env: Record<string, string> = {};
-  for (const [key, value] of Object.entries({ ...process.env, NO_COLOR: '1', ZIPFS_SESSION: undefined, ...options.env })) {
+  for (const [key, value] of Object.entries({
+    ...process.env,
+    NO_COLOR: '1',
+    ZIPFS_SESSION: undefined,
+    ...options.env,
+  })) {
     if (value !== undefined) env[key] = value;
   }
   const result = Bun.spawnSync([...(options.prefix ?? []), BINARY, ...args], {
@@ -47,7 +57,8 @@ export function runZipfs(args: string[], options: RunOptions = {}): RunResult {
     timeout: options.timeoutMs ?? 60_000,
     killSignal: 'SIGKILL', // a zipfs hung in a system call may not hear SIGTERM
   });
-  if (result.exitedDueToTimeout) throw new Error(`zipfs ${args.join(' ')} did not finish within ${options.timeoutMs ?? 60_000} ms (hung)`);
+  if (result.exitedDueToTimeout)
+    throw new Error(`zipfs ${args.join(' ')} did not finish within ${options.timeoutMs ?? 60_000} ms (hung)`);
   const stdout = result.stdout.toString();
   let json: unknown;
   try {

@@ -20,7 +20,9 @@ const samples: [number, number][] = [];
 for (const year of [1995, 2011, 2024]) {
   for (const month of [3, 4, 9, 10, 11]) {
     for (let day = 1; day <= 31; day++) {
-      for (let hour = 0; hour < 4; hour++) for (let minute = 0; minute < 60; minute++) samples.push([((year - 1980) << 9) | (month << 5) | day, (hour << 11) | (minute << 5) | 7]);
+      for (let hour = 0; hour < 4; hour++)
+        for (let minute = 0; minute < 60; minute++)
+          samples.push([((year - 1980) << 9) | (month << 5) | day, (hour << 11) | (minute << 5) | 7]);
     }
   }
 }

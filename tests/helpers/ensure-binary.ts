@@ -20,6 +20,10 @@ function newestSource(dir: string): number {
 const built = fs.existsSync(BINARY) ? fs.statSync(BINARY).mtimeMs : 0;
 const sources = Math.max(newestSource(path.join(root, 'src')), fs.statSync(path.join(root, 'package.json')).mtimeMs);
 if (built < sources) {
-  const result = Bun.spawnSync([process.execPath, 'scripts/build.ts'], { cwd: root, stdout: 'ignore', stderr: 'inherit' });
+  const result = Bun.spawnSync([process.execPath, 'scripts/build.ts'], {
+    cwd: root,
+    stdout: 'ignore',
+    stderr: 'inherit',
+  });
   if (result.exitCode !== 0) throw new Error('building dist/zipfs failed; run `bun run build` to see why');
 }

@@ -33,5 +33,11 @@ export function reportsZip(): Uint8Array {
 
 /** An archive with a symlink entry pointing out of the folder. */
 export function symlinkZip(): Uint8Array {
-  return zipSync({ 'notes.txt': strToU8('hello\n'), escape: [strToU8('../../etc/passwd'), { os: 3, attrs: (0o120777 << 16) >>> 0 }] }, { mtime: MTIME });
+  return zipSync(
+    {
+      'notes.txt': strToU8('hello\n'),
+      escape: [strToU8('../../etc/passwd'), { os: 3, attrs: (0o120777 << 16) >>> 0 }],
+    },
+    { mtime: MTIME },
+  );
 }

@@ -8,7 +8,8 @@ import path from 'node:path';
 
 export type Graph = Map<string, Set<string>>;
 
-const SPECIFIER = /(?:^|[\s;])(?:import|export)\b[^'";]*?\bfrom\s*['"]([^'"]+)['"]|\bimport\s*\(\s*['"]([^'"]+)['"]\s*\)|^import\s+['"]([^'"]+)['"]/gm;
+const SPECIFIER =
+  /(?:^|[\s;])(?:import|export)\b[^'";]*?\bfrom\s*['"]([^'"]+)['"]|\bimport\s*\(\s*['"]([^'"]+)['"]\s*\)|^import\s+['"]([^'"]+)['"]/gm;
 
 function sourceFiles(dir: string): string[] {
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -28,7 +29,10 @@ export function importGraph(srcDir: string): Graph {
     for (const match of text.matchAll(SPECIFIER)) {
       const specifier = match[1] ?? match[2] ?? match[3]!;
       if (!specifier.startsWith('.')) continue;
-      const target = path.relative(srcDir, path.resolve(path.dirname(file), specifier)).split(path.sep).join('/');
+      const target = path
+        .relative(srcDir, path.resolve(path.dirname(file), specifier))
+        .split(path.sep)
+        .join('/');
       if (!target.startsWith('..')) targets.add(target);
     }
     graph.set(from, targets);

@@ -4,7 +4,10 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { BINARY } from './ensure-binary.ts';
 
-export async function connect(home: string, env: Record<string, string> = {}): Promise<{ client: Client; close(): Promise<void>; stderr: () => string }> {
+export async function connect(
+  home: string,
+  env: Record<string, string> = {},
+): Promise<{ client: Client; close(): Promise<void>; stderr: () => string }> {
   const transport = new StdioClientTransport({
     command: BINARY,
     args: ['mcp'],
@@ -19,7 +22,11 @@ export async function connect(home: string, env: Record<string, string> = {}): P
 }
 
 /** Calls a tool and returns its result: structuredContent on success, the `{ error }` object of the text block on failure. */
-export async function call(client: Client, name: string, args: Record<string, unknown> = {}): Promise<{ isError: boolean; data: any; text: string }> {
+export async function call(
+  client: Client,
+  name: string,
+  args: Record<string, unknown> = {},
+): Promise<{ isError: boolean; data: any; text: string }> {
   const result = await client.callTool({ name, arguments: args });
   const text = (result.content as { type: string; text: string }[])[0]?.text ?? '';
   if (result.isError) {

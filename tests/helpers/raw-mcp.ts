@@ -2,9 +2,19 @@
 import { BINARY } from './ensure-binary.ts';
 
 /** Sends each message as one line (a string is sent as it is: malformed input), then reads until the ids are answered. */
-export async function rawSession(home: string, messages: (object | string)[], waitForIds: (number | null)[]): Promise<{ lines: string[]; byId: Map<number | null, any>; stderr: string; exitCode: number }> {
-  const child = Bun.spawn([BINARY, 'mcp'], { stdin: 'pipe', stdout: 'pipe', stderr: 'pipe', env: { ...process.env, ZIPFS_HOME: home } });
-  for (const message of messages) child.stdin.write(`${typeof message === 'string' ? message : JSON.stringify(message)}\n`);
+export async function rawSession(
+  home: string,
+  messages: (object | string)[],
+  waitForIds: (number | null)[],
+): Promise<{ lines: string[]; byId: Map<number | null, any>; stderr: string; exitCode: number }> {
+  const child = Bun.spawn([BINARY, 'mcp'], {
+    stdin: 'pipe',
+    stdout: 'pipe',
+    stderr: 'pipe',
+    env: { ...process.env, ZIPFS_HOME: home },
+  });
+  for (const message of messages)
+    child.stdin.write(`${typeof message === 'string' ? message : JSON.stringify(message)}\n`);
   await child.stdin.flush();
   const lines: string[] = [];
   const byId = new Map<number | null, any>();
@@ -33,7 +43,12 @@ export async function rawSession(home: string, messages: (object | string)[], wa
 }
 
 export function initialize(id: number, protocolVersion: string): object {
-  return { jsonrpc: '2.0', id, method: 'initialize', params: { protocolVersion, capabilities: {}, clientInfo: { name: 'raw', version: '0' } } };
+  return {
+    jsonrpc: '2.0',
+    id,
+    method: 'initialize',
+    params: { protocolVersion, capabilities: {}, clientInfo: { name: 'raw', version: '0' } },
+  };
 }
 
 export const initialized = { jsonrpc: '2.0', method: 'notifications/initialized' };

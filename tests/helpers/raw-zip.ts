@@ -46,7 +46,8 @@ export function rawZip(entries: RawEntry[], options: { comment?: string; prefix?
   const info: { crc: number; packed: number; size: number; method: number }[] = [];
   entries.forEach((entry, i) => {
     const name = Buffer.from(entry.name, 'utf8');
-    const data = typeof entry.data === 'string' ? Buffer.from(entry.data) : Buffer.from(entry.data ?? new Uint8Array(0));
+    const data =
+      typeof entry.data === 'string' ? Buffer.from(entry.data) : Buffer.from(entry.data ?? new Uint8Array(0));
     const method = entry.method ?? 8;
     const packed = method === 8 ? zlib.deflateRawSync(data) : data;
     const crc = zlib.crc32(data) >>> 0;
@@ -58,21 +59,46 @@ export function rawZip(entries: RawEntry[], options: { comment?: string; prefix?
     } else {
       offset = length - base;
       push(u32(0x04034b50), u16(20), u16(flags), u16(method), u16(0), u16(0x21));
-      push(u32(crc), u32(packed.length), u32(entry.declaredSize ?? data.length), u16(name.length), u16(0), name, Buffer.from(packed));
+      push(
+        u32(crc),
+        u32(packed.length),
+        u32(entry.declaredSize ?? data.length),
+        u16(name.length),
+        u16(0),
+        name,
+        Buffer.from(packed),
+      );
       info.push({ crc, packed: packed.length, size: data.length, method });
     }
     offsets.push(offset);
     const meta = info[i]!;
     const madeBy = entry.unixMode !== undefined ? (3 << 8) | 20 : 20;
     central.push(u32(0x02014b50), u16(madeBy), u16(20), u16(flags), u16(meta.method), u16(0), u16(0x21));
-    central.push(u32(meta.crc), u32(meta.packed), u32(entry.declaredSize ?? meta.size), u16(name.length), u16(0), u16(0));
+    central.push(
+      u32(meta.crc),
+      u32(meta.packed),
+      u32(entry.declaredSize ?? meta.size),
+      u16(name.length),
+      u16(0),
+      u16(0),
+    );
     central.push(u16(0), u16(0), u32(((entry.unixMode ?? 0) << 16) >>> 0), u32(offset), name);
   });
   const cdOffset = length - base;
   const directory = Buffer.concat(central);
   push(directory);
   const comment = Buffer.from(options.comment ?? '');
-  push(u32(0x06054b50), u16(0), u16(0), u16(entries.length), u16(entries.length), u32(directory.length), u32(cdOffset), u16(comment.length), comment);
+  push(
+    u32(0x06054b50),
+    u16(0),
+    u16(0),
+    u16(entries.length),
+    u16(entries.length),
+    u32(directory.length),
+    u32(cdOffset),
+    u16(comment.length),
+    comment,
+  );
   return new Uint8Array(Buffer.concat(out));
 }
 
@@ -80,7 +106,12 @@ export function rawZip(entries: RawEntry[], options: { comment?: string; prefix?
 export const CENTRAL_FIELD = { compressedSize: 20, uncompressedSize: 24, localHeaderOffset: 42 } as const;
 
 /** A copy of `bytes` with one 32-bit field of `name`'s central-directory record overwritten: a damaged archive to order. */
-export function patchCentral(bytes: Uint8Array, name: string, field: keyof typeof CENTRAL_FIELD, value: number): Uint8Array {
+export function patchCentral(
+  bytes: Uint8Array,
+  name: string,
+  field: keyof typeof CENTRAL_FIELD,
+  value: number,
+): Uint8Array {
   const entry = readCentralDirectory(new BufferSource(bytes)).entries.find((e) => e.name === name);
   if (!entry) throw new Error(`no entry ${name}`);
   const out = Buffer.from(bytes);

@@ -9,7 +9,9 @@ import { dlopen, FFIType } from 'bun:ffi';
 
 const AT_FDCWD = -100;
 const RENAME_EXCHANGE = 2;
-const { symbols } = dlopen('libc.so.6', { renameat2: { args: [FFIType.i32, FFIType.cstring, FFIType.i32, FFIType.cstring, FFIType.u32], returns: FFIType.i32 } });
+const { symbols } = dlopen('libc.so.6', {
+  renameat2: { args: [FFIType.i32, FFIType.cstring, FFIType.i32, FFIType.cstring, FFIType.u32], returns: FFIType.i32 },
+});
 const [a, b] = [process.argv[2]!, process.argv[3]!];
 const [aBytes, bBytes] = [Buffer.from(`${a}\0`), Buffer.from(`${b}\0`)];
 const exchange = () => symbols.renameat2(AT_FDCWD, aBytes as never, AT_FDCWD, bBytes as never, RENAME_EXCHANGE) === 0;

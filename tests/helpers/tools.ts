@@ -51,10 +51,27 @@ export function binaryReachable(binary: string): boolean {
  * any skip as a failure (scripts/run-tests.ts).
  */
 /** Where a program the tests borrow comes from on Debian, for the skip message. */
-const DEBIAN_PACKAGES: Record<string, string> = { bsdtar: 'libarchive-tools', zipinfo: 'unzip', python3: 'python3', script: 'bsdutils', setpriv: 'util-linux', diff: 'diffutils', mkfifo: 'coreutils', javac: 'default-jdk-headless', jar: 'default-jdk-headless', java: 'default-jdk-headless' };
+const DEBIAN_PACKAGES: Record<string, string> = {
+  bsdtar: 'libarchive-tools',
+  zipinfo: 'unzip',
+  python3: 'python3',
+  script: 'bsdutils',
+  setpriv: 'util-linux',
+  diff: 'diffutils',
+  mkfifo: 'coreutils',
+  javac: 'default-jdk-headless',
+  jar: 'default-jdk-headless',
+  java: 'default-jdk-headless',
+};
 
 export function needs(...programs: string[]): { skip: boolean; why: string } {
   const missing = programs.filter((program) => !has(program));
   const packages = missing.map((program) => DEBIAN_PACKAGES[program] ?? program);
-  return { skip: missing.length > 0, why: missing.length > 0 ? ` (skipped: needs ${missing.join(', ')}: apt-get install ${[...new Set(packages)].join(' ')}; .ci/run does)` : '' };
+  return {
+    skip: missing.length > 0,
+    why:
+      missing.length > 0
+        ? ` (skipped: needs ${missing.join(', ')}: apt-get install ${[...new Set(packages)].join(' ')}; .ci/run does)`
+        : '',
+  };
 }

@@ -36,19 +36,28 @@ function binaryMatch(bytes: Buffer, regex: RegExp): { offset: number; text: stri
   while (from > 0 && hit.index - from < 200 && printable(from - 1)) from--;
   let to = hit.index + hit[0].length;
   while (to < latin1.length && to - hit.index < 200 && printable(to)) to++;
-  const text = latin1.slice(from, to).replace(/[^\x20-\x7e\t]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+  const text = latin1
+    .slice(from, to)
+    .replace(/[^\x20-\x7e\t]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
   return { offset: hit.index, text };
 }
 
 /** Every match in `bytes` (no max_results), and whether the file was skipped as binary. */
-export function wholeFileGrep(file: string, bytes: Uint8Array, options: WholeFileOptions): { matches: GrepMatch[]; skippedBinary: boolean } {
+export function wholeFileGrep(
+  file: string,
+  bytes: Uint8Array,
+  options: WholeFileOptions,
+): { matches: GrepMatch[]; skippedBinary: boolean } {
   const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
   const regex = new RegExp(options.pattern, options.flags);
   const text = grepText(buffer, options.encoding);
   if (text === undefined) {
     if (!options.binary) return { matches: [], skippedBinary: true };
     const hit = binaryMatch(buffer, regex);
-    return { matches: hit ? [{ file, line_number: 0, line_content: cut(hit.text), byte_offset: hit.offset }] : [], skippedBinary: false };
+    return {
+      matches: hit ? [{ file, line_number: 0, line_content: cut(hit.text), byte_offset: hit.offset }] : [],
+      skippedBinary: false,
+    };
   }
   const matches: GrepMatch[] = [];
   const lines = text.split('\n');

@@ -54,7 +54,10 @@ function wineEnv(extra: Record<string, string | undefined> = {}): Record<string,
  * 0.1 s with files).
  * stdin is a file too: Wine 8.0 cannot read a Linux pipe as a Windows program's stdin.
  */
-function spawnWine(command: string[], options: { env?: Record<string, string | undefined>; stdin?: string; cwd?: string; timeoutMs?: number } = {}): { code: number; stdout: string; stderr: string } {
+function spawnWine(
+  command: string[],
+  options: { env?: Record<string, string | undefined>; stdin?: string; cwd?: string; timeoutMs?: number } = {},
+): { code: number; stdout: string; stderr: string } {
   const timeout = options.timeoutMs ?? 60_000;
   const io = fs.mkdtempSync(path.join(os.tmpdir(), 'zipfs-wine-io-'));
   try {
@@ -67,8 +70,10 @@ function spawnWine(command: string[], options: { env?: Record<string, string | u
       stderr: Bun.file(path.join(io, 'stderr')),
       timeout,
     });
-    if (result.exitedDueToTimeout) throw new Error(`${command.slice(1).join(' ')} under Wine did not finish within ${timeout} ms (hung)`);
-    const read = (name: string) => (fs.existsSync(path.join(io, name)) ? fs.readFileSync(path.join(io, name), 'utf8') : '');
+    if (result.exitedDueToTimeout)
+      throw new Error(`${command.slice(1).join(' ')} under Wine did not finish within ${timeout} ms (hung)`);
+    const read = (name: string) =>
+      fs.existsSync(path.join(io, name)) ? fs.readFileSync(path.join(io, name), 'utf8') : '';
     return { code: result.exitCode ?? -1, stdout: read('stdout'), stderr: read('stderr') };
   } finally {
     fs.rmSync(io, { recursive: true, force: true });
@@ -79,7 +84,10 @@ function newestMtime(...files: string[]): number {
   let newest = 0;
   for (const file of files) {
     const stats = fs.statSync(file);
-    newest = Math.max(newest, stats.isDirectory() ? newestMtime(...fs.readdirSync(file).map((name) => path.join(file, name))) : stats.mtimeMs);
+    newest = Math.max(
+      newest,
+      stats.isDirectory() ? newestMtime(...fs.readdirSync(file).map((name) => path.join(file, name))) : stats.mtimeMs,
+    );
   }
   return newest;
 }
@@ -88,9 +96,20 @@ const mtime = (file: string) => (fs.existsSync(file) ? fs.statSync(file).mtimeMs
 
 /** zipfs.exe and the shim beside it, rebuilt when src/ changed since (as ensure-binary.ts does for dist/zipfs). */
 function ensureExe(): void {
-  if (mtime(EXE) >= newestMtime(path.join(root, 'src'), path.join(root, 'package.json')) && fs.existsSync(path.join(WINDOWS_DIR, 'bcryptprimitives.dll'))) return;
-  const result = Bun.spawnSync([process.execPath, 'scripts/build-windows.ts', '--wine-shim'], { cwd: root, stdout: 'ignore', stderr: 'pipe' });
-  if (result.exitCode !== 0) throw new Error(`building zipfs.exe failed (bun run build:windows -- --wine-shim): ${result.stderr.toString().trim().split('\n').at(-1)}`);
+  if (
+    mtime(EXE) >= newestMtime(path.join(root, 'src'), path.join(root, 'package.json')) &&
+    fs.existsSync(path.join(WINDOWS_DIR, 'bcryptprimitives.dll'))
+  )
+    return;
+  const result = Bun.spawnSync([process.execPath, 'scripts/build-windows.ts', '--wine-shim'], {
+    cwd: root,
+    stdout: 'ignore',
+    stderr: 'pipe',
+  });
+  if (result.exitCode !== 0)
+    throw new Error(
+      `building zipfs.exe failed (bun run build:windows -- --wine-shim): ${result.stderr.toString().trim().split('\n').at(-1)}`,
+    );
 }
 
 /** hold-file.exe (C, mingw-w64) and mcp-client.exe (TypeScript, compiled with Bun's Windows runtime), with the shim beside them. */
@@ -98,14 +117,27 @@ function ensureTools(): void {
   fs.mkdirSync(TOOLS_DIR, { recursive: true });
   const hold = path.join(TOOLS_DIR, 'hold-file.exe');
   if (mtime(hold) < mtime(path.join(TOOLS_SOURCE, 'hold-file.c'))) {
-    const gcc = Bun.spawnSync(['x86_64-w64-mingw32-gcc', '-municode', '-O2', '-o', hold, path.join(TOOLS_SOURCE, 'hold-file.c')], { stderr: 'pipe' });
+    const gcc = Bun.spawnSync(
+      ['x86_64-w64-mingw32-gcc', '-municode', '-O2', '-o', hold, path.join(TOOLS_SOURCE, 'hold-file.c')],
+      { stderr: 'pipe' },
+    );
     if (gcc.exitCode !== 0) throw new Error(`building hold-file.exe failed: ${gcc.stderr.toString().trim()}`);
   }
   const client = path.join(TOOLS_DIR, 'mcp-client.exe');
   if (mtime(client) < Math.max(mtime(path.join(TOOLS_SOURCE, 'mcp-client.ts')), mtime(path.join(root, 'bun.lock')))) {
-    const args = ['build', '--compile', '--minify', '--target=bun-windows-x64', `--compile-executable-path=${windowsRuntime()}`, path.join(TOOLS_SOURCE, 'mcp-client.ts'), '--outfile', client];
+    const args = [
+      'build',
+      '--compile',
+      '--minify',
+      '--target=bun-windows-x64',
+      `--compile-executable-path=${windowsRuntime()}`,
+      path.join(TOOLS_SOURCE, 'mcp-client.ts'),
+      '--outfile',
+      client,
+    ];
     const built = Bun.spawnSync([process.execPath, ...args], { cwd: root, stdout: 'ignore', stderr: 'pipe' });
-    if (built.exitCode !== 0) throw new Error(`building mcp-client.exe failed: ${built.stderr.toString().trim().split('\n').at(-1)}`);
+    if (built.exitCode !== 0)
+      throw new Error(`building mcp-client.exe failed: ${built.stderr.toString().trim().split('\n').at(-1)}`);
   }
   if (!fs.existsSync(path.join(TOOLS_DIR, 'bcryptprimitives.dll'))) buildWineShim(TOOLS_DIR);
 }
@@ -120,7 +152,8 @@ function ensurePrefix(): void {
   fs.mkdirSync(path.dirname(PREFIX), { recursive: true });
   const boot = spawnWine([WINE64, 'wineboot', '--init'], { timeoutMs: 180_000 });
   if (boot.code === 0) spawnWine([WINESERVER, '-w'], { timeoutMs: 120_000 });
-  if (boot.code !== 0 || !fs.existsSync(path.join(PREFIX, 'system.reg'))) throw new Error(`wineboot --init failed (exit ${boot.code}): ${boot.stderr.trim()}`);
+  if (boot.code !== 0 || !fs.existsSync(path.join(PREFIX, 'system.reg')))
+    throw new Error(`wineboot --init failed (exit ${boot.code}): ${boot.stderr.trim()}`);
 }
 
 /**
@@ -134,8 +167,15 @@ function keepServer(): void {
 }
 
 function readiness(): { skip: boolean; why: string } {
-  const missing = [fs.existsSync(WINE64) ? '' : 'wine64', has('x86_64-w64-mingw32-gcc') ? '' : 'x86_64-w64-mingw32-gcc'].filter(Boolean);
-  if (missing.length > 0) return { skip: true, why: ` (skipped: needs ${missing.join(', ')}: apt-get install wine64 wine mingw-w64; .ci/run does)` };
+  const missing = [
+    fs.existsSync(WINE64) ? '' : 'wine64',
+    has('x86_64-w64-mingw32-gcc') ? '' : 'x86_64-w64-mingw32-gcc',
+  ].filter(Boolean);
+  if (missing.length > 0)
+    return {
+      skip: true,
+      why: ` (skipped: needs ${missing.join(', ')}: apt-get install wine64 wine mingw-w64; .ci/run does)`,
+    };
   try {
     ensureExe();
     ensureTools();
@@ -170,9 +210,21 @@ export interface WineRunOptions {
 export function runExe(args: string[], options: WineRunOptions = {}): RunResult {
   // cmd.exe gets one command line: arguments with spaces or cmd's special characters cannot go this way.
   const command = options.windowsEnv
-    ? [WINE64, 'cmd', '/c', `${Object.entries(options.windowsEnv).map(([key, value]) => `set ${key}=${value}&& `).join('')}${toWindows(EXE)} ${args.join(' ')}`]
+    ? [
+        WINE64,
+        'cmd',
+        '/c',
+        `${Object.entries(options.windowsEnv)
+          .map(([key, value]) => `set ${key}=${value}&& `)
+          .join('')}${toWindows(EXE)} ${args.join(' ')}`,
+      ]
     : [WINE64, EXE, ...args];
-  const result = spawnWine(command, { env: { ZIPFS_SESSION: undefined, ...options.env }, stdin: options.stdin, cwd: options.cwd, timeoutMs: options.timeoutMs });
+  const result = spawnWine(command, {
+    env: { ZIPFS_SESSION: undefined, ...options.env },
+    stdin: options.stdin,
+    cwd: options.cwd,
+    timeoutMs: options.timeoutMs,
+  });
   let json: unknown;
   try {
     json = JSON.parse(result.stdout);
@@ -183,7 +235,12 @@ export function runExe(args: string[], options: WineRunOptions = {}): RunResult 
 }
 
 /** A fresh scratch folder whose `home` is ZIPFS_HOME, given to zipfs.exe as a Windows path. */
-export function wineSandbox(): { dir: string; home: string; cleanup(): void; run(args: string[], options?: WineRunOptions): RunResult } {
+export function wineSandbox(): {
+  dir: string;
+  home: string;
+  cleanup(): void;
+  run(args: string[], options?: WineRunOptions): RunResult;
+} {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'zipfs-wine-'));
   const home = path.join(dir, 'home');
   return {
@@ -202,13 +259,17 @@ export function wineSandbox(): { dir: string; home: string; cleanup(): void; run
 export async function holdOpen(file: string, share: 'none' | 'read'): Promise<{ release(): Promise<void> }> {
   const io = fs.mkdtempSync(path.join(os.tmpdir(), 'zipfs-wine-hold-'));
   const said = path.join(io, 'stdout');
-  const holder = Bun.spawn([WINE64, path.join(TOOLS_DIR, 'hold-file.exe'), toWindows(file), share, toWindows(path.join(io, 'release'))], {
-    env: wineEnv(),
-    stdin: 'ignore',
-    stdout: Bun.file(said), // a file, not a pipe: see spawnWine
-    stderr: Bun.file(path.join(io, 'stderr')),
-  });
-  const read = (name: string) => (fs.existsSync(path.join(io, name)) ? fs.readFileSync(path.join(io, name), 'utf8') : '');
+  const holder = Bun.spawn(
+    [WINE64, path.join(TOOLS_DIR, 'hold-file.exe'), toWindows(file), share, toWindows(path.join(io, 'release'))],
+    {
+      env: wineEnv(),
+      stdin: 'ignore',
+      stdout: Bun.file(said), // a file, not a pipe: see spawnWine
+      stderr: Bun.file(path.join(io, 'stderr')),
+    },
+  );
+  const read = (name: string) =>
+    fs.existsSync(path.join(io, name)) ? fs.readFileSync(path.join(io, name), 'utf8') : '';
   for (let waited = 0; !read('stdout').includes('held'); waited += 20) {
     if (holder.exitCode !== null || waited > 60_000) {
       holder.kill();
@@ -233,11 +294,17 @@ export interface McpTranscript {
 }
 
 /** Runs the Windows-side MCP client against `zipfs.exe mcp`, making `calls` one after another. */
-export function mcpCalls(env: Record<string, string>, calls: { name: string; arguments?: Record<string, unknown> }[]): McpTranscript {
+export function mcpCalls(
+  env: Record<string, string>,
+  calls: { name: string; arguments?: Record<string, unknown> }[],
+): McpTranscript {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'zipfs-wine-mcp-'));
   try {
     fs.writeFileSync(path.join(dir, 'calls.json'), JSON.stringify(calls));
-    const result = spawnWine([WINE64, path.join(TOOLS_DIR, 'mcp-client.exe'), toWindows(EXE), toWindows(path.join(dir, 'calls.json'))], { env, timeoutMs: 120_000 });
+    const result = spawnWine(
+      [WINE64, path.join(TOOLS_DIR, 'mcp-client.exe'), toWindows(EXE), toWindows(path.join(dir, 'calls.json'))],
+      { env, timeoutMs: 120_000 },
+    );
     if (result.code !== 0) throw new Error(`mcp-client.exe exited ${result.code}: ${result.stderr}`);
     return JSON.parse(result.stdout);
   } finally {

@@ -2,7 +2,13 @@
 import { expect } from 'bun:test';
 import fs from 'node:fs';
 import { has } from './tools.ts';
-import { FileSource, locateEntryData, readCentralDirectory, readEntryData, type ZipEntry } from '../../src/zip/index.ts';
+import {
+  FileSource,
+  locateEntryData,
+  readCentralDirectory,
+  readEntryData,
+  type ZipEntry,
+} from '../../src/zip/index.ts';
 
 export interface RawView {
   entry: ZipEntry;
@@ -50,7 +56,11 @@ with zipfile.ZipFile(sys.argv[1]) as z:
 export function infoZip(file: string): { test: number; testOutput: string; zipinfo: string } {
   const test = Bun.spawnSync(['unzip', '-t', file]);
   const info = Bun.spawnSync(['zipinfo', file]);
-  return { test: test.exitCode ?? -1, testOutput: test.stdout.toString() + test.stderr.toString(), zipinfo: info.stdout.toString() };
+  return {
+    test: test.exitCode ?? -1,
+    testOutput: test.stdout.toString() + test.stderr.toString(),
+    zipinfo: info.stdout.toString(),
+  };
 }
 
 export function sha(file: string): string {
@@ -64,7 +74,12 @@ export function sha(file: string): string {
  * their names, so what checked (or that nothing did) shows in the run.
  */
 export const REFERENCE: 'unzip' | 'python' | undefined = has('unzip') ? 'unzip' : has('python3') ? 'python' : undefined;
-export const REFERENCE_WHY = REFERENCE === 'unzip' ? '' : REFERENCE === 'python' ? " (whole-archive check by Python's zipfile: no unzip)" : ' (whole-archive check skipped: needs unzip or python3; .ci/run installs them)';
+export const REFERENCE_WHY =
+  REFERENCE === 'unzip'
+    ? ''
+    : REFERENCE === 'python'
+      ? " (whole-archive check by Python's zipfile: no unzip)"
+      : ' (whole-archive check skipped: needs unzip or python3; .ci/run installs them)';
 
 /** The reference reader finds the whole archive clean (unzip -t exits 0; Python reads every entry). */
 export function expectReferenceClean(file: string): void {

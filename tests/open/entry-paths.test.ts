@@ -25,17 +25,23 @@ describe('entry names to workspace paths', () => {
     expect(entryPath(name)).toStrictEqual({ path, isDirectory });
   });
 
-  it.each(['../x', '/abs', '//x', '\\x', 'C:/x', 'c:x', 'a/../../x', '..\\x', 'a\0b', '/'])('refuses %p as PATH_TRAVERSAL', (name) => {
-    expect(codeOf(() => entryPath(name))).toBe('PATH_TRAVERSAL');
-  });
+  it.each(['../x', '/abs', '//x', '\\x', 'C:/x', 'c:x', 'a/../../x', '..\\x', 'a\0b', '/'])(
+    'refuses %p as PATH_TRAVERSAL',
+    (name) => {
+      expect(codeOf(() => entryPath(name))).toBe('PATH_TRAVERSAL');
+    },
+  );
 
   it.each(['', '.', 'a/..'])('refuses the empty name %p as ZIP_INVALID', (name) => {
     expect(codeOf(() => entryPath(name))).toBe('ZIP_INVALID');
   });
 
-  it.each(['./', './/', 'a/../'])('takes %p, a folder naming the archive root (bsdtar writes "./"), as the workspace itself', (name) => {
-    expect(entryPath(name)).toStrictEqual({ path: '', isDirectory: true });
-  });
+  it.each(['./', './/', 'a/../'])(
+    'takes %p, a folder naming the archive root (bsdtar writes "./"), as the workspace itself',
+    (name) => {
+      expect(entryPath(name)).toStrictEqual({ path: '', isDirectory: true });
+    },
+  );
 
   it('refuses a name part longer than file systems allow (255 bytes), in a folder as in a file name', () => {
     expect(codeOf(() => entryPath(`${'d'.repeat(256)}/file.txt`))).toBe('ZIP_INVALID');

@@ -6,7 +6,8 @@ import { BufferSource, readCentralDirectory } from '../../src/zip/index.ts';
 import { rawZip, type RawEntry } from '../helpers/raw-zip.ts';
 
 const limits = loadLimits({});
-const plan = (entries: RawEntry[], overrides = {}, refuse?: Refuse) => planExtraction(readCentralDirectory(new BufferSource(rawZip(entries))), { ...limits, ...overrides }, refuse);
+const plan = (entries: RawEntry[], overrides = {}, refuse?: Refuse) =>
+  planExtraction(readCentralDirectory(new BufferSource(rawZip(entries))), { ...limits, ...overrides }, refuse);
 
 function failure(fn: () => unknown): ZipfsError {
   try {
@@ -19,8 +20,16 @@ function failure(fn: () => unknown): ZipfsError {
 
 describe('extraction plan', () => {
   it('types entries, adds implied folders and counts', () => {
-    const result = plan([{ name: 'a/b/c.txt', data: 'x' }, { name: 'a/', data: '' }, { name: 'link', data: 't', unixMode: 0o120777 }]);
-    expect(result.items.map((i) => [i.path, i.type])).toStrictEqual([['a/b/c.txt', 'file'], ['a', 'dir'], ['link', 'symlink']]);
+    const result = plan([
+      { name: 'a/b/c.txt', data: 'x' },
+      { name: 'a/', data: '' },
+      { name: 'link', data: 't', unixMode: 0o120777 },
+    ]);
+    expect(result.items.map((i) => [i.path, i.type])).toStrictEqual([
+      ['a/b/c.txt', 'file'],
+      ['a', 'dir'],
+      ['link', 'symlink'],
+    ]);
     expect(result.directories).toStrictEqual(['a', 'a/b']);
     expect([result.fileCount, result.dirCount, result.totalBytes]).toStrictEqual([2, 2, 2]);
   });
@@ -47,15 +56,37 @@ describe('extraction plan', () => {
   });
 
   it('leaves overlapping entries to the layout check open runs next (layout.ts), which knows the exact bound', () => {
-    expect(plan([{ name: 'a', data: 'a'.repeat(1000) }, { name: 'b', shareDataOf: 0 }]).fileCount).toBe(2);
+    expect(
+      plan([
+        { name: 'a', data: 'a'.repeat(1000) },
+        { name: 'b', shareDataOf: 0 },
+      ]).fileCount,
+    ).toBe(2);
   });
 
   it('hands every refusal to a collecting refuse, the first being the one open throws', () => {
-    const entries: RawEntry[] = [{ name: '../up', data: 'x' }, { name: 'x' }, { name: 'x' }, { name: 'secret', data: 'x', flags: 1 }, { name: 'C:/win', data: 'x' }];
+    const entries: RawEntry[] = [
+      { name: '../up', data: 'x' },
+      { name: 'x' },
+      { name: 'x' },
+      { name: 'secret', data: 'x', flags: 1 },
+      { name: 'C:/win', data: 'x' },
+    ];
     const refusals: ZipfsError[] = [];
     plan(entries, { maxEntries: 4 }, (refusal: ZipfsError) => refusals.push(refusal));
-    expect(refusals.map((r) => r.code)).toStrictEqual(['ZIP_BOMB_DETECTED', 'PATH_TRAVERSAL', 'ZIP_INVALID', 'PATH_TRAVERSAL', 'ZIP_INVALID']);
+    expect(refusals.map((r) => r.code)).toStrictEqual([
+      'ZIP_BOMB_DETECTED',
+      'PATH_TRAVERSAL',
+      'ZIP_INVALID',
+      'PATH_TRAVERSAL',
+      'ZIP_INVALID',
+    ]);
     expect(refusals[0]).toStrictEqual(failure(() => plan(entries, { maxEntries: 4 })));
-    expect(refusals.slice(1).map((r) => r.message.slice(0, 22))).toStrictEqual(['Entry "../up" climbs o', 'Entries "x" and "x" ar', 'Entry "C:/win" starts ', 'Entry "secret": is enc']);
+    expect(refusals.slice(1).map((r) => r.message.slice(0, 22))).toStrictEqual([
+      'Entry "../up" climbs o',
+      'Entries "x" and "x" ar',
+      'Entry "C:/win" starts ',
+      'Entry "secret": is enc',
+    ]);
   });
 });

@@ -14,7 +14,9 @@ let root: string;
 let zipPath: string;
 let entries: Map<string, GrepZipEntry>;
 
-const big = Array.from({ length: 120_000 }, (_, i) => (i % 1000 === 3 ? `${i} needle in a large entry` : `${i} hay`)).join('\n');
+const big = Array.from({ length: 120_000 }, (_, i) =>
+  i % 1000 === 3 ? `${i} needle in a large entry` : `${i} hay`,
+).join('\n');
 
 beforeAll(() => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'zipfs-grep-zip-'));
@@ -42,10 +44,16 @@ beforeAll(() => {
   const source = new FileSource(zipPath);
   try {
     entries = new Map(
-      readCentralDirectory(source).entries.map(({ name, flags, method, compressedSize, uncompressedSize, crc32, localHeaderOffset }) => [
-        name,
-        { file: name, zipPath, entry: { name, flags, method, compressedSize, uncompressedSize, crc32, localHeaderOffset } },
-      ]),
+      readCentralDirectory(source).entries.map(
+        ({ name, flags, method, compressedSize, uncompressedSize, crc32, localHeaderOffset }) => [
+          name,
+          {
+            file: name,
+            zipPath,
+            entry: { name, flags, method, compressedSize, uncompressedSize, crc32, localHeaderOffset },
+          },
+        ],
+      ),
     );
   } finally {
     source.close();
@@ -78,13 +86,23 @@ describe('grep of entries read from a zip (lazy sessions)', () => {
     // "a/" sorts before "a.txt", as listFiles walks; the file on disk wins over the zip's copy of shadow.txt.
     expect(files(result)).toStrictEqual(['a/inner.txt', 'a.txt', 'big.txt', 'docs/b.txt', 'docs/c.md', 'shadow.txt']);
     expect(result.matches.find((m) => m.file === 'shadow.txt')!.line_content).toBe('needle, the copy on disk');
-    expect(result.matches.find((m) => m.file === 'docs/c.md')).toStrictEqual({ file: 'docs/c.md', line_number: 2, line_content: 'needle stored' });
+    expect(result.matches.find((m) => m.file === 'docs/c.md')).toStrictEqual({
+      file: 'docs/c.md',
+      line_number: 2,
+      line_content: 'needle stored',
+    });
     expect(result).toMatchObject({ files_searched: 7, skipped_binary: 1 }); // image.bin; shadow.txt once
   });
 
   it('gives the same lines as the whole-file search for a large deflated entry', async () => {
     const result = await grepWorkspace(request(['big.txt'], { start: 'big.txt', contextLines: 2 }));
-    const whole = wholeFileGrep('big.txt', Buffer.from(big), { pattern: 'needle', flags: '', contextLines: 2, encoding: 'utf-8', binary: false });
+    const whole = wholeFileGrep('big.txt', Buffer.from(big), {
+      pattern: 'needle',
+      flags: '',
+      contextLines: 2,
+      encoding: 'utf-8',
+      binary: false,
+    });
     expect(result.matches).toStrictEqual(whole.matches);
     expect(result.matches).toHaveLength(120);
   });
@@ -97,11 +115,18 @@ describe('grep of entries read from a zip (lazy sessions)', () => {
 
   it('searches a binary entry on request, with the byte offset', async () => {
     const result = await grepWorkspace(request(['image.bin'], { glob: '*.bin', binary: true }));
-    expect(result.matches).toStrictEqual([{ file: 'image.bin', line_number: 0, line_content: 'needle', byte_offset: 4 }]);
+    expect(result.matches).toStrictEqual([
+      { file: 'image.bin', line_number: 0, line_content: 'needle', byte_offset: 4 },
+    ]);
   });
 
   it.each([
-    ['an entry whose headers lie about its size', 'z/bomb.txt', 'ZIP_BOMB_DETECTED', /inflates to more than the 100 bytes its header declares/],
+    [
+      'an entry whose headers lie about its size',
+      'z/bomb.txt',
+      'ZIP_BOMB_DETECTED',
+      /inflates to more than the 100 bytes its header declares/,
+    ],
     ['an entry whose data does not match its CRC', 'z/crc.txt', 'ZIP_INVALID', /CRC-32 mismatch/],
   ])('rejects the search with the ZipfsError for %s', async (_, name, code, message) => {
     const error = await grepWorkspace(request([...healthy, name])).catch((thrown) => thrown);

@@ -12,9 +12,23 @@ afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 function entry(index: number): EntryRecord {
   const name = `folder-${index % 7}/naïve-文件-${index}-${'x'.repeat(index % 300)}.txt`;
   return {
-    kind: 'entry', index, name, path: name, type: 'file', size: index, compressed_size: index, crc32: index * 7, method: 8, flags: 0x800,
-    dos_time: 0, dos_date: 33, mtime_ms: 1_700_000_000_000 + index, mode: index % 2 ? 0o644 : null, external_attributes: 0,
-    local_header_offset: index * 100, central_offset: index * 80,
+    kind: 'entry',
+    index,
+    name,
+    path: name,
+    type: 'file',
+    size: index,
+    compressed_size: index,
+    crc32: index * 7,
+    method: 8,
+    flags: 0x800,
+    dos_time: 0,
+    dos_date: 33,
+    mtime_ms: 1_700_000_000_000 + index,
+    mode: index % 2 ? 0o644 : null,
+    external_attributes: 0,
+    local_header_offset: index * 100,
+    central_offset: index * 80,
     ...(index % 3 ? { extracted: { size: index, mtime_ms: 1, ctime_ms: 2, ino: index } } : {}),
   };
 }
@@ -22,9 +36,17 @@ function entry(index: number): EntryRecord {
 test('a session record larger than a batch (a zip of many symlinks) is written whole', () => {
   const symlinks = Array.from({ length: 60_000 }, (_, i) => `links/ссылка-${i}`);
   const session: SessionRecord = {
-    kind: 'session', format: MANIFEST_FORMAT, id: 'id', name: 'links', source_path: '/tmp/links.zip',
-    source: { size: 1, mtime_ms: 2, directory_sha256: 'ab' }, created_at: '2026-11-23T00:00:00.000Z',
-    file_count: 2, dir_count: 1, extracted_size_bytes: 1, symlinks,
+    kind: 'session',
+    format: MANIFEST_FORMAT,
+    id: 'id',
+    name: 'links',
+    source_path: '/tmp/links.zip',
+    source: { size: 1, mtime_ms: 2, directory_sha256: 'ab' },
+    created_at: '2026-11-23T00:00:00.000Z',
+    file_count: 2,
+    dir_count: 1,
+    extracted_size_bytes: 1,
+    symlinks,
   };
   const file = path.join(dir, 'links.jsonl');
   writeManifest(file, session, [entry(1), entry(2)]);
@@ -34,9 +56,17 @@ test('a session record larger than a batch (a zip of many symlinks) is written w
 
 test('a manifest of several MiB round-trips through writeManifest and readManifest', () => {
   const session: SessionRecord = {
-    kind: 'session', format: MANIFEST_FORMAT, id: 'id', name: 'big', source_path: '/tmp/big.zip',
-    source: { size: 1, mtime_ms: 2, directory_sha256: 'ab' }, created_at: '2026-11-23T00:00:00.000Z',
-    file_count: 9000, dir_count: 7, extracted_size_bytes: 1, symlinks: [],
+    kind: 'session',
+    format: MANIFEST_FORMAT,
+    id: 'id',
+    name: 'big',
+    source_path: '/tmp/big.zip',
+    source: { size: 1, mtime_ms: 2, directory_sha256: 'ab' },
+    created_at: '2026-11-23T00:00:00.000Z',
+    file_count: 9000,
+    dir_count: 7,
+    extracted_size_bytes: 1,
+    symlinks: [],
   };
   const entries = Array.from({ length: 9000 }, (_, i) => entry(i));
   const file = path.join(dir, 'manifest.jsonl');

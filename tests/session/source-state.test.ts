@@ -9,14 +9,27 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { FileSource, readPackedDirectory } from '../../src/zip/index.ts';
-import { fingerprintOf, fingerprintSource, openBase, sameArchive, sourceState } from '../../src/session/source-state.ts';
+import {
+  fingerprintOf,
+  fingerprintSource,
+  openBase,
+  sameArchive,
+  sourceState,
+} from '../../src/session/source-state.ts';
 import type { SessionRecord } from '../../src/session/manifest.ts';
 import { rawZip } from '../helpers/raw-zip.ts';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'zipfs-source-state-'));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-const archive = (version: string, prefix?: Uint8Array) => rawZip([{ name: 'a.txt', data: 'alpha\n', method: 0 }, { name: 'v.txt', data: `${version}\n`, method: 0 }], { comment: 'c', prefix });
+const archive = (version: string, prefix?: Uint8Array) =>
+  rawZip(
+    [
+      { name: 'a.txt', data: 'alpha\n', method: 0 },
+      { name: 'v.txt', data: `${version}\n`, method: 0 },
+    ],
+    { comment: 'c', prefix },
+  );
 
 function recordOf(zip: string): SessionRecord {
   const source = new FileSource(zip);
@@ -27,7 +40,10 @@ function recordOf(zip: string): SessionRecord {
   }
 }
 
-test.each([['a plain archive', undefined], ['one behind a self-extractor stub', new Uint8Array(333).fill(7)]])('the streamed fingerprint of %s is the recorded one', (_what, prefix) => {
+test.each([
+  ['a plain archive', undefined],
+  ['one behind a self-extractor stub', new Uint8Array(333).fill(7)],
+])('the streamed fingerprint of %s is the recorded one', (_what, prefix) => {
   const zip = path.join(dir, `plain-${prefix ? 'stub' : 'none'}.zip`);
   fs.writeFileSync(zip, archive('v1', prefix));
   const source = new FileSource(zip, 64 << 10);

@@ -35,7 +35,11 @@ describe('CentralBuffer', () => {
       const entry = parseCentralRecordBytes(bytes.subarray(start), i, 0, start);
       expect(entry.localHeaderOffset).toBe(7 + i);
       expect(entry.name).toBe(['a.txt', 'folder/b.txt', 'c'][i]!);
-      expect(Buffer.from(bytes.subarray(start, start + records[i]!.length)).equals(relocateCentralRecord(records[i]!, 7 + i))).toBe(true);
+      expect(
+        Buffer.from(bytes.subarray(start, start + records[i]!.length)).equals(
+          relocateCentralRecord(records[i]!, 7 + i),
+        ),
+      ).toBe(true);
     });
     // The source records are copied, never changed.
     expect(parseCentralRecordBytes(records[1]!, 1, 0, 0).localHeaderOffset).toBe(1000);

@@ -27,9 +27,9 @@ describe('zip reader on the shared corpus', () => {
   it.each(valid.map((f) => [f.file, f] as const))('reads %s as expected', (file, record) => {
     withSource(file, (source) => {
       const directory = readCentralDirectory(source);
-      expect(directory.entries.map((e) => ({ name: e.name, size: e.uncompressedSize, is_dir: e.isDirectory }))).toStrictEqual(
-        record.entries!.map((e) => ({ name: e.name, size: e.size!, is_dir: e.is_dir! })),
-      );
+      expect(
+        directory.entries.map((e) => ({ name: e.name, size: e.uncompressedSize, is_dir: e.isDirectory })),
+      ).toStrictEqual(record.entries!.map((e) => ({ name: e.name, size: e.size!, is_dir: e.is_dir! })));
       expect(directory.comment).toBe(record.comment ?? '');
       for (const [i, expected] of record.entries!.entries()) {
         const entry = directory.entries[i]!;
@@ -39,7 +39,8 @@ describe('zip reader on the shared corpus', () => {
         const content = expectedContent(expected);
         if (content) expect(Buffer.from(data).equals(Buffer.from(content))).toBe(true);
         if (expected.sha256) expect(createHash('sha256').update(data).digest('hex')).toBe(expected.sha256);
-        if (expected.mode_octal && entry.unixMode !== undefined) expect((entry.unixMode & 0o777).toString(8)).toBe(expected.mode_octal);
+        if (expected.mode_octal && entry.unixMode !== undefined)
+          expect((entry.unixMode & 0o777).toString(8)).toBe(expected.mode_octal);
       }
     });
   });
@@ -53,23 +54,28 @@ describe('zip reader on the shared corpus', () => {
     }
   });
 
-  it.each(readFails.map((f) => [f.file, f] as const))('never returns the data of a damaged entry in %s', (file, record) => {
-    withSource(file, (source) => {
-      let directory;
-      try {
-        directory = readCentralDirectory(source);
-      } catch (error) {
-        expect((error as ZipfsError).code).toBe('ZIP_INVALID'); // rejecting the whole archive is allowed
-        return;
-      }
-      const mustFail = record.entries!.map((e, i) => (e.read_must_fail ? i : -1)).filter((i) => i >= 0);
-      const byName = (record.error_entries ?? []).map((n) => directory.entries.findIndex((e) => e.name === n)).filter((i) => i >= 0);
-      const failing = new Set([...mustFail, ...byName]);
-      expect(failing.size).toBeGreaterThan(0);
-      for (const index of failing) {
-        const entry = directory.entries[index]!;
-        expect(() => readEntryData(source, entry)).toThrow(ZipfsError);
-      }
-    });
-  });
+  it.each(readFails.map((f) => [f.file, f] as const))(
+    'never returns the data of a damaged entry in %s',
+    (file, record) => {
+      withSource(file, (source) => {
+        let directory;
+        try {
+          directory = readCentralDirectory(source);
+        } catch (error) {
+          expect((error as ZipfsError).code).toBe('ZIP_INVALID'); // rejecting the whole archive is allowed
+          return;
+        }
+        const mustFail = record.entries!.map((e, i) => (e.read_must_fail ? i : -1)).filter((i) => i >= 0);
+        const byName = (record.error_entries ?? [])
+          .map((n) => directory.entries.findIndex((e) => e.name === n))
+          .filter((i) => i >= 0);
+        const failing = new Set([...mustFail, ...byName]);
+        expect(failing.size).toBeGreaterThan(0);
+        for (const index of failing) {
+          const entry = directory.entries[index]!;
+          expect(() => readEntryData(source, entry)).toThrow(ZipfsError);
+        }
+      });
+    },
+  );
 });

@@ -10,10 +10,21 @@ import { dateToDosDateTime, dosDateTimeToDate } from '../../src/zip/dos-time.ts'
 const helper = path.join(import.meta.dir, '..', 'helpers', 'dos-time-mismatches.ts');
 
 // Newfoundland changed offset at 00:01 until 2011, Chatham changes at 2:45, Lord Howe by half an hour.
-for (const zone of ['UTC', 'Europe/Berlin', 'America/New_York', 'Australia/Lord_Howe', 'America/St_Johns', 'Pacific/Chatham', 'Asia/Kolkata']) {
+for (const zone of [
+  'UTC',
+  'Europe/Berlin',
+  'America/New_York',
+  'Australia/Lord_Howe',
+  'America/St_Johns',
+  'Pacific/Chatham',
+  'Asia/Kolkata',
+]) {
   for (const native of ['1', '0']) {
     test(`DOS fields read as local time in ${zone} (${native === '1' ? 'C library' : 'Date'}): every minute around changes of offset, and random fields`, () => {
-      const run = Bun.spawnSync([process.execPath, helper], { env: { ...process.env, TZ: zone, ZIPFS_NATIVE: native }, stderr: 'inherit' });
+      const run = Bun.spawnSync([process.execPath, helper], {
+        env: { ...process.env, TZ: zone, ZIPFS_NATIVE: native },
+        stderr: 'inherit',
+      });
       expect(run.exitCode).toBe(0);
       const result = JSON.parse(run.stdout.toString());
       expect(result.native).toBe(native === '1' && process.platform === 'linux');

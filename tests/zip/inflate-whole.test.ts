@@ -10,7 +10,10 @@ import { InflateError, inflateRaw } from '../../src/zip/codec.ts';
 const small = Buffer.from('a small text entry\n'.repeat(50)); // deflates to well under 16 KiB
 const large = Buffer.from(Array.from({ length: 40_000 }, (_, i) => `${(i * 2654435761) % 1000003} `).join('')); // deflates to more
 
-for (const [label, original] of [['small input (Bun inflate)', small], ['large input (node:zlib)', large]] as const) {
+for (const [label, original] of [
+  ['small input (Bun inflate)', small],
+  ['large input (node:zlib)', large],
+] as const) {
   describe(label, () => {
     const deflated = zlib.deflateRawSync(original);
 

@@ -5,7 +5,13 @@
  * parsed one does, and counting a directory gives what indexing it gives.
  */
 import { describe, expect, it } from 'bun:test';
-import { FileSource, entryLayoutFault, packedLayoutFault, readCentralDirectory, readPackedDirectory } from '../../src/zip/index.ts';
+import {
+  FileSource,
+  entryLayoutFault,
+  packedLayoutFault,
+  readCentralDirectory,
+  readPackedDirectory,
+} from '../../src/zip/index.ts';
 import { countEntries, lazyEntriesOf } from '../../src/session/lazy-entries.ts';
 import { entryPath, isPlainPath } from '../../src/rules/entry-paths.ts';
 import { foldersOf } from '../../src/rules/item-type.ts';
@@ -35,46 +41,64 @@ describe('the packed directory', () => {
     expect(readable.length).toBeGreaterThan(10);
   });
 
-  it.each(readable.map((file) => [file.file]))('reads the fields of %s in place as the parsed entries have them', (file) => {
-    const source = new FileSource(corpusPath(file));
-    try {
-      const whole = readCentralDirectory(source);
-      const packed = readPackedDirectory(source);
-      expect(packed.count).toBe(whole.entries.length);
-      whole.entries.forEach((entry, i) => {
-        expect(packed.localHeaderOffset(i)).toBe(entry.localHeaderOffset);
-        expect(packed.compressedSize(i)).toBe(entry.compressedSize);
-        expect(packed.uncompressedSize(i)).toBe(entry.uncompressedSize);
-        expect([packed.flags(i), packed.method(i), packed.isSymlink(i)]).toEqual([entry.flags, entry.method, entry.isSymlink]);
-        const plain = packed.plainName(i);
-        if (plain !== undefined) expect(plain).toBe(entry.name);
-        expect(packed.record(i)).toEqual(source.read(entry.centralOffset, entry.centralLength));
-      });
-      // Where each entry's raw bytes end: the next local header in file order, or the directory.
-      const ends = packed.rawEnds();
-      const ordered = [...whole.entries].sort((a, b) => a.localHeaderOffset - b.localHeaderOffset);
-      ordered.forEach((entry, k) => expect(ends[entry.index]).toBe(ordered[k + 1]?.localHeaderOffset ?? whole.centralStart));
-    } finally {
-      source.close();
-    }
-  });
-
-  it.each(readable.map((file) => [file.file]))('finds a header fault in %s exactly where the parsed check does', (file) => {
-    const source = new FileSource(corpusPath(file), 64 * 1024);
-    try {
-      const packed = readPackedDirectory(source);
-      const order = packed.byOffset();
-      for (let k = 0; k < order.length; k++) {
-        const [i, next] = [order[k]!, order[k + 1]];
-        const limit = next === undefined ? packed.centralStart : packed.localHeaderOffset(next);
-        const parsed = entryLayoutFault(source, packed.entry(i), limit, packed.centralStart, next === undefined ? undefined : packed.entry(next));
-        const inPlace = packedLayoutFault(source, packed, i, limit, next);
-        expect(inPlace?.message).toBe(parsed?.message);
+  it.each(readable.map((file) => [file.file]))(
+    'reads the fields of %s in place as the parsed entries have them',
+    (file) => {
+      const source = new FileSource(corpusPath(file));
+      try {
+        const whole = readCentralDirectory(source);
+        const packed = readPackedDirectory(source);
+        expect(packed.count).toBe(whole.entries.length);
+        whole.entries.forEach((entry, i) => {
+          expect(packed.localHeaderOffset(i)).toBe(entry.localHeaderOffset);
+          expect(packed.compressedSize(i)).toBe(entry.compressedSize);
+          expect(packed.uncompressedSize(i)).toBe(entry.uncompressedSize);
+          expect([packed.flags(i), packed.method(i), packed.isSymlink(i)]).toEqual([
+            entry.flags,
+            entry.method,
+            entry.isSymlink,
+          ]);
+          const plain = packed.plainName(i);
+          if (plain !== undefined) expect(plain).toBe(entry.name);
+          expect(packed.record(i)).toEqual(source.read(entry.centralOffset, entry.centralLength));
+        });
+        // Where each entry's raw bytes end: the next local header in file order, or the directory.
+        const ends = packed.rawEnds();
+        const ordered = [...whole.entries].sort((a, b) => a.localHeaderOffset - b.localHeaderOffset);
+        ordered.forEach((entry, k) =>
+          expect(ends[entry.index]).toBe(ordered[k + 1]?.localHeaderOffset ?? whole.centralStart),
+        );
+      } finally {
+        source.close();
       }
-    } finally {
-      source.close();
-    }
-  });
+    },
+  );
+
+  it.each(readable.map((file) => [file.file]))(
+    'finds a header fault in %s exactly where the parsed check does',
+    (file) => {
+      const source = new FileSource(corpusPath(file), 64 * 1024);
+      try {
+        const packed = readPackedDirectory(source);
+        const order = packed.byOffset();
+        for (let k = 0; k < order.length; k++) {
+          const [i, next] = [order[k]!, order[k + 1]];
+          const limit = next === undefined ? packed.centralStart : packed.localHeaderOffset(next);
+          const parsed = entryLayoutFault(
+            source,
+            packed.entry(i),
+            limit,
+            packed.centralStart,
+            next === undefined ? undefined : packed.entry(next),
+          );
+          const inPlace = packedLayoutFault(source, packed, i, limit, next);
+          expect(inPlace?.message).toBe(parsed?.message);
+        }
+      } finally {
+        source.close();
+      }
+    },
+  );
 
   it.each(readable.map((file) => [file.file]))('counts the files and folders of %s as its index does', (file) => {
     const source = new FileSource(corpusPath(file));
@@ -88,14 +112,17 @@ describe('the packed directory', () => {
         throw error;
       }
       const items = lazy.paths.map((path, i) => ({ path, type: lazy.type(i) }));
-      expect(countEntries(packed)).toEqual({ files: items.filter((item) => item.type !== 'dir').length, folders: foldersOf(items).size });
+      expect(countEntries(packed)).toEqual({
+        files: items.filter((item) => item.type !== 'dir').length,
+        folders: foldersOf(items).size,
+      });
     } finally {
       source.close();
     }
   });
 });
 
-describe('a lazy open\'s checks of names', () => {
+describe("a lazy open's checks of names", () => {
   const check = (names: string[]) => {
     const bytes = rawZip(names.map((name) => ({ name, data: name.endsWith('/') ? '' : 'x' })));
     return () => lazyEntriesOf(readPackedDirectory(new BufferSource(bytes)), {});
@@ -107,14 +134,47 @@ describe('a lazy open\'s checks of names', () => {
   });
 
   it('takes a name as its own path only where entryPath gives it back as it is', () => {
-    const names = ['a.txt', 'a/b/c.txt', 'dir/', '...', 'a/.../b', '.hidden', 'x./y', 'C:x', 'c:/x', '1:x', './a', 'a/./b', 'a/../b', '..', '/abs', 'a//b', 'a\\b', 'caf\u00e9', 'a\u0000b', 'dir//', `${'n'.repeat(255)}/x`, 'n'.repeat(256)];
+    const names = [
+      'a.txt',
+      'a/b/c.txt',
+      'dir/',
+      '...',
+      'a/.../b',
+      '.hidden',
+      'x./y',
+      'C:x',
+      'c:/x',
+      '1:x',
+      './a',
+      'a/./b',
+      'a/../b',
+      '..',
+      '/abs',
+      'a//b',
+      'a\\b',
+      'caf\u00e9',
+      'a\u0000b',
+      'dir//',
+      `${'n'.repeat(255)}/x`,
+      'n'.repeat(256),
+    ];
     for (const name of names) {
       const bytes = Buffer.from(name, 'utf8');
       if (!isPlainPath(bytes, 0, bytes.length)) continue;
       expect([name, entryPath(name).path]).toEqual([name, name.replace(/\/$/, '')]);
     }
     const plain = names.filter((name) => isPlainPath(Buffer.from(name), 0, Buffer.byteLength(name)));
-    expect(plain).toEqual(['a.txt', 'a/b/c.txt', 'dir/', '...', 'a/.../b', '.hidden', 'x./y', '1:x', `${'n'.repeat(255)}/x`]);
+    expect(plain).toEqual([
+      'a.txt',
+      'a/b/c.txt',
+      'dir/',
+      '...',
+      'a/.../b',
+      '.hidden',
+      'x./y',
+      '1:x',
+      `${'n'.repeat(255)}/x`,
+    ]);
   });
 
   it('refuses a climb out, two entries at one path, and a file where a folder must be', () => {
@@ -124,12 +184,16 @@ describe('a lazy open\'s checks of names', () => {
   });
 
   it('notes what a folder folding case cannot hold, and refuses none of it', () => {
-    const bytes = rawZip([{ name: 'README.txt', data: '1' }, { name: 'readme.txt', data: '2' }, { name: 'other.txt', data: '3' }]);
+    const bytes = rawZip([
+      { name: 'README.txt', data: '1' },
+      { name: 'readme.txt', data: '2' },
+      { name: 'other.txt', data: '3' },
+    ]);
     const { facts } = lazyEntriesOf(readPackedDirectory(new BufferSource(bytes)), { caseInsensitive: true });
     expect(facts.unrepresentable?.map((u) => u.index).sort()).toEqual([0, 1]);
   });
 
-  it('keeps a large directory\'s count of files and folders right across parents that repeat', () => {
+  it("keeps a large directory's count of files and folders right across parents that repeat", () => {
     const names = ['top/', 'top/a/1.txt', 'top/a/2.txt', 'top/b/1.txt', 'top/a.txt', 'x.txt', 'deep/er/est/f.txt'];
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'zipfs-packed-'));
     try {

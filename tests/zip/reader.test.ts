@@ -4,7 +4,14 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ZipfsError } from '../../src/base/errors.ts';
-import { BufferSource, FileSource, locateEntryData, readCentralDirectory, readEntryData, streamEntryData } from '../../src/zip/index.ts';
+import {
+  BufferSource,
+  FileSource,
+  locateEntryData,
+  readCentralDirectory,
+  readEntryData,
+  streamEntryData,
+} from '../../src/zip/index.ts';
 import { rawZip } from '../helpers/raw-zip.ts';
 
 const withPython = needs('python3');
@@ -16,7 +23,12 @@ afterAll(() => fs.rmSync(scratch, { recursive: true, force: true }));
 function readAll(bytes: Uint8Array) {
   const source = new BufferSource(bytes);
   const directory = readCentralDirectory(source);
-  return { directory, contents: directory.entries.map((e) => (e.isDirectory ? null : Buffer.from(readEntryData(source, e)).toString('utf8'))) };
+  return {
+    directory,
+    contents: directory.entries.map((e) =>
+      e.isDirectory ? null : Buffer.from(readEntryData(source, e)).toString('utf8'),
+    ),
+  };
 }
 
 function errorOf(fn: () => unknown): ZipfsError {
@@ -38,8 +50,10 @@ function python(script: string): Uint8Array {
 }
 
 describe('zip reader against other writers', () => {
-  it.skipIf(withPython.skip)(`reads a zip64 archive written by Python with comments, UTF-8 names and both methods${withPython.why}`, () => {
-    const bytes = python(`
+  it.skipIf(withPython.skip)(
+    `reads a zip64 archive written by Python with comments, UTF-8 names and both methods${withPython.why}`,
+    () => {
+      const bytes = python(`
 import sys, zipfile
 with zipfile.ZipFile(sys.argv[1], 'w') as z:
     z.comment = b'archive comment'
@@ -48,25 +62,29 @@ with zipfile.ZipFile(sys.argv[1], 'w') as z:
     i = zipfile.ZipInfo('deflated/日本語.txt'); i.compress_type = zipfile.ZIP_DEFLATED
     with z.open(i, 'w', force_zip64=True) as f: f.write(b'y' * 5000)
 `);
-    const { directory, contents } = readAll(bytes);
-    expect(directory.comment).toBe('archive comment');
-    expect(directory.entries.map((e) => e.name)).toStrictEqual(['stored.txt', 'deflated/日本語.txt']);
-    expect(directory.entries[0]!.comment).toBe('entry comment');
-    expect(directory.entries[0]!.modifiedAt).toStrictEqual(new Date(2024, 4, 6, 7, 8, 10));
-    expect(contents).toStrictEqual(['plain', 'y'.repeat(5000)]);
-  });
+      const { directory, contents } = readAll(bytes);
+      expect(directory.comment).toBe('archive comment');
+      expect(directory.entries.map((e) => e.name)).toStrictEqual(['stored.txt', 'deflated/日本語.txt']);
+      expect(directory.entries[0]!.comment).toBe('entry comment');
+      expect(directory.entries[0]!.modifiedAt).toStrictEqual(new Date(2024, 4, 6, 7, 8, 10));
+      expect(contents).toStrictEqual(['plain', 'y'.repeat(5000)]);
+    },
+  );
 
-  it.skipIf(withPython.skip)(`reads zip64 end records and extra fields (Python with more than 65535 entries)${withPython.why}`, () => {
-    const bytes = python(`
+  it.skipIf(withPython.skip)(
+    `reads zip64 end records and extra fields (Python with more than 65535 entries)${withPython.why}`,
+    () => {
+      const bytes = python(`
 import sys, zipfile
 with zipfile.ZipFile(sys.argv[1], 'w', allowZip64=True) as z:
     for i in range(65540): z.writestr(f'f{i}', '')
 `);
-    const { directory } = readAll(bytes);
-    expect(directory.zip64).toBe(true);
-    expect(directory.entries).toHaveLength(65540);
-    expect(directory.entries.at(-1)!.name).toBe('f65539');
-  });
+      const { directory } = readAll(bytes);
+      expect(directory.zip64).toBe(true);
+      expect(directory.entries).toHaveLength(65540);
+      expect(directory.entries.at(-1)!.name).toBe('f65539');
+    },
+  );
 
   it.skipIf(withZip.skip)(`reads Info-ZIP zip output: Unix modes, extended timestamps, symlinks${withZip.why}`, () => {
     const dir = path.join(scratch, 'infozip');
@@ -88,7 +106,10 @@ with zipfile.ZipFile(sys.argv[1], 'w', allowZip64=True) as z:
   });
 
   it('finds the archive behind a prefix stub and past trailing junk', () => {
-    const zip = rawZip([{ name: 'a.txt', data: 'hello' }], { comment: 'c', prefix: new TextEncoder().encode('#!/bin/sh\nexit 0\n') });
+    const zip = rawZip([{ name: 'a.txt', data: 'hello' }], {
+      comment: 'c',
+      prefix: new TextEncoder().encode('#!/bin/sh\nexit 0\n'),
+    });
     const withJunk = new Uint8Array([...zip, ...new TextEncoder().encode('junk after the end')]);
     const { directory, contents } = readAll(withJunk);
     expect(directory.baseOffset).toBe(17);
@@ -131,8 +152,13 @@ describe('zip reader on damaged input', () => {
   });
 
   it('refuses a non-zip and a cut-off end record', () => {
-    expect(errorOf(() => readCentralDirectory(new BufferSource(new TextEncoder().encode('hello world, not a zip file')))).code).toBe('ZIP_INVALID');
-    expect(errorOf(() => readCentralDirectory(new BufferSource(good.subarray(0, good.length - 5)))).code).toBe('ZIP_INVALID');
+    expect(
+      errorOf(() => readCentralDirectory(new BufferSource(new TextEncoder().encode('hello world, not a zip file'))))
+        .code,
+    ).toBe('ZIP_INVALID');
+    expect(errorOf(() => readCentralDirectory(new BufferSource(good.subarray(0, good.length - 5)))).code).toBe(
+      'ZIP_INVALID',
+    );
   });
 });
 
@@ -158,10 +184,15 @@ describe('streaming large entries', () => {
     await expect(collect(liar)).rejects.toMatchObject({ code: 'ZIP_BOMB_DETECTED' });
     const source = new BufferSource(rawZip([{ name: 'big.txt', data: big }]));
     const entry = { ...readCentralDirectory(source).entries[0]!, crc32: 1 };
-    await expect(streamEntryData(source, entry, locateEntryData(source, entry), () => {})).rejects.toMatchObject({ code: 'ZIP_INVALID', message: expect.stringContaining('CRC-32') });
+    await expect(streamEntryData(source, entry, locateEntryData(source, entry), () => {})).rejects.toMatchObject({
+      code: 'ZIP_INVALID',
+      message: expect.stringContaining('CRC-32'),
+    });
     const whole = rawZip([{ name: 'big.txt', data: big, method: 0 }]);
     const directory = readCentralDirectory(new BufferSource(whole));
     const cut = new BufferSource(whole.subarray(0, 5 * 1024 * 1024));
-    await expect(streamEntryData(cut, directory.entries[0]!, { dataOffset: 37, dataEnd: 37 + big.length }, () => {})).rejects.toMatchObject({ code: 'ZIP_INVALID' });
+    await expect(
+      streamEntryData(cut, directory.entries[0]!, { dataOffset: 37, dataEnd: 37 + big.length }, () => {}),
+    ).rejects.toMatchObject({ code: 'ZIP_INVALID' });
   });
 });
