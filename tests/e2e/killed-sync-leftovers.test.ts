@@ -117,7 +117,7 @@ describe('a sync killed with kill -9', () => {
 describe('a lock whose pid was reused by an unrelated process', () => {
   const withProc = fs.existsSync('/proc/self/stat');
   it.skipIf(!withProc)(
-    "is stale (its recorded start time is not the process's), for the zip lock and the session lock alike",
+    `is stale (its recorded start time is not the process's), for the zip lock and the session lock alike${withProc ? '' : ' (skipped: needs /proc/PID/stat)'}`,
     () => {
       const unrelated = Bun.spawn(['sleep', '60']);
       try {
