@@ -11,14 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ZipfsError, type Refuse, throwRefusal } from '../base/errors.ts';
 import { quoted } from '../format/quote-name.ts';
-import { PackedDirectory, assertReadable } from '../zip/index.ts';
-import {
-  FLAG_ENCRYPTED,
-  FLAG_PATCHED,
-  FLAG_STRONG_ENCRYPTION,
-  METHOD_DEFLATED,
-  METHOD_STORED,
-} from '../zip/constants.ts';
+import { PackedDirectory, assertReadable, plainlyReadable } from '../zip/index.ts';
 import { entryPath, isPlainPath } from '../rules/entry-paths.ts';
 import { releasePhaseGarbage } from '../base/memory.ts';
 import { foldCase, windowsNameProblem } from '../rules/platform-names.ts';
@@ -26,9 +19,6 @@ import type { ItemType } from '../rules/item-type.ts';
 import type { FolderRules } from '../rules/folder-rules.ts';
 import { entryRecord, sessionDamaged, type EntryRecord, type LazyFacts, type SessionRecord } from './manifest.ts';
 import { centralCountProblem, centralFileProblem } from './lazy-integrity.ts';
-
-/** Flags that make an entry unreadable (assertReadable says why). */
-const UNREADABLE_FLAGS = FLAG_ENCRYPTED | FLAG_STRONG_ENCRYPTION | FLAG_PATCHED;
 
 /** Whether `own`, whose last `/` is at `slash`, lies directly in `folder`: compared in place, as a slice per path would cost a string per entry. */
 function inFolder(own: string, slash: number, folder: string): boolean {
@@ -171,10 +161,7 @@ export function lazyEntriesOf(
         ),
       );
     // As open: sync copies every entry as it is, and other readers refuse these on any entry.
-    if (
-      directory.flags(i) & UNREADABLE_FLAGS ||
-      (directory.method(i) !== METHOD_STORED && directory.method(i) !== METHOD_DEFLATED)
-    ) {
+    if (!plainlyReadable(directory.flags(i), directory.method(i))) {
       try {
         assertReadable(directory.entry(i));
       } catch (error) {
