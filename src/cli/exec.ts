@@ -12,6 +12,7 @@
 import { ZipfsError } from '../base/errors.ts';
 import { findCommand } from '../table/registry.ts';
 import type { CommandContext } from '../table/command.ts';
+import { runCommand } from '../table/run-command.ts';
 
 export interface ExecOptions {
   zip: string;
@@ -55,8 +56,7 @@ export async function runExec(
   say: (line: string) => void,
   quiet = false,
 ): Promise<number> {
-  const run = async (name: string, input: Record<string, unknown>) =>
-    (await findCommand(name)!.run(input as never, context)) as Record<string, unknown>;
+  const run = (name: string, input: Record<string, unknown>) => runCommand(findCommand(name)!, input, context);
   // A name of its own: parallel jobs on one data folder never meet in one session.
   const name = `exec-${process.pid}-${globalThis.crypto.randomUUID().slice(0, 8)}`;
   const close = (force: boolean) => run('close', { session: name, force, sync: false, backup: options.backup });

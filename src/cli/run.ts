@@ -10,6 +10,7 @@ import { ERROR_CODES, ZipfsError, quote, toZipfsError } from '../base/errors.ts'
 import { logger } from '../base/log.ts';
 import { COMMANDS, findCommand } from '../table/registry.ts';
 import { validateInput } from '../table/validate.ts';
+import { runCommand } from '../table/run-command.ts';
 import { dataDir } from '../session/data-dir.ts';
 import { cliOwner, ownerOf } from '../session/owner.ts';
 import { JSON_FLAG, QUIET_FLAG, commandArgs, kebab, positionalKey } from './args.ts';
@@ -335,7 +336,7 @@ export async function runCli(io: CliIo): Promise<number> {
     if (line) context.progress = line.progress;
     let output: Record<string, unknown>;
     try {
-      output = cliResult((await command.run(input as never, context)) as Record<string, unknown>);
+      output = cliResult(await runCommand(command, input, context));
     } finally {
       line?.finish();
     }
