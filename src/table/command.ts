@@ -1,6 +1,6 @@
 /**
  * What one operation is: schemas, metadata and a handler. Each file in
- * src/commands/ exports one of these; src/registry.ts lists them, and the CLI
+ * src/commands/ exports one of these; table/registry.ts lists them, and the CLI
  * and MCP adapters are generated from that list. Nothing here knows either surface.
  */
 import type * as v from 'valibot';
