@@ -1,9 +1,7 @@
 import * as v from 'valibot';
-import { defineCommand, lockWait } from '../table/command.ts';
+import { defineCommand } from '../table/command.ts';
 import { humanBytes, plural } from '../format/units.ts';
 import { loadLimits } from '../rules/limits.ts';
-import { resolveSession } from '../session/resolve-session.ts';
-import { withSessionLock } from '../session/lock.ts';
 import { lazyEntries, notExtractedCount } from '../session/lazy-session.ts';
 import { extractEntries } from '../workspace/extract-entries.ts';
 import { matchEntries } from '../open/open-lazy.ts';
@@ -24,6 +22,7 @@ export const extract = defineCommand({
     not_extracted: count('Still lazy'),
   }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  session: 'write',
   cli: {
     message: true,
     workspacePaths: [],
@@ -31,21 +30,16 @@ export const extract = defineCommand({
     short: { session: 's' },
     example: "zipfs extract word/document.xml 'word/media/**'",
   },
+  check: (input) => assertNarrowing(input.paths, 'paths', 'extract every entry left in the zip'),
   async run(input, context) {
-    assertNarrowing(input.paths, 'paths', 'extract every entry left in the zip');
-    const session = resolveSession(context.home, input.session, context.hints);
+    const { session } = context;
     const lazy = lazyEntries(session);
     // An eager session has everything extracted already.
     if (!lazy) return { extracted: 0, bytes: 0, not_extracted: 0 };
     const chosen = input.paths?.length
       ? matchEntries(lazy, input.paths)
       : Array.from({ length: lazy.count }, (_, i) => i);
-    const done = await withSessionLock(
-      session,
-      'extract',
-      () => extractEntries(session, lazy, chosen, context.home, loadLimits(context.env), context.signal),
-      lockWait(context),
-    );
+    const done = await extractEntries(session, lazy, chosen, context.home, loadLimits(context.env), context.signal);
     return { extracted: done.count, bytes: done.bytes, not_extracted: notExtractedCount(session) };
   },
   render: (out) =>

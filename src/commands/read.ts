@@ -2,7 +2,6 @@ import * as v from 'valibot';
 import { defineCommand } from '../table/command.ts';
 import { ZipfsError, quote } from '../base/errors.ts';
 import { loadLimits } from '../rules/limits.ts';
-import { resolveSession } from '../session/resolve-session.ts';
 import { resolveExisting } from '../files/safe-path.ts';
 import fs from 'node:fs';
 import { lazyView, resolveSeen } from '../workspace/lazy-view.ts';
@@ -52,6 +51,7 @@ export const read = defineCommand({
     next_start_line: v.optional(count('Lines: absent at the end')),
   }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  session: 'read',
   cli: {
     workspacePaths: ['path'],
     positionals: ['path'],
@@ -63,7 +63,7 @@ export const read = defineCommand({
       out.encoding === 'base64' && input.encoding !== 'base64' ? Buffer.from(out.content, 'base64') : undefined,
   },
   async run(input, context) {
-    const session = resolveSession(context.home, input.session, context.hints);
+    const { session } = context;
     const view = lazyView(session);
     const seen = withBeneath(session.contents, (beneath) => resolveSeen(beneath, input.path, view));
     const folder = (relative: string) =>
