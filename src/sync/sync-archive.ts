@@ -393,6 +393,7 @@ async function writeBack(
  */
 async function mergePlanFor(request: SyncRequest, { manifest, diff, tracked }: MergeSides): Promise<MergePlan> {
   const rules = sessionFolderRules(manifest.session);
+  const { caseInsensitive } = rules;
   const zipNow = {
     zipPath: manifest.session.source_path,
     lazy: manifest.session.lazy !== undefined,
@@ -402,13 +403,7 @@ async function mergePlanFor(request: SyncRequest, { manifest, diff, tracked }: M
   };
   const { now, version } = readZipNow(zipNow);
   const plan = withBeneath(request.session.contents, (beneath) =>
-    planMerge({
-      base: manifest.entries,
-      diff,
-      now,
-      crcOf: (relative) => addedCrc(beneath, relative),
-      caseInsensitive: rules.caseInsensitive,
-    }),
+    planMerge({ base: manifest.entries, diff, now, crcOf: (relative) => addedCrc(beneath, relative), caseInsensitive }),
   );
   await checkTakenData(zipNow, plan.steps, version, tracked && ((relative) => tracked.paths.has(relative)));
   return { ...plan, version };
