@@ -6,6 +6,7 @@ import type { TextEdit } from '../files/edit-text.ts';
 import { applyEditsTimed } from '../files/edit-in-worker.ts';
 import { loadLimits } from '../rules/limits.ts';
 import { writeWorkspaceFile } from '../files/edit.ts';
+import { sessionFolderRules } from '../rules/folder-rules.ts';
 import { unifiedDiff } from '../files/line-diff.ts';
 import { resolveExisting } from '../files/safe-path.ts';
 import { withBeneath } from '../files/beneath.ts';
@@ -158,14 +159,7 @@ export const edit = defineCommand({
     );
     const bytes = encodeOrRefuse(after.text, before.encoding, file.relative);
     if (!input.dry_run)
-      writeWorkspaceFile(
-        session.contents,
-        file.relative,
-        bytes,
-        false,
-        false,
-        session.record.case_insensitive === true,
-      );
+      writeWorkspaceFile(session.contents, file.relative, bytes, false, { rules: sessionFolderRules(session.record) });
     const sha256 = new Bun.CryptoHasher('sha256').update(bytes).digest('hex');
     const result = { sha256, size_bytes: bytes.length, replacements: after.replacements };
     if (!input.diff) return { ...result, diff: '' };

@@ -3,6 +3,7 @@ import { defineCommand } from '../table/command.ts';
 import { ZipfsError } from '../base/errors.ts';
 import { humanBytes } from '../format/units.ts';
 import { writeWorkspaceFile } from '../files/edit.ts';
+import { sessionFolderRules } from '../rules/folder-rules.ts';
 import { extractForChange, makeZipOnlyFolders } from '../workspace/lazy-changes.ts';
 import { loadLimits } from '../rules/limits.ts';
 import { count, flag, sessionParam } from './schemas.ts';
@@ -47,14 +48,10 @@ export const write = defineCommand({
     if (input.append) await extractForChange(session, [input.path], context.home, loadLimits(context.env));
     // A folder only in the zip exists in the session: made on disk for a write that makes no folders.
     if (!input.create_dirs) makeZipOnlyFolders(session, input.path);
-    const { size } = writeWorkspaceFile(
-      session.contents,
-      input.path,
-      bytes,
-      input.create_dirs,
-      input.append,
-      session.record.case_insensitive === true,
-    );
+    const { size } = writeWorkspaceFile(session.contents, input.path, bytes, input.create_dirs, {
+      append: input.append,
+      rules: sessionFolderRules(session.record),
+    });
     return { written: true, size_bytes: size };
   },
   render: (out) => `Wrote ${humanBytes(out.size_bytes)}.`,

@@ -42,7 +42,8 @@ import { removeEmptiedFolders } from './emptied-folders.ts';
 import { assertReopenable, assertWithinOpenLimits, lazyReopenFacts } from './reopen-check.ts';
 import { assertFinalShape } from './final-shape.ts';
 import { CopyCheck } from './copy-check.ts';
-import { folderRules } from '../open/workspace-rules.ts';
+import { sessionFolderRules } from '../rules/folder-rules.ts';
+import { isFileInUse } from '../rules/file-in-use.ts';
 import type { Limits } from '../rules/limits.ts';
 import { withZipLock, type LockWait } from '../session/lock.ts';
 import { describeLeftover, removeZipLeftovers } from './zip-leftovers.ts';
@@ -101,7 +102,7 @@ function nextCentralPath(session: Session): string {
  */
 function checkLazyArchive(temporary: string, total: number, next: SessionRecord): Uint8Array {
   const directory = verifyWritten(temporary, total); // every entry's headers and place, overlaps included
-  const lazy = lazyReopenFacts(directory, folderRules(next.case_insensitive === true));
+  const lazy = lazyReopenFacts(directory, sessionFolderRules(next));
   const { files, folders } = countEntries(directory);
   const central = directory.region.subarray(0, directory.centralEnd - directory.centralStart);
   // Every entry of the new archive was written by this sync or checked as it was copied (copy-check.ts).
@@ -358,12 +359,7 @@ async function writeBack(
         `A file of the workspace vanished while sync was reading it (${showPathsOf(error as Error).message}); the source zip was left unchanged. Sync again once nothing else is changing the workspace.`,
       );
     }
-    if (
-      isSystemError(error, 'EBUSY', 'ETXTBSY') ||
-      (process.platform === 'win32' &&
-        isSystemError(error, 'EPERM') &&
-        (error.path === temporary || error.path === target))
-    ) {
+    if (isFileInUse(error, { files: [temporary, target] })) {
       throw new ZipfsError(
         'FILE_IN_USE',
         `The zip ${target} is in use by another program, which holds it open; sync left the zip and the workspace as they were. Close it there, then retry the sync.`,
@@ -396,11 +392,12 @@ async function writeBack(
  * archive and the workspace.
  */
 async function mergePlanFor(request: SyncRequest, { manifest, diff, tracked }: MergeSides): Promise<MergePlan> {
-  const caseInsensitive = manifest.session.case_insensitive === true;
+  const rules = sessionFolderRules(manifest.session);
+  const { caseInsensitive } = rules;
   const zipNow = {
     zipPath: manifest.session.source_path,
     lazy: manifest.session.lazy !== undefined,
-    rules: folderRules(caseInsensitive),
+    rules,
     limits: request.limits,
     workspaces: workspacesOf(request.session.dir),
   };

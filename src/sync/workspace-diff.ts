@@ -22,6 +22,7 @@ import { foldersOf } from '../rules/item-type.ts';
 import { maxEntryPathBytes, unwritableName } from '../rules/entry-paths.ts';
 import { findRenames } from './renames.ts';
 import { foldCase } from '../rules/platform-names.ts';
+import { sessionFolderRules } from '../rules/folder-rules.ts';
 import type { EntryRecord } from '../session/manifest.ts';
 import type { LazyEntries } from '../session/lazy-entries.ts';
 import { openRegularFile, specialKind } from '../base/regular-file.ts';
@@ -345,7 +346,7 @@ function compare(beneath: Beneath, manifest: Manifest): WorkspaceDiff {
   const { items, emptyDirs, badNames } = scan(beneath.folder(''));
   const lazy = manifest.lazy ? promoteLazyEntries(manifest, items) : undefined;
   const { entries } = manifest;
-  if (session.case_insensitive === true) matchFoldedNames(items, emptyDirs, entries);
+  if (sessionFolderRules(session).caseInsensitive) matchFoldedNames(items, emptyDirs, entries);
   const states = new Map<number, EntryState>();
   const modified: string[] = [];
   const deleted: string[] = [];
