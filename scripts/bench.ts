@@ -6,7 +6,8 @@
  *   bun run bench                        every task at --scale 0.5, 5 rounds
  *   bun run bench -- --scale 1 --rounds 7
  *   bun run bench -- --quick             a smoke run in well under a minute
- *   bun run bench -- --only open,sync    some tasks (open, sync, status, memory, entries, verify, large, grep, mcp, lazy)
+ *   bun run bench -- --only open,sync    some tasks (open, sync, status, memory, entries, verify, large, grep, mcp,
+ * lazy)
  *   bun run bench -- --only lazy --million   lazy sessions, with unzip and an eager session of the
  *                                        1,000,000-entry archive too (minutes more, 1M files written)
  * Archives are generated deterministically into .cache/bench (not committed).
@@ -146,7 +147,8 @@ function syncContenders(archive: string, member: string, label: string, peers: S
       command: ['zip', '-q', '-u', forInfoZip, member],
       cwd: infoZipDir,
     });
-  // The same job as sync, done by others: Info-ZIP's scan-and-update of a whole tree, and git committing a change in one.
+  // The same job as sync, done by others: Info-ZIP's scan-and-update of a whole tree, and git committing a change in
+  // one.
   const tree = path.join(scratch, `tree-${label}`);
   if (peers.has('zip') && peers.has('unzip')) {
     const forFileSync = path.join(scratch, `filesync-${label}.zip`);
@@ -219,7 +221,9 @@ try {
     process.exit(1);
   const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
   print(
-    `## Benchmark\n\n${os.cpus().length} cores (${cpu}), ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, ${os.type()} ${os.release()}; scale ${scale}, ${rounds} rounds after a warm-up; ${new Date().toISOString().slice(0, 10)}\n`,
+    `## Benchmark\n\n${os.cpus().length} cores ` +
+      `(${cpu}), ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, ${os.type()} ${os.release()}; ` +
+      `scale ${scale}, ${rounds} rounds after a warm-up; ${new Date().toISOString().slice(0, 10)}\n`,
   );
   for (const note of peers.notes) print(`- ${note}`);
   const set = archives(['source', 'media', 'tiny', 'office']);
@@ -276,7 +280,8 @@ try {
         1,
       )[0]!;
       rows.push(
-        `| ${label} (${MiB(fs.statSync(archive).size)}) | ${(median(opened.peakRssKiB) / 1024).toFixed(0)} | ${(median(synced.peakRssKiB) / 1024).toFixed(0)} |`,
+        `| ${label} (${MiB(fs.statSync(archive).size)}) ` +
+          `| ${(median(opened.peakRssKiB) / 1024).toFixed(0)} | ${(median(synced.peakRssKiB) / 1024).toFixed(0)} |`,
       );
     }
     print(['### memory: peak RSS as the archive doubles', '', ...rows, ''].join('\n'));
@@ -302,7 +307,8 @@ try {
     for (const kind of ['media', 'source', 'tiny']) {
       const cost = verifyCost(set[kind]!, values.quick ? 3 : 15);
       rows.push(
-        `| ${kind} (${MiB(size(kind))}) | ${cost.entries} | ${cost.medianMs.toFixed(2)} ms | ${((cost.medianMs * 1000) / cost.entries).toFixed(1)} µs |`,
+        `| ${kind} (${MiB(size(kind))}) | ${cost.entries} | ${cost.medianMs.toFixed(2)} ms ` +
+          `| ${((cost.medianMs * 1000) / cost.entries).toFixed(1)} µs |`,
       );
     }
     print(
@@ -316,7 +322,8 @@ try {
     for (const bytes of values.quick ? [64 * 2 ** 20] : [2 ** 30, 5 * 2 ** 30]) {
       const run = largeFileSync(binary, scratch, bytes);
       rows.push(
-        `| ${MiB(bytes)} (sparse: zeros) | ${run.seconds.toFixed(1)} s | ${MiB(run.peakRssKiB * 1024)} | ${MiB(run.archiveBytes)} |`,
+        `| ${MiB(bytes)} (sparse: zeros) | ${run.seconds.toFixed(1)} s ` +
+          `| ${MiB(run.peakRssKiB * 1024)} | ${MiB(run.archiveBytes)} |`,
       );
     }
     print(['### sync of one large added file: streamed through the deflater in pieces', '', ...rows, ''].join('\n'));
@@ -360,7 +367,8 @@ try {
         '| --- | ---: |',
         `| zipfs_read of a 4 KB file on a warm server, p50 (${calls} calls) | ${latency.p50.toFixed(2)} ms |`,
         `| same, p99 | ${latency.p99.toFixed(2)} ms |`,
-        `| zipfs_read over Streamable HTTP (zipfs mcp --http), p50 / p99 | ${http.p50.toFixed(2)} / ${http.p99.toFixed(2)} ms |`,
+        `| zipfs_read over Streamable HTTP (zipfs mcp --http), p50 / ` +
+          `p99 | ${http.p50.toFixed(2)} / ${http.p99.toFixed(2)} ms |`,
         `| tools/list, ${latency.tools} tools | ${latency.toolsListBytes} bytes (budget 21,000 for the whole list) |`,
         `| \`zipfs sessions\` cold start, median | ${(median(cold.seconds) * 1000).toFixed(0)} ms |`,
         '',

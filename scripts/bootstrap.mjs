@@ -54,7 +54,8 @@ function findOrInstallBun() {
   ]);
   if (versionOf(localBun) !== BUN_VERSION) {
     console.error(
-      `zipfs: bun ${BUN_VERSION} did not install into ${localBun}; install bun yourself (npm install -g bun@${BUN_VERSION}) and retry.`,
+      `zipfs: bun ${BUN_VERSION} did not install into ${localBun}; install bun yourself (npm install -g ` +
+        `bun@${BUN_VERSION}) and retry.`,
     );
     process.exit(1);
   }
@@ -64,7 +65,8 @@ function findOrInstallBun() {
 const task = process.argv[2];
 if (!task) {
   console.error(
-    'usage: node scripts/bootstrap.mjs <task> [args...]   (tasks: the scripts in package.json, e.g. test:all, demo:run)',
+    'usage: node scripts/bootstrap.mjs <task> [args...]   (tasks: the scripts in package.json, e.g. test:all, ' +
+      'demo:run)',
   );
   process.exit(2);
 }

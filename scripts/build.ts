@@ -2,9 +2,11 @@
 /**
  * Builds the single executable with `bun build --compile`.
  *   bun run build                         dist/zipfs for this machine
- *   bun run build -- --target linux-arm64 dist/zipfs-linux-arm64 (also darwin-x64, darwin-arm64, windows-x64, linux-x64)
+ *   bun run build -- --target linux-arm64 dist/zipfs-linux-arm64 (also darwin-x64, darwin-arm64, windows-x64,
+ * linux-x64)
  *   bun run build -- --all                every target the toolchain can fetch
- *   bun run build -- --target windows-x64 --runtime PATH --outfile F   with that runtime executable instead of fetching one, into F
+ *   bun run build -- --target windows-x64 --runtime PATH --outfile F   with that runtime executable instead of fetching
+ * one, into F
  * Cross targets need Bun's runtime for that platform, which bun fetches from the npm registry
  * (scripts/build-windows.ts fetches the Windows one through npm and passes it as --runtime).
  */
@@ -37,7 +39,8 @@ for (const target of targets) {
   const outfile = values.outfile
     ? path.resolve(values.outfile)
     : path.join(root, 'dist', target ? `zipfs-${target}${target.startsWith('windows') ? '.exe' : ''}` : 'zipfs');
-  // The workers (grep, extraction, edit's patterns) are entry points too: a worker in a compiled binary must be built into it.
+  // The workers (grep, extraction, edit's patterns) are entry points too: a worker in a compiled binary must be built
+  // into it.
   // --splitting keeps what is imported lazily (the MCP server and its SDK, consola) in chunks of
   // their own, loaded only when used; --bytecode ships them precompiled, so nothing is parsed at
   // start: a CLI call starts in about 15 ms instead of 60 (a bare compiled Bun program: 6 ms).

@@ -64,5 +64,6 @@ if (Bun.which('unzip')) {
   Bun.spawnSync(['unzip', '-l', archive], { cwd: root, stdout: 'inherit', stderr: 'inherit' });
 }
 console.log(
-  `\nDone. The binary is ${path.relative(process.cwd(), binary)}; try \`${path.relative(process.cwd(), binary)} --help\`.`,
+  `\nDone. The binary ` +
+    `is ${path.relative(process.cwd(), binary)}; try \`${path.relative(process.cwd(), binary)} --help\`.`,
 );

@@ -41,7 +41,9 @@ const report = await runFuzz({
 });
 const seconds = ((performance.now() - started) / 1000).toFixed(1);
 console.log(
-  `fuzz: ${report.mutants} mutants (seed ${values.seed}) in ${seconds} s: ${report.opened} opened, ${report.synced} synced and checked, refused: ${JSON.stringify(report.refused)}`,
+  `fuzz: ${report.mutants} mutants (seed ${values.seed}) ` +
+    `in ${seconds} s: ${report.opened} opened, ${report.synced} synced and checked, ` +
+    `refused: ${JSON.stringify(report.refused)}`,
 );
 const failures = [...report.failures, ...Object.values(report.reference).flat()];
 for (const failure of failures) console.log(`FAIL ${failure}`);

@@ -8,10 +8,12 @@ const mtime = new Date('2025-01-30T12:00:00Z');
 const csv = (rows: number, seed: number) =>
   [
     'region,month,revenue',
-    ...Array.from(
-      { length: rows },
-      (_, i) =>
-        `${['emea', 'apac', 'amer'][i % 3]},2025-${String((i % 12) + 1).padStart(2, '0')},${(i * 7919 + seed) % 100000}`,
+    ...Array.from({ length: rows }, (_, i) =>
+      [
+        ['emea', 'apac', 'amer'][i % 3],
+        `2025-${String((i % 12) + 1).padStart(2, '0')}`,
+        (i * 7919 + seed) % 100000,
+      ].join(','),
     ),
   ].join('\n') + '\n';
 

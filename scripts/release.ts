@@ -89,7 +89,19 @@ for (const target of targets) {
   const { os, cpu } = TARGETS[target];
   fs.writeFileSync(
     path.join(platformDir, 'package.json'),
-    `${JSON.stringify({ name: `${scope}/${target}`, ...common, description: `The zipfs binary for ${os} ${cpu}; install zipfs, not this`, os: [os], cpu: [cpu], files: ['bin', 'LICENSE'], preferUnplugged: true }, null, 2)}\n`,
+    JSON.stringify(
+      {
+        name: `${scope}/${target}`,
+        ...common,
+        description: `The zipfs binary for ${os} ${cpu}; install zipfs, not this`,
+        os: [os],
+        cpu: [cpu],
+        files: ['bin', 'LICENSE'],
+        preferUnplugged: true,
+      },
+      null,
+      2,
+    ) + '\n',
   );
   made.push(pack(platformDir, npmDir));
 }
@@ -103,7 +115,18 @@ for (const doc of ['README.md', 'LICENSE']) fs.copyFileSync(path.join(root, doc)
 const optionalDependencies = Object.fromEntries(Object.keys(TARGETS).map((target) => [`${scope}/${target}`, version]));
 fs.writeFileSync(
   path.join(mainDir, 'package.json'),
-  `${JSON.stringify({ name: 'zipfs', ...common, bin: { zipfs: 'bin/zipfs.js' }, files: ['bin', 'README.md', 'LICENSE'], engines: { node: '>=18' }, optionalDependencies }, null, 2)}\n`,
+  JSON.stringify(
+    {
+      name: 'zipfs',
+      ...common,
+      bin: { zipfs: 'bin/zipfs.js' },
+      files: ['bin', 'README.md', 'LICENSE'],
+      engines: { node: '>=18' },
+      optionalDependencies,
+    },
+    null,
+    2,
+  ) + '\n',
 );
 made.push(pack(mainDir, npmDir));
 

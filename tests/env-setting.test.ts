@@ -40,7 +40,8 @@ describe('environment settings', () => {
   it('names the variable, the value, what it takes and the default', () => {
     const setting = choiceSetting({ env: 'ZIPFS_X', default: 'a', choices: ['a', 'b'], takes: 'a or b' });
     expect(() => readSetting({ ZIPFS_X: 'c\n' }, setting)).toThrow(
-      'Environment variable ZIPFS_X="c\\n" is malformed: it takes a or b. Correct it, or unset it to use the default (a).',
+      'Environment variable ZIPFS_X="c\\n" is malformed: it takes a or b. Correct it, or unset it to use the ' +
+        'default (a).',
     );
   });
 

@@ -65,7 +65,8 @@ describe('the dispatch table', () => {
       visit(tool.inputSchema, `${tool.name} input`);
       visit(tool.outputSchema, `${tool.name} output`);
       expect(JSON.stringify(tool.outputSchema)).not.toContain('"number"'); // counts and sizes are integers
-      expect(JSON.stringify(tool.outputSchema)).not.toContain('"error"'); // results only: errors are isError text blocks
+      // results only: errors are isError text blocks
+      expect(JSON.stringify(tool.outputSchema)).not.toContain('"error"');
     }
     expect(undescribed).toStrictEqual([]);
   });

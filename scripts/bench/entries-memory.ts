@@ -1,4 +1,7 @@
-/** Peak memory (and time) of open, status and sync on an archive of many small entries: does it stay flat as the count doubles? */
+/**
+ * Peak memory (and time) of open, status and sync on an archive of many small entries: does it stay flat as the count
+ * doubles?
+ */
 import fs from 'node:fs';
 import path from 'node:path';
 

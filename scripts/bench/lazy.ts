@@ -23,9 +23,14 @@ export interface LazyBench {
   /** make-archives.py's media set and source tree at the run's scale. */
   media: string;
   source: string;
-  /** Archives of tiny entries, the second ten times the first (100,000 and 1,000,000 in a full run), with their counts. */
+  /**
+   * Archives of tiny entries, the second ten times the first (100,000 and 1,000,000 in a full run), with their counts.
+   */
   many: [{ archive: string; entries: number }, { archive: string; entries: number }];
-  /** Run unzip and the eager open, status and sync on the larger many-entry archive (minutes, and as many files to write and delete). */
+  /**
+   * Run unzip and the eager open, status and sync on the larger many-entry archive (minutes, and as many files to write
+   * and delete).
+   */
   heavy: boolean;
   /** zipfs_read calls timed per session. */
   calls: number;
@@ -157,7 +162,9 @@ export async function lazyReport(o: LazyBench): Promise<string> {
     o.calls,
   );
   rows.push({
-    measure: `zipfs_read, limit 4096, of a ${withCommas(page.uncompressedSize)}-byte deflated entry, warm MCP server, p50 of ${withCommas(o.calls)} (calls alternating)`,
+    measure:
+      `zipfs_read, limit 4096, of a ${withCommas(page.uncompressedSize)}-byte deflated entry, warm MCP ` +
+      `server, p50 of ${withCommas(o.calls)} (calls alternating)`,
     zipfs: `lazy session: ${lazyRead!.p50.toFixed(2)} ms (p99 ${lazyRead!.p99.toFixed(2)})`,
     reference: `extracted session: ${eagerRead!.p50.toFixed(2)} ms (p99 ${eagerRead!.p99.toFixed(2)})`,
     ratio: lazyRead!.p50 / eagerRead!.p50,
@@ -166,7 +173,8 @@ export async function lazyReport(o: LazyBench): Promise<string> {
   });
 
   // 3. grep of a lazy session (every entry streamed from the zip) against unzip -p piped to grep -c.
-  const grepEnv = { ...home('lazy-grep'), ZIPFS_GREP_TIME_BUDGET_MS: '600000' }; // the whole search, not where the budget stops it
+  // the whole search, not where the budget stops it
+  const grepEnv = { ...home('lazy-grep'), ZIPFS_GREP_TIME_BUDGET_MS: '600000' };
   if (Bun.spawnSync([o.binary, 'open', o.source, '--lazy'], { env: grepEnv }).exitCode !== 0)
     throw new Error('zipfs open --lazy for the grep row failed');
   const grepMeasure = `grep '${GREP_PATTERN}', count only: source tree (${fileSize(o.source)}), lazy session`;
@@ -236,7 +244,8 @@ export async function lazyReport(o: LazyBench): Promise<string> {
     targetText: '≤ 1x',
   });
 
-  // 5. Peak memory as the entry count grows tenfold: the eager run of the larger archive last (it writes and deletes that many files).
+  // 5. Peak memory as the entry count grows tenfold: the eager run of the larger archive last (it writes and deletes
+  // that many files).
   const member = 'tiny/00/item00000.txt';
   const runs: { lazy: EntriesRun; eager?: EntriesRun }[] = [];
   for (const [i, { archive }] of o.many.entries()) {
@@ -250,7 +259,8 @@ export async function lazyReport(o: LazyBench): Promise<string> {
     '| ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
     ...runs.map(
       (run, i) =>
-        `| ${withCommas(o.many[i]!.entries)} | ${cell(run.lazy.open)} | ${cell(run.eager?.open)} | ${cell(run.lazy.status)} | ${cell(run.eager?.status)} | ${cell(run.lazy.sync)} | ${cell(run.eager?.sync)} |`,
+        `| ${withCommas(o.many[i]!.entries)} | ${cell(run.lazy.open)} | ${cell(run.eager?.open)} | ` +
+        `${cell(run.lazy.status)} | ${cell(run.eager?.status)} | ${cell(run.lazy.sync)} | ${cell(run.eager?.sync)} |`,
     ),
   ];
   const steps = ['open', 'status', 'sync'] as const;
@@ -259,8 +269,11 @@ export async function lazyReport(o: LazyBench): Promise<string> {
   const peak = Math.max(...steps.map((step) => runs[1]!.lazy[step].rssKiB));
   const verdict = (met: boolean) => (met ? 'met' : '**not met**');
   const summary =
-    `Lazy, ${withCommas(o.many[0].entries)} → ${withCommas(o.many[1].entries)} entries (${factor}x): peak RSS grows ${steps.map((step, i) => `${step} ${growth[i]!.toFixed(2)}x`).join(', ')} ` +
-    `(target: less than linear, under ${factor}x: ${verdict(growth.every((g) => g < factor))}); largest ${mib(peak)} at ${withCommas(o.many[1].entries)}` +
+    `Lazy, ${withCommas(o.many[0].entries)} → ${withCommas(o.many[1].entries)} entries (${factor}x): peak RSS ` +
+    `grows ${steps.map((step, i) => `${step} ${growth[i]!.toFixed(2)}x`).join(', ')} ` +
+    `(target: less than linear, ` +
+    `under ${factor}x: ${verdict(growth.every((g) => g < factor))}); ` +
+    `largest ${mib(peak)} at ${withCommas(o.many[1].entries)}` +
     (o.many[1].entries >= 1_000_000 ? ` (target: under 300 MiB: ${verdict(peak < 300 * 1024)})` : '');
 
   const ratioCell = (row: Row) =>
@@ -273,10 +286,12 @@ export async function lazyReport(o: LazyBench): Promise<string> {
     '| --- | ---: | ---: | ---: | ---: | :---: |',
     ...rows.map(
       (row) =>
-        `| ${row.measure}${row.note ? ` (${row.note})` : ''} | ${row.zipfs} | ${row.reference} | ${ratioCell(row)} | ${row.targetText} | ${met(row)} |`,
+        `| ${row.measure}${row.note ? ` (${row.note})` : ''} | ${row.zipfs} | ${row.reference} | ${ratioCell(row)} ` +
+        `| ${row.targetText} | ${met(row)} |`,
     ),
     '',
-    '#### peak RSS and time, one run each (/usr/bin/time): open, status with nothing changed, sync of one changed entry',
+    '#### peak RSS and time, one run each (/usr/bin/time): open, status with nothing changed, sync of one changed ' +
+      'entry',
     '',
     ...memory,
     '',

@@ -69,7 +69,8 @@ export async function mcpReadLatencies(
       await client.connect(transport);
       clients.push(client);
     }
-    for (let i = 0; i < 50; i++) for (const [n, client] of clients.entries()) await timedRead(client, targets[n]!.read); // warm-up
+    // warm-up
+    for (let i = 0; i < 50; i++) for (const [n, client] of clients.entries()) await timedRead(client, targets[n]!.read);
     const times = targets.map(() => [] as number[]);
     for (let i = 0; i < calls; i++) {
       for (let k = 0; k < clients.length; k++) {

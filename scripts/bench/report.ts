@@ -17,7 +17,12 @@ export function report(title: string, results: Measured[], bytes: number): strin
   const reference = results.find((r) => r.contender.reference) ?? results[0]!;
   const rows = results.map((r) => {
     const ratios = r.seconds.map((s, i) => s / reference.seconds[i]!);
-    return `| ${r.contender.name} | ${median(r.seconds).toFixed(3)} | ${Math.min(...r.seconds).toFixed(3)}..${Math.max(...r.seconds).toFixed(3)} | ${(bytes / 2 ** 20 / median(r.seconds)).toFixed(0)} | ${(median(r.peakRssKiB) / 1024).toFixed(0)} | ${median(ratios).toFixed(2)}x |`;
+    return (
+      `| ${r.contender.name} | ${median(r.seconds).toFixed(3)} | ` +
+      `${Math.min(...r.seconds).toFixed(3)}..${Math.max(...r.seconds).toFixed(3)} | ` +
+      `${(bytes / 2 ** 20 / median(r.seconds)).toFixed(0)} | ${(median(r.peakRssKiB) / 1024).toFixed(0)} | ` +
+      `${median(ratios).toFixed(2)}x |`
+    );
   });
   return [
     `### ${title}`,

@@ -97,13 +97,13 @@ function tree(dir: string, prefix = ''): string[] {
   return out;
 }
 
-/** The data directory may hold only sessions (contents/, manifest.jsonl, a lazy one's central.bin and read cache): anything else escaped a workspace. */
+/**
+ * The data directory may hold only sessions (contents/, manifest.jsonl, a lazy one's central.bin and read cache):
+ * anything else escaped a workspace.
+ */
 function strayInHome(home: string): string[] {
   return tree(home).filter(
-    (p) =>
-      !/^workspaces\/$|^workspaces\/[^/]+\/$|^workspaces\/[^/]+\/(manifest\.jsonl|central\.bin|contents\/.*|read-cache\/.*)$/.test(
-        p,
-      ),
+    (p) => !/^workspaces\/([^/]+\/(manifest\.jsonl|central\.bin|contents\/.*|read-cache\/.*)?)?$/.test(p),
   );
 }
 
@@ -216,10 +216,12 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
           if (hasUnzip) {
             const test = Bun.spawnSync(['unzip', '-tqq', zip]);
             // 0 is clean; 1 is a warning unzip also gives the seed (a prefix stub, trailing junk).
-            if (test.exitCode !== 0 && test.exitCode !== 1)
+            if (test.exitCode !== 0 && test.exitCode !== 1) {
+              const said = (test.stdout.toString() + test.stderr.toString()).trim().split('\n').slice(0, 2);
               report.reference.unzip!.push(
-                `${job.label}: unzip -t exit ${test.exitCode} on the synced zip: ${(test.stdout.toString() + test.stderr.toString()).trim().split('\n').slice(0, 2).join(' | ')}`,
+                `${job.label}: unzip -t exit ${test.exitCode} on the synced zip: ${said.join(' | ')}`,
               );
+            }
           }
           const reopen = await call(
             options.binary,

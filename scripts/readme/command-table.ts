@@ -23,7 +23,10 @@ function usage(name: string, args: ArgsDef): string {
   return words.join(' ');
 }
 
-/** The options a command takes besides the common ones, as flags: `-r/--recursive`, `--no-backup` for a default-true boolean. */
+/**
+ * The options a command takes besides the common ones, as flags: `-r/--recursive`, `--no-backup` for a default-true
+ * boolean.
+ */
 function options(args: ArgsDef): string {
   const flags: string[] = [];
   for (const [key, arg] of Object.entries(args)) {

@@ -25,7 +25,8 @@ export function readSetting<T>(env: NodeJS.ProcessEnv, setting: EnvSetting<T>): 
   if (value === undefined) {
     throw new ZipfsError(
       'INVALID_INPUT',
-      `Environment variable ${setting.env}=${quote(raw)} is malformed: it takes ${setting.takes}. Correct it, or unset it to use the default (${String(setting.default)}).`,
+      `Environment variable ${setting.env}=${quote(raw)} is malformed: it takes ${setting.takes}. Correct it, or ` +
+        `unset it to use the default (${String(setting.default)}).`,
     );
   }
   return value;

@@ -17,7 +17,8 @@ export const ERROR_CODES = {
   INVALID_INPUT: {
     exit: 2,
     summary:
-      'An argument or ZIPFS_* variable is missing, unknown or malformed; sync: a workspace file where entries only in the zip need a folder (zipfs extension)',
+      'An argument or ZIPFS_* variable is missing, unknown or malformed; sync: a workspace file where entries only ' +
+      'in the zip need a folder (zipfs extension)',
   },
   SESSION_NOT_FOUND: { exit: 3, summary: 'The session name or id matches no session' },
   AMBIGUOUS_SESSION: {
@@ -29,12 +30,14 @@ export const ERROR_CODES = {
   ZIP_INVALID: {
     exit: 7,
     summary:
-      'Not a zip (a FIFO, socket or device too), damaged, encrypted, an unsupported method, a CRC mismatch, entry names that clash or this system cannot hold; sync: such an entry it would copy raw',
+      'Not a zip (a FIFO, socket or device too), damaged, encrypted, an unsupported method, a CRC mismatch, entry ' +
+      'names that clash or this system cannot hold; sync: such an entry it would copy raw',
   },
   ZIP_BOMB_DETECTED: {
     exit: 8,
     summary:
-      'An archive limit is exceeded, entries overlap, or data exceeds its declared size; sync refuses an archive open would refuse',
+      'An archive limit is exceeded, entries overlap, or data exceeds its declared size; sync refuses an archive ' +
+      'open would refuse',
   },
   CONFLICT_DETECTED: {
     exit: 9,
@@ -43,7 +46,8 @@ export const ERROR_CODES = {
   SYNC_FAILED: {
     exit: 10,
     summary:
-      'Sync failed (a write error, the read-back check, what a zip cannot hold, a folder where the backup goes); the zip is as it was',
+      'Sync failed (a write error, the read-back check, what a zip cannot hold, a folder where the backup goes); ' +
+      'the zip is as it was',
   },
   PATH_TRAVERSAL: { exit: 11, summary: 'A path, entry name or link would reach outside the workspace' },
   PATH_NOT_FOUND: { exit: 12, summary: 'The path does not exist in the workspace' },
@@ -54,7 +58,8 @@ export const ERROR_CODES = {
   LIMIT_EXCEEDED: {
     exit: 14,
     summary:
-      "A resource limit: sessions, workspace bytes, free disk, the system's path length; a grep that found nothing but did not finish",
+      "A resource limit: sessions, workspace bytes, free disk, the system's path length; a grep that found nothing " +
+      'but did not finish',
   },
   NAME_COLLISION: { exit: 15, summary: 'An explicit session name is already in use' },
   UNSYNCED_CHANGES: {
@@ -68,7 +73,8 @@ export const ERROR_CODES = {
   SESSION_DAMAGED: {
     exit: 18,
     summary:
-      "A session's manifest, contents/ folder or lock place is damaged, or from another zipfs version (zipfs extension)",
+      "A session's manifest, contents/ folder or lock place is damaged, or from another zipfs version (zipfs " +
+      'extension)',
   },
   EDIT_MISMATCH: {
     exit: 19,
@@ -78,7 +84,8 @@ export const ERROR_CODES = {
   FILE_IN_USE: {
     exit: 20,
     summary:
-      'Another program holds a file zipfs needs open without sharing it (Windows); nothing was changed, retry (zipfs extension)',
+      'Another program holds a file zipfs needs open without sharing it (Windows); nothing was changed, retry ' +
+      '(zipfs extension)',
   },
   INTERNAL_ERROR: { exit: 70, summary: 'A bug or an unexpected system failure (zipfs extension)' },
 } as const;
@@ -136,7 +143,8 @@ export function diskFull(error: NodeJS.ErrnoException, location = error.path && 
   const which = location ? `The disk holding ${location} is full` : 'The disk is full';
   return new ZipfsError(
     'LIMIT_EXCEEDED',
-    `${which}. Free some space there or prune sessions (${invocation('prune', { stale: '7d' })}), or set ZIPFS_HOME to a larger disk, then retry.`,
+    `${which}. Free some space there or prune sessions (${invocation('prune', { stale: '7d' })}), or set ZIPFS_HOME ` +
+      `to a larger disk, then retry.`,
   );
 }
 
@@ -149,7 +157,8 @@ export function fileInUse(error: NodeJS.ErrnoException): ZipfsError {
   const what = error.path ? shownPath(error.path) : 'A file zipfs needs';
   return new ZipfsError(
     'FILE_IN_USE',
-    `${what} is in use by another program, which holds it open; nothing was changed. Close it there (or wait for that program to let go), then retry.`,
+    `${what} is in use by another program, which holds it open; nothing was changed. Close it there (or wait for ` +
+      `that program to let go), then retry.`,
   );
 }
 
@@ -169,14 +178,16 @@ export function pathUnusable(error: NodeJS.ErrnoException): ZipfsError {
   const what =
     error.code === 'ELOOP'
       ? `The path ${where} cannot be reached: it runs through too many symbolic links (or a loop of them)`
-      : `The path ${where} is too long for the file system (${nameTooLong ? 'a name in it is over 255 bytes' : 'over the 4,096 bytes a whole path may have'})`;
+      : `The path ${where} is too long for the file ` +
+        `system (${nameTooLong ? 'a name in it is over 255 bytes' : 'over the 4,096 bytes a whole path may have'})`;
   const fix =
     error.code === 'ELOOP'
       ? 'fix those links, or use a path without them (ZIPFS_HOME for the data folder, or the zip moved elsewhere)'
       : 'set ZIPFS_HOME to a shorter folder, or move the zip to a shorter path with a shorter name, as this path needs';
   return new ZipfsError(
     'INVALID_INPUT',
-    `${what}. zipfs makes its files under the data folder (workspaces, staging, locks) and beside the zip (the sync's temporary, its lock): ${fix}; then retry.`,
+    `${what}. zipfs makes its files under the data folder (workspaces, staging, locks) and beside the zip (the ` +
+      `sync's temporary, its lock): ${fix}; then retry.`,
   );
 }
 
@@ -187,7 +198,8 @@ export function permissionDenied(error: NodeJS.ErrnoException): ZipfsError {
   const readOnly = error.code === 'EROFS' ? ' is on a read-only file system' : ' is not accessible to this user';
   return new ZipfsError(
     'PERMISSION_DENIED',
-    `${what}${readOnly}${action}. Give your user read and write access to it (chmod u+rwX, or chown), or set ZIPFS_HOME to a folder you own, then retry.`,
+    `${what}${readOnly}${action}. Give your user read and write access to it (chmod u+rwX, or chown), or set ` +
+      `ZIPFS_HOME to a folder you own, then retry.`,
   );
 }
 

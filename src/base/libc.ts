@@ -38,7 +38,10 @@ export interface LocalTime {
 }
 
 export interface Libc {
-  /** Copies up to `length` bytes between two files inside the kernel; returns the count, or -1 when this pair of files cannot (then copy another way). */
+  /**
+   * Copies up to `length` bytes between two files inside the kernel; returns the count, or -1 when this pair of files
+   * cannot (then copy another way).
+   */
   copyFileRange(inFd: number, inOffset: number, outFd: number, outOffset: number, length: number): number;
   /** Asks the kernel to start writing a range of the file to disk, without waiting. */
   startWriteback(fd: number, offset: number, length: number): void;
@@ -46,7 +49,9 @@ export interface Libc {
   statAt(dirFd: number, name: string): FileStat | undefined;
   /** The local time at `seconds` since the epoch. */
   localTime(seconds: number): LocalTime;
-  /** Seconds since the epoch of a local time from 1970 on (daylight saving decided by the zone); NaN when mktime fails. */
+  /**
+   * Seconds since the epoch of a local time from 1970 on (daylight saving decided by the zone); NaN when mktime fails.
+   */
   fromLocalTime(time: LocalTime): number;
 }
 
@@ -56,7 +61,9 @@ const SYNC_FILE_RANGE_WRITE = 2;
 /** struct statx offsets: the same on every Linux architecture. */
 const STATX = { size: 256, nlink: 16, mode: 28, ino: 32, fileSize: 40, ctime: 96, mtime: 112 } as const;
 const NAME_BYTES = 4096;
-/** struct tm: nine ints, then (64-bit) tm_gmtoff and tm_zone; the int fields' offsets are the same in glibc and musl. */
+/**
+ * struct tm: nine ints, then (64-bit) tm_gmtoff and tm_zone; the int fields' offsets are the same in glibc and musl.
+ */
 const TM = { size: 64, sec: 0, min: 4, hour: 8, mday: 12, mon: 16, year: 20, isdst: 32 } as const;
 
 /** ZIPFS_NATIVE: 1 (the default) makes these calls where they can be loaded, 0 keeps to node:fs and Date. */
@@ -152,7 +159,8 @@ function load(): Libc | null {
         tm.setInt32(TM.sec, time.seconds, true);
         tm.setInt32(TM.isdst, -1, true);
         const seconds = Number(symbols.mktime(tmPtr));
-        return seconds === -1 ? Number.NaN : seconds; // failure (callers ask for times from 1980 on, never 1969's last second)
+        // failure (callers ask for times from 1980 on, never 1969's last second)
+        return seconds === -1 ? Number.NaN : seconds;
       },
     };
   } catch {

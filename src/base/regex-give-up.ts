@@ -11,7 +11,10 @@
  * be incomplete costs less than a wrong "no match".
  */
 
-/** A "no match" taking this long, plus SCAN_CHARS_PER_MS of the text, is taken as the engine giving up (which takes ~0.2-1 s). */
+/**
+ * A "no match" taking this long, plus SCAN_CHARS_PER_MS of the text, is taken as the engine giving up (which takes
+ * ~0.2-1 s).
+ */
 export const GIVE_UP_MS = 100;
 /** Far below any engine's plain scanning speed: a long line's own scan time is never taken for giving up. */
 const SCAN_CHARS_PER_MS = 100_000;

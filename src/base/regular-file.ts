@@ -56,7 +56,8 @@ export function openRegularFile(
     if (!options.followLinks && isSystemError(error, 'ELOOP'))
       throw new ZipfsError(
         'PATH_TRAVERSAL',
-        `Path ${quote(relative)} became a symbolic link while zipfs was using it; zipfs does not follow links inside a workspace. Retry once nothing else is changing it.`,
+        `Path ${quote(relative)} became a symbolic link while zipfs was using it; zipfs does not follow links ` +
+          `inside a workspace. Retry once nothing else is changing it.`,
       );
     throw error;
   }
@@ -86,6 +87,7 @@ export function notReadable(relative: string, what: string): ZipfsError {
 export function unsupportedFile(relative: string, what: string): ZipfsError {
   return new ZipfsError(
     'SYNC_FAILED',
-    `${quote(relative)} is ${what}, which a zip cannot hold; remove it from the workspace (${invocation('delete', { path: relative })}) and sync again. The zip was left as it was.`,
+    `${quote(relative)} is ${what}, which a zip cannot hold; remove it from the ` +
+      `workspace (${invocation('delete', { path: relative })}) and sync again. The zip was left as it was.`,
   );
 }

@@ -41,7 +41,8 @@ function assertKnownFlags(command: Command, args: ArgsDef, argv: string[]): void
         .join(', ');
       throw new ZipfsError(
         'INVALID_INPUT',
-        `Unknown option ${arg.split('=')[0]} for zipfs ${command.name}. Options: ${options}. See zipfs ${command.name} --help.`,
+        `Unknown option ${arg.split('=')[0]} for zipfs ${command.name}. Options: ${options}. See ` +
+          `zipfs ${command.name} --help.`,
       );
     }
   }
@@ -69,7 +70,8 @@ export function parseCommandLine(command: Command, argv: string[]): CommandLine 
   try {
     parsed = parseArgs(argv, args) as Record<string, unknown>;
   } catch (error) {
-    throw new ZipfsError('INVALID_INPUT', `${stripAnsi((error as Error).message)}. See zipfs ${command.name} --help.`); // citty colours its messages
+    // citty colours its messages
+    throw new ZipfsError('INVALID_INPUT', `${stripAnsi((error as Error).message)}. See zipfs ${command.name} --help.`);
   }
   const positionals = command.cli.positionals ?? [];
   const isList = (key: string) => fieldInfo(command.input.entries[key] as GenericSchema).type === 'array';

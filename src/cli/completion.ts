@@ -80,8 +80,16 @@ function entries(commands: readonly Command[]): Entry[] {
 
 const SESSIONS_CMD = `zipfs sessions --json 2>/dev/null | sed -n 's/.*"name": *"\\([^"]*\\)".*/\\1/p'`;
 
-/** Paths inside the session's workspace: from the current folder when it is inside one, else from the workspace root. */
-const WORKSPACE_PATHS = `local root; root="$(zipfs path 2>/dev/null)" || return; case "$PWD/" in "$root"/*) compgen -f -- "$1" ;; *) (cd "$root" && compgen -f -- "$1") ;; esac`;
+/**
+ * Paths inside the session's workspace: from the current folder when it is inside one, else from the workspace root.
+ */
+/** zsh's completer of workspace paths: relative to the current folder inside the workspace, else to its root. */
+const ZSH_WORKSPACE_PATHS =
+  '_zipfs_workspace_paths() { local root; root="$(zipfs path 2>/dev/null)" || return; ' +
+  'if [[ "$PWD/" == "$root"/* ]]; then _files; else _files -W "$root"; fi; }';
+const WORKSPACE_PATHS =
+  `local root; root="$(zipfs path 2>/dev/null)" || return; case "$PWD/" in "$root"/*) compgen ` +
+  `-f -- "$1" ;; *) (cd "$root" && compgen -f -- "$1") ;; esac`;
 
 function bash(list: Entry[]): string {
   const words: Record<Words, string> = {
@@ -92,10 +100,10 @@ function bash(list: Entry[]): string {
   };
   const cases = list
     .filter((e) => e.name !== 'completion' && e.name !== 'help')
-    .map(
-      (e) =>
-        `    ${e.name}) opts="${e.flags.flatMap((f) => [`--${f.long}`, ...(f.short ? [`-${f.short}`] : [])]).join(' ')} --help"; words='${e.words}' ;;`,
-    )
+    .map((e) => {
+      const opts = e.flags.flatMap((f) => [`--${f.long}`, ...(f.short ? [`-${f.short}`] : [])]).join(' ');
+      return `    ${e.name}) opts="${opts} --help"; words='${e.words}' ;;`;
+    })
     .join('\n');
   const values = list
     .flatMap((e) =>
@@ -174,7 +182,7 @@ function zsh(list: Entry[]): string {
   return `#compdef zipfs
 # zipfs completion for zsh. Load it with: source <(zipfs completion zsh)
 _zipfs_sessions() { compadd -- \${(f)"$(${SESSIONS_CMD})"}; }
-_zipfs_workspace_paths() { local root; root="$(zipfs path 2>/dev/null)" || return; if [[ "$PWD/" == "$root"/* ]]; then _files; else _files -W "$root"; fi; }
+${ZSH_WORKSPACE_PATHS}
 _zipfs() {
   local -a commands
   commands=(
@@ -198,7 +206,9 @@ function fish(list: Entry[]): string {
   const lines = ['# zipfs completion for fish. Load it with: zipfs completion fish | source', 'complete -c zipfs -f'];
   lines.push(`function __zipfs_sessions; ${SESSIONS_CMD}; end`);
   lines.push(
-    'function __zipfs_workspace_paths; set -l root (zipfs path 2>/dev/null); or return; if string match -q -- "$root/*" "$PWD/"; __fish_complete_path (commandline -ct); else; pushd $root; __fish_complete_path (commandline -ct); popd; end; end',
+    'function __zipfs_workspace_paths; set -l root (zipfs path 2>/dev/null); or return; if string match -q -- ' +
+      '"$root/*" "$PWD/"; __fish_complete_path (commandline -ct); else; pushd $root; __fish_complete_path ' +
+      '(commandline -ct); popd; end; end',
   );
   const wordArgs: Record<Words, string> = {
     session: "-a '(__zipfs_sessions)'",

@@ -39,7 +39,8 @@ export function parseExec(argv: string[]): ExecOptions {
   const cut = argv.indexOf('--');
   const own = cut < 0 ? argv : argv.slice(0, cut);
   const command = cut < 0 ? [] : argv.slice(cut + 1);
-  const known = new Set(['--merge', '--backup', '--no-backup', '--keep-on-failure']); // --backup: the default, as help shows it
+  // --backup: the default, as help shows it
+  const known = new Set(['--merge', '--backup', '--no-backup', '--keep-on-failure']);
   const unknown = own.find((arg) => arg.startsWith('-') && !known.has(arg));
   if (unknown) throw new ZipfsError('INVALID_INPUT', `Unknown option ${unknown} for exec. Usage: ${USAGE}`);
   const parsed = parseArgs(own, EXEC_FLAGS);
@@ -60,7 +61,10 @@ export function parseExec(argv: string[]): ExecOptions {
 
 const SIGNAL_EXIT = { SIGINT: 130, SIGTERM: 143 } as const;
 
-/** Runs the whole exec; returns the exit code. Notes go to `say` (stderr); with `quiet` (-q), only those about a failure. */
+/**
+ * Runs the whole exec; returns the exit code. Notes go to `say` (stderr); with `quiet` (-q), only those about a
+ * failure.
+ */
 export async function runExec(
   options: ExecOptions,
   context: CommandContext,
@@ -90,7 +94,8 @@ export async function runExec(
   let opened: Record<string, unknown>;
   try {
     opened = await run('open', { path: options.zip, name, create: false });
-    await Bun.sleep(0); // the runtime installs signal handlers from its event loop: let it, before the command can be signalled
+    // the runtime installs signal handlers from its event loop: let it, before the command can be signalled
+    await Bun.sleep(0);
     if (!interrupted) {
       child = Bun.spawn(options.command, {
         cwd: opened.workspace_path as string,
@@ -109,7 +114,8 @@ export async function runExec(
     const why = interrupted ? `was interrupted (${interrupted})` : `exited with ${status}`;
     if (options.keepOnFailure) {
       say(
-        `zipfs exec: ${options.command[0]} ${why}; nothing synced. The session "${name}" is kept for a look: zipfs status -s ${name}, then zipfs close ${name} --force.`,
+        `zipfs exec: ${options.command[0]} ${why}; nothing synced. The session "${name}" is kept for a look: zipfs ` +
+          `status -s ${name}, then zipfs close ${name} --force.`,
       );
     } else {
       await close(true);
@@ -127,13 +133,15 @@ export async function runExec(
     });
     if (!quiet)
       say(
-        `zipfs exec: synced ${synced.files_modified} modified, ${synced.files_added} added, ${synced.files_deleted} deleted${synced.backup_path ? `; previous archive kept as ${synced.backup_path}` : ''}.`,
+        `zipfs exec: synced ${synced.files_modified} modified, ${synced.files_added} added, ${synced.files_deleted} ` +
+          `deleted${synced.backup_path ? `; previous archive kept as ${synced.backup_path}` : ''}.`,
       );
   } catch (error) {
     // The command did its work and only the sync failed (the zip changed: try --merge; a full disk): the
     // work is not thrown away, whatever --keep-on-failure says.
     say(
-      `zipfs exec: the sync failed; the session "${name}" is kept with the changes (zipfs status -s ${name}; zipfs sync ${name} --merge, or zipfs close ${name} --force).`,
+      `zipfs exec: the sync failed; the session "${name}" is kept with the changes (zipfs status ` +
+        `-s ${name}; zipfs sync ${name} --merge, or zipfs close ${name} --force).`,
     );
     throw error;
   }

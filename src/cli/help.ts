@@ -11,7 +11,10 @@ import { MODE_HELP, MODE_NAMES, modeUsage, type ModeName } from './mode-help.ts'
 import { renderOutputFields } from './output-fields.ts';
 import { didYouMean } from './did-you-mean.ts';
 
-/** Not operations but modes of the program: serve the table over MCP, run a CI job, describe it to a shell (mode-help.ts). */
+/**
+ * Not operations but modes of the program: serve the table over MCP, run a CI job, describe it to a shell
+ * (mode-help.ts).
+ */
 const MODES: Record<string, CommandDef> = Object.fromEntries(
   MODE_NAMES.map((name) => [name, { meta: MODE_HELP[name].def.meta }]),
 );
@@ -51,7 +54,8 @@ export async function renderHelp(version: string, command?: Command | ModeName):
     usage = modeUsage(MODE_HELP[command], await renderUsage(MODE_HELP[command].def, main));
   else
     usage = command
-      ? `${await renderUsage(cittyCommand(command), main)}\n\nEXAMPLE\n\n  ${command.cli.example}\n\n${renderOutputFields(command)}`
+      ? `${await renderUsage(cittyCommand(command), main)}\n\nEXAMPLE\n\n ` +
+        ` ${command.cli.example}\n\n${renderOutputFields(command)}`
       : await renderUsage(main);
   return usage.replace(/[ \t]+$/gm, '');
 }
@@ -63,6 +67,7 @@ export function unknownCommand(name: string): ZipfsError {
   const hint = guess ? ` Did you mean ${guess}?` : '';
   return new ZipfsError(
     'INVALID_INPUT',
-    `Unknown command ${quote(name)}.${hint} Commands: ${[...COMMANDS.map((c) => c.name), ...Object.keys(MODES)].join(', ')}. See zipfs help.`,
+    `Unknown command ${quote(name)}.${hint} Commands: ` +
+      `${[...COMMANDS.map((c) => c.name), ...Object.keys(MODES)].join(', ')}. See zipfs help.`,
   );
 }

@@ -17,7 +17,8 @@ export async function serveMcpMode(argv: string[], options: McpModeOptions): Pro
   if (unknown !== undefined || (at >= 0 && argv[at + 1] === undefined)) {
     throw new ZipfsError(
       'INVALID_INPUT',
-      `zipfs mcp takes no arguments (stdio), or --http [HOST:]PORT with --allow-remote for an address other than 127.0.0.1${unknown !== undefined ? `; got ${quote(unknown)}` : ''}.`,
+      `zipfs mcp takes no arguments (stdio), or --http [HOST:]PORT with --allow-remote for an address other than ` +
+        `127.0.0.1${unknown !== undefined ? `; got ${quote(unknown)}` : ''}.`,
     );
   }
   if (at < 0) {

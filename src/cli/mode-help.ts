@@ -29,13 +29,15 @@ export const MODE_HELP: Record<'mcp' | 'completion' | 'help' | 'exec', ModeHelp>
   mcp: {
     def: mode(
       'mcp',
-      'Serve every operation as an MCP tool over stdio, or with --http [HOST:]PORT over Streamable HTTP (for Claude Code, Cursor and other MCP clients)',
+      'Serve every operation as an MCP tool over stdio, or with --http [HOST:]PORT over Streamable HTTP (for Claude ' +
+        'Code, Cursor and other MCP clients)',
       {
         http: {
           type: 'string',
           valueHint: '[HOST:]PORT',
           description:
-            'Serve Streamable HTTP at http://HOST:PORT/mcp instead of stdio; HOST defaults to 127.0.0.1, PORT 0 picks a free one (printed on stderr)',
+            'Serve Streamable HTTP at http://HOST:PORT/mcp instead of stdio; HOST defaults to 127.0.0.1, PORT 0 ' +
+            'picks a free one (printed on stderr)',
         },
         'allow-remote': {
           type: 'boolean',
@@ -45,8 +47,10 @@ export const MODE_HELP: Record<'mcp' | 'completion' | 'help' | 'exec', ModeHelp>
       },
     ),
     details: [
-      'Serves every operation above as a tool named zipfs_<command> (zipfs_open, zipfs_grep, ...), with the same parameters and results as --json.',
-      'Without --http it speaks MCP on stdin/stdout until the client closes it; with --http it also answers GET /health.',
+      'Serves every operation above as a tool named zipfs_<command> (zipfs_open, zipfs_grep, ...), with the same ' +
+        'parameters and results as --json.',
+      'Without --http it speaks MCP on stdin/stdout until the client closes it; with --http it also answers GET ' +
+        '/health.',
       'ZIPFS_MCP_TOKEN  bearer token required with --allow-remote (send Authorization: Bearer <token>).',
       'ZIPFS_HOME       where sessions are kept (default ~/.local/share/zipfs).',
     ],
@@ -72,7 +76,8 @@ export const MODE_HELP: Record<'mcp' | 'completion' | 'help' | 'exec', ModeHelp>
     }),
     details: [
       'Usage: zipfs exec ZIP [-q] [--merge] [--no-backup] [--keep-on-failure] -- COMMAND [ARGS...]',
-      "Exit status: COMMAND's own (nothing synced unless it is 0; 130/143 when interrupted), or zipfs's error code when the open or the sync fails (the session is then kept with the changes).",
+      "Exit status: COMMAND's own (nothing synced unless it is 0; 130/143 when interrupted), or zipfs's error code " +
+        'when the open or the sync fails (the session is then kept with the changes).',
       'CLI only: no MCP tool runs commands.',
     ],
     example: "zipfs exec app.jar -- sh -c 'zipfs edit META-INF/MANIFEST.MF --old A --new B'",
@@ -115,5 +120,8 @@ export function isMode(name: string | undefined): name is ModeName {
 /** A mode's usage: citty's rendering of its arguments, then what it does, an example and where it is documented. */
 export function modeUsage(help: ModeHelp, usage: string): string {
   const details = help.details.map((line) => `  ${line}`).join('\n');
-  return `${usage.trimEnd()}\n\nDETAILS\n\n${details}\n\nEXAMPLE\n\n  ${help.example}\n\nDOCUMENTED IN\n\n  ${help.documented}`;
+  return (
+    `${usage.trimEnd()}\n\nDETAILS\n\n${details}\n\nEXAMPLE\n\n  ${help.example}\n\nDOCUMENTED ` +
+    `IN\n\n  ${help.documented}`
+  );
 }

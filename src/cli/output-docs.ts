@@ -140,9 +140,11 @@ export const OUTPUT_DOCS: Record<string, Record<string, string>> = {
     'unsupported[].reason': 'Why, and how to fix it.',
     total: 'All changed paths, when the answer is paged.',
     zip_changed:
-      'Changes another writer made to the zip since this session\'s base, by path (as open places entries), as "A path", "M path", "D path": sync --merge takes them in.',
+      'Changes another writer made to the zip since this session\'s base, by path (as open places entries), as "A ' +
+      'path", "M path", "D path": sync --merge takes them in.',
     leftovers:
-      'What syncs killed outright left beside the zip (their lock, their temporaries), each with its path and process; the next sync, close or prune removes them. Absent when there is none.',
+      'What syncs killed outright left beside the zip (their lock, their temporaries), each with its path and ' +
+      'process; the next sync, close or prune removes them. Absent when there is none.',
     next_offset: 'The offset of the next page; absent on the last page.',
   },
   diff: {
@@ -167,9 +169,11 @@ export const OUTPUT_DOCS: Record<string, Record<string, string>> = {
     files_deleted: 'Entries removed.',
     files_renamed: 'Entries renamed, kept in their place in the zip.',
     from_zip:
-      'With merge: the other writer\'s changes taken in, as status listed them ("A path", "M path", "D path"); a change both sides made is counted here only.',
+      'With merge: the other writer\'s changes taken in, as status listed them ("A path", "M path", "D path"); a ' +
+      'change both sides made is counted here only.',
     leftovers_removed:
-      'What syncs killed outright left beside the zip (their lock, their temporaries), removed by this sync; absent when there was none.',
+      'What syncs killed outright left beside the zip (their lock, their temporaries), removed by this sync; absent ' +
+      'when there was none.',
   },
   close: {
     closed: 'Always true.',
@@ -187,11 +191,13 @@ export const OUTPUT_DOCS: Record<string, Record<string, string>> = {
     'pruned[].name':
       "The session's (or leftover folder's) name; for a killed sync's lock or temporary, its path beside the zip.",
     'pruned[].reason':
-      'Why: all, stale (its idle time), orphaned (its owner process is gone), or the kind of leftover; with discard_changes, the unsynced changes it lost.',
+      'Why: all, stale (its idle time), orphaned (its owner process is gone), or the kind of leftover; with ' +
+      'discard_changes, the unsynced changes it lost.',
     skipped: 'Sessions kept although asked for.',
     'skipped[].name': "The session's name.",
     'skipped[].reason':
-      'Why: busy (a live process works in it), owned by a running job, kept for its unsynced changes, or damaged; and how to remove it anyway.',
+      'Why: busy (a live process works in it), owned by a running job, kept for its unsynced changes, or damaged; ' +
+      'and how to remove it anyway.',
     freed_bytes: 'Bytes removed (or that would be).',
     dry_run: 'True for a dry run: nothing was removed, and the lists say what would be.',
   },

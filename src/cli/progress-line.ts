@@ -22,7 +22,10 @@ export const PROGRESS_DELAY_SETTING = numberSetting({
 export function bar(label: string, done: number, total: number): string {
   const fraction = total > 0 ? Math.min(1, done / total) : 1;
   const filled = Math.round(fraction * WIDTH);
-  return `${label} [${'█'.repeat(filled)}${'░'.repeat(WIDTH - filled)}] ${String(Math.floor(fraction * 100)).padStart(3)}%  ${humanBytes(done)} / ${humanBytes(total)}`;
+  return (
+    `${label} [${'█'.repeat(filled)}${'░'.repeat(WIDTH - filled)}] ` +
+    `${String(Math.floor(fraction * 100)).padStart(3)}%  ${humanBytes(done)} / ${humanBytes(total)}`
+  );
 }
 
 export function progressLine(stream: Output, label: string, delayMs = 1000): { progress: Progress; finish(): void } {

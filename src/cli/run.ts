@@ -71,12 +71,16 @@ function showVersion({ io, globals }: Invocation): number {
   return 0;
 }
 
-/** `zipfs`, `zipfs --help`, `zipfs --bogus`: the list of commands, after what was wrong, so it does not read as a plain `zipfs`. */
+/**
+ * `zipfs`, `zipfs --help`, `zipfs --bogus`: the list of commands, after what was wrong, so it does not read as a plain
+ * `zipfs`.
+ */
 async function showProgramHelp(run: Invocation): Promise<number> {
   const unknown = run.globals.rest.find((a) => a.startsWith('-'));
   if (unknown)
     run.io.stderr.write(
-      `${run.err.red('zipfs:')} unknown option ${escapeUnsafe(unknown.split('=')[0]!)}; options before a command are --help, --version, --json and --quiet. ${run.err.dim('[INVALID_INPUT]')}\n`,
+      `${run.err.red('zipfs:')} unknown option ${escapeUnsafe(unknown.split('=')[0]!)}; options before a command ` +
+        `are --help, --version, --json and --quiet. ${run.err.dim('[INVALID_INPUT]')}\n`,
     );
   await printHelp(run);
   return run.globals.help && !unknown ? 0 : ERROR_CODES.INVALID_INPUT.exit;

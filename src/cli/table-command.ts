@@ -34,7 +34,9 @@ export interface TableRun {
   globals: GlobalFlags;
 }
 
-/** Runs `command` on its words (those after its name) and prints its result; returns the exit code. Errors are thrown. */
+/**
+ * Runs `command` on its words (those after its name) and prints its result; returns the exit code. Errors are thrown.
+ */
 export async function runTableCommand(command: Command, argv: string[], run: TableRun): Promise<number> {
   const { json, quiet } = run.globals;
   const { input: raw, flags } = parseCommandLine(command, argv);

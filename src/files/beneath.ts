@@ -45,7 +45,10 @@ export class Folder {
     private fd: number | undefined,
   ) {}
 
-  /** Opens `absolute` as a folder without following a link; undefined when it is a link, not a folder, or gone (then lstat says which). */
+  /**
+   * Opens `absolute` as a folder without following a link; undefined when it is a link, not a folder, or gone (then
+   * lstat says which).
+   */
   static open(absolute: string | Buffer, relative: string): Folder | undefined {
     if (!byDescriptor()) {
       const stats = fs.lstatSync(absolute, { throwIfNoEntry: false });
@@ -56,7 +59,8 @@ export class Folder {
       recordFolder(fd, shownPath(absolute.toString()));
       return new Folder(relative, `/proc/self/fd/${fd}`, fd);
     } catch (error) {
-      if (isSystemError(error, 'ENOTDIR', 'ELOOP', 'ENOENT')) return undefined; // the caller's lstat tells a link, a file or nothing
+      // the caller's lstat tells a link, a file or nothing
+      if (isSystemError(error, 'ENOTDIR', 'ELOOP', 'ENOENT')) return undefined;
       throw error;
     }
   }
@@ -100,7 +104,8 @@ export interface Place {
 function throughLink(whole: string, link: string): ZipfsError {
   return new ZipfsError(
     'PATH_TRAVERSAL',
-    `Path ${quote(whole)} goes through ${quote(link)}, a symbolic link; zipfs does not follow links inside a workspace (they can lead outside it). Use the path the link points to.`,
+    `Path ${quote(whole)} goes through ${quote(link)}, a symbolic link; zipfs does not follow links inside a ` +
+      `workspace (they can lead outside it). Use the path the link points to.`,
   );
 }
 
@@ -119,7 +124,8 @@ function checkName(name: string, whole: string, create: boolean | undefined): vo
   if (!create) throw notFound(whole);
   throw new ZipfsError(
     'INVALID_INPUT',
-    `Invalid argument path: ${quote(whole)} has a name part of ${Buffer.byteLength(name)} bytes; file systems allow at most ${MAX_NAME_BYTES}. Choose a shorter name.`,
+    `Invalid argument path: ${quote(whole)} has a name part of ${Buffer.byteLength(name)} bytes; file systems allow ` +
+      `at most ${MAX_NAME_BYTES}. Choose a shorter name.`,
   );
 }
 
@@ -135,7 +141,9 @@ export class Beneath {
     if (!folder) {
       throw new ZipfsError(
         'PATH_TRAVERSAL',
-        `The workspace folder ${root} is not a folder (a symbolic link or a file was put in its place); zipfs works only on files inside the workspace. Put the folder back, or remove the session with ${invocation('close', { force: true })}.`,
+        `The workspace folder ${root} is not a folder (a symbolic link or a file was put in its place); zipfs works ` +
+          `only on files inside the workspace. Put the folder back, or remove the session ` +
+          `with ${invocation('close', { force: true })}.`,
       );
     }
     this.folders.set('', folder);
@@ -179,7 +187,8 @@ export class Beneath {
     if (stats.isSymbolicLink()) throw throughLink(whole, parent.childRelative(name));
     throw new ZipfsError(
       'INVALID_INPUT',
-      `Invalid argument path: ${quote(parent.childRelative(name))}, a parent of ${quote(whole)}, is a file, not a folder.`,
+      `Invalid argument path: ${quote(parent.childRelative(name))}, a parent of ${quote(whole)}, is a file, not a ` +
+        `folder.`,
     );
   }
 

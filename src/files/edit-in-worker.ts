@@ -21,7 +21,8 @@ export function applyEditsTimed(
   signal?.throwIfAborted();
   const worker = new Worker(workerPath('files/edit-worker.ts'));
   return new Promise((resolve, reject) => {
-    // A regex deep in backtracking may take a moment to notice termination: unref it so it cannot hold the process open.
+    // A regex deep in backtracking may take a moment to notice termination: unref it so it cannot hold the process
+    // open.
     const stop = () => {
       clearTimeout(timer);
       signal?.removeEventListener('abort', cancel);
@@ -38,7 +39,9 @@ export function applyEditsTimed(
       reject(
         new ZipfsError(
           'LIMIT_EXCEEDED',
-          `The edit's regular expression ran for the whole ${budgetMs} ms time budget on ${quote(fileName)} without finishing (it may backtrack catastrophically, as nested repeats like (a+)+ do); nothing was written. Simplify the pattern, or raise ZIPFS_GREP_TIME_BUDGET_MS.`,
+          `The edit's regular expression ran for the whole ${budgetMs} ms time budget ` +
+            `on ${quote(fileName)} without finishing (it may backtrack catastrophically, as nested repeats like ` +
+            `(a+)+ do); nothing was written. Simplify the pattern, or raise ZIPFS_GREP_TIME_BUDGET_MS.`,
         ),
       );
     }, budgetMs);

@@ -32,7 +32,9 @@ export function compilePattern(source: string, which: string): RegExp {
   } catch (error) {
     throw new ZipfsError(
       'INVALID_INPUT',
-      `${which}: old_text is not a valid regular expression: ${(error as Error).message}. It is a JavaScript regular expression; escape special characters such as ( [ . * + ? with a backslash, or leave regex off to match the text exactly.`,
+      `${which}: old_text is not a valid regular expression: ${(error as Error).message}. It is a JavaScript ` +
+        `regular expression; escape special characters such as ( [ . * + ? with a backslash, or leave regex off to ` +
+        `match the text exactly.`,
     );
   }
 }
@@ -57,7 +59,9 @@ function matchCount(text: string, pattern: RegExp, which: string, fileName: stri
     if (gaveUp) {
       throw new ZipfsError(
         'LIMIT_EXCEEDED',
-        `${which}: the regex engine gave up on the pattern in ${quote(fileName)} after backtracking too long (it backtracks catastrophically, as nested repeats like (x+x+)+ do), so whether it matches is unknown; nothing was written. Rewrite it without nested repeats (x{2,}y for (x+x+)+y).`,
+        `${which}: the regex engine gave up on the pattern in ${quote(fileName)} after backtracking too long (it ` +
+          `backtracks catastrophically, as nested repeats like (x+x+)+ do), so whether it matches is unknown; ` +
+          `nothing was written. Rewrite it without nested repeats (x{2,}y for (x+x+)+y).`,
       );
     }
     if (!hit) return count;
@@ -100,13 +104,16 @@ export function applyEdits(
         : 'Read the file again and copy the text exactly, whitespace included.';
       throw new ZipfsError(
         'EDIT_MISMATCH',
-        `${which}: ${what} ${pattern ? 'matches nothing' : 'is not'} in ${quote(fileName)}${i > 0 ? ' (after the edits before it)' : ''}; nothing was written. ${hint}`,
+        `${which}: ${what} ${pattern ? 'matches nothing' : 'is not'} in ` +
+          `${quote(fileName)}${i > 0 ? ' (after the edits before it)' : ''}; nothing was written. ${hint}`,
       );
     }
     if (found > 1 && !edit.replace_all) {
       throw new ZipfsError(
         'EDIT_MISMATCH',
-        `${which}: ${what} ${pattern ? 'matches' : 'is in'} ${quote(fileName)} ${found} times; nothing was written. ${pattern ? 'Make the pattern narrower' : 'Include more surrounding text'} so it matches once, or pass ${param('replace_all')} to replace every one.`,
+        `${which}: ${what} ${pattern ? 'matches' : 'is in'} ${quote(fileName)} ${found} times; nothing was ` +
+          `written. ${pattern ? 'Make the pattern narrower' : 'Include more surrounding text'} so it matches once, ` +
+          `or pass ${param('replace_all')} to replace every one.`,
       );
     }
     if (pattern) text = text.replace(edit.replace_all ? pattern : new RegExp(pattern.source, 'm'), lf(edit.new_text));

@@ -50,7 +50,8 @@ export function writeWorkspaceFile(
       if (error instanceof ZipfsError && error.code === 'PATH_NOT_FOUND') {
         throw new ZipfsError(
           'PATH_NOT_FOUND',
-          `The folder for ${quote(relative)} does not exist; create it, or write with ${param('create_dirs')} (the default).`,
+          `The folder for ${quote(relative)} does not exist; create it, or write ` +
+            `with ${param('create_dirs')} (the default).`,
         );
       }
       throw error;
@@ -103,7 +104,8 @@ export function writeWorkspaceFile(
       if (target && isFileInUse(error)) {
         throw new ZipfsError(
           'FILE_IN_USE',
-          `${quote(relative)} is in use by another program, which holds it open; nothing was written. Close it there, then retry.`,
+          `${quote(relative)} is in use by another program, which holds it open; nothing was written. Close it ` +
+            `there, then retry.`,
         );
       }
       if (isSystemError(error, 'ENAMETOOLONG', 'EINVAL'))
@@ -148,7 +150,8 @@ export function deleteWorkspacePath(root: string, input: string, recursive: bool
     if (stats.isDirectory() && !recursive && fs.readdirSync(place.path).length > 0) {
       throw new ZipfsError(
         'INVALID_INPUT',
-        `${quote(relative)} is a folder that is not empty; pass ${param('recursive')} to delete it and everything in it.`,
+        `${quote(relative)} is a folder that is not empty; pass ${param('recursive')} to delete it and everything ` +
+          `in it.`,
       );
     }
     try {
@@ -158,7 +161,8 @@ export function deleteWorkspacePath(root: string, input: string, recursive: bool
       if (isFileInUse(error)) {
         throw new ZipfsError(
           'FILE_IN_USE',
-          `${quote(relative)} is in use by another program, which holds it open; it was not deleted. Close it there, then retry.`,
+          `${quote(relative)} is in use by another program, which holds it open; it was not deleted. Close it ` +
+            `there, then retry.`,
         );
       }
       throw error;

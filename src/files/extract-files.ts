@@ -23,12 +23,18 @@ export interface FileTask {
 /** Entries larger than this are streamed to disk in chunks; smaller ones are read whole (faster). */
 export const STREAM_ABOVE_BYTES = 8 * 1024 * 1024;
 
-/** An extracted file's mode: a link entry becomes a plain file holding its target (never a live link); others keep the archive's permission bits, always readable and writable by their owner. */
+/**
+ * An extracted file's mode: a link entry becomes a plain file holding its target (never a live link); others keep the
+ * archive's permission bits, always readable and writable by their owner.
+ */
 export function extractedFileMode(symlink: boolean, unixMode: number | undefined): number {
   return symlink ? 0o644 : ((unixMode ?? 0o644) & 0o777) | 0o600;
 }
 
-/** A file an entry cannot be created as on this file system (a name too long, not in its encoding): ZIP_INVALID naming the entry. */
+/**
+ * A file an entry cannot be created as on this file system (a name too long, not in its encoding): ZIP_INVALID naming
+ * the entry.
+ */
 export function uncreatable(error: unknown, name: string, consequence: string): ZipfsError | undefined {
   if (!isSystemError(error, 'ENAMETOOLONG', 'EILSEQ', 'EINVAL')) return undefined;
   return new ZipfsError(
@@ -43,7 +49,8 @@ export async function writeFileTask(source: ZipSource, task: FileTask, root: str
   if (span.dataEnd > task.limit) {
     throw new ZipfsError(
       'ZIP_BOMB_DETECTED',
-      `Entry ${quoted(entry.name)} has data running into the next entry or the central directory (overlapping entries, a zip-bomb construction); the archive was refused.`,
+      `Entry ${quoted(entry.name)} has data running into the next entry or the central directory (overlapping ` +
+        `entries, a zip-bomb construction); the archive was refused.`,
     );
   }
   const streamed = entry.uncompressedSize > STREAM_ABOVE_BYTES;
@@ -68,7 +75,10 @@ export async function writeFileTask(source: ZipSource, task: FileTask, root: str
   }
 }
 
-/** Bytes an entry adds to progress, and a rough cost for sharing work: creating a file costs about as much as 16 KiB of data. */
+/**
+ * Bytes an entry adds to progress, and a rough cost for sharing work: creating a file costs about as much as 16 KiB of
+ * data.
+ */
 export function taskCost(task: FileTask): number {
   return task.entry.compressedSize + 16 * 1024;
 }

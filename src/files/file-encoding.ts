@@ -31,7 +31,8 @@ export function textEncodingOf(
   if (bom && asked !== undefined && asked !== 'utf-8' && asked !== bom) {
     throw new ZipfsError(
       'INVALID_INPUT',
-      `Invalid argument encoding: ${quote(relative)} starts with a ${encodingLabel(bom)} byte-order mark, so it is ${encodingLabel(bom)}, not ${encodingLabel(asked)}; pass ${param('encoding', bom)}, or leave encoding out.`,
+      `Invalid argument encoding: ${quote(relative)} starts with a ${encodingLabel(bom)} byte-order mark, so it ` +
+        `is ${encodingLabel(bom)}, not ${encodingLabel(asked)}; pass ${param('encoding', bom)}, or leave encoding out.`,
     );
   }
   const encoding = bom ?? asked ?? 'utf-8';
@@ -41,7 +42,9 @@ export function textEncodingOf(
   if (bom) return undefined; // a BOM, then bytes that are not UTF-16: not text after all
   throw new ZipfsError(
     'INVALID_INPUT',
-    `${quote(relative)} is not ${encodingLabel(encoding)} text (${size > WHOLE_TEXT_MAX_BYTES ? 'over 64 MiB, too large to check' : 'an odd length, or a lone surrogate'}); read it in another encoding, or as base64.`,
+    `${quote(relative)} is not ${encodingLabel(encoding)} text ` +
+      `(${size > WHOLE_TEXT_MAX_BYTES ? 'over 64 MiB, too large to check' : 'an odd length, or a lone surrogate'}); ` +
+      `read it in another encoding, or as base64.`,
   );
 }
 

@@ -39,7 +39,8 @@ export function makeWorkspaceFolder(
       if (there.isDirectory()) return { relative, created: false };
       throw new ZipfsError(
         'INVALID_INPUT',
-        `Invalid argument path: ${quote(relative)} is already there as a ${there.isSymbolicLink() ? 'symbolic link' : 'file'}, not a folder.`,
+        `Invalid argument path: ${quote(relative)} is already there ` +
+          `as a ${there.isSymbolicLink() ? 'symbolic link' : 'file'}, not a folder.`,
       );
     }
   });

@@ -56,12 +56,14 @@ export function moveWorkspacePath(
       if (existing.isDirectory() !== moving.isDirectory()) {
         throw new ZipfsError(
           'INVALID_INPUT',
-          `${quote(to)} is a ${existing.isDirectory() ? 'folder' : 'file'} and ${quote(from)} a ${moving.isDirectory() ? 'folder' : 'file'}; move will not replace one with the other.`,
+          `${quote(to)} is a ${existing.isDirectory() ? 'folder' : 'file'} and ${quote(from)} a ` +
+            `${moving.isDirectory() ? 'folder' : 'file'}; move will not replace one with the other.`,
         );
       }
       if (existing.isDirectory()) removeBeneath(target.folder, target.name);
     }
-    // Both names are looked up in folders held open: a link swapped in on either side is renamed as a link, never followed.
+    // Both names are looked up in folders held open: a link swapped in on either side is renamed as a link, never
+    // followed.
     fs.renameSync(source.path, target.path);
     return { from, to };
   });

@@ -177,13 +177,16 @@ function emptyRangeCheck(request: PageRequest, start: number, end: number, total
   if (start > total && !(total === 0 && start === 1)) {
     throw new ZipfsError(
       'INVALID_INPUT',
-      `Invalid argument start_line: ${quote(request.relative)} has ${total} line${total === 1 ? '' : 's'}, so line ${start} is past its end.`,
+      `Invalid argument ` +
+        `start_line: ${quote(request.relative)} has ${total} line${total === 1 ? '' : 's'}, so line ${start} is ` +
+        `past its end.`,
     );
   }
   if (start > end && total > 0) {
     throw new ZipfsError(
       'INVALID_INPUT',
-      `Invalid input for read: the lines asked for run from ${start} to ${end} of ${total}, which holds no line; end_line must not come before start_line.`,
+      `Invalid input for read: the lines asked for run from ${start} to ${end} of ${total}, which holds no line; ` +
+        `end_line must not come before start_line.`,
     );
   }
 }

@@ -64,6 +64,7 @@ export function linkRefused(relative: string, at: string): ZipfsError {
   }
   return new ZipfsError(
     'PATH_TRAVERSAL',
-    `Path ${quote(relative)} is a symbolic link${target}; zipfs does not follow links inside a workspace (they can lead outside it). Use the path the link points to.`,
+    `Path ${quote(relative)} is a symbolic link${target}; zipfs does not follow links inside a workspace (they can ` +
+      `lead outside it). Use the path the link points to.`,
   );
 }

@@ -54,9 +54,13 @@ const strict = {
   'windows-1252': new TextDecoder('windows-1252'),
 };
 
-/** The characters `bytes` hold in `encoding`, a BOM kept as U+FEFF; undefined when they are not valid in it (UTF-8, UTF-16 only). */
+/**
+ * The characters `bytes` hold in `encoding`, a BOM kept as U+FEFF; undefined when they are not valid in it (UTF-8,
+ * UTF-16 only).
+ */
 export function decodeText(bytes: Uint8Array, encoding: TextEncoding): string | undefined {
-  if (encoding === 'iso-8859-1') return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('latin1'); // Node's latin1 is exact: byte n is U+00n
+  // Node's latin1 is exact: byte n is U+00n
+  if (encoding === 'iso-8859-1') return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('latin1');
   try {
     return strict[encoding].decode(bytes);
   } catch {
@@ -64,7 +68,10 @@ export function decodeText(bytes: Uint8Array, encoding: TextEncoding): string | 
   }
 }
 
-/** Windows-1252's 0x80-0x9F; the five it leaves undefined (0x81, 0x8D, 0x8F, 0x90, 0x9D) stand for the same C1 code points, as WHATWG decodes them. */
+/**
+ * Windows-1252's 0x80-0x9F; the five it leaves undefined (0x81, 0x8D, 0x8F, 0x90, 0x9D) stand for the same C1 code
+ * points, as WHATWG decodes them.
+ */
 const CP1252_HIGH = '€\u0081‚ƒ„…†‡ˆ‰Š‹Œ\u008DŽ\u008F\u0090‘’“”•–—˜™š›œ\u009DžŸ';
 const CP1252_BYTE = new Map([...CP1252_HIGH].map((char, i) => [char.charCodeAt(0), 0x80 + i]));
 
@@ -111,6 +118,9 @@ export function encodeOrRefuse(text: string, encoding: TextEncoding, fileName: s
   const line = text.slice(0, bytes.index).split('\n').length;
   throw new ZipfsError(
     'INVALID_INPUT',
-    `${quote(fileName)} is ${encodingLabel(encoding)}, which cannot hold ${quote(bytes.char)} (${code}, line ${line} of the result); nothing was written. Use a character ${encodingLabel(encoding)} has (a \\u escape, if the file's format has one), or rewrite the whole file with write in UTF-8.`,
+    `${quote(fileName)} is ${encodingLabel(encoding)}, which cannot ` +
+      `hold ${quote(bytes.char)} (${code}, line ${line} of the result); nothing was written. Use a ` +
+      `character ${encodingLabel(encoding)} has (a \\u escape, if the file's format has one), or rewrite the whole ` +
+      `file with write in UTF-8.`,
   );
 }

@@ -22,7 +22,10 @@ export function notTextReason(kind: Exclude<FileText, 'utf-8'>): string {
   return kind === 'binary' ? 'binary' : kind === 'large-text' ? 'over 64 MiB' : 'not UTF-8 text';
 }
 
-/** The open file `fd` of `size` bytes: UTF-8 text, binary, text in another encoding, or text too large to check whole; and its SHA-256. */
+/**
+ * The open file `fd` of `size` bytes: UTF-8 text, binary, text in another encoding, or text too large to check whole;
+ * and its SHA-256.
+ */
 export function scanFile(fd: number, size: number): { kind: FileText; sha256: string } {
   const hash = new Bun.CryptoHasher('sha256');
   const piece = Buffer.allocUnsafe(Math.max(1, Math.min(size, PIECE_BYTES)));

@@ -38,7 +38,8 @@ export function wholeCharacters(
     const continuation = (at: number) => (bytes[at]! & 0xc0) === 0x80;
     while (from < 3 && from < bytes.length && continuation(from)) from++; // start on a character
     while (to > from && to < bytes.length && continuation(to)) to--; // end before a cut character
-    if (to <= from && from < bytes.length) for (to = from + 1; to < bytes.length && continuation(to); ) to++; // one whole character
+    // one whole character
+    if (to <= from && from < bytes.length) for (to = from + 1; to < bytes.length && continuation(to); ) to++;
     return { from, to };
   }
   if (encoding !== 'utf-16le' && encoding !== 'utf-16be') return { from, to };

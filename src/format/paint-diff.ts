@@ -1,4 +1,7 @@
-/** A unified diff coloured for a terminal as git colours it (paint is plain off a terminal): diff and edit print the same way. */
+/**
+ * A unified diff coloured for a terminal as git colours it (paint is plain off a terminal): diff and edit print the
+ * same way.
+ */
 import type { Paint } from './paint.ts';
 
 export function paintDiff(diff: string, paint: Paint): string {

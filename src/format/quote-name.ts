@@ -10,9 +10,13 @@
  * or not Latin, are shown as they are (git's core.quotePath=false).
  */
 
-/** C0 controls, DEL, C1 controls, the line and paragraph separators, and the bidi embeddings, overrides and isolates. */
+/**
+ * C0 controls, DEL, C1 controls, the line and paragraph separators, and the bidi embeddings, overrides and isolates.
+ */
 const UNSAFE = '\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029\\u202a-\\u202e\\u2066-\\u2069';
-/** A name holding any of these is quoted: the unsafe ones, and the quote and backslash, which the quoting itself uses. */
+/**
+ * A name holding any of these is quoted: the unsafe ones, and the quote and backslash, which the quoting itself uses.
+ */
 const NEEDS_QUOTES = new RegExp(`[${UNSAFE}"\\\\]`);
 const QUOTED_CHARS = new RegExp(`[${UNSAFE}"\\\\]`, 'g');
 const UNSAFE_CHARS = new RegExp(`[${UNSAFE}]`, 'g');
@@ -41,7 +45,10 @@ export function quoted(text: string): string {
   return `"${text.replace(QUOTED_CHARS, escapeChar)}"`;
 }
 
-/** A name standing on its own (a listing, a table cell, a diff header): as it is, or quoted() when it needs to be, as git does. */
+/**
+ * A name standing on its own (a listing, a table cell, a diff header): as it is, or quoted() when it needs to be, as
+ * git does.
+ */
 export function quoteName(name: string): string {
   return NEEDS_QUOTES.test(name) ? quoted(name) : name;
 }

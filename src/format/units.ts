@@ -20,7 +20,10 @@ export function isoSeconds(date: Date): string {
 /** Local "YYYY-MM-DD HH:MM", what `ls -l` readers expect to see. */
 export function localMinute(date: Date): string {
   const pad = (n: number) => String(n).padStart(2, '0');
-  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())} ${pad(date.getHours())}:${pad(date.getMinutes())}`;
+  return (
+    `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())} ` +
+    `${pad(date.getHours())}:${pad(date.getMinutes())}`
+  );
 }
 
 /** "3 min ago", "2 h ago", "5 d ago": how recent, at a glance. */

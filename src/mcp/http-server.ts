@@ -8,11 +8,14 @@
  * are checked so a web page cannot reach it through DNS rebinding.
  */
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+// A namespace import: the class's name and its module's path do not fit on one line together.
+import * as webStandardHttp from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { ZipfsError } from '../base/errors.ts';
 import { logger } from '../base/log.ts';
 import { isLoopbackHost, refusalOf } from './request-guard.ts';
 import { MAX_MESSAGE_BYTES, createMcpServer, quietConsole, type ServerOptions } from './server.ts';
+
+type Transport = webStandardHttp.WebStandardStreamableHTTPServerTransport;
 
 export interface HttpListen {
   host: string;
@@ -43,17 +46,19 @@ export async function serveHttp(options: ServerOptions, listen: HttpListen): Pro
   if (!local && !listen.allowRemote) {
     throw new ZipfsError(
       'INVALID_INPUT',
-      `Listening on ${listen.host} lets other computers reach zipfs; add --allow-remote to mean it, and set ZIPFS_MCP_TOKEN, or listen on 127.0.0.1.`,
+      `Listening on ${listen.host} lets other computers reach zipfs; add --allow-remote to mean it, and set ` +
+        `ZIPFS_MCP_TOKEN, or listen on 127.0.0.1.`,
     );
   }
   if (!local && !listen.token)
     throw new ZipfsError(
       'INVALID_INPUT',
-      `Listening on ${listen.host} needs a bearer token: set ZIPFS_MCP_TOKEN (a long random string) and give it to the clients.`,
+      `Listening on ${listen.host} needs a bearer token: set ZIPFS_MCP_TOKEN (a long random string) and give it to ` +
+        `the clients.`,
     );
   await quietConsole();
   const log = await logger();
-  const sessions = new Map<string, { transport: WebStandardStreamableHTTPServerTransport; server: Server }>();
+  const sessions = new Map<string, { transport: Transport; server: Server }>();
 
   /** DNS rebinding and the token: request-guard.ts. */
   const refusal = (request: Request): Response | undefined => {
@@ -66,7 +71,7 @@ export async function serveHttp(options: ServerOptions, listen: HttpListen): Pro
 
   const newSession = async (request: Request): Promise<Response> => {
     const server = await createMcpServer(options);
-    const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
+    const transport: Transport = new webStandardHttp.WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => globalThis.crypto.randomUUID(),
       onsessioninitialized: (id) => void sessions.set(id, { transport, server }),
       onsessionclosed: (id) => {

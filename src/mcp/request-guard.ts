@@ -59,7 +59,9 @@ export function refusalOf(headers: Headers, options: GuardOptions): Refusal | un
   if (options.local && (!host || !isLoopbackHost(host.host) || (host.port ?? 80) !== options.port())) {
     return {
       status: 403,
-      message: `Host ${JSON.stringify(rawHost)} is not this loopback server (give 127.0.0.1, localhost or [::1] with port ${options.port()}); zipfs refuses it (DNS rebinding protection).`,
+      message:
+        `Host ${JSON.stringify(rawHost)} is not this loopback server (give 127.0.0.1, localhost or [::1] ` +
+        `with port ${options.port()}); zipfs refuses it (DNS rebinding protection).`,
     };
   }
   const origin = headers.get('origin');
@@ -70,7 +72,9 @@ export function refusalOf(headers: Headers, options: GuardOptions): Refusal | un
     if (!allowed)
       return {
         status: 403,
-        message: `Origin ${JSON.stringify(origin)} is not allowed; zipfs answers local clients and pages of its own host only (DNS rebinding protection).`,
+        message:
+          `Origin ${JSON.stringify(origin)} is not allowed; zipfs answers local clients and pages of its own ` +
+          `host only (DNS rebinding protection).`,
       };
   }
   if (options.token !== undefined && !sameSecret(headers.get('authorization') ?? '', `Bearer ${options.token}`)) {

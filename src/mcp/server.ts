@@ -17,8 +17,10 @@ import { toolDefinition } from './tools.ts';
 import { ownerOf } from '../session/owner.ts';
 
 const INSTRUCTIONS =
-  'zipfs opens a zip archive as a folder: zipfs_open extracts it into a workspace session whose files you read and change with these tools, or with any tool in the folder zipfs_path returns. ' +
-  'zipfs_status shows what changed and zipfs_sync writes it back into the original zip atomically with a backup; the session argument may be left out whenever exactly one session is open.';
+  'zipfs opens a zip archive as a folder: zipfs_open extracts it into a workspace session whose files you read and ' +
+  'change with these tools, or with any tool in the folder zipfs_path returns. ' +
+  'zipfs_status shows what changed and zipfs_sync writes it back into the original zip atomically with a backup; ' +
+  'the session argument may be left out whenever exactly one session is open.';
 
 /**
  * What one answer may take: an agent pays for every answer in context, so none is over about
@@ -61,7 +63,8 @@ export async function createMcpServer(options: ServerOptions): Promise<Server> {
     const tool = tools.find((t) => t.definition.name === request.params.name);
     if (!tool) {
       const names = tools.map((t) => t.definition.name).join(', ');
-      // A plain error with a JSON-RPC code: McpError would put "MCP error -32602:" in the text, which clients add again.
+      // A plain error with a JSON-RPC code: McpError would put "MCP error -32602:" in the text, which clients add
+      // again.
       throw Object.assign(new Error(`Unknown tool ${quote(request.params.name)}; zipfs tools are ${names}.`), {
         code: ErrorCode.InvalidParams,
       });

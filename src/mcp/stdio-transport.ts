@@ -91,7 +91,8 @@ export class LineTransport implements Transport {
       this.reject(
         findId(head.toString('utf8'), tail.toString('utf8')),
         INVALID_REQUEST,
-        `The message is ${mib(bytes)}, over the ${mib(this.maxLineBytes)} zipfs accepts in one message. Send large content in pieces: zipfs_write with append: true for each piece after the first.`,
+        `The message is ${mib(bytes)}, over the ${mib(this.maxLineBytes)} zipfs accepts in one message. Send large ` +
+          `content in pieces: zipfs_write with append: true for each piece after the first.`,
       );
       return;
     }
@@ -106,7 +107,8 @@ export class LineTransport implements Transport {
       this.reject(
         null,
         PARSE_ERROR,
-        `Parse error: the line is not JSON (${(error as Error).message.slice(0, 120)}). Send one JSON-RPC message per line.`,
+        `Parse error: the line is not JSON (${(error as Error).message.slice(0, 120)}). Send one JSON-RPC message ` +
+          `per line.`,
       );
       return;
     }
@@ -125,7 +127,8 @@ export class LineTransport implements Transport {
       this.reject(
         id,
         INVALID_REQUEST,
-        'Invalid request: not a JSON-RPC 2.0 message (it needs "jsonrpc": "2.0" and a method, or a result or error with an id).',
+        'Invalid request: not a JSON-RPC 2.0 message (it needs "jsonrpc": "2.0" and a method, or a result or error ' +
+          'with an id).',
       );
       return;
     }

@@ -27,7 +27,8 @@ function lean(node: unknown): unknown {
   for (const [key, value] of Object.entries(node)) out[key] = lean(value);
   if (Array.isArray(out.required) && out.required.length === 0) delete out.required;
   if (out.type === 'boolean' && out.default === false) delete out.default; // an absent boolean is false everywhere
-  if ('const' in out && out.type === undefined) out.type = typeof out.const; // a literal is a node too: it gets its type
+  // a literal is a node too: it gets its type
+  if ('const' in out && out.type === undefined) out.type = typeof out.const;
   return out;
 }
 

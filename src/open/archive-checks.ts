@@ -26,7 +26,10 @@ import type { WorkspaceTarget } from './workspace-rules.ts';
 /** Read-ahead for the pass over local headers: a large window would read megabytes of data it skips. */
 const LAYOUT_WINDOW_BYTES = 64 * 1024;
 
-/** The plan open extracts by (`source`: the file `directory` was read from), once every check passed; with a collecting `refuse`, a best effort past the refusals. */
+/**
+ * The plan open extracts by (`source`: the file `directory` was read from), once every check passed; with a collecting
+ * `refuse`, a best effort past the refusals.
+ */
 export function checkArchive(
   source: FileSource,
   directory: CentralDirectory,

@@ -69,7 +69,8 @@ export function planExtraction(
       refuse(
         new ZipfsError(
           'ZIP_INVALID',
-          `Entries ${quoted(clash.entry.name)} and ${quoted(entry.name)} are ${what} (${quoted(place.path)}); one would silently replace the other, so the archive was not opened.`,
+          `Entries ${quoted(clash.entry.name)} and ${quoted(entry.name)} are ${what} (${quoted(place.path)}); one ` +
+            `would silently replace the other, so the archive was not opened.`,
         ),
       );
       continue;
@@ -88,7 +89,8 @@ export function planExtraction(
       refuse(
         new ZipfsError(
           'ZIP_INVALID',
-          `Entry ${quoted(holder.entry.name)} is a file, but ${quoted(child.entry.name)} needs it to be a folder; the archive cannot be laid out as files, so it was not opened.`,
+          `Entry ${quoted(holder.entry.name)} is a file, but ${quoted(child.entry.name)} needs it to be a folder; ` +
+            `the archive cannot be laid out as files, so it was not opened.`,
         ),
       );
     }
@@ -101,7 +103,8 @@ export function planExtraction(
     const entry = entries[at]!;
     const type = typeOf.get(entry) ?? (entry.isDirectory ? 'dir' : 'file');
     try {
-      assertReadable(entry); // folders too: sync copies them as they are, and other readers refuse these flags on any entry
+      // folders too: sync copies them as they are, and other readers refuse these flags on any entry
+      assertReadable(entry);
     } catch (error) {
       if (!(error instanceof ZipfsError)) throw error;
       refuse(error);
@@ -112,7 +115,8 @@ export function planExtraction(
         refuse(
           new ZipfsError(
             'ZIP_INVALID',
-            `Folder entry ${quoted(entry.name)} claims ${entry.uncompressedSize} bytes of data; the archive is damaged, so it was not opened.`,
+            `Folder entry ${quoted(entry.name)} claims ${entry.uncompressedSize} bytes of data; the archive is ` +
+              `damaged, so it was not opened.`,
           ),
         );
       }

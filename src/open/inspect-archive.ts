@@ -30,7 +30,9 @@ export interface Inspection {
   total_size: number;
   total_compressed: number;
   comment: string;
-  /** Open's refusals first, each `open would refuse it (CODE): message` with open's own code and message; then notes. */
+  /**
+   * Open's refusals first, each `open would refuse it (CODE): message` with open's own code and message; then notes.
+   */
   warnings: string[];
 }
 

@@ -74,7 +74,10 @@ async function openNamed(request: OpenRequest, zipPath: string): Promise<Opened>
   }
 }
 
-/** An empty session for an archive still to be written (its fingerprint's size -1 says so: sync-archive.ts, isNewArchive). */
+/**
+ * An empty session for an archive still to be written (its fingerprint's size -1 says so: sync-archive.ts,
+ * isNewArchive).
+ */
 async function createArchiveSession(request: OpenRequest, zipPath: string): Promise<Opened> {
   // Missing folders on the way are made by the first sync, with the archive; a file where one must go cannot be.
   let folder = path.dirname(zipPath);

@@ -113,7 +113,10 @@ export function sessionRecord({ zipPath, source, staging, counts, rules, owner }
   };
 }
 
-/** Whether something is at `zipPath`; a path no file can ever be at (too long, a loop of links) is refused, not taken for a free place. */
+/**
+ * Whether something is at `zipPath`; a path no file can ever be at (too long, a loop of links) is refused, not taken
+ * for a free place.
+ */
 export function zipExists(zipPath: string): boolean {
   try {
     fs.statSync(zipPath);
@@ -128,7 +131,8 @@ export function openSource(zipPath: string): FileSource {
   if (!zipExists(zipPath)) {
     throw new ZipfsError(
       'ZIP_NOT_FOUND',
-      `No file at ${zipPath}; check the path (relative paths are resolved from ${process.cwd()}), or pass ${param('create')} to start a new archive there.`,
+      `No file at ${zipPath}; check the path (relative paths are resolved ` +
+        `from ${process.cwd()}), or pass ${param('create')} to start a new archive there.`,
     );
   }
   try {
@@ -148,7 +152,9 @@ function assertRoomForSession(home: string, limits: Limits, adding: number): voi
   if (sessions.length >= limits.maxSessions) {
     throw new ZipfsError(
       'LIMIT_EXCEEDED',
-      `${sessions.length} sessions are open and the limit is ${limits.maxSessions}. Close some (${invocation('close', { session: 'NAME' })}), prune old ones (${invocation('prune', { stale: '7d' })}), or raise ZIPFS_MAX_SESSIONS.`,
+      `${sessions.length} sessions are open and the limit ` +
+        `is ${limits.maxSessions}. Close some (${invocation('close', { session: 'NAME' })}), prune old ` +
+        `ones (${invocation('prune', { stale: '7d' })}), or raise ZIPFS_MAX_SESSIONS.`,
     );
   }
   assertRoomInWorkspaces(home, limits, adding, 'this archive adds', sessions);
@@ -165,7 +171,8 @@ export function assertDiskSpace(dir: string, needed: number): void {
   if (needed > free) {
     throw new ZipfsError(
       'LIMIT_EXCEEDED',
-      `The archive expands to ${needed} bytes but only ${free} bytes are free under ${dir}; free some space or set ZIPFS_HOME to a larger disk.`,
+      `The archive expands to ${needed} bytes but only ${free} bytes are free under ${dir}; free some space or set ` +
+        `ZIPFS_HOME to a larger disk.`,
     );
   }
 }

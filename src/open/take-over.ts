@@ -39,13 +39,15 @@ export async function claimName(
   if (sameOwner(owner, caller)) {
     throw new ZipfsError(
       'NAME_COLLISION',
-      `A session named "${name}" is already open, opened by this same job (process ${owner!.pid}); use it (${invocation('status', { session: name })}), or ${other}.`,
+      `A session named "${name}" is already open, opened by this same job ` +
+        `(process ${owner!.pid}); use it (${invocation('status', { session: name })}), or ${other}.`,
     );
   }
   if (state === 'alive') {
     throw new ZipfsError(
       'NAME_COLLISION',
-      `A session named "${name}" is open and belongs to process ${owner!.pid}, which is still running (the job that opened it); it is not taken over. Choose another name, or let that job finish.`,
+      `A session named "${name}" is open and belongs to process ${owner!.pid}, which is still running (the job that ` +
+        `opened it); it is not taken over. Choose another name, or let that job finish.`,
     );
   }
   if (state === 'unknown') {
@@ -54,20 +56,28 @@ export async function claimName(
       : 'it records no owner process (an older zipfs opened it)';
     throw new ZipfsError(
       'NAME_COLLISION',
-      `A session named "${name}" is already open and ${why}, so zipfs cannot tell whether a job still uses it; ${other}.`,
+      `A session named "${name}" is already open and ${why}, so zipfs cannot tell whether a job still uses ` +
+        `it; ${other}.`,
     );
   }
   const holder = busyWith(session);
   if (holder)
     throw new ZipfsError(
       'NAME_COLLISION',
-      `A session named "${name}" was left by process ${owner!.pid}, which is gone, but process ${holder.pid} is working in it now (zipfs ${holder.command}); choose another name, or retry when it has finished.`,
+      `A session named "${name}" was left by process ${owner!.pid}, which is gone, but ` +
+        `process ${holder.pid} is working in it now (zipfs ${holder.command}); choose another name, or retry when ` +
+        `it has finished.`,
     );
   const pending = pendingChanges(session);
   if (pending.count > 0) {
     throw new ZipfsError(
       'NAME_COLLISION',
-      `A session named "${name}" was left by process ${owner!.pid}, which is gone (a killed job?), with unsynced changes (${pending.summary}), so it is not taken over. Look at them (${invocation('status', { session: name })}), then remove it (${invocation('close', { session: name, force: true })}, or every orphaned session with its changes: ${invocation('prune', { orphaned: true, discard_changes: true })}) and open again; or choose another name.`,
+      `A session named "${name}" was left by process ${owner!.pid}, which is gone (a killed job?), with unsynced ` +
+        `changes (${pending.summary}), so it is not taken over. Look at ` +
+        `them (${invocation('status', { session: name })}), then remove ` +
+        `it (${invocation('close', { session: name, force: true })}, or every orphaned session with its ` +
+        `changes: ${invocation('prune', { orphaned: true, discard_changes: true })}) and open again; or choose ` +
+        `another name.`,
     );
   }
   try {
@@ -76,7 +86,8 @@ export async function claimName(
     if (error instanceof ZipfsError && error.code === 'LOCKED')
       throw new ZipfsError(
         'NAME_COLLISION',
-        `A session named "${name}" is in use by another process right now; choose another name, or retry when it has finished.`,
+        `A session named "${name}" is in use by another process right now; choose another name, or retry when it ` +
+          `has finished.`,
       );
     throw error;
   }

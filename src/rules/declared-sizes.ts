@@ -10,7 +10,8 @@ function bomb(message: string): ZipfsError {
 /** More entries than open takes. */
 export function tooManyEntries(count: number, limits: Limits): ZipfsError {
   return bomb(
-    `The archive has ${count} entries, over the limit of ${limits.maxEntries}. If it is trusted, raise ZIPFS_MAX_ENTRIES and open it again.`,
+    `The archive has ${count} entries, over the limit of ${limits.maxEntries}. If it is trusted, raise ` +
+      `ZIPFS_MAX_ENTRIES and open it again.`,
   );
 }
 
@@ -36,7 +37,9 @@ export class DeclaredSizes {
     if (size > limits.ratioFloorBytes && size / Math.max(packed, 1) > limits.maxEntryRatio) {
       this.refuse(
         bomb(
-          `Entry ${quoted(this.nameOf(index))} expands ${Math.round(size / Math.max(packed, 1))}:1 (${size} bytes from ${packed}), over the per-entry limit of ${limits.maxEntryRatio}:1. If it is trusted, raise ZIPFS_MAX_ENTRY_RATIO.`,
+          `Entry ${quoted(this.nameOf(index))} expands ${Math.round(size / Math.max(packed, 1))}:1 (${size} bytes ` +
+            `from ${packed}), over the per-entry limit of ${limits.maxEntryRatio}:1. If it is trusted, raise ` +
+            `ZIPFS_MAX_ENTRY_RATIO.`,
         ),
       );
     }
@@ -48,14 +51,17 @@ export class DeclaredSizes {
     if (totalBytes > limits.maxExtractedBytes) {
       this.refuse(
         bomb(
-          `The archive expands to ${totalBytes} bytes, over the limit of ${limits.maxExtractedBytes}. If it is trusted, raise ZIPFS_MAX_EXTRACTED_BYTES.`,
+          `The archive expands to ${totalBytes} bytes, over the limit ` +
+            `of ${limits.maxExtractedBytes}. If it is trusted, raise ZIPFS_MAX_EXTRACTED_BYTES.`,
         ),
       );
     }
     if (totalBytes > limits.ratioFloorBytes && totalBytes / Math.max(totalCompressed, 1) > limits.maxRatio) {
       this.refuse(
         bomb(
-          `The archive expands ${Math.round(totalBytes / Math.max(totalCompressed, 1))}:1 overall (${totalBytes} bytes from ${totalCompressed}), over the limit of ${limits.maxRatio}:1. If it is trusted, raise ZIPFS_MAX_RATIO.`,
+          `The archive expands ${Math.round(totalBytes / Math.max(totalCompressed, 1))}:1 overall ` +
+            `(${totalBytes} bytes from ${totalCompressed}), over the limit of ${limits.maxRatio}:1. If it is ` +
+            `trusted, raise ZIPFS_MAX_RATIO.`,
         ),
       );
     }

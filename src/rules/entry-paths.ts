@@ -42,7 +42,9 @@ export function entryPath(name: string): EntryPath {
     if (bytes > MAX_SEGMENT_BYTES) {
       throw new ZipfsError(
         'ZIP_INVALID',
-        `Entry ${quoted(name)} has a name part of ${bytes} bytes (${quoted(`${segment.slice(0, 40)}...`)}); file systems allow at most ${MAX_SEGMENT_BYTES}, so the archive cannot be opened as files.`,
+        `Entry ${quoted(name)} has a name part ` +
+          `of ${bytes} bytes (${quoted(`${segment.slice(0, 40)}...`)}); file systems allow at ` +
+          `most ${MAX_SEGMENT_BYTES}, so the archive cannot be opened as files.`,
       );
     }
     segments.push(segment);
@@ -79,7 +81,8 @@ export function isPlainPath(bytes: Uint8Array, start: number, length: number): b
     const byte = bytes[i]!;
     if (byte >= 0x80 || byte === BACKSLASH || byte === 0) return false;
     if (byte === SLASH) {
-      if (part === 0 || (dots === part && part <= 2)) return false; // an empty part (a leading or doubled "/"), "." or ".."
+      // an empty part (a leading or doubled "/"), "." or ".."
+      if (part === 0 || (dots === part && part <= 2)) return false;
       part = 0;
       dots = 0;
       continue;
@@ -98,17 +101,26 @@ export function isPlainPath(bytes: Uint8Array, start: number, length: number): b
 export function unwritableName(relative: string, maxPathBytes: number): string | undefined {
   // "a\b" on Linux is one file; a zip reader (zipfs too) takes the backslash as a folder separator.
   if (relative.includes('\\'))
-    return 'its name holds a backslash, which zip readers take as a folder separator (it would come back as another path, or climb out of the folder); rename it without one';
+    return (
+      'its name holds a backslash, which zip readers take as a folder separator (it would come back as another ' +
+      'path, or climb out of the folder); rename it without one'
+    );
   try {
     entryPath(relative);
   } catch (error) {
     if (error instanceof ZipfsError)
-      return `zipfs open would refuse it as an entry name (${error.code}: ${error.message.replace(/^Entry ".*?(?<!\\)" /, '').replace(/;.*$/, '')}); rename it`;
+      return (
+        `zipfs open would refuse it as an entry ` +
+        `name (${error.code}: ${error.message.replace(/^Entry ".*?(?<!\\)" /, '').replace(/;.*$/, '')}); rename it`
+      );
     throw error;
   }
   const bytes = Buffer.byteLength(relative);
   if (bytes > maxPathBytes)
-    return `its path is ${bytes} bytes long, over the ${maxPathBytes} bytes a workspace path may take on this system (zipfs open would refuse it); move it to a shallower folder or shorten its names`;
+    return (
+      `its path is ${bytes} bytes long, over the ${maxPathBytes} bytes a workspace path may take on this ` +
+      `system (zipfs open would refuse it); move it to a shallower folder or shorten its names`
+    );
   return undefined;
 }
 
@@ -142,7 +154,10 @@ export function checkPathsFit(
       refuse(
         new ZipfsError(
           'LIMIT_EXCEEDED',
-          `Entry ${quoted(`${item.entry.name.slice(0, 80)}...`)} is ${bytes} bytes deep; in a workspace under ${workspaces} its path may take at most ${max} bytes, or no program could open it (this system's path limit is ${pathMaxBytes()}). Extract it with another tool into a short folder, or set ZIPFS_HOME to a shorter folder if that is enough; the archive was not opened.`,
+          `Entry ${quoted(`${item.entry.name.slice(0, 80)}...`)} is ${bytes} bytes deep; in a workspace ` +
+            `under ${workspaces} its path may take at most ${max} bytes, or no program could open it (this system's ` +
+            `path limit is ${pathMaxBytes()}). Extract it with another tool into a short folder, or set ZIPFS_HOME ` +
+            `to a shorter folder if that is enough; the archive was not opened.`,
         ),
       );
     }

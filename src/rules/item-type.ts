@@ -5,7 +5,8 @@ export type ItemType = 'file' | 'dir' | 'symlink';
 export function foldersOf(items: readonly { path: string; type: ItemType }[]): Set<string> {
   const folders = new Set<string>();
   for (const item of items) {
-    if (item.type === 'dir' && item.path !== '') folders.add(item.path); // '': a root entry ("./"), the workspace itself
+    // '': a root entry ("./"), the workspace itself
+    if (item.type === 'dir' && item.path !== '') folders.add(item.path);
     for (let slash = item.path.indexOf('/'); slash >= 0; slash = item.path.indexOf('/', slash + 1))
       folders.add(item.path.slice(0, slash));
   }

@@ -50,7 +50,8 @@ export const LIMIT_SPECS = {
     env: 'ZIPFS_READ_DEFAULT_LIMIT',
     default: 256 * KiB,
     description:
-      'Bytes read returns when no limit is given (limit may ask for up to 64 MiB; over MCP a page is also cut to fit the answer)',
+      'Bytes read returns when no limit is given (limit may ask for up to 64 MiB; over MCP a page is also cut to ' +
+      'fit the answer)',
   },
   maxSessions: {
     env: 'ZIPFS_MAX_SESSIONS',
@@ -67,14 +68,16 @@ export const LIMIT_SPECS = {
     env: 'ZIPFS_GREP_TIME_BUDGET_MS',
     default: 5000,
     description:
-      "Milliseconds one grep may take before it returns what it found, and one edit's patterns before it is refused (LIMIT_EXCEEDED)",
+      "Milliseconds one grep may take before it returns what it found, and one edit's patterns before it is refused " +
+      '(LIMIT_EXCEEDED)',
   },
   lockWaitMs: {
     env: 'ZIPFS_LOCK_WAIT_MS',
     default: 5000,
     min: 0,
     description:
-      'Milliseconds a mutation waits for another process holding the session (or a sync for one syncing the same zip) before LOCKED (0: do not wait)',
+      'Milliseconds a mutation waits for another process holding the session (or a sync for one syncing the same ' +
+      'zip) before LOCKED (0: do not wait)',
   },
   // open splits a large archive between this thread and one worker: there is no third share to give.
   threads: {

@@ -53,7 +53,10 @@ export function assertNoCaseCollisions(
 function collision(a: NamedItem, b: NamedItem, what: string): ZipfsError {
   return new ZipfsError(
     'ZIP_INVALID',
-    `Entries ${quoted(a.entry.name)} and ${quoted(b.entry.name)} are ${what} whose paths differ only in case, and the workspace's folder does not tell case apart (as macOS and Windows folders do not): one would silently replace the other, so the archive was not opened. Rename one in the archive (zip -d and add it back under another name), or set ZIPFS_HOME to a case-sensitive folder.`,
+    `Entries ${quoted(a.entry.name)} and ${quoted(b.entry.name)} are ${what} whose paths differ only in case, and ` +
+      `the workspace's folder does not tell case apart (as macOS and Windows folders do not): one would silently ` +
+      `replace the other, so the archive was not opened. Rename one in the archive (zip -d and add it back under ` +
+      `another name), or set ZIPFS_HOME to a case-sensitive folder.`,
   );
 }
 
@@ -82,7 +85,8 @@ export function assertWindowsNames(items: readonly NamedItem[], refuse: Refuse):
         refuse(
           new ZipfsError(
             'ZIP_INVALID',
-            `Entry ${quoted(item.entry.name)} ${problem}; it cannot be extracted on this system under its own name, so the archive was not opened. Open it on Linux or macOS, or rename the entry in the archive.`,
+            `Entry ${quoted(item.entry.name)} ${problem}; it cannot be extracted on this system under its own name, ` +
+              `so the archive was not opened. Open it on Linux or macOS, or rename the entry in the archive.`,
           ),
         );
         break;

@@ -48,7 +48,9 @@ export interface SessionContext extends CommandContext {
   session: Session;
 }
 
-/** How long a mutation waits for another process's lock on its session (ZIPFS_LOCK_WAIT_MS), and what stops the wait. */
+/**
+ * How long a mutation waits for another process's lock on its session (ZIPFS_LOCK_WAIT_MS), and what stops the wait.
+ */
 export function lockWait(context: CommandContext): LockWait {
   return { waitMs: loadLimits(context.env).lockWaitMs, signal: context.signal };
 }
@@ -75,7 +77,10 @@ export interface CliHints {
   stdin?: string;
   /** CLI-only boolean flags (kebab-case name -> description), for exit-code conventions that mean nothing over MCP. */
   flags?: Record<string, string>;
-  /** CLI-only string options (kebab-case name -> description), for what a shell cannot spell as a parameter (a list of edits). */
+  /**
+   * CLI-only string options (kebab-case name -> description), for what a shell cannot spell as a parameter (a list of
+   * edits).
+   */
   options?: Record<string, string>;
   /** Input keys the CLI gives through `options` instead of a flag of their own. */
   viaOptions?: string[];
@@ -83,7 +88,10 @@ export interface CliHints {
   fromCli?(input: Record<string, unknown>, extras: Record<string, string | boolean | undefined>): void;
   /** Other names for the subcommand (`mv` for move). */
   aliases?: string[];
-  /** Input keys holding workspace paths: run from inside a workspace, they are taken from the current folder, as git does. */
+  /**
+   * Input keys holding workspace paths: run from inside a workspace, they are taken from the current folder, as git
+   * does.
+   */
   workspacePaths?: string[];
   /** Inside a workspace, the first of workspacePaths defaults to the current folder (ls, tree, grep). */
   fromCurrentFolder?: boolean;
@@ -116,7 +124,9 @@ export interface Command<
   cli: CliHints;
   /** The session it works on, resolved (and for 'write' locked) by the runner before run(); its input has `session`. */
   session?: S;
-  /** Checks of the input alone, run before the session is resolved: a wrong argument is said before a missing session. */
+  /**
+   * Checks of the input alone, run before the session is resolved: a wrong argument is said before a missing session.
+   */
   check?(input: v.InferOutput<I>): void;
   run(
     input: v.InferOutput<I>,

@@ -25,13 +25,15 @@ export function assertNarrowing(
     if (value.trim() === '') {
       throw new ZipfsError(
         'INVALID_INPUT',
-        `Invalid argument ${name}: ${quote(value)} is empty, which is what an unset shell variable gives ("$VAR"), and zipfs does not take it as "everything". Give a path, folder or glob, or leave it out to ${without}.`,
+        `Invalid argument ${name}: ${quote(value)} is empty, which is what an unset shell variable gives ("$VAR"), ` +
+          `and zipfs does not take it as "everything". Give a path, folder or glob, or leave it out to ${without}.`,
       );
     }
     if (options.matchesEntries && rootless(value) === '') {
       throw new ZipfsError(
         'INVALID_INPUT',
-        `Invalid argument ${name}: ${quote(value)} names the whole archive, which is no filter. Give a path, folder or glob, or leave it out to ${without}.`,
+        `Invalid argument ${name}: ${quote(value)} names the whole archive, which is no filter. Give a path, folder ` +
+          `or glob, or leave it out to ${without}.`,
       );
     }
   }

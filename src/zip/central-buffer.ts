@@ -23,7 +23,10 @@ export class CentralBuffer {
     return this.used;
   }
 
-  /** Makes room for `bytes` of records at once: growing by doubling holds the old and the new buffer together, 1.5 times a large directory. */
+  /**
+   * Makes room for `bytes` of records at once: growing by doubling holds the old and the new buffer together, 1.5 times
+   * a large directory.
+   */
   reserveTotal(bytes: number): void {
     if (bytes > this.bytes.length) this.reserve(bytes - this.used);
   }
@@ -53,7 +56,8 @@ export class CentralBuffer {
     this.starts.push(this.used);
     const bytes = this.bytes;
     const at = this.used;
-    for (let i = 0; i < length; i++) bytes[at + i] = region[start + i]!; // records are short: a loop beats making a view to copy from
+    // records are short: a loop beats making a view to copy from
+    for (let i = 0; i < length; i++) bytes[at + i] = region[start + i]!;
     this.view.setUint32(at + 42, offset, true);
     this.used += length;
   }

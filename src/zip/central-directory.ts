@@ -62,8 +62,11 @@ export function readPackedDirectory(source: ZipSource): PackedDirectory {
   return packed;
 }
 
-/** Where the central directory starts in the file (and the bytes before the archive proper), found from the end records alone: no record is
- * read, so what only needs the directory's place (a fingerprint of it) pays nothing per entry. */
+/**
+ * Where the central directory starts in the file (and the bytes before the archive proper), found from the end
+ * records alone: no record is read, so what only needs the directory's place (a fingerprint of it) pays nothing per
+ * entry.
+ */
 export function directoryPlace(source: ZipSource): { start: number; baseOffset: number } {
   const end = readDirectoryEnd(source);
   const start = findDirectoryStart(source, end.endOffset, end.directoryOffset, end.directorySize);

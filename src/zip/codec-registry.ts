@@ -69,7 +69,10 @@ export function unreadableReason(entry: EntryLocation): string {
     return 'holds "compressed patched data" (flag bit 5), which zipfs and most readers do not support';
   const method = cipher ? cipher.innerMethod(entry) : entry.method;
   const name = METHOD_NAMES[method] ?? 'unknown';
-  return `uses compression method ${method} (${name}); zipfs reads ${readableNames()} entries, so re-create the archive with deflate`;
+  return (
+    `uses compression method ${method} (${name}); zipfs reads ${readableNames()} entries, so re-create the ` +
+    `archive with deflate`
+  );
 }
 
 /** "stored and deflate": the methods zipfs reads, as an error lists them. */

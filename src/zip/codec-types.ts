@@ -21,7 +21,9 @@ export interface Codec {
   readonly versionNeeded: number;
   /** True when the data is the entry's bytes as they sit in the zip: a CRC check may read them through any buffer. */
   readonly identity?: boolean;
-  /** Why the declared sizes cannot be right for this method, checked before a byte is read (stored: they must be equal). */
+  /**
+   * Why the declared sizes cannot be right for this method, checked before a byte is read (stored: they must be equal).
+   */
   sizeFault?(compressedSize: number, declaredSize: number): string | undefined;
   /**
    * The whole of an entry's data, decoded. Output is bounded: past `declaredSize` bytes it stops
@@ -69,7 +71,10 @@ export interface EntryCipher {
   wraps(entry: EntryLocation): boolean;
   /** The method of the data under the encryption (ZipCrypto: the entry's; WinZip AES keeps it in its extra field). */
   innerMethod(entry: EntryLocation): number;
-  /** The layer's own bytes in the entry's data: a header before (ZipCrypto 12, AES salt and verifier), a trailer after (AES's MAC). */
+  /**
+   * The layer's own bytes in the entry's data: a header before (ZipCrypto 12, AES salt and verifier), a trailer after
+   * (AES's MAC).
+   */
   overhead(entry: EntryLocation): { head: number; tail: number };
   /** True when the entry records no CRC-32 to check (WinZip AE-2: its MAC stands for it). */
   skipsCrc?(entry: EntryLocation): boolean;
@@ -79,5 +84,8 @@ export interface EntryCipher {
   encryptor?(entry: EntryLocation): { head: Uint8Array; transform: PieceTransform; tail(): Uint8Array };
 }
 
-/** How a new entry's data is written: a method (its codec must have an encoder), or 'auto': deflate unless it does not help. */
+/**
+ * How a new entry's data is written: a method (its codec must have an encoder), or 'auto': deflate unless it does not
+ * help.
+ */
 export type EncodeChoice = number | 'auto';

@@ -19,7 +19,8 @@ export interface EntrySpan {
 function invalid(entry: EntryLocation, reason: string): ZipfsError {
   return new ZipfsError(
     'ZIP_INVALID',
-    `Entry ${quoted(entry.name)}: ${reason}. The archive is damaged or uses a feature zipfs cannot read; nothing was extracted.`,
+    `Entry ${quoted(entry.name)}: ${reason}. The archive is damaged or uses a feature zipfs cannot read; nothing ` +
+      `was extracted.`,
   );
 }
 
@@ -62,7 +63,8 @@ function decodeFailure(entry: EntryLocation, error: unknown): Error {
   if (error instanceof InflateError && error.overflow) {
     return new ZipfsError(
       'ZIP_BOMB_DETECTED',
-      `Entry ${quoted(entry.name)} inflates to more than the ${entry.uncompressedSize} bytes its header declares; its headers lie, so the archive was refused.`,
+      `Entry ${quoted(entry.name)} inflates to more than the ${entry.uncompressedSize} bytes its header declares; ` +
+        `its headers lie, so the archive was refused.`,
     );
   }
   return invalid(entry, (error as Error).message);

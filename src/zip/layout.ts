@@ -2,7 +2,8 @@
  * Where every entry's bytes lie, checked against each other: each entry's
  * local header must sit inside the archive, and its data must end before the
  * next entry (in file order) begins, the last one before the central
- * directory, and the local header must agree with the central record. Directory entries too: they have no data to extract, but sync
+ * directory, and the local header must agree with the central record. Directory entries too: they have no data to
+ * extract, but sync
  * copies every unchanged entry as the byte range these fields describe, so a
  * damaged folder entry would become a damaged archive written over the user's
  * zip. Open runs this before extracting anything; sync runs it on the archive
@@ -175,7 +176,8 @@ export function openRefusal(fault: LayoutError): ZipfsError {
     );
   return new ZipfsError(
     'ZIP_INVALID',
-    `${fault.message}. The archive is damaged: zipfs could not write it back faithfully, so it was not opened. Repair it first (zip -FF in.zip --out fixed.zip) and open the repaired copy.`,
+    `${fault.message}. The archive is damaged: zipfs could not write it back faithfully, so it was not opened. ` +
+      `Repair it first (zip -FF in.zip --out fixed.zip) and open the repaired copy.`,
   );
 }
 

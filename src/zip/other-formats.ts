@@ -41,7 +41,9 @@ const KINDS: { name: string; tool: string; matches(head: Uint8Array): boolean }[
   },
 ];
 
-/** "a gzip file (a .tar.gz or .gz?)" and the tool that opens it, or undefined when the bytes are no format zipfs knows. */
+/**
+ * "a gzip file (a .tar.gz or .gz?)" and the tool that opens it, or undefined when the bytes are no format zipfs knows.
+ */
 export function otherFormat(head: Uint8Array): { name: string; tool: string } | undefined {
   return KINDS.find((kind) => kind.matches(head));
 }

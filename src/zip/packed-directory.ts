@@ -147,7 +147,10 @@ export class PackedDirectory {
     return this.reader.u16(this.starts[index]! + 10);
   }
 
-  /** Entry `index`'s sizes and name length, read in place unless a zip64 field holds a size (no object per call: hot loops ask a million times). */
+  /**
+   * Entry `index`'s sizes and name length, read in place unless a zip64 field holds a size (no object per call: hot
+   * loops ask a million times).
+   */
   compressedSize(index: number): number {
     const stored = this.reader.u32(this.starts[index]! + 20);
     return stored === UINT32_MAX ? this.entry(index).compressedSize : stored;
@@ -178,7 +181,10 @@ export class PackedDirectory {
     return (this.offsetOrder = order);
   }
 
-  /** Where each entry's raw bytes end (indexed by entry): the next local header in file order, or the directory (computed once). */
+  /**
+   * Where each entry's raw bytes end (indexed by entry): the next local header in file order, or the directory
+   * (computed once).
+   */
   rawEnds(): Float64Array {
     if (this.ends) return this.ends;
     const order = this.byOffset();

@@ -153,13 +153,18 @@ export function encodeCentralRecord(fields: EntryFields, extra: ExtraField[], lo
     .done();
 }
 
-/** The method's version, raised to zip64's where zip64 fields are written (a method may need more than 4.5: zstd's 6.3). */
+/**
+ * The method's version, raised to zip64's where zip64 fields are written (a method may need more than 4.5: zstd's 6.3).
+ */
 function versionNeeded(fields: EntryFields, zip64: boolean): number {
   const version = versionNeededFor(fields.method);
   return zip64 ? Math.max(ZIP64_VERSION, version) : version;
 }
 
-/** The common case, run for every copied entry of a sync: the new offset goes in the 32-bit field of the record at `start`. */
+/**
+ * The common case, run for every copied entry of a sync: the new offset goes in the 32-bit field of the record at
+ * `start`.
+ */
 export function relocatesInPlace(record: Uint8Array, offset: number, start = 0): boolean {
   const stored =
     (record[start + 42]! | (record[start + 43]! << 8) | (record[start + 44]! << 16) | (record[start + 45]! << 24)) >>>

@@ -76,7 +76,8 @@ export class ZipWriter {
         this.position,
         Math.min(COPY_CHUNK_BYTES, pending.end - at),
       );
-      if (n <= 0) break; // not for this pair of files (another file system, an old kernel), or the source ended: copy below
+      // not for this pair of files (another file system, an old kernel), or the source ended: copy below
+      if (n <= 0) break;
       at += n;
       this.position += n;
       this.writeback();
@@ -106,7 +107,9 @@ export class ZipWriter {
     this.central.addRelocated(record, localHeaderPosition - this.base);
   }
 
-  /** Writes a new entry whose data is already compressed as `fields.method` says; returns its central-directory record. */
+  /**
+   * Writes a new entry whose data is already compressed as `fields.method` says; returns its central-directory record.
+   */
   addEntry(fields: EntryFields, localExtra: ExtraField[], centralExtra: ExtraField[], data: Uint8Array): Uint8Array {
     const offset = this.size - this.base;
     this.push(encodeLocalHeader(fields, localExtra));

@@ -13,12 +13,18 @@ import { ZipfsError, isSystemError, type ErrorCode } from '../base/errors.ts';
 import { param } from '../base/message-marks.ts';
 import { fileKind, openRegularFile } from '../base/regular-file.ts';
 
-/** A folder is no zip file there at all (the path is wrong: ZIP_NOT_FOUND); a FIFO, socket or device is a file that can never be one. */
+/**
+ * A folder is no zip file there at all (the path is wrong: ZIP_NOT_FOUND); a FIFO, socket or device is a file that can
+ * never be one.
+ */
 function codeFor(stats: fs.Stats): ErrorCode {
   return stats.isDirectory() ? 'ZIP_NOT_FOUND' : 'ZIP_INVALID';
 }
 
-/** Opens the zip at `zipPath` for reading, or refuses what is not a regular file (notAZipFile). The caller closes the descriptor. */
+/**
+ * Opens the zip at `zipPath` for reading, or refuses what is not a regular file (notAZipFile). The caller closes the
+ * descriptor.
+ */
 export function openZipFile(zipPath: string): { fd: number; stats: fs.Stats } {
   try {
     return openRegularFile(zipPath, zipPath, { followLinks: true, refuse: (_, stats) => notAZipFile(zipPath, stats) });
@@ -37,7 +43,8 @@ function notAZipFile(zipPath: string, stats: fs.Stats): ZipfsError {
     : 'give the path of a zip file, or, to start a new archive, a path where nothing is yet';
   return new ZipfsError(
     codeFor(stats),
-    `${zipPath} is ${fileKind(stats)}, not a zip file: zipfs reads a zip only from a regular file (or a link to one), so nothing was read from it. Instead, ${next}.`,
+    `${zipPath} is ${fileKind(stats)}, not a zip file: zipfs reads a zip only from a regular file (or a link to ` +
+      `one), so nothing was read from it. Instead, ${next}.`,
   );
 }
 
@@ -50,6 +57,8 @@ function notAZipFile(zipPath: string, stats: fs.Stats): ZipfsError {
 export function zipPathTaken(zipPath: string, stats: fs.Stats): ZipfsError {
   return new ZipfsError(
     codeFor(stats),
-    `The zip path ${zipPath} now holds ${fileKind(stats)}, not a zip file; zipfs will neither read it nor write over it. Move it away and put the zip back there, then retry; or, to write the workspace there as a new archive, move it away and sync with ${param('force')}.`,
+    `The zip path ${zipPath} now holds ${fileKind(stats)}, not a zip file; zipfs will neither read it nor write ` +
+      `over it. Move it away and put the zip back there, then retry; or, to write the workspace there as a new ` +
+      `archive, move it away and sync with ${param('force')}.`,
   );
 }

@@ -34,18 +34,22 @@ describe('zipfs edit', () => {
     expect(fs.readFileSync(file('data/config.json'), 'utf8')).toContain('"debug": false');
   });
 
-  it('writes nothing when an edit matches no times or several, saying which edit and why (EDIT_MISMATCH, exit 19)', () => {
-    const before = fs.readFileSync(file('data/input.csv'), 'utf8');
-    const none = box.run(['edit', 'data/input.csv', '--old', 'absent', '--new', 'x', '--json']);
-    expect(none.code).toBe(ERROR_CODES.EDIT_MISMATCH.exit);
-    expect(none.json.error.message).toContain('is not in');
-    const twice = box.run(['edit', 'data/input.csv', '--old', '0\n', '--new', 'x\n', '--json']);
-    expect(twice.json.error.message).toMatch(/is in "data\/input.csv" 2 times.*--replace-all/);
-    expect(fs.readFileSync(file('data/input.csv'), 'utf8')).toBe(before);
-    expect(
-      box.run(['edit', 'data/input.csv', '--old', '0\n', '--new', '5\n', '--replace-all', '--json']).json.replacements,
-    ).toBe(2);
-  });
+  it(
+    'writes nothing when an edit matches no times or several, ' + 'saying which edit and why (EDIT_MISMATCH, exit 19)',
+    () => {
+      const before = fs.readFileSync(file('data/input.csv'), 'utf8');
+      const none = box.run(['edit', 'data/input.csv', '--old', 'absent', '--new', 'x', '--json']);
+      expect(none.code).toBe(ERROR_CODES.EDIT_MISMATCH.exit);
+      expect(none.json.error.message).toContain('is not in');
+      const twice = box.run(['edit', 'data/input.csv', '--old', '0\n', '--new', 'x\n', '--json']);
+      expect(twice.json.error.message).toMatch(/is in "data\/input.csv" 2 times.*--replace-all/);
+      expect(fs.readFileSync(file('data/input.csv'), 'utf8')).toBe(before);
+      expect(
+        box.run(['edit', 'data/input.csv', '--old', '0\n', '--new', '5\n', '--replace-all', '--json']).json
+          .replacements,
+      ).toBe(2);
+    },
+  );
 
   it('applies several edits in order from --edits-file, and writes nothing when the second fails', () => {
     const edits = path.join(box.dir, 'edits.json');
@@ -166,34 +170,39 @@ describe('zipfs read by lines', () => {
     expect(out).toMatchObject({ content, total_lines: 30, start_line: start, end_line: end, sha256: sha('lines.txt') });
   });
 
-  it('refuses lines mixed with bytes, line 0, and line reads of binary files; every read returns the file hash', async () => {
-    expect(box.run(['read', 'lines.txt', '--start-line', '1', '--offset', '3', '--json']).json.error.code).toBe(
-      'INVALID_INPUT',
-    );
-    expect(box.run(['read', 'lines.txt', '--start-line', '0', '--json']).json.error.code).toBe('INVALID_INPUT');
-    // A range that holds no line is an error, never an empty page that reads as an empty file.
-    expect(box.run(['read', 'lines.txt', '--start-line', '31', '--json']).json.error.message).toContain(
-      'has 30 lines, so line 31 is past its end',
-    );
-    expect(box.run(['read', 'lines.txt', '--start-line', '5', '--end-line', '4', '--json']).json.error.code).toBe(
-      'INVALID_INPUT',
-    );
-    expect(box.run(['read', 'logo.png', '--start-line', '1', '--json']).json.error.message).toContain('is binary');
-    const mcp = await connect(box.home);
-    try {
-      const page = await call(mcp.client, 'zipfs_read', { path: 'lines.txt', start_line: -1 });
-      expect(page.data).toMatchObject({
-        content: 'line 30\n',
-        total_lines: 30,
-        start_line: 30,
-        end_line: 30,
-        sha256: sha('lines.txt'),
-      });
-      expect((await call(mcp.client, 'zipfs_read', { path: 'logo.png', limit: 10 })).data.sha256).toBe(sha('logo.png'));
-    } finally {
-      await mcp.close();
-    }
-  });
+  it(
+    'refuses lines mixed with bytes, line 0, and line reads ' + 'of binary files; every read returns the file hash',
+    async () => {
+      expect(box.run(['read', 'lines.txt', '--start-line', '1', '--offset', '3', '--json']).json.error.code).toBe(
+        'INVALID_INPUT',
+      );
+      expect(box.run(['read', 'lines.txt', '--start-line', '0', '--json']).json.error.code).toBe('INVALID_INPUT');
+      // A range that holds no line is an error, never an empty page that reads as an empty file.
+      expect(box.run(['read', 'lines.txt', '--start-line', '31', '--json']).json.error.message).toContain(
+        'has 30 lines, so line 31 is past its end',
+      );
+      expect(box.run(['read', 'lines.txt', '--start-line', '5', '--end-line', '4', '--json']).json.error.code).toBe(
+        'INVALID_INPUT',
+      );
+      expect(box.run(['read', 'logo.png', '--start-line', '1', '--json']).json.error.message).toContain('is binary');
+      const mcp = await connect(box.home);
+      try {
+        const page = await call(mcp.client, 'zipfs_read', { path: 'lines.txt', start_line: -1 });
+        expect(page.data).toMatchObject({
+          content: 'line 30\n',
+          total_lines: 30,
+          start_line: 30,
+          end_line: 30,
+          sha256: sha('lines.txt'),
+        });
+        expect((await call(mcp.client, 'zipfs_read', { path: 'logo.png', limit: 10 })).data.sha256).toBe(
+          sha('logo.png'),
+        );
+      } finally {
+        await mcp.close();
+      }
+    },
+  );
 });
 
 describe('zipfs diff', () => {

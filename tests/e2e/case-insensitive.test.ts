@@ -94,29 +94,33 @@ describe.skipIf(skip)(`case-insensitive workspace (issue 20)${why}`, () => {
   });
 
   describe('an archive whose names differ only in case', () => {
-    it('opens folders "Docs" and "docs" as one folder, is clean right after open, and sync keeps both names exactly', () => {
-      const root = openWork([
-        { name: 'Docs/a.txt', data: 'a' },
-        { name: 'docs/b.txt', data: 'b' },
-      ]);
-      expect(listed(path.join(root, 'docs'))).toStrictEqual(['a.txt', 'b.txt']);
-      expect(zipfs(['status', '--json']).json).toStrictEqual({
-        modified: [],
-        added: [],
-        deleted: [],
-        unchanged_count: 2,
-      });
-      expect(zipfs(['write', 'other.txt', 'other']).code).toBe(0);
-      expect(zipfs(['sync', '--json']).json).toMatchObject({
-        synced: true,
-        files_modified: 0,
-        files_added: 1,
-        files_deleted: 0,
-      });
-      const synced = pythonRead(path.join(dir, 'work.zip'));
-      expect(synced.names.sort()).toStrictEqual(['Docs/a.txt', 'docs/b.txt', 'other.txt']);
-      expect(synced.contents['docs/b.txt']).toBe(Buffer.from('b').toString('hex'));
-    });
+    it(
+      'opens folders "Docs" and "docs" as one folder, is clean right after open, and sync keeps both names ' +
+        'exactly',
+      () => {
+        const root = openWork([
+          { name: 'Docs/a.txt', data: 'a' },
+          { name: 'docs/b.txt', data: 'b' },
+        ]);
+        expect(listed(path.join(root, 'docs'))).toStrictEqual(['a.txt', 'b.txt']);
+        expect(zipfs(['status', '--json']).json).toStrictEqual({
+          modified: [],
+          added: [],
+          deleted: [],
+          unchanged_count: 2,
+        });
+        expect(zipfs(['write', 'other.txt', 'other']).code).toBe(0);
+        expect(zipfs(['sync', '--json']).json).toMatchObject({
+          synced: true,
+          files_modified: 0,
+          files_added: 1,
+          files_deleted: 0,
+        });
+        const synced = pythonRead(path.join(dir, 'work.zip'));
+        expect(synced.names.sort()).toStrictEqual(['Docs/a.txt', 'docs/b.txt', 'other.txt']);
+        expect(synced.contents['docs/b.txt']).toBe(Buffer.from('b').toString('hex'));
+      },
+    );
 
     it.each([
       [
@@ -208,26 +212,30 @@ describe.skipIf(skip)(`case-insensitive workspace (issue 20)${why}`, () => {
   });
 
   describe('a lazy session (issue 23, point 6)', () => {
-    it('opens an archive whose names collide by case, reads both, refuses to extract either, and syncs both raw', () => {
-      const zip = writeArchive('collide.zip', [
-        { name: 'README.txt', data: 'upper\n' },
-        { name: 'readme.txt', data: 'lower\n' },
-        { name: 'src/main.c', data: 'int main;\n' },
-      ]);
-      expect(zipfs(['open', zip, '--json']).json.error.code).toBe('ZIP_INVALID'); // eager: the folder cannot hold both
-      const root = zipfs(['open', zip, '--lazy', '--json']).json.workspace_path;
-      expect(zipfs(['read', 'README.txt']).stdout).toBe('upper\n');
-      expect(zipfs(['read', 'readme.txt']).stdout).toBe('lower\n');
-      const refused = zipfs(['extract', 'readme.txt', '--json']).json.error;
-      expect(refused.code).toBe('ZIP_INVALID');
-      expect(refused.message).toContain('"readme.txt" cannot be extracted here');
-      expect(zipfs(['extract', 'src', '--json']).json.extracted).toBe(1);
-      fs.writeFileSync(path.join(root, 'src', 'main.c'), 'int main() { return 0; }\n');
-      expect(zipfs(['sync', '--json']).json.files_modified).toBe(1);
-      const read = pythonRead(zip).contents;
-      expect(Buffer.from(read['README.txt']!, 'hex').toString()).toBe('upper\n');
-      expect(Buffer.from(read['readme.txt']!, 'hex').toString()).toBe('lower\n');
-      expect(listed(root)).toEqual(['src']);
-    });
+    it(
+      'opens an archive whose names collide by case, reads ' + 'both, refuses to extract either, and syncs both raw',
+      () => {
+        const zip = writeArchive('collide.zip', [
+          { name: 'README.txt', data: 'upper\n' },
+          { name: 'readme.txt', data: 'lower\n' },
+          { name: 'src/main.c', data: 'int main;\n' },
+        ]);
+        // eager: the folder cannot hold both
+        expect(zipfs(['open', zip, '--json']).json.error.code).toBe('ZIP_INVALID');
+        const root = zipfs(['open', zip, '--lazy', '--json']).json.workspace_path;
+        expect(zipfs(['read', 'README.txt']).stdout).toBe('upper\n');
+        expect(zipfs(['read', 'readme.txt']).stdout).toBe('lower\n');
+        const refused = zipfs(['extract', 'readme.txt', '--json']).json.error;
+        expect(refused.code).toBe('ZIP_INVALID');
+        expect(refused.message).toContain('"readme.txt" cannot be extracted here');
+        expect(zipfs(['extract', 'src', '--json']).json.extracted).toBe(1);
+        fs.writeFileSync(path.join(root, 'src', 'main.c'), 'int main() { return 0; }\n');
+        expect(zipfs(['sync', '--json']).json.files_modified).toBe(1);
+        const read = pythonRead(zip).contents;
+        expect(Buffer.from(read['README.txt']!, 'hex').toString()).toBe('upper\n');
+        expect(Buffer.from(read['readme.txt']!, 'hex').toString()).toBe('lower\n');
+        expect(listed(root)).toEqual(['src']);
+      },
+    );
   });
 });

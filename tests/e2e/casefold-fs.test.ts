@@ -85,17 +85,20 @@ describe.skipIf(available.skip)(`casefold-fs, a case-insensitive folder on Linux
     expect(names()).toStrictEqual(['docs', 'file']);
   });
 
-  it("renames a file or a folder to another case of its own name (a case-only rename), keeping a folder's contents", () => {
-    fs.writeFileSync(at('a.txt'), 'a');
-    fs.renameSync(at('a.txt'), at('A.txt'));
-    expect(names()).toStrictEqual(['A.txt']);
-    fs.mkdirSync(at('docs'));
-    fs.writeFileSync(at('docs/one.txt'), '1');
-    fs.renameSync(at('docs'), at('Docs'));
-    expect(names()).toStrictEqual(['A.txt', 'Docs']);
-    expect(names(at('docs'))).toStrictEqual(['one.txt']);
-    expect(names(path.join(stored, 'Docs'))).toStrictEqual(['one.txt']);
-  });
+  it(
+    "renames a file or a folder to another case of its own name (a case-only rename), keeping a folder's " + 'contents',
+    () => {
+      fs.writeFileSync(at('a.txt'), 'a');
+      fs.renameSync(at('a.txt'), at('A.txt'));
+      expect(names()).toStrictEqual(['A.txt']);
+      fs.mkdirSync(at('docs'));
+      fs.writeFileSync(at('docs/one.txt'), '1');
+      fs.renameSync(at('docs'), at('Docs'));
+      expect(names()).toStrictEqual(['A.txt', 'Docs']);
+      expect(names(at('docs'))).toStrictEqual(['one.txt']);
+      expect(names(path.join(stored, 'Docs'))).toStrictEqual(['one.txt']);
+    },
+  );
 
   it('replaces another entry that matches case-insensitively on rename, keeping its stored name (as APFS does)', () => {
     fs.writeFileSync(at('file.txt'), 'old');
@@ -164,36 +167,40 @@ describe.skipIf(available.skip)(`casefold-fs, a case-insensitive folder on Linux
     expect(fs.statfsSync(dir).bsize).toBeGreaterThan(0);
   });
 
-  it('answers what zipfs asks of a workspace: folder descriptors, /proc/self/fd paths, statx, copy_file_range, fsync of a folder, link for locks', () => {
-    fs.mkdirSync(at('Work'));
-    fs.writeFileSync(at('Work/Source.bin'), Buffer.alloc(200_000, 7));
-    const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW } = fs.constants;
-    const folder = fs.openSync(at('work'), O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
-    try {
-      const inside = (name: string) => `/proc/self/fd/${folder}/${name}`;
-      expect(fs.readdirSync(`/proc/self/fd/${folder}`)).toStrictEqual(['Source.bin']);
-      expect(fs.statSync(inside('SOURCE.BIN')).size).toBe(200_000);
-      const native = libc();
-      if (native) expect(native.statAt(folder, 'source.bin')?.size).toBe(200_000);
-      const from = fs.openSync(inside('source.BIN'), 'r');
-      const to = fs.openSync(inside('copy.bin'), 'wx');
-      const copied = native ? native.copyFileRange(from, 0, to, 0, 200_000) : -1;
-      if (copied < 0) fs.writeSync(to, fs.readFileSync(from)); // where the kernel would not, zipfs copies another way
-      fs.fsyncSync(to);
-      fs.closeSync(from);
-      fs.closeSync(to);
-      expect(fs.readFileSync(at('WORK/COPY.BIN')).equals(Buffer.alloc(200_000, 7))).toBe(true);
-      fs.fsyncSync(folder);
-      fs.linkSync(inside('copy.bin'), inside('lock'));
-      expect(errorCode(() => fs.linkSync(inside('copy.bin'), inside('LOCK')))).toBe('EEXIST');
-      fs.writeFileSync(inside('next'), 'replaced');
-      fs.renameSync(inside('next'), inside('SOURCE.bin'));
-      expect(fs.readdirSync(`/proc/self/fd/${folder}`).sort()).toStrictEqual(['Source.bin', 'copy.bin', 'lock']);
-      expect(fs.readFileSync(inside('source.bin'), 'utf8')).toBe('replaced');
-    } finally {
-      fs.closeSync(folder);
-    }
-  });
+  it(
+    'answers what zipfs asks of a workspace: folder descriptors, /proc/self/fd paths, statx, copy_file_range, ' +
+      'fsync of a folder, link for locks',
+    () => {
+      fs.mkdirSync(at('Work'));
+      fs.writeFileSync(at('Work/Source.bin'), Buffer.alloc(200_000, 7));
+      const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW } = fs.constants;
+      const folder = fs.openSync(at('work'), O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+      try {
+        const inside = (name: string) => `/proc/self/fd/${folder}/${name}`;
+        expect(fs.readdirSync(`/proc/self/fd/${folder}`)).toStrictEqual(['Source.bin']);
+        expect(fs.statSync(inside('SOURCE.BIN')).size).toBe(200_000);
+        const native = libc();
+        if (native) expect(native.statAt(folder, 'source.bin')?.size).toBe(200_000);
+        const from = fs.openSync(inside('source.BIN'), 'r');
+        const to = fs.openSync(inside('copy.bin'), 'wx');
+        const copied = native ? native.copyFileRange(from, 0, to, 0, 200_000) : -1;
+        if (copied < 0) fs.writeSync(to, fs.readFileSync(from)); // where the kernel would not, zipfs copies another way
+        fs.fsyncSync(to);
+        fs.closeSync(from);
+        fs.closeSync(to);
+        expect(fs.readFileSync(at('WORK/COPY.BIN')).equals(Buffer.alloc(200_000, 7))).toBe(true);
+        fs.fsyncSync(folder);
+        fs.linkSync(inside('copy.bin'), inside('lock'));
+        expect(errorCode(() => fs.linkSync(inside('copy.bin'), inside('LOCK')))).toBe('EEXIST');
+        fs.writeFileSync(inside('next'), 'replaced');
+        fs.renameSync(inside('next'), inside('SOURCE.bin'));
+        expect(fs.readdirSync(`/proc/self/fd/${folder}`).sort()).toStrictEqual(['Source.bin', 'copy.bin', 'lock']);
+        expect(fs.readFileSync(inside('source.bin'), 'utf8')).toBe('replaced');
+      } finally {
+        fs.closeSync(folder);
+      }
+    },
+  );
 
   it('passes names that are not UTF-8 through unchanged', () => {
     const name = Buffer.from([0x6e, 0xff, 0x2e, 0x74]);
@@ -219,34 +226,38 @@ describe.skipIf(available.skip)(`casefold-fs, a case-insensitive folder on Linux
     expect(names()).toStrictEqual(['y']);
   });
 
-  it('unmounts and removes its folders, and a later mount detaches and removes one whose server was killed', async () => {
-    const mountinfo = () => fs.readFileSync('/proc/self/mountinfo', 'utf8');
-    const second = await mountCasefold();
-    const third = await mountCasefold();
-    let fourth: CasefoldMount | undefined;
-    try {
-      fs.writeFileSync(path.join(second.path, 'f'), 'x');
-      second.unmount();
-      expect(mountinfo()).not.toContain(` ${second.path} `);
-      expect(fs.existsSync(path.dirname(second.path))).toBe(false);
-      // A server killed outright leaves its mount behind, answering "Transport endpoint is not connected" (or "aborted").
-      const pid = Number(
-        mountinfo()
-          .split('\n')
-          .find((line) => line.includes(` ${third.path} `))
-          ?.match(/casefold-fs\.(\d+)/)?.[1],
-      );
-      process.kill(pid, 'SIGKILL');
-      while (running(pid)) await Bun.sleep(10);
-      // ENOENT: a mount made meanwhile by another test file (they run in parallel) already detached and removed it.
-      expect(['ENOTCONN', 'ECONNABORTED', 'ENOENT']).toContain(errorCode(() => fs.readdirSync(third.path))!);
-      fourth = await mountCasefold();
-      expect(mountinfo()).not.toContain(` ${third.path} `);
-      expect(fs.existsSync(path.dirname(third.path))).toBe(false);
-    } finally {
-      for (const mount of [second, third, fourth]) mount?.unmount();
-    }
-  });
+  it(
+    'unmounts and removes its folders, and a later mount ' + 'detaches and removes one whose server was killed',
+    async () => {
+      const mountinfo = () => fs.readFileSync('/proc/self/mountinfo', 'utf8');
+      const second = await mountCasefold();
+      const third = await mountCasefold();
+      let fourth: CasefoldMount | undefined;
+      try {
+        fs.writeFileSync(path.join(second.path, 'f'), 'x');
+        second.unmount();
+        expect(mountinfo()).not.toContain(` ${second.path} `);
+        expect(fs.existsSync(path.dirname(second.path))).toBe(false);
+        // A server killed outright leaves its mount behind, answering "Transport endpoint is not connected" (or
+        // "aborted").
+        const pid = Number(
+          mountinfo()
+            .split('\n')
+            .find((line) => line.includes(` ${third.path} `))
+            ?.match(/casefold-fs\.(\d+)/)?.[1],
+        );
+        process.kill(pid, 'SIGKILL');
+        while (running(pid)) await Bun.sleep(10);
+        // ENOENT: a mount made meanwhile by another test file (they run in parallel) already detached and removed it.
+        expect(['ENOTCONN', 'ECONNABORTED', 'ENOENT']).toContain(errorCode(() => fs.readdirSync(third.path))!);
+        fourth = await mountCasefold();
+        expect(mountinfo()).not.toContain(` ${third.path} `);
+        expect(fs.existsSync(path.dirname(third.path))).toBe(false);
+      } finally {
+        for (const mount of [second, third, fourth]) mount?.unmount();
+      }
+    },
+  );
 });
 
 describe.skipIf(available.skip)(`zipfs with its data folder on casefold-fs${available.why}`, () => {

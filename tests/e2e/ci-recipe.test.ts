@@ -56,7 +56,8 @@ describe.skipIf(borrowed.skip || !hostTarget)(
       if (built.exitCode !== 0) throw new Error(`scripts/release.ts failed: ${built.stderr}`);
     }, 180_000);
 
-    it('runs the README\'s "In CI" recipe as written: install, a job\'s own data folder, exec, gates, parallel jobs', () => {
+    it('runs the README\'s "In CI" recipe as written: install, a job\'s own data folder, exec, gates, parallel ' +
+      'jobs', () => {
       const dir = scratch();
       try {
         const properties = 'management.server.port=8080\nserver.port=8080\n';
@@ -164,7 +165,8 @@ describe.skipIf(borrowed.skip || !hostTarget)(
         const action = Bun.YAML.parse(fs.readFileSync(path.join(actionDir, 'action.yml'), 'utf8')) as any;
         expect(action.runs.using).toBe('composite');
         const [step] = action.runs.steps;
-        // The expressions a runner fills in: the inputs (release-url given, version left to its default) and runner.temp.
+        // The expressions a runner fills in: the inputs (release-url given, version left to its default) and
+        // runner.temp.
         const values: Record<string, string> = {
           'inputs.version': action.inputs.version.default,
           'inputs.release-url': release,

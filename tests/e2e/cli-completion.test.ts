@@ -27,7 +27,9 @@ describe('zipfs completion', () => {
     const complete = (words: string[]) =>
       shell(
         'bash',
-        `source <(zipfs completion bash); COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _zipfs; printf '%s\\n' "\${COMPREPLY[@]}"`,
+        `source <(zipfs completion bash); ` +
+          `COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _zipfs; printf ` +
+          `'%s\\n' "\${COMPREPLY[@]}"`,
       );
     expect(complete(['zipfs', 'gr'])).toStrictEqual(['grep']);
     expect(complete(['zipfs', 'ls', '--re'])).toStrictEqual(['--recursive']);
@@ -55,7 +57,8 @@ describe('zipfs completion', () => {
     expect(
       shell(
         'zsh',
-        `autoload -Uz compinit && compinit -u -d ${box.dir}/zcompdump; source ${zsh}; print -r -- \${+functions[_zipfs]}`,
+        `autoload -Uz compinit && compinit -u -d ${box.dir}/zcompdump; source ${zsh}; print -r -- ` +
+          `\${+functions[_zipfs]}`,
       ),
     ).toStrictEqual(['1']);
   });
@@ -68,7 +71,8 @@ describe('zipfs completion', () => {
         Bun.spawnSync(['tmux', '-S', socket, ...args], { env: { ...env, PS1: '$ ', TERM: 'xterm' }, cwd: box.dir });
       tmux('new-session', '-d', '-x', '200', '-y', '40', 'bash --norc --noprofile -i');
       const screen = () => tmux('capture-pane', '-p').stdout.toString();
-      // bash has run a command once the `echo MARK-$((N-1+1))` typed after it prints MARK-N (the typed line never shows MARK-N).
+      // bash has run a command once the `echo MARK-$((N-1+1))` typed after it prints MARK-N (the typed line never shows
+      // MARK-N).
       let marks = 0;
       const settle = async (command: string) => {
         marks += 2;

@@ -197,7 +197,8 @@ describe('zipfs sync', () => {
     `refuses with CONFLICT_DETECTED when the zip changed since open, and overwrites with --force${withZipUnzip.why}`,
     () => {
       box.run(['write', 'README.txt', 'mine']);
-      const theirs = Bun.spawnSync(['zip', '-q', zip, '-'], { stdin: Buffer.from('theirs') }); // another tool adds an entry
+      // another tool adds an entry
+      const theirs = Bun.spawnSync(['zip', '-q', zip, '-'], { stdin: Buffer.from('theirs') });
       expect(theirs.exitCode).toBe(0);
       const changed = fs.readFileSync(zip);
       const conflict = box.run(['sync', '--json']);

@@ -49,9 +49,11 @@ describe('paths from the current folder inside a workspace', () => {
     expect(box.run(['ls', '--json'], { cwd: data }).json.entries.map((e: { name: string }) => e.name)).toContain(
       'input.csv',
     );
-    expect(box.run(['grep', 'Quarterly', '--json'], { cwd: data }).json.total_matches).toBe(0); // README.txt is above data/
+    // README.txt is above data/
+    expect(box.run(['grep', 'Quarterly', '--json'], { cwd: data }).json.total_matches).toBe(0);
     expect(box.run(['mv', 'new.csv', 'renamed.csv', '--json'], { cwd: data }).json.to).toBe('data/renamed.csv');
-    expect(box.run(['read', 'README.txt'], { cwd: box.dir }).stdout).toBe('Quarterly report\n'); // outside a workspace: from its root
+    // outside a workspace: from its root
+    expect(box.run(['read', 'README.txt'], { cwd: box.dir }).stdout).toBe('Quarterly report\n');
   });
 });
 
@@ -95,7 +97,8 @@ describe('help for every command', () => {
   });
 
   // Built from the listing when the tests run, so a command added later is checked without a test of its own.
-  it('answers CMD --help and help CMD for each with its usage, an example and where it is documented (or its output fields), exit 0, starting nothing', () => {
+  it('answers CMD --help and help CMD for each with its usage, an example and where it is documented (or its output ' +
+    'fields), exit 0, starting nothing', () => {
     const commands = listedCommands();
     expect(commands.length).toBeGreaterThan(20);
     for (const name of commands) {

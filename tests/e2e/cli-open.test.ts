@@ -89,7 +89,8 @@ describe('zipfs open', () => {
       );
       const result = box.run(['open', zip, '--json']);
       expect(result.json.error.code).toBe('PATH_TRAVERSAL');
-      expect(result.json.error.message).toContain(`Entry ${JSON.stringify(name)}`); // quoted, a backslash escaped, as git quotes names
+      // quoted, a backslash escaped, as git quotes names
+      expect(result.json.error.message).toContain(`Entry ${JSON.stringify(name)}`);
       expect(workspaces()).toStrictEqual([]);
       expect(fs.existsSync(path.join(box.dir, 'evil.txt'))).toBe(false);
     }

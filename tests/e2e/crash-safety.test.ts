@@ -34,7 +34,8 @@ describe.skipIf(withPython.skip)(`sync survives SIGKILL at any moment${withPytho
     const made = Bun.spawnSync([
       'python3',
       '-c',
-      "import sys, os, zipfile\nwith zipfile.ZipFile(sys.argv[1], 'w') as z:\n    z.writestr('marker.txt', 'v0')\n    for i in range(12): z.writestr(f'blob{i:02}.bin', os.urandom(8 << 20))",
+      "import sys, os, zipfile\nwith zipfile.ZipFile(sys.argv[1], 'w') as z:\n    z.writestr('marker.txt', 'v0')\n  " +
+        "  for i in range(12): z.writestr(f'blob{i:02}.bin', os.urandom(8 << 20))",
       zip,
     ]);
     expect(made.exitCode).toBe(0);

@@ -39,7 +39,8 @@ describe('environment variables', () => {
     const result = box.run(['open', zip], { env: { ZIPFS_THREADS: 'abc' } });
     expect([result.code, result.stdout]).toStrictEqual([2, '']);
     expect(result.stderr).toBe(
-      'zipfs: Environment variable ZIPFS_THREADS="abc" is malformed: it takes 1 or 2. Correct it, or unset it to use the default (2). [INVALID_INPUT]\n',
+      'zipfs: Environment variable ZIPFS_THREADS="abc" is malformed: it takes 1 or 2. Correct it, or unset it to ' +
+        'use the default (2). [INVALID_INPUT]\n',
     );
   });
 

@@ -27,24 +27,28 @@ const sessions = () => box.run(['sessions', '--json']).json.sessions;
 const env = () => ({ ZIPFS: BINARY });
 
 describe('zipfs exec', () => {
-  it('runs the command in the workspace, where zipfs itself finds the session; syncs when it succeeds and closes', () => {
-    const result = box.run(
-      [
-        'exec',
-        zip,
-        '--',
-        'sh',
-        '-c',
-        'echo new > added.txt && "$ZIPFS" edit config.properties --old 8080 --new 9090 >/dev/null && echo "$ZIPFS_SESSION"',
-      ],
-      { env: env() },
-    );
-    expect(result.code).toBe(0);
-    expect(result.stdout.trim()).toMatch(/^exec-\d+-[0-9a-f]{8}$/); // the command saw its private session
-    expect(result.stderr).toContain('zipfs exec: synced 1 modified, 1 added, 0 deleted');
-    expect(rawEntries(zip).order).toStrictEqual(['config.properties', 'added.txt']);
-    expect(sessions()).toStrictEqual([]);
-  });
+  it(
+    'runs the command in the workspace, where zipfs itself ' + 'finds the session; syncs when it succeeds and closes',
+    () => {
+      const result = box.run(
+        [
+          'exec',
+          zip,
+          '--',
+          'sh',
+          '-c',
+          'echo new > added.txt && "$ZIPFS" edit config.properties --old 8080 --new 9090 >/dev/null && echo ' +
+            '"$ZIPFS_SESSION"',
+        ],
+        { env: env() },
+      );
+      expect(result.code).toBe(0);
+      expect(result.stdout.trim()).toMatch(/^exec-\d+-[0-9a-f]{8}$/); // the command saw its private session
+      expect(result.stderr).toContain('zipfs exec: synced 1 modified, 1 added, 0 deleted');
+      expect(rawEntries(zip).order).toStrictEqual(['config.properties', 'added.txt']);
+      expect(sessions()).toStrictEqual([]);
+    },
+  );
 
   it("exits with the command's status when it fails, discarding its changes", () => {
     const result = box.run(['exec', zip, '--', 'sh', '-c', 'echo half > half.txt; exit 3']);
@@ -99,16 +103,19 @@ describe('zipfs exec', () => {
     expect(sessions()).toStrictEqual([]);
   });
 
-  it("under timeout(1), a job's time limit stops the command and loses nothing: the zip as it was, no session left", () => {
-    // Whenever the limit falls (a busy machine may still be opening), the zip is as it was and nothing is left.
-    const result = Bun.spawnSync(
-      ['timeout', '1', BINARY, 'exec', zip, '--', 'sh', '-c', 'echo x > x.txt; exec sleep 30'],
-      { env: { ...process.env, ZIPFS_HOME: box.home }, stderr: 'pipe' },
-    );
-    expect(result.exitCode).toBe(124); // timeout's own code: the command ran out of time
-    expect(fs.readFileSync(zip).equals(original)).toBe(true);
-    expect(fs.readdirSync(path.join(box.home, 'workspaces'))).toStrictEqual([]); // no session, no staging folder
-  });
+  it(
+    "under timeout(1), a job's time limit stops the command and loses nothing: the zip as it was, no session " + 'left',
+    () => {
+      // Whenever the limit falls (a busy machine may still be opening), the zip is as it was and nothing is left.
+      const result = Bun.spawnSync(
+        ['timeout', '1', BINARY, 'exec', zip, '--', 'sh', '-c', 'echo x > x.txt; exec sleep 30'],
+        { env: { ...process.env, ZIPFS_HOME: box.home }, stderr: 'pipe' },
+      );
+      expect(result.exitCode).toBe(124); // timeout's own code: the command ran out of time
+      expect(fs.readFileSync(zip).equals(original)).toBe(true);
+      expect(fs.readdirSync(path.join(box.home, 'workspaces'))).toStrictEqual([]); // no session, no staging folder
+    },
+  );
 
   it('says how to call it when the command or the zip is missing', () => {
     const result = box.run(['exec', zip, '--json']);

@@ -118,27 +118,30 @@ describe('folders in an archive that stores no folder entries', () => {
       { name: 'lib/util.py', data: 'X = 1\n' },
     ]);
 
-  it("adds no entry for a new folder with files, and deleting a folder's last file leaves status clean after sync", () => {
-    const zip = writeZip(box.dir, 'flat.zip', flat());
-    box.run(['open', zip]);
-    box.run(['write', 'docs/guide.md', 'guide']);
-    box.run(['delete', 'src/main.py']);
-    expect(box.run(['status', '--json']).json).toStrictEqual({
-      modified: [],
-      added: ['docs/guide.md'],
-      deleted: ['src/main.py'],
-      unchanged_count: 2,
-    });
-    expect(box.run(['sync', '--json']).json).toMatchObject({ synced: true, files_added: 1, files_deleted: 1 });
-    expect(names(zip)).toStrictEqual(['README.md', 'lib/util.py', 'docs/guide.md']);
-    expect(box.run(['status', '--json']).json).toStrictEqual({
-      modified: [],
-      added: [],
-      deleted: [],
-      unchanged_count: 3,
-    });
-    expect(box.run(['close', '--json']).code).toBe(0); // no unsynced change left to refuse over
-  });
+  it(
+    "adds no entry for a new folder with files, and deleting a folder's last file leaves status clean after " + 'sync',
+    () => {
+      const zip = writeZip(box.dir, 'flat.zip', flat());
+      box.run(['open', zip]);
+      box.run(['write', 'docs/guide.md', 'guide']);
+      box.run(['delete', 'src/main.py']);
+      expect(box.run(['status', '--json']).json).toStrictEqual({
+        modified: [],
+        added: ['docs/guide.md'],
+        deleted: ['src/main.py'],
+        unchanged_count: 2,
+      });
+      expect(box.run(['sync', '--json']).json).toMatchObject({ synced: true, files_added: 1, files_deleted: 1 });
+      expect(names(zip)).toStrictEqual(['README.md', 'lib/util.py', 'docs/guide.md']);
+      expect(box.run(['status', '--json']).json).toStrictEqual({
+        modified: [],
+        added: [],
+        deleted: [],
+        unchanged_count: 3,
+      });
+      expect(box.run(['close', '--json']).code).toBe(0); // no unsynced change left to refuse over
+    },
+  );
 
   it('keeps an empty folder made on purpose, as the only entry that can hold it', () => {
     const zip = writeZip(box.dir, 'flat.zip', flat());
@@ -153,7 +156,8 @@ describe('folders in an archive that stores no folder entries', () => {
 
 describe('renames', () => {
   it.skipIf(python.skip)(
-    `reports a wheel's renamed .dist-info as renames, shows no unchanged content twice, and keeps RECORD last${python.why}`,
+    `reports a wheel's renamed .dist-info as renames, shows no unchanged content twice, and keeps RECORD ` +
+      `last${python.why}`,
     async () => {
       const license = 'Permission is hereby granted, free of charge.\n'.repeat(200);
       const wheel = writeZip(

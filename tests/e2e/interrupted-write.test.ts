@@ -29,7 +29,8 @@ describe('write from stdin, interrupted', () => {
     // Signalled once it has read the part and blocks reading the rest (seen in /proc/PID/wchan), so the
     // signal lands mid-content, not before zipfs reads anything (which would prove nothing).
     it.skipIf(!CAN_SEE_WCHAN)(
-      `leaves the file as it was on ${signal}, and writes nothing${CAN_SEE_WCHAN ? '' : ' (skipped: needs /proc/PID/wchan)'}`,
+      `leaves the file as it was on ${signal}, and writes ` +
+        `nothing${CAN_SEE_WCHAN ? '' : ' (skipped: needs /proc/PID/wchan)'}`,
       async () => {
         const child = Bun.spawn([BINARY, 'write', 'META-INF/MANIFEST.MF'], {
           env: { ...process.env, ZIPFS_HOME: box.home },

@@ -30,7 +30,10 @@ const shellEnv = (home = box.home) => ({
   ZIPFS_SESSION: undefined,
 });
 
-/** Runs a job's script in a shell of its own that exits when it ends, as a CI step does: what it opened is then orphaned. */
+/**
+ * Runs a job's script in a shell of its own that exits when it ends, as a CI step does: what it opened is then
+ * orphaned.
+ */
 function job(script: string, home = box.home): { code: number; stdout: string; stderr: string } {
   // The trailing `exit` keeps the shell from exec'ing zipfs in its place: zipfs's parent is the job's shell.
   const result = Bun.spawnSync(['sh', '-c', `${script}\nexit $?`], { cwd: box.dir, env: shellEnv(home) });
@@ -90,7 +93,10 @@ describe('a session belongs to the job that opened it', () => {
     const retry = job('"$ZIPFS" open app.zip --name build-1');
     expect(retry.code).toBe(15);
     expect(retry.stderr).toMatch(
-      /which is gone \(a killed job\?\), with unsynced changes \(0 modified, 1 added, 0 deleted\), so it is not taken over/,
+      new RegExp(
+        /which is gone \(a killed job\?\), /.source +
+          /with unsynced changes \(0 modified, 1 added, 0 deleted\), so it is not taken over/.source,
+      ),
     );
     expect(retry.stderr).toContain('zipfs status build-1');
     expect(retry.stderr).toContain('zipfs close build-1 --force');
@@ -116,11 +122,14 @@ describe('a session belongs to the job that opened it', () => {
   it("keeps a running job's session from prune --all and --stale, and from another open of its name", async () => {
     const running = await liveJob('build-1');
     try {
-      box.run(['open', zip, '--name', 'mine']); // this test's own process owns it, and it is not running prune: another job
+      // this test's own process owns it, and it is not running prune: another job
+      box.run(['open', zip, '--name', 'mine']);
       const all = box.run(['prune', '--all', '--json']).json;
       const kept = {
         name: 'build-1',
-        reason: `its owner, process ${running.pid}, is still running (the job that opened it); pass --include-live to remove it anyway`,
+        reason:
+          `its owner, process ${running.pid}, is still running (the job that opened it); pass --include-live ` +
+          `to remove it anyway`,
       };
       expect(all.skipped).toContainEqual(kept);
       expect(box.run(['prune', '--stale', '0s', '--json']).json.skipped).toContainEqual(kept);
@@ -146,7 +155,8 @@ describe('a session belongs to the job that opened it', () => {
     ['an eager', ''],
     ['a lazy', ' --lazy'],
   ])(
-    "makes a killed job's session (%s one) the job's that reuses it (open without a name), so prune --orphaned leaves it",
+    "makes a killed job's session (%s one) the job's that reuses it (open without a name), so prune --orphaned " +
+      'leaves it',
     async (_kind, flags) => {
       job(`"$ZIPFS" open app.zip${flags} >/dev/null`);
       const before = fs.readFileSync(manifest('app'), 'utf8').split('\n').slice(1).join('\n');
@@ -154,7 +164,8 @@ describe('a session belongs to the job that opened it', () => {
       try {
         expect(names()).toStrictEqual(['app']);
         expect(record('app').owner.pid).toBe(running.pid);
-        expect(fs.readFileSync(manifest('app'), 'utf8').split('\n').slice(1).join('\n')).toBe(before); // only the session record changed
+        // only the session record changed
+        expect(fs.readFileSync(manifest('app'), 'utf8').split('\n').slice(1).join('\n')).toBe(before);
         expect(box.run(['read', 'config.properties']).stdout).toBe('server.port=8080\n');
         expect(box.run(['status', '--json']).json).toMatchObject({ modified: [], added: [], deleted: [] });
         expect(box.run(['prune', '--orphaned', '--json']).json.pruned).toStrictEqual([]);
@@ -198,26 +209,30 @@ describe('a session belongs to the job that opened it', () => {
     ]);
   });
 
-  it('leaves exec killed with SIGKILL as an orphan that prune --orphaned keeps for its changes, and removes with --discard-changes', async () => {
-    const child = Bun.spawn([BINARY, 'exec', zip, '--', 'sh', '-c', 'echo x > x.txt; echo ready; exec sleep 60'], {
-      env: shellEnv(),
-      stdout: 'pipe',
-      stderr: 'ignore',
-    });
-    const reader = child.stdout.getReader();
-    expect(new TextDecoder().decode((await reader.read()).value)).toBe('ready\n');
-    const [session] = names();
-    expect(record(session).owner.pid).toBe(child.pid); // exec owns its session itself
-    child.kill('SIGKILL');
-    await child.exited;
-    Bun.spawnSync(['pkill', '-KILL', '-P', String(child.pid)]); // its sleep, left running by the kill
-    expect(box.run(['prune', '--orphaned', '--json']).json.skipped.map((p: { name: string }) => p.name)).toStrictEqual([
-      session,
-    ]);
-    const pruned = box.run(['prune', '--orphaned', '--discard-changes', '--json']).json.pruned;
-    expect(pruned.map((p: { name: string }) => p.name)).toStrictEqual([session]);
-    expect(names()).toStrictEqual([]);
-  });
+  it(
+    'leaves exec killed with SIGKILL as an orphan that prune --orphaned keeps for its changes, and removes with ' +
+      '--discard-changes',
+    async () => {
+      const child = Bun.spawn([BINARY, 'exec', zip, '--', 'sh', '-c', 'echo x > x.txt; echo ready; exec sleep 60'], {
+        env: shellEnv(),
+        stdout: 'pipe',
+        stderr: 'ignore',
+      });
+      const reader = child.stdout.getReader();
+      expect(new TextDecoder().decode((await reader.read()).value)).toBe('ready\n');
+      const [session] = names();
+      expect(record(session).owner.pid).toBe(child.pid); // exec owns its session itself
+      child.kill('SIGKILL');
+      await child.exited;
+      Bun.spawnSync(['pkill', '-KILL', '-P', String(child.pid)]); // its sleep, left running by the kill
+      expect(
+        box.run(['prune', '--orphaned', '--json']).json.skipped.map((p: { name: string }) => p.name),
+      ).toStrictEqual([session]);
+      const pruned = box.run(['prune', '--orphaned', '--discard-changes', '--json']).json.pruned;
+      expect(pruned.map((p: { name: string }) => p.name)).toStrictEqual([session]);
+      expect(names()).toStrictEqual([]);
+    },
+  );
 
   it('refuses a malformed ZIPFS_OWNER_PID and records a given one', () => {
     expect(box.run(['open', zip, '--json'], { env: { ZIPFS_OWNER_PID: 'shell' } }).json.error.code).toBe(
@@ -252,7 +267,9 @@ describe('open --new', () => {
       expect(pruned.data.skipped).toStrictEqual([
         {
           name: 'cli-job',
-          reason: `its owner, process ${running.pid}, is still running (the job that opened it); pass include_live: true to remove it anyway`,
+          reason:
+            `its owner, process ${running.pid}, is still running (the job that opened it); pass include_live: ` +
+            `true to remove it anyway`,
         },
       ]);
       await running.stop();
@@ -266,7 +283,10 @@ describe('open --new', () => {
 });
 
 describe('parallel jobs on one runner', () => {
-  /** Starts `count` exec jobs on the zip at once, each adding part-N.txt after a pause; `homeOf` gives each job's data folder. */
+  /**
+   * Starts `count` exec jobs on the zip at once, each adding part-N.txt after a pause; `homeOf` gives each job's data
+   * folder.
+   */
   const startJobs = (count: number, homeOf: (n: number) => string) =>
     Array.from({ length: count }, (_, n) =>
       Bun.spawn([BINARY, 'exec', '--merge', zip, '--', 'sh', '-c', `sleep 0.3; echo ${n} > part-${n}.txt`], {
@@ -287,22 +307,25 @@ describe('parallel jobs on one runner', () => {
       .sort();
   };
 
-  it('share a data folder: each exec has its own session, and another job pruning meanwhile removes none of them', async () => {
-    const jobs = startJobs(4, () => box.home);
-    await waitFor(() => names().length >= 4, { what: "the four jobs' sessions", intervalMs: 20 });
-    // Another job's cleanup while they run: everything it may remove, it finds belonging to a live job.
-    const all = job('"$ZIPFS" prune --all --json');
-    const orphaned = job('"$ZIPFS" prune --orphaned --json');
-    const results = await finish(jobs);
-    expect(results.map((r) => r.code)).toStrictEqual([0, 0, 0, 0]);
-    expect(JSON.parse(all.stdout).pruned).toStrictEqual([]);
-    expect(JSON.parse(all.stdout).skipped.map((s: { reason: string }) => s.reason)).toStrictEqual(
-      Array(4).fill(expect.stringContaining('is still running')),
-    );
-    expect(JSON.parse(orphaned.stdout).pruned).toStrictEqual([]);
-    expect(parts()).toStrictEqual(['part-0.txt', 'part-1.txt', 'part-2.txt', 'part-3.txt']);
-    expect(names()).toStrictEqual([]);
-  });
+  it(
+    'share a data folder: each exec has its own session, ' + 'and another job pruning meanwhile removes none of them',
+    async () => {
+      const jobs = startJobs(4, () => box.home);
+      await waitFor(() => names().length >= 4, { what: "the four jobs' sessions", intervalMs: 20 });
+      // Another job's cleanup while they run: everything it may remove, it finds belonging to a live job.
+      const all = job('"$ZIPFS" prune --all --json');
+      const orphaned = job('"$ZIPFS" prune --orphaned --json');
+      const results = await finish(jobs);
+      expect(results.map((r) => r.code)).toStrictEqual([0, 0, 0, 0]);
+      expect(JSON.parse(all.stdout).pruned).toStrictEqual([]);
+      expect(JSON.parse(all.stdout).skipped.map((s: { reason: string }) => s.reason)).toStrictEqual(
+        Array(4).fill(expect.stringContaining('is still running')),
+      );
+      expect(JSON.parse(orphaned.stdout).pruned).toStrictEqual([]);
+      expect(parts()).toStrictEqual(['part-0.txt', 'part-1.txt', 'part-2.txt', 'part-3.txt']);
+      expect(names()).toStrictEqual([]);
+    },
+  );
 
   it('each with a data folder of its own: --merge takes in what the others synced', async () => {
     const results = await finish(startJobs(3, (n) => path.join(box.dir, `home-${n}`)));

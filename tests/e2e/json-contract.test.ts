@@ -86,6 +86,7 @@ describe('-q and where output goes', () => {
     box.run(['open', zip]);
     expect(box.run(['status'])).toMatchObject({ code: 0, stdout: 'Nothing to sync: 1 entry unchanged.\n', stderr: '' });
     expect(box.run(['status', '-q'])).toMatchObject({ code: 0, stdout: '', stderr: '' });
-    expect(box.run(['diff'])).toMatchObject({ code: 0, stdout: '', stderr: 'No changes.\n' }); // a patch file stays empty
+    // a patch file stays empty
+    expect(box.run(['diff'])).toMatchObject({ code: 0, stdout: '', stderr: 'No changes.\n' });
   });
 });

@@ -53,7 +53,8 @@ describe("a killed sync's leftovers", () => {
     killedSyncLeftovers();
     expect(box.run(['status', '--json']).json.leftovers).toStrictEqual(described());
     expect(box.run(['status']).stderr).toContain(
-      `zipfs: a killed sync left beside the zip: ${described().join('; ')}; the next sync (or zipfs prune) removes them.`,
+      `zipfs: a killed sync left beside the zip: ${described().join('; ')}; the next sync (or zipfs prune) removes ` +
+        `them.`,
     );
     box.run(['write', 'b.txt', 'b']);
     const synced = box.run(['sync', '--json']).json;
@@ -118,7 +119,8 @@ describe('a sync killed with kill -9', () => {
 describe('a lock whose pid was reused by an unrelated process', () => {
   const withProc = fs.existsSync('/proc/self/stat');
   it.skipIf(!withProc)(
-    `is stale (its recorded start time is not the process's), for the zip lock and the session lock alike${withProc ? '' : ' (skipped: needs /proc/PID/stat)'}`,
+    `is stale (its recorded start time is not the process's), for the zip lock and the session lock ` +
+      `alike${withProc ? '' : ' (skipped: needs /proc/PID/stat)'}`,
     () => {
       const unrelated = Bun.spawn(['sleep', '60']);
       try {

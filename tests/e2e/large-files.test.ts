@@ -48,7 +48,8 @@ const sha256 = (bytes: Uint8Array) => crypto.createHash('sha256').update(bytes).
 
 describe('large files', () => {
   it.skipIf(needs('python3').skip)(
-    `streams modified entries (stored stays stored) and additions over 8 MiB, read back identically by Python${needs('python3').why}`,
+    `streams modified entries (stored stays stored) and additions over 8 MiB, read back identically by ` +
+      `Python${needs('python3').why}`,
     () => {
       const zip = writeZip(
         box.dir,
@@ -89,7 +90,8 @@ describe('large files', () => {
   );
 
   it.skipIf(needs('unzip', 'python3').skip)(
-    `syncs an added file over 4 GiB (a sparse one) with zip64 sizes that unzip and Python read${needs('unzip', 'python3').why}`,
+    `syncs an added file over 4 GiB (a sparse one) with zip64 sizes that unzip and Python ` +
+      `read${needs('unzip', 'python3').why}`,
     () => {
       const zip = writeZip(box.dir, 'small.zip', rawZip([{ name: 'a.txt', data: 'a' }]));
       const root = box.run(['open', zip, '--json']).json.workspace_path;

@@ -108,11 +108,13 @@ describe('open --lazy', () => {
 
 describe('changes in a lazy session', () => {
   it.skipIf(python.skip)(
-    `syncs a mix of extracted, lazy and changed entries: other readers agree, unchanged entries are byte-identical${python.why}${REFERENCE_WHY}`,
+    `syncs a mix of extracted, lazy and changed entries: other readers agree, unchanged entries are ` +
+      `byte-identical${python.why}${REFERENCE_WHY}`,
     () => {
       const root = box.run(['open', zip, '--lazy', '--json']).json.workspace_path;
       expect(box.run(['extract', 'top.txt']).code).toBe(0);
-      expect(box.run(['edit', 'docs/a.txt', '--old', 'alpha', '--new', 'ALPHA']).code).toBe(0); // extracted first, then edited
+      // extracted first, then edited
+      expect(box.run(['edit', 'docs/a.txt', '--old', 'alpha', '--new', 'ALPHA']).code).toBe(0);
       expect(box.run(['delete', 'docs/b.txt']).code).toBe(0); // never extracted: deleted in the manifest
       expect(box.run(['write', 'notes/new.txt', 'fresh\n']).code).toBe(0);
       fs.writeFileSync(path.join(root, 'top.txt'), 'top, by another tool\n');
@@ -176,7 +178,8 @@ describe('changes in a lazy session', () => {
       expect(box.run(['sync', 'theirs']).code).toBe(0);
       expect(box.run(['status', '-s', 'lazy', '--json']).json.zip_changed).toEqual(['A added.txt', 'M top.txt']);
       expect(box.run(['sync', '-s', 'lazy', '--json']).json.error.code).toBe('CONFLICT_DETECTED');
-      expect(box.run(['sync', '-s', 'lazy', '--force', '--json']).json.error.code).toBe('CONFLICT_DETECTED'); // a lazy session cannot force
+      // a lazy session cannot force
+      expect(box.run(['sync', '-s', 'lazy', '--force', '--json']).json.error.code).toBe('CONFLICT_DETECTED');
       const merged = box.run(['sync', '-s', 'lazy', '--merge', '--json']).json;
       expect(merged.from_zip).toEqual(['A added.txt', 'M top.txt']);
       expect(merged.files_modified).toBe(1);

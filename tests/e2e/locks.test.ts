@@ -40,37 +40,40 @@ describe('session locks', () => {
     }
   });
 
-  it('waits for another process holding the lock (ZIPFS_LOCK_WAIT_MS), then goes ahead, or says how long it waited', async () => {
-    const holder = Bun.spawn(['sleep', '30']);
-    try {
-      lockBy(holder.pid);
-      const refused = box.run(['write', 'a.txt', 'x', '--json'], { env: { ZIPFS_LOCK_WAIT_MS: '200' } });
-      expect(refused.json.error.code).toBe('LOCKED');
-      expect(refused.json.error.message).toContain('waited 200 ms for it (ZIPFS_LOCK_WAIT_MS)');
-      // Released while a writer waits: the writer gets through.
-      const env = { ...process.env, ZIPFS_HOME: box.home, ZIPFS_LOCK_WAIT_MS: '10000' };
-      // Each try at the lock writes a draft `lock.PID-UUID` beside it (lock.ts); watched, so the lock goes only
-      // once the writer has tried twice and found it held, and the test sees a wait, not a writer that came late.
-      const tries: string[] = [];
-      const watcher = fs.watch(path.dirname(lock), (_event, name) => {
-        if (name?.startsWith('lock.')) tries.push(name);
-      });
+  it(
+    'waits for another process holding the lock (ZIPFS_LOCK_WAIT_MS), ' + 'then goes ahead, or says how long it waited',
+    async () => {
+      const holder = Bun.spawn(['sleep', '30']);
       try {
-        const waiting = Bun.spawn([BINARY, 'write', 'b.txt', 'y', '--json'], { env, stdout: 'pipe' });
-        const drafts = () => new Set(tries.filter((name) => name.startsWith(`lock.${waiting.pid}-`))).size;
-        await waitFor(() => drafts() >= 2 || waiting.exitCode !== null, {
-          what: 'the writer to try the held lock twice',
+        lockBy(holder.pid);
+        const refused = box.run(['write', 'a.txt', 'x', '--json'], { env: { ZIPFS_LOCK_WAIT_MS: '200' } });
+        expect(refused.json.error.code).toBe('LOCKED');
+        expect(refused.json.error.message).toContain('waited 200 ms for it (ZIPFS_LOCK_WAIT_MS)');
+        // Released while a writer waits: the writer gets through.
+        const env = { ...process.env, ZIPFS_HOME: box.home, ZIPFS_LOCK_WAIT_MS: '10000' };
+        // Each try at the lock writes a draft `lock.PID-UUID` beside it (lock.ts); watched, so the lock goes only
+        // once the writer has tried twice and found it held, and the test sees a wait, not a writer that came late.
+        const tries: string[] = [];
+        const watcher = fs.watch(path.dirname(lock), (_event, name) => {
+          if (name?.startsWith('lock.')) tries.push(name);
         });
-        expect(waiting.exitCode).toBeNull();
-        fs.rmSync(lock);
-        expect(JSON.parse(await new Response(waiting.stdout).text())).toStrictEqual({ written: true, size_bytes: 1 });
+        try {
+          const waiting = Bun.spawn([BINARY, 'write', 'b.txt', 'y', '--json'], { env, stdout: 'pipe' });
+          const drafts = () => new Set(tries.filter((name) => name.startsWith(`lock.${waiting.pid}-`))).size;
+          await waitFor(() => drafts() >= 2 || waiting.exitCode !== null, {
+            what: 'the writer to try the held lock twice',
+          });
+          expect(waiting.exitCode).toBeNull();
+          fs.rmSync(lock);
+          expect(JSON.parse(await new Response(waiting.stdout).text())).toStrictEqual({ written: true, size_bytes: 1 });
+        } finally {
+          watcher.close();
+        }
       } finally {
-        watcher.close();
+        holder.kill();
       }
-    } finally {
-      holder.kill();
-    }
-  });
+    },
+  );
 
   it('takes over a lock left by a dead process', () => {
     const dead = Bun.spawnSync(['true']).pid;
@@ -80,7 +83,8 @@ describe('session locks', () => {
   });
 
   it.skipIf(withUnzip.skip)(
-    `lets concurrent processes through one at a time: with no wait each succeeds or gets LOCKED, nothing is corrupted${withUnzip.why}`,
+    `lets concurrent processes through one at a time: with no wait each succeeds or gets LOCKED, nothing is ` +
+      `corrupted${withUnzip.why}`,
     async () => {
       const env = { ...process.env, ZIPFS_HOME: box.home, ZIPFS_LOCK_WAIT_MS: '0' };
       const writers = Array.from({ length: 8 }, (_, i) =>

@@ -25,51 +25,52 @@ let box: ReturnType<typeof sandbox>;
 beforeEach(() => (box = sandbox()));
 afterEach(() => box.cleanup());
 
-describe.skipIf(!hasPythonSdk)(
-  `the Python SDK${hasPythonSdk ? '' : ' (skipped: no .cache/py with mcp; .ci/run sets it up: python3 -m venv .cache/py && .cache/py/bin/pip install mcp)'}`,
-  () => {
-    it('runs a workflow: progress, 10 parallel writes, a cancelled grep and a cancelled open, sync, errors', () => {
-      const small = writeZip(box.dir, 'reports.zip', reportsZip());
-      // 30,000 files take a second or more to create, so the cancel comes while extraction runs.
-      const large = writeZip(
-        box.dir,
-        'large.zip',
-        rawZip(Array.from({ length: 30_000 }, (_, i) => ({ name: `d${i % 50}/f${i}.txt`, data: `file ${i}\n` }))),
-      );
-      const run = Bun.spawnSync(
-        [python, path.join(import.meta.dir, 'clients', 'python_workflow.py'), BINARY, box.home, small, large],
-        { timeout: 90_000 },
-      );
-      expect(run.exitCode).toBe(0);
-      const seen = JSON.parse(run.stdout.toString().trim().split('\n').at(-1)!);
-      expect(seen.protocol).toBe('2025-11-25');
-      expect(seen.tools).toBe(COMMANDS.length);
-      expect(seen.opened.file_count).toBe(6);
-      expect(seen.parallel_errors).toStrictEqual([]);
-      expect(seen.status_added).toStrictEqual([
-        'parallel/',
-        ...Array.from({ length: 10 }, (_, i) => `parallel/${i}.txt`).sort(),
-      ]); // with its folder entry
-      // The cancelled grep's worker is gone: the server idles instead of backtracking for 30 s. A
-      // backtracking worker burns a whole core (1.0 s of CPU in the 1 s measured); the bound leaves room
-      // for a loaded machine (0.54 s was seen with two suites running at once, never above).
-      expect(seen.cpu_after_cancelled_grep).toBeLessThan(0.7);
-      expect(seen.sessions_after_cancelled_open).toStrictEqual(['reports']);
-      expect(seen.workspaces_after_cancelled_open).toStrictEqual(['reports']);
-      expect(seen.synced).toMatchObject({ synced: true, files_added: 12 });
-      expect(seen.progress.length).toBeGreaterThan(0);
-      expect(seen.error).toMatchObject({
-        is_error: true,
-        structured: null,
-        text: { error: { code: 'PATH_NOT_FOUND' } },
-      });
-      expect(seen.closed).toStrictEqual({ closed: true, synced: false, name: 'reports' });
-    }, 120_000);
-  },
-);
+const whyNoSdk = hasPythonSdk
+  ? ''
+  : ' (skipped: no .cache/py with mcp; .ci/run sets it up: python3 -m venv .cache/py && .cache/py/bin/pip install mcp)';
+describe.skipIf(!hasPythonSdk)(`the Python SDK${whyNoSdk}`, () => {
+  it('runs a workflow: progress, 10 parallel writes, a cancelled grep and a cancelled open, sync, errors', () => {
+    const small = writeZip(box.dir, 'reports.zip', reportsZip());
+    // 30,000 files take a second or more to create, so the cancel comes while extraction runs.
+    const large = writeZip(
+      box.dir,
+      'large.zip',
+      rawZip(Array.from({ length: 30_000 }, (_, i) => ({ name: `d${i % 50}/f${i}.txt`, data: `file ${i}\n` }))),
+    );
+    const run = Bun.spawnSync(
+      [python, path.join(import.meta.dir, 'clients', 'python_workflow.py'), BINARY, box.home, small, large],
+      { timeout: 90_000 },
+    );
+    expect(run.exitCode).toBe(0);
+    const seen = JSON.parse(run.stdout.toString().trim().split('\n').at(-1)!);
+    expect(seen.protocol).toBe('2025-11-25');
+    expect(seen.tools).toBe(COMMANDS.length);
+    expect(seen.opened.file_count).toBe(6);
+    expect(seen.parallel_errors).toStrictEqual([]);
+    expect(seen.status_added).toStrictEqual([
+      'parallel/',
+      ...Array.from({ length: 10 }, (_, i) => `parallel/${i}.txt`).sort(),
+    ]); // with its folder entry
+    // The cancelled grep's worker is gone: the server idles instead of backtracking for 30 s. A
+    // backtracking worker burns a whole core (1.0 s of CPU in the 1 s measured); the bound leaves room
+    // for a loaded machine (0.54 s was seen with two suites running at once, never above).
+    expect(seen.cpu_after_cancelled_grep).toBeLessThan(0.7);
+    expect(seen.sessions_after_cancelled_open).toStrictEqual(['reports']);
+    expect(seen.workspaces_after_cancelled_open).toStrictEqual(['reports']);
+    expect(seen.synced).toMatchObject({ synced: true, files_added: 12 });
+    expect(seen.progress.length).toBeGreaterThan(0);
+    expect(seen.error).toMatchObject({
+      is_error: true,
+      structured: null,
+      text: { error: { code: 'PATH_NOT_FOUND' } },
+    });
+    expect(seen.closed).toStrictEqual({ closed: true, synced: false, name: 'reports' });
+  }, 120_000);
+});
 
 describe.skipIf(!hasInspector)(
-  `the MCP Inspector CLI${hasInspector ? '' : ' (skipped: node_modules/.bin/mcp-inspector or node is missing; bun install adds it)'}`,
+  `the MCP Inspector ` +
+    `CLI${hasInspector ? '' : ' (skipped: node_modules/.bin/mcp-inspector or node is missing; bun install adds it)'}`,
   () => {
     const inspect = (args: string[]) => {
       const result = Bun.spawnSync([inspector, '--cli', BINARY, 'mcp', ...args], {
@@ -86,7 +87,8 @@ describe.skipIf(!hasInspector)(
       expect(tools).toHaveLength(COMMANDS.length);
     }, 60_000);
 
-    it('reads a large file in pages within the answer bound (100,000 characters), and the pages add up to the file', () => {
+    it('reads a large file in pages within the answer bound (100,000 characters), and the pages add up to the ' +
+      'file', () => {
       const content = Buffer.from('0123456789abcdef'.repeat(16 * 1024)); // 256 KiB of text: a handful of pages
       box.run(['open', writeZip(box.dir, 'big.zip', rawZip([{ name: 'big.txt', data: content }]))]);
       const pages: string[] = [];

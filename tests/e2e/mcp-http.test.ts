@@ -124,33 +124,37 @@ async function rawPost(
 }
 
 describe('zipfs mcp --http', () => {
-  it('runs a workflow through the SDK client: open, write, status, sync, with progress; health; DELETE ends the session', async () => {
-    const { url } = await startServer();
-    const zip = writeZip(box.dir, 'reports.zip', reportsZip());
-    const c = await client(url);
-    const progress: number[] = [];
-    expect((await structured(c, 'zipfs_open', { path: zip }, (p) => progress.push(p.progress))).file_count).toBe(6);
-    expect((await structured(c, 'zipfs_write', { path: 'notes.txt', content: 'over http' })).written).toBe(true);
-    expect((await structured(c, 'zipfs_status')).added).toStrictEqual(['notes.txt']);
-    expect((await structured(c, 'zipfs_sync', {}, (p) => progress.push(p.progress))).files_added).toBe(1);
-    expect(progress.length).toBeGreaterThan(0);
-    const health = await (await fetch(url.replace('/mcp', '/health'))).json();
-    expect(health).toMatchObject({ status: 'ok', sessions: 1 });
-    const transport = (c as unknown as { _transport: StreamableHTTPClientTransport })._transport;
-    const sessionId = transport.sessionId!;
-    await transport.terminateSession();
-    const after = await fetch(url, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'mcp-session-id': sessionId,
-      },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' }),
-    });
-    expect(after.status).toBe(404);
-    expect(((await (await fetch(url.replace('/mcp', '/health'))).json()) as { sessions: number }).sessions).toBe(0);
-  });
+  it(
+    'runs a workflow through the SDK client: open, write, status, sync, with progress; health; DELETE ends the ' +
+      'session',
+    async () => {
+      const { url } = await startServer();
+      const zip = writeZip(box.dir, 'reports.zip', reportsZip());
+      const c = await client(url);
+      const progress: number[] = [];
+      expect((await structured(c, 'zipfs_open', { path: zip }, (p) => progress.push(p.progress))).file_count).toBe(6);
+      expect((await structured(c, 'zipfs_write', { path: 'notes.txt', content: 'over http' })).written).toBe(true);
+      expect((await structured(c, 'zipfs_status')).added).toStrictEqual(['notes.txt']);
+      expect((await structured(c, 'zipfs_sync', {}, (p) => progress.push(p.progress))).files_added).toBe(1);
+      expect(progress.length).toBeGreaterThan(0);
+      const health = await (await fetch(url.replace('/mcp', '/health'))).json();
+      expect(health).toMatchObject({ status: 'ok', sessions: 1 });
+      const transport = (c as unknown as { _transport: StreamableHTTPClientTransport })._transport;
+      const sessionId = transport.sessionId!;
+      await transport.terminateSession();
+      const after = await fetch(url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-session-id': sessionId,
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' }),
+      });
+      expect(after.status).toBe(404);
+      expect(((await (await fetch(url.replace('/mcp', '/health'))).json()) as { sessions: number }).sessions).toBe(0);
+    },
+  );
 
   it('lets two clients work on one zip session at once: their writes queue, none is refused', async () => {
     const { url } = await startServer();
@@ -163,7 +167,8 @@ describe('zipfs mcp --http', () => {
       ),
     );
     expect(writes.filter((w) => w.isError)).toStrictEqual([]);
-    expect((await structured(b, 'zipfs_status')).added).toHaveLength(13); // and p/, a folder entry as the archive keeps them
+    // and p/, a folder entry as the archive keeps them
+    expect((await structured(b, 'zipfs_status')).added).toHaveLength(13);
   });
 
   it('refuses a foreign Origin or Host (403), and without the token on a non-loopback bind (401)', async () => {
@@ -203,60 +208,64 @@ describe('zipfs mcp --http', () => {
     expect((await post(local, { authorization: 'Bearer a-long-random-secret' })).status).toBe(200);
   });
 
-  it('takes only loopback literals and localhost with its port as Host: a rebinding name is 403 at initialize and for a tools/call on a live session', async () => {
-    const { url } = await startServer();
-    const port = new URL(url).port;
-    const call = { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'zipfs_sessions', arguments: {} } };
-    for (const legit of [
-      `127.0.0.1:${port}`,
-      `localhost:${port}`,
-      `LOCALHOST:${port}`,
-      `[::1]:${port}`,
-      `127.1.2.3:${port}`,
-    ]) {
-      const answer = await rawPost(url, legit, initialize, { origin: `http://${legit}` });
-      expect(answer.status, legit).toBe(200);
-      const id = answer.headers['mcp-session-id']!;
-      expect(
-        (await rawPost(url, legit, call, { 'mcp-session-id': id, 'mcp-protocol-version': '2025-11-25' })).status,
-        legit,
-      ).toBe(200);
-    }
-    const session = (await rawPost(url, `127.0.0.1:${port}`, initialize)).headers['mcp-session-id']!;
-    const hostile = [
-      '127.evil.example',
-      '127.0.0.1.nip.io',
-      'localhost.evil.example',
-      '127.1',
-      '0x7f.0.0.1',
-      '2130706433',
-      '127.000.0.1',
-      '127.0.0.256',
-      'localhost.',
-      'evil.example',
-      '[::ffff:7f00:1]',
-      '',
-    ];
-    for (const name of hostile) {
-      for (const host of [`${name}:${port}`, name]) {
-        const init = await rawPost(url, host, initialize, { origin: `http://${host}` });
-        expect(init.status, host).toBe(403);
-        expect(init.headers['mcp-session-id'], host).toBeUndefined();
-        const served = await rawPost(url, host, call, {
-          'mcp-session-id': session,
-          'mcp-protocol-version': '2025-11-25',
-        });
-        expect(served.status, host).toBe(403);
-        expect(served.text, host).not.toContain('"result"');
+  it(
+    'takes only loopback literals and localhost with its port as Host: a rebinding name is 403 at initialize and ' +
+      'for a tools/call on a live session',
+    async () => {
+      const { url } = await startServer();
+      const port = new URL(url).port;
+      const call = { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'zipfs_sessions', arguments: {} } };
+      for (const legit of [
+        `127.0.0.1:${port}`,
+        `localhost:${port}`,
+        `LOCALHOST:${port}`,
+        `[::1]:${port}`,
+        `127.1.2.3:${port}`,
+      ]) {
+        const answer = await rawPost(url, legit, initialize, { origin: `http://${legit}` });
+        expect(answer.status, legit).toBe(200);
+        const id = answer.headers['mcp-session-id']!;
+        expect(
+          (await rawPost(url, legit, call, { 'mcp-session-id': id, 'mcp-protocol-version': '2025-11-25' })).status,
+          legit,
+        ).toBe(200);
       }
-    }
-    // The right name on another port is another server, not this one.
-    expect((await rawPost(url, `127.0.0.1:${Number(port) === 1 ? 2 : 1}`, initialize)).status).toBe(403);
-    // A loopback Host with a foreign Origin that only looks local.
-    for (const origin of ['http://127.evil.example', 'http://127.0.0.1.nip.io:3000', 'null']) {
-      expect((await rawPost(url, `127.0.0.1:${port}`, initialize, { origin })).status, origin).toBe(403);
-    }
-  });
+      const session = (await rawPost(url, `127.0.0.1:${port}`, initialize)).headers['mcp-session-id']!;
+      const hostile = [
+        '127.evil.example',
+        '127.0.0.1.nip.io',
+        'localhost.evil.example',
+        '127.1',
+        '0x7f.0.0.1',
+        '2130706433',
+        '127.000.0.1',
+        '127.0.0.256',
+        'localhost.',
+        'evil.example',
+        '[::ffff:7f00:1]',
+        '',
+      ];
+      for (const name of hostile) {
+        for (const host of [`${name}:${port}`, name]) {
+          const init = await rawPost(url, host, initialize, { origin: `http://${host}` });
+          expect(init.status, host).toBe(403);
+          expect(init.headers['mcp-session-id'], host).toBeUndefined();
+          const served = await rawPost(url, host, call, {
+            'mcp-session-id': session,
+            'mcp-protocol-version': '2025-11-25',
+          });
+          expect(served.status, host).toBe(403);
+          expect(served.text, host).not.toContain('"result"');
+        }
+      }
+      // The right name on another port is another server, not this one.
+      expect((await rawPost(url, `127.0.0.1:${Number(port) === 1 ? 2 : 1}`, initialize)).status).toBe(403);
+      // A loopback Host with a foreign Origin that only looks local.
+      for (const origin of ['http://127.evil.example', 'http://127.0.0.1.nip.io:3000', 'null']) {
+        expect((await rawPost(url, `127.0.0.1:${port}`, initialize, { origin })).status, origin).toBe(403);
+      }
+    },
+  );
 
   it('leaves the zip whole and no temporaries when SIGTERM stops it during a sync', async () => {
     const { url, process: server } = await startServer();
@@ -276,7 +285,8 @@ describe('zipfs mcp --http', () => {
   }, 60_000);
 
   it.skipIf(!hasPythonSdk)(
-    `runs a workflow through the Python SDK's Streamable HTTP client${hasPythonSdk ? '' : ' (skipped: no .cache/py with mcp; .ci/run sets it up)'}`,
+    `runs a workflow through the Python SDK's Streamable HTTP ` +
+      `client${hasPythonSdk ? '' : ' (skipped: no .cache/py with mcp; .ci/run sets it up)'}`,
     async () => {
       const { url } = await startServer();
       const zip = writeZip(box.dir, 'reports.zip', reportsZip());
@@ -296,29 +306,29 @@ describe('zipfs mcp --http', () => {
     60_000,
   );
 
-  describe.skipIf(!fs.existsSync(conformance))(
-    `the official conformance suite${fs.existsSync(conformance) ? '' : ' (skipped: .ci/run installs @modelcontextprotocol/conformance into .cache/conformance)'}`,
-    () => {
-      // The server scenarios that apply to a server with zipfs's tools. The others test capabilities
-      // zipfs does not offer (logging, completion, resources, prompts, sampling, elicitation), tools of
-      // the suite's own test server (tools-call-*, json-schema-2020-12), or resumable SSE streams
-      // (server-sse-polling: zipfs keeps no event store).
-      it.each(['server-initialize', 'ping', 'tools-list', 'dns-rebinding-protection', 'server-sse-multiple-streams'])(
-        'passes %s',
-        async (scenario) => {
-          const { url } = await startServer();
-          const run = Bun.spawn(
-            [process.execPath, '--bun', conformance, 'server', '--url', url, '--scenario', scenario],
-            { stdout: 'pipe', stderr: 'pipe', env: { ...process.env, NO_COLOR: '1' } },
-          );
-          const out = (await new Response(run.stdout).text()) + (await new Response(run.stderr).text());
-          expect(await run.exited, out).toBe(0);
-          expect(out).toMatch(/Passed: (\d+)\/\1, 0 failed/);
-        },
-        60_000,
-      );
-    },
-  );
+  const whyNoSuite = fs.existsSync(conformance)
+    ? ''
+    : ' (skipped: .ci/run installs @modelcontextprotocol/conformance into .cache/conformance)';
+  describe.skipIf(!fs.existsSync(conformance))(`the official conformance suite${whyNoSuite}`, () => {
+    // The server scenarios that apply to a server with zipfs's tools. The others test capabilities
+    // zipfs does not offer (logging, completion, resources, prompts, sampling, elicitation), tools of
+    // the suite's own test server (tools-call-*, json-schema-2020-12), or resumable SSE streams
+    // (server-sse-polling: zipfs keeps no event store).
+    it.each(['server-initialize', 'ping', 'tools-list', 'dns-rebinding-protection', 'server-sse-multiple-streams'])(
+      'passes %s',
+      async (scenario) => {
+        const { url } = await startServer();
+        const run = Bun.spawn(
+          [process.execPath, '--bun', conformance, 'server', '--url', url, '--scenario', scenario],
+          { stdout: 'pipe', stderr: 'pipe', env: { ...process.env, NO_COLOR: '1' } },
+        );
+        const out = (await new Response(run.stdout).text()) + (await new Response(run.stderr).text());
+        expect(await run.exited, out).toBe(0);
+        expect(out).toMatch(/Passed: (\d+)\/\1, 0 failed/);
+      },
+      60_000,
+    );
+  });
 
   it('serves small archives as HTTP the same as stdio (a smoke check of the shared server code)', async () => {
     const { url } = await startServer();

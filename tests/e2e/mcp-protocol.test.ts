@@ -53,28 +53,31 @@ describe('messages that are not JSON-RPC', () => {
 });
 
 describe('message size bounds', () => {
-  it('answers a 12 MiB write with an error naming its id and the way to write in pieces, then serves the pieces', async () => {
-    const piece = 'x'.repeat(6 << 20);
-    const { byId, exitCode } = await rawSession(
-      box.home,
-      [
-        initialize(1, '2025-11-25'),
-        initialized,
-        tool(3, 'zipfs_write', { path: 'big.txt', content: piece + piece }),
-        ping(4),
-        tool(5, 'zipfs_write', { path: 'big.txt', content: piece }),
-        tool(6, 'zipfs_write', { path: 'big.txt', content: piece, append: true }),
-      ],
-      [3, 4, 5, 6],
-    );
-    expect(byId.get(3).error.code).toBe(-32600);
-    expect(byId.get(3).error.message).toMatch(/12\.0 MiB, over the 8\.0 MiB.*append: true/);
-    expect(byId.get(4).result).toStrictEqual({});
-    expect(byId.get(5).result.structuredContent).toStrictEqual({ written: true, size_bytes: 6 << 20 });
-    expect(byId.get(6).result.structuredContent).toStrictEqual({ written: true, size_bytes: 12 << 20 });
-    expect(fs.statSync(path.join(root, 'big.txt')).size).toBe(12 << 20);
-    expect(exitCode).toBe(0);
-  });
+  it(
+    'answers a 12 MiB write with an error naming its id ' + 'and the way to write in pieces, then serves the pieces',
+    async () => {
+      const piece = 'x'.repeat(6 << 20);
+      const { byId, exitCode } = await rawSession(
+        box.home,
+        [
+          initialize(1, '2025-11-25'),
+          initialized,
+          tool(3, 'zipfs_write', { path: 'big.txt', content: piece + piece }),
+          ping(4),
+          tool(5, 'zipfs_write', { path: 'big.txt', content: piece }),
+          tool(6, 'zipfs_write', { path: 'big.txt', content: piece, append: true }),
+        ],
+        [3, 4, 5, 6],
+      );
+      expect(byId.get(3).error.code).toBe(-32600);
+      expect(byId.get(3).error.message).toMatch(/12\.0 MiB, over the 8\.0 MiB.*append: true/);
+      expect(byId.get(4).result).toStrictEqual({});
+      expect(byId.get(5).result.structuredContent).toStrictEqual({ written: true, size_bytes: 6 << 20 });
+      expect(byId.get(6).result.structuredContent).toStrictEqual({ written: true, size_bytes: 12 << 20 });
+      expect(fs.statSync(path.join(root, 'big.txt')).size).toBe(12 << 20);
+      expect(exitCode).toBe(0);
+    },
+  );
 
   it.each([
     ['text', 'big.txt', Buffer.from('"quoted\\\\text"\n'.repeat(440_000))],
@@ -89,7 +92,8 @@ describe('message size bounds', () => {
         [2],
       );
       const answer = lines.find((l) => l.startsWith('{"result"') || l.includes('"id":2'))!;
-      expect(answer.length).toBeLessThanOrEqual(100_000); // the whole message, envelope and all (issue 21: 25,000 tokens)
+      // the whole message, envelope and all (issue 21: 25,000 tokens)
+      expect(answer.length).toBeLessThanOrEqual(100_000);
       const page = byId.get(2).result.structuredContent;
       expect(page.bytes_read).toBeGreaterThan(16_384); // a useful page even of content JSON escapes twice
       expect([page.remaining_bytes, page.next_offset]).toStrictEqual([
@@ -160,30 +164,33 @@ describe('cancellation', () => {
 });
 
 describe('argument errors', () => {
-  it('say an argument is missing, quote at most a prefix of a huge one, and do not double the JSON-RPC prefix', async () => {
-    const hugePath = 'p'.repeat(1 << 20);
-    const { byId } = await rawSession(
-      box.home,
-      [
-        initialize(1, '2025-11-25'),
-        initialized,
-        tool(2, 'zipfs_read', {}),
-        tool(3, 'zipfs_read', { path: hugePath }),
-        tool(4, 'zipfs_read', { path: 'x', encoding: 'e'.repeat(100_000) }),
-        tool(5, 'zipfs_nope', {}),
-        tool(6, 'zipfs_read', { path: 'x', bogus: true }),
-      ],
-      [2, 3, 4, 5, 6],
-    );
-    expect(errorOf(byId.get(2))).toMatchObject({ code: 'INVALID_INPUT' });
-    expect(errorOf(byId.get(2)).message).toContain('argument "path" is missing');
-    for (const id of [3, 4]) expect(JSON.stringify(byId.get(id)).length).toBeLessThan(2000);
-    expect(errorOf(byId.get(3)).code).toBe('PATH_NOT_FOUND');
-    expect(errorOf(byId.get(3)).message).toContain('(1048576 characters)');
-    expect(byId.get(5).error.code).toBe(-32602);
-    expect(byId.get(5).error.message).toMatch(/^Unknown tool "zipfs_nope"/);
-    expect(errorOf(byId.get(6)).message).toContain('unknown argument "bogus"');
-  });
+  it(
+    'say an argument is missing, quote at most a prefix ' + 'of a huge one, and do not double the JSON-RPC prefix',
+    async () => {
+      const hugePath = 'p'.repeat(1 << 20);
+      const { byId } = await rawSession(
+        box.home,
+        [
+          initialize(1, '2025-11-25'),
+          initialized,
+          tool(2, 'zipfs_read', {}),
+          tool(3, 'zipfs_read', { path: hugePath }),
+          tool(4, 'zipfs_read', { path: 'x', encoding: 'e'.repeat(100_000) }),
+          tool(5, 'zipfs_nope', {}),
+          tool(6, 'zipfs_read', { path: 'x', bogus: true }),
+        ],
+        [2, 3, 4, 5, 6],
+      );
+      expect(errorOf(byId.get(2))).toMatchObject({ code: 'INVALID_INPUT' });
+      expect(errorOf(byId.get(2)).message).toContain('argument "path" is missing');
+      for (const id of [3, 4]) expect(JSON.stringify(byId.get(id)).length).toBeLessThan(2000);
+      expect(errorOf(byId.get(3)).code).toBe('PATH_NOT_FOUND');
+      expect(errorOf(byId.get(3)).message).toContain('(1048576 characters)');
+      expect(byId.get(5).error.code).toBe(-32602);
+      expect(byId.get(5).error.message).toMatch(/^Unknown tool "zipfs_nope"/);
+      expect(errorOf(byId.get(6)).message).toContain('unknown argument "bogus"');
+    },
+  );
 
   it('speak each surface: --force on the CLI, force: true over MCP', async () => {
     fs.appendFileSync(path.join(box.dir, 'reports.zip'), 'changed elsewhere');
@@ -225,15 +232,19 @@ describe('read encodings, decided once per file', () => {
     expect(box.run(['grep', 'NUL', '--json']).json.skipped_binary).toBeGreaterThanOrEqual(1);
   });
 
-  it('starts and ends text pages on character boundaries, reporting the real offset, and never returns an empty page', async () => {
-    fs.writeFileSync(path.join(root, 'utf8.txt'), 'hé€😀z');
-    const [inside, cut, tiny] = await read([
-      { path: 'utf8.txt', offset: 2 },
-      { path: 'utf8.txt', limit: 4 },
-      { path: 'utf8.txt', offset: 6, limit: 1 },
-    ]);
-    expect(inside).toMatchObject({ encoding: 'utf-8', offset: 3, content: '€😀z' });
-    expect(cut).toMatchObject({ encoding: 'utf-8', offset: 0, content: 'hé', bytes_read: 3 });
-    expect(tiny).toMatchObject({ encoding: 'utf-8', offset: 6, content: '😀', bytes_read: 4 });
-  });
+  it(
+    'starts and ends text pages on character boundaries, reporting the real offset, and never returns an empty ' +
+      'page',
+    async () => {
+      fs.writeFileSync(path.join(root, 'utf8.txt'), 'hé€😀z');
+      const [inside, cut, tiny] = await read([
+        { path: 'utf8.txt', offset: 2 },
+        { path: 'utf8.txt', limit: 4 },
+        { path: 'utf8.txt', offset: 6, limit: 1 },
+      ]);
+      expect(inside).toMatchObject({ encoding: 'utf-8', offset: 3, content: '€😀z' });
+      expect(cut).toMatchObject({ encoding: 'utf-8', offset: 0, content: 'hé', bytes_read: 3 });
+      expect(tiny).toMatchObject({ encoding: 'utf-8', offset: 6, content: '😀', bytes_read: 4 });
+    },
+  );
 });

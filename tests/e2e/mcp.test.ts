@@ -10,8 +10,12 @@ import { call, connect } from '../helpers/mcp-client.ts';
 import { initialize, initialized, rawSession } from '../helpers/raw-mcp.ts';
 import { rawZip } from '../helpers/raw-zip.ts';
 
-/** The ADR's thirteen tools and their parameters, exactly; extensions: `force` on close (DESIGN.md), `backup` on sync and close (field-reliability issue), `append` on write (MCP issue),
- * grep's `context_lines`, `names_only`, `count_all` (asked for by the search issue), and paging's `offset` and `limit`, and edit's `diff` (issue 21), open's `new` and prune's `orphaned` and `include_live` (issue 24), open's `lazy` and `only` and the `zipfs_extract` tool (issue 23), prune's `discard_changes` and diff's `stat` (issue 28). */
+/**
+ * The ADR's thirteen tools and their parameters, exactly; extensions: `force` on close (DESIGN.md), `backup` on sync
+ * and close (field-reliability issue), `append` on write (MCP issue),
+ * grep's `context_lines`, `names_only`, `count_all` (asked for by the search issue), and paging's `offset` and `limit`,
+ * and edit's `diff` (issue 21), open's `new` and prune's `orphaned` and `include_live` (issue 24), open's `lazy` and
+ * `only` and the `zipfs_extract` tool (issue 23), prune's `discard_changes` and diff's `stat` (issue 28). */
 const ADR_PARAMETERS: Record<string, string[]> = {
   zipfs_open: ['path', 'name', 'create', 'lazy', 'only', 'new'],
   zipfs_extract: ['session', 'paths'],
@@ -212,7 +216,8 @@ describe('MCP server: operations', () => {
       expect(result.data).toStrictEqual({ error: { code, message: expect.stringContaining(hint) } });
       expect(JSON.parse(result.text)).toStrictEqual(result.data);
       const workspaces = path.join(box.home, 'workspaces');
-      expect(fs.existsSync(workspaces) ? fs.readdirSync(workspaces) : []).toStrictEqual([]); // a failed open leaves nothing
+      // a failed open leaves nothing
+      expect(fs.existsSync(workspaces) ? fs.readdirSync(workspaces) : []).toStrictEqual([]);
     },
   );
 

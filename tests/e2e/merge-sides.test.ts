@@ -56,39 +56,43 @@ function reopened(zip: string): Record<string, string> {
 describe('the zip side is matched by the path open gives its entries', () => {
   for (const spelling of ['d\\b.txt', './d/b.txt', 'd//b.txt', 'x/../d/b.txt']) {
     for (const lazy of [false, true]) {
-      it(`keeps d/b.txt when the other writer spells it ${JSON.stringify(spelling)}${lazy ? ' (lazy session)' : ''}`, () => {
-        const { zip, root } = openZip(BASE, lazy);
-        if (lazy) expect(box.run(['extract', 'd/b.txt']).code).toBe(0);
-        fs.writeFileSync(path.join(root, 'a.txt'), 'ours\n');
-        fs.writeFileSync(
-          zip,
-          rawZip([
-            { name: 'a.txt', data: 'a\n' },
-            { name: 'd/', data: '' },
-            { name: spelling, data: 'b\n' },
-            { name: 'new.txt', data: 'n\n' },
-          ]),
-        );
-        // Status, the dry run and the merge agree: the only change on the zip's side is new.txt.
-        expect(box.run(['status', '--json']).json.zip_changed).toStrictEqual(['A new.txt']);
-        expect(box.run(['sync', '--merge', '--dry-run', '--json']).json).toMatchObject({
-          synced: false,
-          files_modified: 1,
-          from_zip: ['A new.txt'],
-        });
-        expect(box.run(['sync', '--merge', '--json']).json).toMatchObject({
-          synced: true,
-          files_modified: 1,
-          files_deleted: 0,
-          from_zip: ['A new.txt'],
-        });
-        expect(fs.readFileSync(path.join(root, 'd/b.txt'), 'utf8')).toBe('b\n');
-        expect(box.run(['status', '--json']).json).toMatchObject({ modified: [], added: [], deleted: [] });
-        // The next plain sync keeps it too, and the result opens with every file.
-        fs.writeFileSync(path.join(root, 'a.txt'), 'ours again\n');
-        expect(box.run(['sync', '--json']).json).toMatchObject({ synced: true, files_modified: 1, files_deleted: 0 });
-        expect(reopened(zip)).toStrictEqual({ 'a.txt': 'ours again\n', 'd/b.txt': 'b\n', 'new.txt': 'n\n' });
-      });
+      it(
+        `keeps d/b.txt when the other writer spells ` +
+          `it ${JSON.stringify(spelling)}${lazy ? ' (lazy session)' : ''}`,
+        () => {
+          const { zip, root } = openZip(BASE, lazy);
+          if (lazy) expect(box.run(['extract', 'd/b.txt']).code).toBe(0);
+          fs.writeFileSync(path.join(root, 'a.txt'), 'ours\n');
+          fs.writeFileSync(
+            zip,
+            rawZip([
+              { name: 'a.txt', data: 'a\n' },
+              { name: 'd/', data: '' },
+              { name: spelling, data: 'b\n' },
+              { name: 'new.txt', data: 'n\n' },
+            ]),
+          );
+          // Status, the dry run and the merge agree: the only change on the zip's side is new.txt.
+          expect(box.run(['status', '--json']).json.zip_changed).toStrictEqual(['A new.txt']);
+          expect(box.run(['sync', '--merge', '--dry-run', '--json']).json).toMatchObject({
+            synced: false,
+            files_modified: 1,
+            from_zip: ['A new.txt'],
+          });
+          expect(box.run(['sync', '--merge', '--json']).json).toMatchObject({
+            synced: true,
+            files_modified: 1,
+            files_deleted: 0,
+            from_zip: ['A new.txt'],
+          });
+          expect(fs.readFileSync(path.join(root, 'd/b.txt'), 'utf8')).toBe('b\n');
+          expect(box.run(['status', '--json']).json).toMatchObject({ modified: [], added: [], deleted: [] });
+          // The next plain sync keeps it too, and the result opens with every file.
+          fs.writeFileSync(path.join(root, 'a.txt'), 'ours again\n');
+          expect(box.run(['sync', '--json']).json).toMatchObject({ synced: true, files_modified: 1, files_deleted: 0 });
+          expect(reopened(zip)).toStrictEqual({ 'a.txt': 'ours again\n', 'd/b.txt': 'b\n', 'new.txt': 'n\n' });
+        },
+      );
     }
   }
 
@@ -232,60 +236,67 @@ describe('the zip side passes the checks open makes, eager and lazy, dry run or 
   }
 });
 
-it('over MCP too: overlapping entries are ZIP_BOMB_DETECTED for the merge and its dry run, never an internal error', async () => {
-  const { zip, root } = openZip([
-    { name: 'a.txt', data: 'a\n' },
-    { name: 'o.txt', data: 'o\n' },
-  ]);
-  fs.writeFileSync(path.join(root, 'a.txt'), 'ours\n');
-  fs.writeFileSync(
-    zip,
-    rawZip([
-      { name: 'a.txt', data: 'a'.repeat(40) },
-      { name: 'o.txt', data: 'o\n', shareDataOf: 0 },
-      { name: 'z.txt', data: 'z\n' },
-    ]),
-  );
-  const mcp = await connect(box.home);
-  try {
-    expect((await call(mcp.client, 'zipfs_sync', { merge: true, dry_run: true })).data.error.code).toBe(
-      'ZIP_BOMB_DETECTED',
+it(
+  'over MCP too: overlapping entries are ZIP_BOMB_DETECTED ' + 'for the merge and its dry run, never an internal error',
+  async () => {
+    const { zip, root } = openZip([
+      { name: 'a.txt', data: 'a\n' },
+      { name: 'o.txt', data: 'o\n' },
+    ]);
+    fs.writeFileSync(path.join(root, 'a.txt'), 'ours\n');
+    fs.writeFileSync(
+      zip,
+      rawZip([
+        { name: 'a.txt', data: 'a'.repeat(40) },
+        { name: 'o.txt', data: 'o\n', shareDataOf: 0 },
+        { name: 'z.txt', data: 'z\n' },
+      ]),
     );
-    expect((await call(mcp.client, 'zipfs_sync', { merge: true })).data.error.code).toBe('ZIP_BOMB_DETECTED');
-  } finally {
-    await mcp.close();
-  }
-});
+    const mcp = await connect(box.home);
+    try {
+      expect((await call(mcp.client, 'zipfs_sync', { merge: true, dry_run: true })).data.error.code).toBe(
+        'ZIP_BOMB_DETECTED',
+      );
+      expect((await call(mcp.client, 'zipfs_sync', { merge: true })).data.error.code).toBe('ZIP_BOMB_DETECTED');
+    } finally {
+      await mcp.close();
+    }
+  },
+);
 
 describe('the size limits open applies', () => {
   for (const lazy of [false, true]) {
-    it(`hold for what the merge takes from the zip${lazy ? ' (lazy session: the entry it has on disk)' : ''}: ZIP_BOMB_DETECTED`, () => {
-      const env = { ZIPFS_RATIO_FLOOR_BYTES: '1000' }; // a small bomb does
-      const { zip, root } = openZip(
-        [
-          { name: 'a.txt', data: 'a\n' },
-          { name: 'o.txt', data: 'o\n' },
-        ],
-        lazy,
-      );
-      if (lazy) expect(box.run(['extract', 'a.txt']).code).toBe(0);
-      fs.writeFileSync(path.join(root, 'o.txt'), 'ours\n');
-      fs.writeFileSync(
-        zip,
-        rawZip([
-          { name: 'a.txt', data: Buffer.alloc(400_000) },
-          { name: 'o.txt', data: 'o\n' },
-        ]),
-      );
-      for (const args of [
-        ['sync', '--merge', '--dry-run', '--json'],
-        ['sync', '--merge', '--json'],
-      ]) {
-        const error = box.run(args, { env }).json.error;
-        expect(error.code).toBe('ZIP_BOMB_DETECTED');
-      }
-      expect(fs.readFileSync(path.join(root, 'a.txt'), 'utf8')).toBe('a\n');
-    });
+    it(
+      `hold for what the merge takes from the ` +
+        `zip${lazy ? ' (lazy session: the entry it has on disk)' : ''}: ZIP_BOMB_DETECTED`,
+      () => {
+        const env = { ZIPFS_RATIO_FLOOR_BYTES: '1000' }; // a small bomb does
+        const { zip, root } = openZip(
+          [
+            { name: 'a.txt', data: 'a\n' },
+            { name: 'o.txt', data: 'o\n' },
+          ],
+          lazy,
+        );
+        if (lazy) expect(box.run(['extract', 'a.txt']).code).toBe(0);
+        fs.writeFileSync(path.join(root, 'o.txt'), 'ours\n');
+        fs.writeFileSync(
+          zip,
+          rawZip([
+            { name: 'a.txt', data: Buffer.alloc(400_000) },
+            { name: 'o.txt', data: 'o\n' },
+          ]),
+        );
+        for (const args of [
+          ['sync', '--merge', '--dry-run', '--json'],
+          ['sync', '--merge', '--json'],
+        ]) {
+          const error = box.run(args, { env }).json.error;
+          expect(error.code).toBe('ZIP_BOMB_DETECTED');
+        }
+        expect(fs.readFileSync(path.join(root, 'a.txt'), 'utf8')).toBe('a\n');
+      },
+    );
   }
 });
 
@@ -296,82 +307,90 @@ describe('merge codes', () => {
     [false, false],
     [true, false],
   ]) {
-    it(`a file on one side where the other needs a folder is CONFLICT_DETECTED, both ways${lazy ? ' (lazy session)' : ''}${folders ? '' : ' (no folder entries)'}`, () => {
-      const base = folders ? BASE : BASE.filter((entry) => entry.name !== 'd/');
-      const { zip, root } = openZip(base, lazy);
-      // The zip adds file x; the workspace adds x/y.txt (and folder x, an entry where the archive stores folders).
-      fs.mkdirSync(path.join(root, 'x'));
-      fs.writeFileSync(path.join(root, 'x/y.txt'), 'y\n');
-      fs.writeFileSync(zip, rawZip([...base, { name: 'x', data: 'x file\n' }]));
-      let before = fs.readFileSync(zip);
-      for (const args of [
-        ['sync', '--merge', '--dry-run', '--json'],
-        ['sync', '--merge', '--json'],
-      ]) {
-        const error = box.run(args).json.error;
+    it(
+      `a file on one side where the other needs a folder is CONFLICT_DETECTED, both ` +
+        `ways${lazy ? ' (lazy session)' : ''}${folders ? '' : ' (no folder entries)'}`,
+      () => {
+        const base = folders ? BASE : BASE.filter((entry) => entry.name !== 'd/');
+        const { zip, root } = openZip(base, lazy);
+        // The zip adds file x; the workspace adds x/y.txt (and folder x, an entry where the archive stores folders).
+        fs.mkdirSync(path.join(root, 'x'));
+        fs.writeFileSync(path.join(root, 'x/y.txt'), 'y\n');
+        fs.writeFileSync(zip, rawZip([...base, { name: 'x', data: 'x file\n' }]));
+        let before = fs.readFileSync(zip);
+        for (const args of [
+          ['sync', '--merge', '--dry-run', '--json'],
+          ['sync', '--merge', '--json'],
+        ]) {
+          const error = box.run(args).json.error;
+          expect(error.code).toBe('CONFLICT_DETECTED');
+          expect(error.message).toContain(
+            folders
+              ? '"x" (zip: added a file, workspace: added a folder)'
+              : '"x" (zip: a file, workspace: a folder (for "x/y.txt"))',
+          );
+        }
+        expect(fs.readFileSync(zip).equals(before)).toBe(true);
+        // The other way round: the zip adds q/r.txt, the workspace adds file q.
+        fs.rmSync(path.join(root, 'x'), { recursive: true });
+        fs.writeFileSync(path.join(root, 'q'), 'q file\n');
+        fs.writeFileSync(zip, rawZip([...base, { name: 'q/r.txt', data: 'r\n' }]));
+        before = fs.readFileSync(zip);
+        const error = box.run(['sync', '--merge', '--json']).json.error;
         expect(error.code).toBe('CONFLICT_DETECTED');
-        expect(error.message).toContain(
-          folders
-            ? '"x" (zip: added a file, workspace: added a folder)'
-            : '"x" (zip: a file, workspace: a folder (for "x/y.txt"))',
-        );
-      }
-      expect(fs.readFileSync(zip).equals(before)).toBe(true);
-      // The other way round: the zip adds q/r.txt, the workspace adds file q.
-      fs.rmSync(path.join(root, 'x'), { recursive: true });
-      fs.writeFileSync(path.join(root, 'q'), 'q file\n');
-      fs.writeFileSync(zip, rawZip([...base, { name: 'q/r.txt', data: 'r\n' }]));
-      before = fs.readFileSync(zip);
-      const error = box.run(['sync', '--merge', '--json']).json.error;
-      expect(error.code).toBe('CONFLICT_DETECTED');
-      expect(error.message).toContain('"q" (zip: a folder (for "q/r.txt"), workspace: a file)');
-      expect(fs.readFileSync(zip).equals(before)).toBe(true);
-      expect(fs.readFileSync(path.join(root, 'q'), 'utf8')).toBe('q file\n');
-    });
+        expect(error.message).toContain('"q" (zip: a folder (for "q/r.txt"), workspace: a file)');
+        expect(fs.readFileSync(zip).equals(before)).toBe(true);
+        expect(fs.readFileSync(path.join(root, 'q'), 'utf8')).toBe('q file\n');
+      },
+    );
   }
 
   for (const lazy of [false, true]) {
-    it(`a file the zip made a folder, and a folder it made a file, are taken when the workspace left them alone${lazy ? ' (lazy session)' : ''}`, () => {
-      const { zip, root } = openZip(
-        [
-          { name: 'a.txt', data: 'a\n' },
-          { name: 'f', data: 'file f\n' },
-          { name: 'g/', data: '' },
-          { name: 'g/h.txt', data: 'h\n' },
-        ],
-        lazy,
-      );
-      if (lazy) expect(box.run(['extract', 'f', 'g/h.txt']).code).toBe(0);
-      fs.writeFileSync(path.join(root, 'a.txt'), 'ours\n');
-      fs.writeFileSync(
-        zip,
-        rawZip([
-          { name: 'a.txt', data: 'a\n' },
-          { name: 'f/', data: '' },
-          { name: 'f/e.txt', data: 'e\n' },
-          { name: 'g', data: 'file g\n' },
-        ]),
-      );
-      const expected = ['A f/', 'A f/e.txt', 'A g', 'D f', 'D g/', 'D g/h.txt'];
-      expect(box.run(['status', '--json']).json.zip_changed).toStrictEqual(expected);
-      expect(box.run(['sync', '--merge', '--json']).json).toMatchObject({
-        synced: true,
-        files_modified: 1,
-        from_zip: expected,
-      });
-      // (A lazy session takes the zip's side only where it has files on disk: f/e.txt is read from the zip.)
-      expect(lazy ? box.run(['read', 'f/e.txt']).stdout : fs.readFileSync(path.join(root, 'f/e.txt'), 'utf8')).toBe(
-        'e\n',
-      );
-      expect(fs.readFileSync(path.join(root, 'g'), 'utf8')).toBe('file g\n');
-      expect(box.run(['status', '--json']).json).toStrictEqual({
-        modified: [],
-        added: [],
-        deleted: [],
-        unchanged_count: 4,
-      });
-      expect(reopened(zip)).toStrictEqual({ 'a.txt': 'ours\n', 'f/e.txt': 'e\n', g: 'file g\n' });
-    });
+    it(
+      `a file the zip made a folder, and a folder it made a file, are taken when the workspace left them ` +
+        `alone${lazy ? ' (lazy session)' : ''}`,
+      () => {
+        const { zip, root } = openZip(
+          [
+            { name: 'a.txt', data: 'a\n' },
+            { name: 'f', data: 'file f\n' },
+            { name: 'g/', data: '' },
+            { name: 'g/h.txt', data: 'h\n' },
+          ],
+          lazy,
+        );
+        if (lazy) expect(box.run(['extract', 'f', 'g/h.txt']).code).toBe(0);
+        fs.writeFileSync(path.join(root, 'a.txt'), 'ours\n');
+        fs.writeFileSync(
+          zip,
+          rawZip([
+            { name: 'a.txt', data: 'a\n' },
+            { name: 'f/', data: '' },
+            { name: 'f/e.txt', data: 'e\n' },
+            { name: 'g', data: 'file g\n' },
+          ]),
+        );
+        const expected = ['A f/', 'A f/e.txt', 'A g', 'D f', 'D g/', 'D g/h.txt'];
+        expect(box.run(['status', '--json']).json.zip_changed).toStrictEqual(expected);
+        expect(box.run(['sync', '--merge', '--json']).json).toMatchObject({
+          synced: true,
+          files_modified: 1,
+          from_zip: expected,
+        });
+        // (A lazy session takes the zip's side only where it has files on disk: f/e.txt is read from the zip.)
+        expect(lazy ? box.run(['read', 'f/e.txt']).stdout : fs.readFileSync(path.join(root, 'f/e.txt'), 'utf8')).toBe(
+          'e\n',
+        );
+        expect(fs.readFileSync(path.join(root, 'g'), 'utf8')).toBe('file g\n');
+        expect(box.run(['status', '--json']).json).toStrictEqual({
+          modified: [],
+          added: [],
+          deleted: [],
+          unchanged_count: 4,
+        });
+        expect(reopened(zip)).toStrictEqual({ 'a.txt': 'ours\n', 'f/e.txt': 'e\n', g: 'file g\n' });
+      },
+    );
   }
 
   it('a file the zip made a folder while the workspace changed it is a conflict saying so', () => {
@@ -447,7 +466,8 @@ describe('merge codes', () => {
 describe('a zip replaced while a merge runs', () => {
   const ROUNDS = 20;
   it.skipIf(process.platform !== 'linux')(
-    `is CONFLICT_DETECTED saying to merge again, never SYNC_FAILED or a mixed archive (${ROUNDS} merges against a swap loop; Linux: renameat2)`,
+    `is CONFLICT_DETECTED saying to merge again, never SYNC_FAILED or a mixed archive (${ROUNDS} merges against a ` +
+      `swap loop; Linux: renameat2)`,
     async () => {
       const random = (bytes: number) => new Uint8Array(Buffer.from(crypto.getRandomValues(new Uint8Array(bytes))));
       const { zip, root } = openZip([
@@ -530,7 +550,8 @@ describe('in a workspace folder that does not tell case apart (casefold-fs)', ()
   };
 
   it.skipIf(available.skip)(
-    `two spellings of one path, one from each side, are CONFLICT_DETECTED, not one written over the other${available.why}`,
+    `two spellings of one path, one from each side, are CONFLICT_DETECTED, not one written over the ` +
+      `other${available.why}`,
     () => {
       const { zip, root, run } = openOnMount([{ name: 'a.txt', data: 'a\n' }]);
       fs.writeFileSync(path.join(root, 'readme.md'), 'ours\n');

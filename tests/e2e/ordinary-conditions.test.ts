@@ -19,24 +19,27 @@ afterEach(() => box.cleanup());
 const SEGMENT = 'd'.repeat(200);
 
 describe('paths past the system limit', () => {
-  it('refuses at open an archive whose entries would lie deeper than a workspace path can reach, leaving nothing', () => {
-    const deep = `${Array(25).fill(SEGMENT).join('/')}/f.txt`;
-    const zip = writeZip(
-      box.dir,
-      'deep.zip',
-      rawZip([
-        { name: 'ok.txt', data: 'ok' },
-        { name: deep, data: 'deep' },
-      ]),
-    );
-    const result = box.run(['open', zip, '--json']);
-    expect(result.json.error.code).toBe('LIMIT_EXCEEDED');
-    expect(result.json.error.message).toContain('bytes deep');
-    expect(result.json.error.message.length).toBeLessThan(1000);
-    expect(
-      fs.existsSync(path.join(box.home, 'workspaces')) ? fs.readdirSync(path.join(box.home, 'workspaces')) : [],
-    ).toStrictEqual([]);
-  });
+  it(
+    'refuses at open an archive whose entries would lie ' + 'deeper than a workspace path can reach, leaving nothing',
+    () => {
+      const deep = `${Array(25).fill(SEGMENT).join('/')}/f.txt`;
+      const zip = writeZip(
+        box.dir,
+        'deep.zip',
+        rawZip([
+          { name: 'ok.txt', data: 'ok' },
+          { name: deep, data: 'deep' },
+        ]),
+      );
+      const result = box.run(['open', zip, '--json']);
+      expect(result.json.error.code).toBe('LIMIT_EXCEEDED');
+      expect(result.json.error.message).toContain('bytes deep');
+      expect(result.json.error.message.length).toBeLessThan(1000);
+      expect(
+        fs.existsSync(path.join(box.home, 'workspaces')) ? fs.readdirSync(path.join(box.home, 'workspaces')) : [],
+      ).toStrictEqual([]);
+    },
+  );
 
   it('lists, searches, diffs and shows status of a workspace folder deeper than the system path limit', () => {
     const zip = writeZip(box.dir, 'shallow.zip', rawZip([{ name: 'a.txt', data: 'a' }]));
@@ -60,7 +63,8 @@ describe('paths past the system limit', () => {
     expect(grep.json.total_matches).toBe(1);
     expect(box.run(['tree', '--json']).json.file_count).toBe(2);
     expect(box.run(['diff', '--json']).code).toBe(0);
-    expect(box.run(['sync', '--json']).json.error.code).toBe('SYNC_FAILED'); // open would refuse such a path (sync-refusals.test.ts)
+    // open would refuse such a path (sync-refusals.test.ts)
+    expect(box.run(['sync', '--json']).json.error.code).toBe('SYNC_FAILED');
     expect(box.run(['close', '--force', '--json']).code).toBe(0);
     expect(fs.readdirSync(path.join(box.home, 'workspaces'))).toStrictEqual([]);
   });
@@ -85,7 +89,11 @@ describe('files that vanish while zipfs looks', () => {
       const fs = require('node:fs'); const root = process.argv[1]; const end = Date.now() + 60000;
       process.on('SIGTERM', () => process.exit(0));
       (async () => { while (Date.now() < end) { for (let i = 0; i < 50; i++) {
-        try { fs.writeFileSync(root + '/.doc.txt.swp', 'x'); fs.rmSync(root + '/.doc.txt.swp'); fs.mkdirSync(root + '/sub/tmp'); fs.writeFileSync(root + '/sub/tmp/t', 't'); fs.rmSync(root + '/sub/tmp', { recursive: true }); } catch {}
+        try {
+          fs.writeFileSync(root + '/.doc.txt.swp', 'x'); fs.rmSync(root + '/.doc.txt.swp');
+          fs.mkdirSync(root + '/sub/tmp'); fs.writeFileSync(root + '/sub/tmp/t', 't');
+          fs.rmSync(root + '/sub/tmp', { recursive: true });
+        } catch {}
       } await Bun.sleep(0); } })();
     `,
       root,

@@ -41,7 +41,8 @@ beforeAll(async () => {
   }
   zip = writeZip(box.dir, 'big.zip', zipSync(tree, { mtime: MTIME, level: 1 }));
   root = box.run(['open', zip, '--json']).json.workspace_path;
-  // 5,000 changed paths: 3,000 modified, 1,500 added (and their folder), 500 deleted; and a long line changed in its middle.
+  // 5,000 changed paths: 3,000 modified, 1,500 added (and their folder), 500 deleted; and a long line changed in its
+  // middle.
   for (let d = 0; d < 30; d++)
     for (let f = 0; f < 100; f++)
       fs.appendFileSync(path.join(root, `d${pad(d, 2)}/f${pad(f, 3)}.txt`), 'a fourth line\n');
@@ -118,7 +119,8 @@ describe('ls and tree of 8,000 files', () => {
     async () => {
       const whole = box.run(['ls', '-r', '--json']).json;
       expect(whole.entries.length).toBeGreaterThan(9_000);
-      expect([whole.total, whole.next_offset]).toStrictEqual([undefined, undefined]); // a whole answer reads as before paging
+      // a whole answer reads as before paging
+      expect([whole.total, whole.next_offset]).toStrictEqual([undefined, undefined]);
       const names = (pages: any[]) => pages.flatMap((p) => p.entries.map((e: any) => e.name));
       const overMcp = await mcpPages('zipfs_ls', { recursive: true });
       expect(overMcp.length).toBeGreaterThan(5);

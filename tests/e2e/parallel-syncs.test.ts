@@ -53,7 +53,8 @@ function contents(zip: string): Record<string, string> {
 }
 
 describe('two sessions syncing one zip at once', () => {
-  it(`never both succeed: one wins, the other gets CONFLICT_DETECTED, and the zip holds the winner's change (${TRIES} tries)`, async () => {
+  it(`never both succeed: one wins, the other gets CONFLICT_DETECTED, and the zip holds the winner's ` +
+    `change (${TRIES} tries)`, async () => {
     let lost = 0;
     let conflicts = 0;
     for (let i = 0; i < TRIES; i++) {
@@ -82,7 +83,8 @@ describe('two sessions syncing one zip at once', () => {
     expect(fs.readdirSync(box.dir).filter((n) => n.startsWith('.'))).toStrictEqual([]);
   }, 120_000);
 
-  it('queues two sessions of one zip synced in parallel through one MCP server: the second is a conflict, never a silent overwrite', async () => {
+  it('queues two sessions of one zip synced in parallel through one MCP server: the second is a conflict, never a ' +
+    'silent overwrite', async () => {
     const zip = writeZip(box.dir, 'shared.zip', rawZip([{ name: 'base.txt', data: 'base' }]));
     const mcp = await connect(box.home);
     try {
@@ -131,7 +133,8 @@ describe('two sessions syncing one zip at once', () => {
 
 describe('a sync after another writer changed the zip', () => {
   it.skipIf(python.skip)(
-    `names what the zip gained, changed and lost, and what force discards; a forced sync counts against the zip it replaces${python.why}`,
+    `names what the zip gained, changed and lost, and what force discards; a forced sync counts against the zip it ` +
+      `replaces${python.why}`,
     () => {
       const zip = writeZip(
         box.dir,
@@ -154,7 +157,8 @@ describe('a sync after another writer changed the zip', () => {
       expect(refused.code).toBe('CONFLICT_DETECTED');
       expect(refused.message).toContain('1 added (NEWFILE.txt), 1 modified (b.txt), 1 deleted (c.txt)');
       expect(refused.message).toContain('which discards those changes');
-      // Against the zip it replaces: a.txt and b.txt (back to this session's version) modified, c.txt back, NEWFILE.txt dropped.
+      // Against the zip it replaces: a.txt and b.txt (back to this session's version) modified, c.txt back, NEWFILE.txt
+      // dropped.
       expect(box.run(['sync', 'proj2', '--force', '--json']).json).toMatchObject({
         synced: true,
         files_modified: 2,

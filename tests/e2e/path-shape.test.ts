@@ -142,33 +142,38 @@ describe('zipfs exec', () => {
 describe('a file where entries only in the zip need a folder (lazy)', () => {
   for (const { label: convention, stores } of conventions) {
     for (const kind of ['file', 'link'] as const) {
-      it(`refuses a workspace ${kind} over a folder only in the zip, ${convention}, and syncs once those entries are deleted`, () => {
-        const zip = writeZip(box.dir, 'lazy.zip', archive(stores));
-        const before = fs.readFileSync(zip);
-        const root = box.run(['open', zip, '--lazy', '--json']).json.workspace_path;
-        const at = path.join(root, 'd');
-        if (kind === 'file') fs.writeFileSync(at, 'shadow\n');
-        else fs.symlinkSync('a.txt', at);
-        for (const args of [['sync', '--dry-run'], ['sync']]) {
-          const refused = box.run(args);
-          expect(refused.code).toBe(2);
-          expect(refused.stderr).toContain('[INVALID_INPUT]');
-          expect(refused.stderr).toContain(
-            `"d" is a ${kind} in the workspace, but "d/b.txt", only in the zip (never extracted), needs it to be a folder`,
+      it(
+        `refuses a workspace ${kind} over a folder only in the zip, ${convention}, and syncs once those entries ` +
+          `are deleted`,
+        () => {
+          const zip = writeZip(box.dir, 'lazy.zip', archive(stores));
+          const before = fs.readFileSync(zip);
+          const root = box.run(['open', zip, '--lazy', '--json']).json.workspace_path;
+          const at = path.join(root, 'd');
+          if (kind === 'file') fs.writeFileSync(at, 'shadow\n');
+          else fs.symlinkSync('a.txt', at);
+          for (const args of [['sync', '--dry-run'], ['sync']]) {
+            const refused = box.run(args);
+            expect(refused.code).toBe(2);
+            expect(refused.stderr).toContain('[INVALID_INPUT]');
+            expect(refused.stderr).toContain(
+              `"d" is a ${kind} in the workspace, but "d/b.txt", only in the zip (never extracted), needs it to be a ` +
+                `folder`,
+            );
+            expect(refused.stderr).toContain('zipfs delete d --recursive');
+            expect(fs.readFileSync(zip).equals(before)).toBe(true);
+          }
+          // The way out the message gives: the zip's entries under d deleted, the file kept.
+          fs.renameSync(at, `${at}.keep`);
+          expect(box.run(['delete', 'd', '--recursive']).code).toBe(0);
+          fs.renameSync(`${at}.keep`, at);
+          expect(box.run(['sync', '--json']).json.synced).toBe(true);
+          expect(Object.keys(contents(zip)).sort()).toStrictEqual(
+            ['a.txt', 'd', 'p/', 'p/q/', 'p/q/r.txt'].filter((name) => stores || !name.endsWith('/')),
           );
-          expect(refused.stderr).toContain('zipfs delete d --recursive');
-          expect(fs.readFileSync(zip).equals(before)).toBe(true);
-        }
-        // The way out the message gives: the zip's entries under d deleted, the file kept.
-        fs.renameSync(at, `${at}.keep`);
-        expect(box.run(['delete', 'd', '--recursive']).code).toBe(0);
-        fs.renameSync(`${at}.keep`, at);
-        expect(box.run(['sync', '--json']).json.synced).toBe(true);
-        expect(Object.keys(contents(zip)).sort()).toStrictEqual(
-          ['a.txt', 'd', 'p/', 'p/q/', 'p/q/r.txt'].filter((name) => stores || !name.endsWith('/')),
-        );
-        expect(opensAgain(zip)).toBe(true);
-      });
+          expect(opensAgain(zip)).toBe(true);
+        },
+      );
     }
   }
 

@@ -64,8 +64,10 @@ describe('prune keeps unsynced work', () => {
       shell(`"$ZIPFS" open app.zip${flags}`);
       shell('"$ZIPFS" write docs/readme.txt "changed by the agent"');
       shell('"$ZIPFS" write notes.txt "new"');
-      const kept =
-        /^kept: 2 unsynced changes \(1 modified, 1 added, 0 deleted\); sync them \(zipfs sync app\) or discard them \(zipfs close app --force\), or pass --discard-changes$/;
+      const kept = new RegExp(
+        /^kept: 2 unsynced changes \(1 modified, 1 added, 0 deleted\); sync them \(zipfs sync app\) /.source +
+          /or discard them \(zipfs close app --force\), or pass --discard-changes$/.source,
+      );
 
       const dry = box.run(['prune', '--orphaned', '--dry-run', '--json']).json;
       expect(dry).toStrictEqual({
@@ -156,7 +158,10 @@ describe('ZIPFS_OWNER_PID', () => {
     const result = box.run(['open', zip, '--json'], { env: { ZIPFS_OWNER_PID: String(gone.pid) } });
     expect(result.json.error.code).toBe('INVALID_INPUT');
     expect(result.json.error.message).toBe(
-      `Environment variable ZIPFS_OWNER_PID=${gone.pid} names no running process, so the sessions this job opens would be orphaned at once. Set it to the pid of a process that lives as long as the job (the job's shell: $$; in GitHub Actions the runner's worker: $PPID in the first step), or unset it to use zipfs's parent process.`,
+      `Environment variable ZIPFS_OWNER_PID=${gone.pid} names no running process, so the sessions this job opens ` +
+        `would be orphaned at once. Set it to the pid of a process that lives as long as the job (the job's shell: ` +
+        `$$; in GitHub Actions the runner's worker: $PPID in the first step), or unset it to use zipfs's parent ` +
+        `process.`,
     );
     expect(fs.existsSync(path.join(box.home, 'workspaces')) ? workspaces() : []).toStrictEqual([]);
     expect(box.run(['open', zip, '--json'], { env: { ZIPFS_OWNER_PID: String(process.pid) } }).json.name).toBe('app');

@@ -125,59 +125,61 @@ const pip: string[] | undefined =
       ? ['python3', '-m', 'pip']
       : undefined;
 const pipPython = pip?.[0] ?? 'python3';
-describe.skipIf(!pip)(
-  `a wheel, installed by pip${pip ? REFERENCE_WHY : ' (skipped: needs pip: python3 -m venv .cache/py, as .ci/run does, or apt-get install python3-pip)'}`,
-  () => {
-    it('installs after its dist-info folder is renamed with mv and METADATA and RECORD are rewritten', () => {
-      const init = '__version__ = "1.0"\n';
-      const metadata = (version: string) =>
-        `Metadata-Version: 2.1\nName: pkg\nVersion: ${version}\nSummary: a wheel zipfs changed\n`;
-      const wheelFile = 'Wheel-Version: 1.0\nGenerator: zipfs-tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n';
-      const old = 'pkg-1.0.dist-info';
-      const files10 = { 'pkg/__init__.py': init, [`${old}/METADATA`]: metadata('1.0'), [`${old}/WHEEL`]: wheelFile };
-      const spec = JSON.stringify({ ...files10, [`${old}/RECORD`]: record(files10, `${old}/RECORD`) });
-      const whl10 = path.join(box.dir, 'pkg-1.0-py3-none-any.whl');
-      // Python's zipfile writes it, as wheel builders do: no folder entries, RECORD last.
-      run([
-        pipPython,
-        '-c',
-        'import sys, json, zipfile\nwith zipfile.ZipFile(sys.argv[1], "w", zipfile.ZIP_DEFLATED) as z:\n    for name, data in json.loads(sys.argv[2]).items(): z.writestr(name, data)',
-        whl10,
-        spec,
-      ]);
+const whyNoPip = pip
+  ? REFERENCE_WHY
+  : ' (skipped: needs pip: python3 -m venv .cache/py, as .ci/run does, or apt-get install python3-pip)';
+describe.skipIf(!pip)(`a wheel, installed by pip${whyNoPip}`, () => {
+  it('installs after its dist-info folder is renamed with mv and METADATA and RECORD are rewritten', () => {
+    const init = '__version__ = "1.0"\n';
+    const metadata = (version: string) =>
+      `Metadata-Version: 2.1\nName: pkg\nVersion: ${version}\nSummary: a wheel zipfs changed\n`;
+    const wheelFile = 'Wheel-Version: 1.0\nGenerator: zipfs-tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n';
+    const old = 'pkg-1.0.dist-info';
+    const files10 = { 'pkg/__init__.py': init, [`${old}/METADATA`]: metadata('1.0'), [`${old}/WHEEL`]: wheelFile };
+    const spec = JSON.stringify({ ...files10, [`${old}/RECORD`]: record(files10, `${old}/RECORD`) });
+    const whl10 = path.join(box.dir, 'pkg-1.0-py3-none-any.whl');
+    // Python's zipfile writes it, as wheel builders do: no folder entries, RECORD last.
+    run([
+      pipPython,
+      '-c',
+      'import sys, json, zipfile\nwith zipfile.ZipFile(sys.argv[1], "w", zipfile.ZIP_DEFLATED) as z:\n    for ' +
+        'name, data in json.loads(sys.argv[2]).items(): z.writestr(name, data)',
+      whl10,
+      spec,
+    ]);
 
-      zipfs(['open', whl10]);
-      expect(zipfs(['mv', old, 'pkg-1.1.dist-info'])).toMatchObject({ moved: true });
-      const moved = zipfs(['status']);
-      expect(moved.renamed).toStrictEqual([
-        { from: `${old}/METADATA`, to: 'pkg-1.1.dist-info/METADATA' },
-        { from: `${old}/RECORD`, to: 'pkg-1.1.dist-info/RECORD' },
-        { from: `${old}/WHEEL`, to: 'pkg-1.1.dist-info/WHEEL' },
-      ]);
-      const neu = 'pkg-1.1.dist-info';
-      zipfs(['write', `${neu}/METADATA`, metadata('1.1')]);
-      const files11 = { 'pkg/__init__.py': init, [`${neu}/METADATA`]: metadata('1.1'), [`${neu}/WHEEL`]: wheelFile };
-      zipfs(['write', `${neu}/RECORD`, record(files11, `${neu}/RECORD`)]);
-      // Still renames after the rewrites (changed ones say so), so sync writes each where it stood.
-      expect(zipfs(['status'])).toStrictEqual({
-        modified: [],
-        added: [],
-        deleted: [],
-        renamed: [
-          { from: `${old}/METADATA`, to: `${neu}/METADATA`, modified: true },
-          { from: `${old}/RECORD`, to: `${neu}/RECORD`, modified: true },
-          { from: `${old}/WHEEL`, to: `${neu}/WHEEL` },
-        ],
-        unchanged_count: 1,
-      });
-      expect(zipfs(['sync'])).toMatchObject({ synced: true, files_renamed: 3, files_added: 0, files_deleted: 0 });
-      zipfs(['close']);
+    zipfs(['open', whl10]);
+    expect(zipfs(['mv', old, 'pkg-1.1.dist-info'])).toMatchObject({ moved: true });
+    const moved = zipfs(['status']);
+    expect(moved.renamed).toStrictEqual([
+      { from: `${old}/METADATA`, to: 'pkg-1.1.dist-info/METADATA' },
+      { from: `${old}/RECORD`, to: 'pkg-1.1.dist-info/RECORD' },
+      { from: `${old}/WHEEL`, to: 'pkg-1.1.dist-info/WHEEL' },
+    ]);
+    const neu = 'pkg-1.1.dist-info';
+    zipfs(['write', `${neu}/METADATA`, metadata('1.1')]);
+    const files11 = { 'pkg/__init__.py': init, [`${neu}/METADATA`]: metadata('1.1'), [`${neu}/WHEEL`]: wheelFile };
+    zipfs(['write', `${neu}/RECORD`, record(files11, `${neu}/RECORD`)]);
+    // Still renames after the rewrites (changed ones say so), so sync writes each where it stood.
+    expect(zipfs(['status'])).toStrictEqual({
+      modified: [],
+      added: [],
+      deleted: [],
+      renamed: [
+        { from: `${old}/METADATA`, to: `${neu}/METADATA`, modified: true },
+        { from: `${old}/RECORD`, to: `${neu}/RECORD`, modified: true },
+        { from: `${old}/WHEEL`, to: `${neu}/WHEEL` },
+      ],
+      unchanged_count: 1,
+    });
+    expect(zipfs(['sync'])).toMatchObject({ synced: true, files_renamed: 3, files_added: 0, files_deleted: 0 });
+    zipfs(['close']);
 
-      // The entries as a wheel installer reads them: RECORD still last, every RECORD line true.
-      const check = run([
-        pipPython,
-        '-c',
-        `import sys, json, zipfile, hashlib, base64, csv, io
+    // The entries as a wheel installer reads them: RECORD still last, every RECORD line true.
+    const check = run([
+      pipPython,
+      '-c',
+      `import sys, json, zipfile, hashlib, base64, csv, io
 with zipfile.ZipFile(sys.argv[1]) as z:
     names = z.namelist()
     rec = [n for n in names if n.endswith('.dist-info/RECORD')][0]
@@ -188,43 +190,43 @@ with zipfile.ZipFile(sys.argv[1]) as z:
             digest = 'sha256=' + base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b'=').decode()
             if digest != row[1] or int(row[2]) != len(data): bad.append(row[0])
     print(json.dumps({'names': names, 'bad': bad, 'test': z.testzip()}))`,
-        whl10,
-      ]);
-      const seen = JSON.parse(check);
-      expect(seen).toStrictEqual({
-        names: ['pkg/__init__.py', `${neu}/METADATA`, `${neu}/WHEEL`, `${neu}/RECORD`],
-        bad: [],
-        test: null,
-      });
-
-      // The wheel's file name carries the version: give the synced archive its new name, then install it.
-      const whl11 = path.join(box.dir, 'pkg-1.1-py3-none-any.whl');
-      fs.renameSync(whl10, whl11);
-      const target = path.join(box.dir, 'target');
-      run([
-        ...pip!,
-        'install',
-        '--no-index',
-        '--no-deps',
-        '--no-compile',
-        '--disable-pip-version-check',
-        '--target',
-        target,
-        whl11,
-      ]);
-      expect(fs.existsSync(path.join(target, neu, 'RECORD'))).toBe(true);
-      expect(fs.existsSync(path.join(target, old))).toBe(false);
-      const version = run([
-        pipPython,
-        '-c',
-        'import sys; sys.path.insert(0, sys.argv[1]); import importlib.metadata as m, pkg; print(m.version("pkg"), pkg.__version__)',
-        target,
-      ]);
-      expect(version.trim()).toBe('1.1 1.0');
-      expectReferenceClean(whl11);
+      whl10,
+    ]);
+    const seen = JSON.parse(check);
+    expect(seen).toStrictEqual({
+      names: ['pkg/__init__.py', `${neu}/METADATA`, `${neu}/WHEEL`, `${neu}/RECORD`],
+      bad: [],
+      test: null,
     });
-  },
-);
+
+    // The wheel's file name carries the version: give the synced archive its new name, then install it.
+    const whl11 = path.join(box.dir, 'pkg-1.1-py3-none-any.whl');
+    fs.renameSync(whl10, whl11);
+    const target = path.join(box.dir, 'target');
+    run([
+      ...pip!,
+      'install',
+      '--no-index',
+      '--no-deps',
+      '--no-compile',
+      '--disable-pip-version-check',
+      '--target',
+      target,
+      whl11,
+    ]);
+    expect(fs.existsSync(path.join(target, neu, 'RECORD'))).toBe(true);
+    expect(fs.existsSync(path.join(target, old))).toBe(false);
+    const version = run([
+      pipPython,
+      '-c',
+      'import sys; sys.path.insert(0, sys.argv[1]); import importlib.metadata as m, pkg; print(m.version("pkg"), ' +
+        'pkg.__version__)',
+      target,
+    ]);
+    expect(version.trim()).toBe('1.1 1.0');
+    expectReferenceClean(whl11);
+  });
+});
 
 /**
  * python-docx, installed into .cache/py when it is missing (as .ci/run does);
@@ -232,7 +234,10 @@ with zipfile.ZipFile(sys.argv[1]) as z:
  */
 function ensureDocx(): string {
   if (!hasVenv)
-    return ' (skipped: needs python-docx in .cache/py: python3 -m venv .cache/py && .cache/py/bin/pip install python-docx; .ci/run does)';
+    return (
+      ' (skipped: needs python-docx in .cache/py: python3 -m venv .cache/py && .cache/py/bin/pip install ' +
+      'python-docx; .ci/run does)'
+    );
   if (Bun.spawnSync([venvPython, '-c', 'import docx']).exitCode === 0) return '';
   const install = Bun.spawnSync(
     [

@@ -39,7 +39,8 @@ afterEach(() => box.cleanup());
 
 describe('the regex engine giving up', () => {
   for (const lazy of [false, true]) {
-    it(`grep says so: truncated, a note naming the line and the backtracking, exit 14 not 1${lazy ? ' (lazy session, entry read from the zip)' : ''}`, () => {
+    it(`grep says so: truncated, a note naming the line and the backtracking, exit 14 ` +
+      `not 1${lazy ? ' (lazy session, entry read from the zip)' : ''}`, () => {
       box.run(['open', zip, ...(lazy ? ['--lazy'] : [])]);
       const json = box.run(['grep', PATTERN, '--json']);
       expect(json.json).toMatchObject({ total_matches: 0, truncated: true });

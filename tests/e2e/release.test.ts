@@ -20,7 +20,8 @@ afterAll(() => fs.rmSync(prefix, { recursive: true, force: true }));
 describe.skipIf(borrowed.skip || !hostTarget)(
   `release packages${hostTarget ? borrowed.why : ' (skipped: the test installs the linux-x64 package)'}`,
   () => {
-    it('build an archive, a checksum list and npm packages that install offline and run as zipfs and as an MCP server', async () => {
+    it('build an archive, a checksum list and npm packages that install offline and run as zipfs and as an MCP ' +
+      'server', async () => {
       const built = Bun.spawnSync([process.execPath, 'scripts/release.ts', '--target', hostTarget!], {
         cwd: root,
         stderr: 'pipe',
@@ -83,7 +84,12 @@ describe.skipIf(borrowed.skip || !hostTarget)(
         env: { ...process.env, ZIPFS_HOME: path.join(prefix, 'home') },
       });
       mcp.stdin.write(
-        `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'test', version: '0' } } })}\n`,
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'test', version: '0' } },
+        }) + '\n',
       );
       await mcp.stdin.flush();
       const reader = mcp.stdout.getReader();

@@ -112,7 +112,8 @@ describe('content from outside the workspace', () => {
     expect(status.unsupported[0]).toStrictEqual({
       path: 'data/linked.txt',
       reason:
-        'it is a hard link to a file outside the workspace (2 links, 1 inside); make it a file of its own (cp it to a new name and mv that back)',
+        'it is a hard link to a file outside the workspace (2 links, 1 inside); make it a file of its own (cp it to ' +
+        'a new name and mv that back)',
     });
     const sync = box.run(['sync', '--json']);
     expect(sync.json.error.code).toBe('SYNC_FAILED');

@@ -147,7 +147,8 @@ describe('a lazy sync of an archive with a damaged entry it never read', () => {
     fs.writeFileSync(path.join(root, 'a.txt'), 'changed\n');
     expect(box.run(['sync', '--json']).json).toMatchObject({ synced: true, files_modified: 1 });
     expect(rawEntries(zip).entries.get('bad.txt')!.content.toString()).toBe(TEXT);
-    // Checked once: the session now records that every entry of its base was checked, and later syncs copy without reading.
+    // Checked once: the session now records that every entry of its base was checked, and later syncs copy without
+    // reading.
     const manifest = fs.readFileSync(path.join(box.home, 'workspaces', 'ok', 'manifest.jsonl'), 'utf8');
     expect(JSON.parse(manifest.split('\n')[0]!).lazy.data_checked).toBe(true);
   });

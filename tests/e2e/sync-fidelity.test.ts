@@ -14,11 +14,13 @@ afterEach(() => box.cleanup());
 /** Builds an archive with Python's zipfile: `entries` is Python code run with `z` open for writing. */
 function pythonZip(name: string, entries: string, comment = ''): string {
   const file = path.join(box.dir, name);
-  const script = `import sys, zipfile\nwith zipfile.ZipFile(sys.argv[1], 'w', zipfile.ZIP_DEFLATED) as z:\n    z.comment = ${JSON.stringify(comment)}.encode()\n${entries
-    .trim()
-    .split('\n')
-    .map((l) => `    ${l.trim()}`)
-    .join('\n')}\n`;
+  const script =
+    `import sys, zipfile\nwith zipfile.ZipFile(sys.argv[1], 'w', zipfile.ZIP_DEFLATED) as z:\n    ` +
+    `z.comment = ${JSON.stringify(comment)}.encode()\n${entries
+      .trim()
+      .split('\n')
+      .map((l) => `    ${l.trim()}`)
+      .join('\n')}\n`;
   const result = Bun.spawnSync(['python3', '-c', script, file]);
   if (result.exitCode !== 0) throw new Error(result.stderr.toString());
   return file;
@@ -131,7 +133,8 @@ describe.skipIf(withPythonUnzipZipinfoZip.skip)(`sync keeps archives faithful${w
     const zip = pythonZip(
       'commented.zip',
       `
-      i = zipfile.ZipInfo('notes.txt', (2020, 1, 2, 3, 4, 6)); i.comment = b'entry comment'; i.compress_type = zipfile.ZIP_STORED
+      i = zipfile.ZipInfo('notes.txt', (2020, 1, 2, 3, 4, 6)); i.comment = b'entry comment'
+      i.compress_type = zipfile.ZIP_STORED
       z.writestr(i, 'plain notes')
       j = zipfile.ZipInfo('other.txt'); j.comment = b'another comment'
       z.writestr(j, 'x' * 100)
@@ -216,11 +219,14 @@ describe.skipIf(withPythonUnzipZipinfoZip.skip)(`sync keeps archives faithful${w
     expect(outside.content.toString()).toBe('/etc/passwd'); // the link itself, never the file it points at
   });
 
-  it('writes the same bytes whether the kernel copies unchanged ranges (copy_file_range) or zipfs reads and writes them', () => {
-    // Over 8 MiB of data before and after the edited entry: several copy chunks and writeback steps, at odd offsets.
-    const zip = pythonZip(
-      'native.zip',
-      `
+  it(
+    'writes the same bytes whether the kernel copies unchanged ranges (copy_file_range) or zipfs reads and writes ' +
+      'them',
+    () => {
+      // Over 8 MiB of data before and after the edited entry: several copy chunks and writeback steps, at odd offsets.
+      const zip = pythonZip(
+        'native.zip',
+        `
       import random
       r = random.Random(7)
       z.writestr('a.bin', r.randbytes(9 * 1024 * 1024 + 3), zipfile.ZIP_STORED)
@@ -228,26 +234,27 @@ describe.skipIf(withPythonUnzipZipinfoZip.skip)(`sync keeps archives faithful${w
       z.writestr('c.bin', r.randbytes(5 * 1024 * 1024 + 1), zipfile.ZIP_STORED)
       z.writestr('d.txt', 'tail ' * 1000)
     `,
-    );
-    const copy = path.join(box.dir, 'plain.zip');
-    fs.copyFileSync(zip, copy);
-    const when = new Date('2025-05-05T05:05:05Z');
-    for (const [archive, env] of [
-      [zip, {}],
-      [copy, { ZIPFS_NATIVE: '0' }],
-    ] as const) {
-      const opened = box.run(['open', archive, '--json']).json;
-      const file = path.join(opened.workspace_path, 'edit.txt');
-      fs.writeFileSync(file, 'after, and a little longer');
-      fs.utimesSync(file, when, when);
-      expect(box.run(['sync', opened.session_id, '--json'], { env }).json.synced).toBe(true);
-      expect(infoZip(archive).test).toBe(0);
-    }
-    expect(fs.readFileSync(zip).equals(fs.readFileSync(copy))).toBe(true);
-    expect(
-      rawEntries(zip)
-        .entries.get('c.bin')!
-        .local.equals(rawEntries(path.join(box.dir, 'native.zip.bak')).entries.get('c.bin')!.local),
-    ).toBe(true);
-  });
+      );
+      const copy = path.join(box.dir, 'plain.zip');
+      fs.copyFileSync(zip, copy);
+      const when = new Date('2025-05-05T05:05:05Z');
+      for (const [archive, env] of [
+        [zip, {}],
+        [copy, { ZIPFS_NATIVE: '0' }],
+      ] as const) {
+        const opened = box.run(['open', archive, '--json']).json;
+        const file = path.join(opened.workspace_path, 'edit.txt');
+        fs.writeFileSync(file, 'after, and a little longer');
+        fs.utimesSync(file, when, when);
+        expect(box.run(['sync', opened.session_id, '--json'], { env }).json.synced).toBe(true);
+        expect(infoZip(archive).test).toBe(0);
+      }
+      expect(fs.readFileSync(zip).equals(fs.readFileSync(copy))).toBe(true);
+      expect(
+        rawEntries(zip)
+          .entries.get('c.bin')!
+          .local.equals(rawEntries(path.join(box.dir, 'native.zip.bak')).entries.get('c.bin')!.local),
+      ).toBe(true);
+    },
+  );
 });

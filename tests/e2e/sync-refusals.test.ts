@@ -32,20 +32,24 @@ function expectUntouched(): void {
 
 describe('names sync would write', () => {
   for (const name of ['..\\..\\x.txt', 'C:notes.txt', 'd\\b.txt', 'sub\\..\\..\\y.txt', 'Z:']) {
-    it(`refuses ${JSON.stringify(name)}, which open would refuse or read as another path, naming it in status and sync`, () => {
-      fs.writeFileSync(path.join(root, name), 'x');
-      const status = box.run(['status', '--json']).json;
-      expect(status.unsupported.map((u: { path: string }) => u.path)).toStrictEqual([name]);
-      expect(status.unsupported[0].reason).toContain('rename it');
-      const sync = box.run(['sync', '--json']).json;
-      expect(sync.error.code).toBe('SYNC_FAILED');
-      expect(sync.error.message).toContain(quoted(name)); // quoted as a terminal shows it: `\` doubled
-      expectUntouched();
-      // Renamed (by the shell: zipfs paths read \ as /), it syncs, and the zip opens again.
-      fs.renameSync(path.join(root, name), path.join(root, 'renamed.txt'));
-      expect(box.run(['sync', '--json']).json).toMatchObject({ synced: true, files_added: 1 });
-      expect(box.run(['open', zip, '--name', 'again', '--json']).code).toBe(0);
-    });
+    it(
+      `refuses ${JSON.stringify(name)}, which open would refuse or read as another path, naming it in status and ` +
+        `sync`,
+      () => {
+        fs.writeFileSync(path.join(root, name), 'x');
+        const status = box.run(['status', '--json']).json;
+        expect(status.unsupported.map((u: { path: string }) => u.path)).toStrictEqual([name]);
+        expect(status.unsupported[0].reason).toContain('rename it');
+        const sync = box.run(['sync', '--json']).json;
+        expect(sync.error.code).toBe('SYNC_FAILED');
+        expect(sync.error.message).toContain(quoted(name)); // quoted as a terminal shows it: `\` doubled
+        expectUntouched();
+        // Renamed (by the shell: zipfs paths read \ as /), it syncs, and the zip opens again.
+        fs.renameSync(path.join(root, name), path.join(root, 'renamed.txt'));
+        expect(box.run(['sync', '--json']).json).toMatchObject({ synced: true, files_added: 1 });
+        expect(box.run(['open', zip, '--name', 'again', '--json']).code).toBe(0);
+      },
+    );
   }
 
   it('refuses a folder whose name has a backslash, and what is in it', () => {
@@ -74,42 +78,54 @@ describe('names sync would write', () => {
 });
 
 describe("archives over open's limits", () => {
-  it('refuses, before writing, a sync whose zip would have more entries than open takes; with the limit raised it syncs', () => {
-    for (let i = 0; i < 5; i++) fs.writeFileSync(path.join(root, `f${i}.txt`), 'x');
-    const refused = box.run(['sync', '--json'], { env: { ZIPFS_MAX_ENTRIES: '4' } }).json;
-    expect(refused.error.code).toBe('ZIP_BOMB_DETECTED');
-    expect(refused.error.message).toContain('ZIPFS_MAX_ENTRIES');
-    expectUntouched();
-    expect(box.run(['sync', '--json'], { env: { ZIPFS_MAX_ENTRIES: '10' } }).json.synced).toBe(true);
-  });
+  it(
+    'refuses, before writing, a sync whose zip would have more entries than open takes; with the limit raised it ' +
+      'syncs',
+    () => {
+      for (let i = 0; i < 5; i++) fs.writeFileSync(path.join(root, `f${i}.txt`), 'x');
+      const refused = box.run(['sync', '--json'], { env: { ZIPFS_MAX_ENTRIES: '4' } }).json;
+      expect(refused.error.code).toBe('ZIP_BOMB_DETECTED');
+      expect(refused.error.message).toContain('ZIPFS_MAX_ENTRIES');
+      expectUntouched();
+      expect(box.run(['sync', '--json'], { env: { ZIPFS_MAX_ENTRIES: '10' } }).json.synced).toBe(true);
+    },
+  );
 
-  it('refuses a file that compresses past the ratio open calls a bomb, leaving no temporary; with the limit raised, both sync and open take it', () => {
-    const zeros = path.join(root, 'zeros.bin');
-    fs.writeFileSync(zeros, '');
-    fs.truncateSync(zeros, 40 << 20); // sparse: 40 MiB of zeros, about 1000:1
-    const refused = box.run(['sync', '--json']).json;
-    expect(refused.error.code).toBe('ZIP_BOMB_DETECTED');
-    expect(refused.error.message).toContain('zeros.bin');
-    expect(refused.error.message).toContain('ZIPFS_MAX_ENTRY_RATIO');
-    expectUntouched();
-    const trusted = { ZIPFS_MAX_ENTRY_RATIO: '5000', ZIPFS_MAX_RATIO: '5000' };
-    expect(box.run(['sync', '--json'], { env: trusted }).json.synced).toBe(true);
-    expect(box.run(['open', zip, '--name', 'plain', '--json']).json.error.code).toBe('ZIP_BOMB_DETECTED');
-    expect(box.run(['open', zip, '--name', 'trusted', '--json'], { env: trusted }).code).toBe(0);
-  });
+  it(
+    'refuses a file that compresses past the ratio open calls a bomb, leaving no temporary; with the limit raised, ' +
+      'both sync and open take it',
+    () => {
+      const zeros = path.join(root, 'zeros.bin');
+      fs.writeFileSync(zeros, '');
+      fs.truncateSync(zeros, 40 << 20); // sparse: 40 MiB of zeros, about 1000:1
+      const refused = box.run(['sync', '--json']).json;
+      expect(refused.error.code).toBe('ZIP_BOMB_DETECTED');
+      expect(refused.error.message).toContain('zeros.bin');
+      expect(refused.error.message).toContain('ZIPFS_MAX_ENTRY_RATIO');
+      expectUntouched();
+      const trusted = { ZIPFS_MAX_ENTRY_RATIO: '5000', ZIPFS_MAX_RATIO: '5000' };
+      expect(box.run(['sync', '--json'], { env: trusted }).json.synced).toBe(true);
+      expect(box.run(['open', zip, '--name', 'plain', '--json']).json.error.code).toBe('ZIP_BOMB_DETECTED');
+      expect(box.run(['open', zip, '--name', 'trusted', '--json'], { env: trusted }).code).toBe(0);
+    },
+  );
 });
 
 describe('the backup', () => {
-  it('refuses, before writing, when a folder sits where the backup goes, and leaves no temporary; --no-backup syncs', () => {
-    fs.mkdirSync(`${zip}.bak`);
-    fs.writeFileSync(path.join(`${zip}.bak`, 'mine.txt'), 'mine');
-    fs.writeFileSync(path.join(root, 'new.txt'), 'new');
-    const refused = box.run(['sync', '--json']).json;
-    expect(refused.error.code).toBe('SYNC_FAILED');
-    expect(refused.error.message).toContain('--no-backup');
-    expect(fs.readFileSync(zip).equals(original)).toBe(true);
-    expect(fs.readdirSync(box.dir).sort()).toStrictEqual(['home', 'names.zip', 'names.zip.bak']);
-    expect(fs.readFileSync(path.join(`${zip}.bak`, 'mine.txt'), 'utf8')).toBe('mine');
-    expect(box.run(['sync', '--no-backup', '--json']).json).toMatchObject({ synced: true, backup_path: null });
-  });
+  it(
+    'refuses, before writing, when a folder sits where the backup goes, and leaves no temporary; --no-backup ' +
+      'syncs',
+    () => {
+      fs.mkdirSync(`${zip}.bak`);
+      fs.writeFileSync(path.join(`${zip}.bak`, 'mine.txt'), 'mine');
+      fs.writeFileSync(path.join(root, 'new.txt'), 'new');
+      const refused = box.run(['sync', '--json']).json;
+      expect(refused.error.code).toBe('SYNC_FAILED');
+      expect(refused.error.message).toContain('--no-backup');
+      expect(fs.readFileSync(zip).equals(original)).toBe(true);
+      expect(fs.readdirSync(box.dir).sort()).toStrictEqual(['home', 'names.zip', 'names.zip.bak']);
+      expect(fs.readFileSync(path.join(`${zip}.bak`, 'mine.txt'), 'utf8')).toBe('mine');
+      expect(box.run(['sync', '--no-backup', '--json']).json).toMatchObject({ synced: true, backup_path: null });
+    },
+  );
 });

@@ -21,7 +21,9 @@ const FITTING = {
   'in-2040.txt': new Date('2040-06-01T12:00:00Z'),
   'in-2100.txt': new Date('2100-06-01T12:00:00Z'),
 };
-/** Local times outside that range but inside the DOS fields' (1980-2107), at even seconds: the DOS fields carry them. */
+/**
+ * Local times outside that range but inside the DOS fields' (1980-2107), at even seconds: the DOS fields carry them.
+ */
 const DOS_ONLY = { 'in-2107.txt': new Date(2107, 5, 1, 12, 0, 0) };
 
 let zip: string;

@@ -97,7 +97,8 @@ describe('zipfs read, edit, grep and diff over text encodings (CLI)', () => {
   });
 
   it('reads, greps and edits an ISO-8859-1 .properties file, keeping every other byte', () => {
-    expect(box.run(['read', 'com/example/messages.properties', '--json']).json.encoding).toBe('base64'); // not UTF-8, and no BOM to say otherwise
+    // not UTF-8, and no BOM to say otherwise
+    expect(box.run(['read', 'com/example/messages.properties', '--json']).json.encoding).toBe('base64');
     const page = box.run(['read', 'com/example/messages.properties', '--encoding', 'iso-8859-1', '--json']).json;
     expect(page).toMatchObject({
       encoding: 'iso-8859-1',
@@ -108,7 +109,8 @@ describe('zipfs read, edit, grep and diff over text encodings (CLI)', () => {
     expect(found.matches).toStrictEqual([
       { file: 'com/example/messages.properties', line_number: 2, line_content: 'greeting=Café' },
     ]);
-    expect(box.run(['grep', 'Café', '--json']).json.total_matches).toBe(0); // UTF-8 by default: the byte 0xE9 is no é there
+    // UTF-8 by default: the byte 0xE9 is no é there
+    expect(box.run(['grep', 'Café', '--json']).json.total_matches).toBe(0);
 
     const refused = box.run(['edit', 'com/example/messages.properties', '--old', 'Café', '--new', 'Caffè', '--json']);
     expect(refused.json.error.code).toBe('INVALID_INPUT');
@@ -203,22 +205,26 @@ describe('zipfs read, edit, grep and diff over text encodings (CLI)', () => {
     expect(box.run(['grep', 'Hello', '--binary']).stdout).toBe('com/example/App.class:byte 31:Hello\n');
   });
 
-  it('says why nothing was searched or shown: a glob that matched no file, a truncated answer, an empty line range', () => {
-    expect(box.run(['grep', 'x', '--glob', '*.java', '--json']).json.note).toContain(
-      'The glob "*.java" matched no file',
-    );
-    const truncated = box.run(['grep', 'e', '-m', '1']);
-    expect(truncated.stderr).toContain('continue with --offset 1 (or raise --max-results)'); // the next page, as every paged answer says
-    expect(box.run(['grep', 'e', '-m', '1', '--json']).json.note).toContain(
-      'raise --max-results 10 (up to 100000) for more',
-    );
-    expect(box.run(['read', 'data/crlf.txt', '--start-line', '5', '--json']).json.error.message).toContain(
-      'has 2 lines, so line 5 is past its end',
-    );
-    expect(box.run(['read', 'data/crlf.txt', '--start-line', '2', '--end-line', '1', '--json']).json.error.code).toBe(
-      'INVALID_INPUT',
-    );
-  });
+  it(
+    'says why nothing was searched or shown: a glob that ' + 'matched no file, a truncated answer, an empty line range',
+    () => {
+      expect(box.run(['grep', 'x', '--glob', '*.java', '--json']).json.note).toContain(
+        'The glob "*.java" matched no file',
+      );
+      const truncated = box.run(['grep', 'e', '-m', '1']);
+      // the next page, as every paged answer says
+      expect(truncated.stderr).toContain('continue with --offset 1 (or raise --max-results)');
+      expect(box.run(['grep', 'e', '-m', '1', '--json']).json.note).toContain(
+        'raise --max-results 10 (up to 100000) for more',
+      );
+      expect(box.run(['read', 'data/crlf.txt', '--start-line', '5', '--json']).json.error.message).toContain(
+        'has 2 lines, so line 5 is past its end',
+      );
+      expect(box.run(['read', 'data/crlf.txt', '--start-line', '2', '--end-line', '1', '--json']).json.error.code).toBe(
+        'INVALID_INPUT',
+      );
+    },
+  );
 });
 
 describe('the same over MCP', () => {

@@ -78,7 +78,8 @@ describe('status of a session whose zip another writer changed', () => {
 
 describe('sync --merge', () => {
   it.skipIf(python.skip)(
-    `keeps both writers' changes to different entries, in the zip's order, and leaves the workspace as the new zip${python.why}`,
+    `keeps both writers' changes to different entries, in the zip's order, and leaves the workspace as the new ` +
+      `zip${python.why}`,
     () => {
       otherWriter();
       fs.writeFileSync(path.join(proj2, 'a.txt'), 'a from proj2\n');
@@ -156,7 +157,8 @@ describe('sync --merge', () => {
     fs.writeFileSync(path.join(proj2, 'b.txt'), 'b from proj\n');
     fs.writeFileSync(path.join(proj2, 'NEWFILE.txt'), 'new\n');
     fs.rmSync(path.join(proj2, 'c.txt'));
-    // from_zip is the zip's side, as status listed it; a change both sides made is counted there only, not again in files_*.
+    // from_zip is the zip's side, as status listed it; a change both sides made is counted there only, not again in
+    // files_*.
     expect(box.run(['status', 'proj2', '--json']).json.zip_changed).toStrictEqual([
       'A NEWFILE.txt',
       'M b.txt',

@@ -67,7 +67,8 @@ function filesBelow(dir: string): Record<string, string> {
 
 describe.skipIf(skip)(`zipfs.exe under Wine${why}`, () => {
   it(
-    'runs a whole session as a Windows user would: open, ls, read, write, edit, mv, delete, grep, status, diff, sync, close',
+    'runs a whole session as a Windows user would: open, ls, read, write, edit, mv, delete, grep, status, diff, ' +
+      'sync, close',
     () => {
       const zip = writeZip(box.dir, 'reports.zip', reportsZip());
       const original = fs.readFileSync(zip);
@@ -193,7 +194,8 @@ describe.skipIf(skip)(`zipfs.exe under Wine${why}`, () => {
         workspace_path: `${toWindows(box.home)}\\workspaces\\reports\\contents`,
       });
       expect(read.content).toBe(REPORT_FILES['data/config.json']);
-      expect(status).toMatchObject({ modified: ['data/config.json'], added: ['docs/', 'docs/mcp.txt'], deleted: [] }); // docs/: the archive keeps folder entries
+      // docs/: the archive keeps folder entries
+      expect(status).toMatchObject({ modified: ['data/config.json'], added: ['docs/', 'docs/mcp.txt'], deleted: [] });
       expect(synced).toMatchObject({ synced: true, backup_path: `${toWindows(zip)}.bak` });
       expect(closed).toMatchObject({ closed: true });
 
@@ -260,7 +262,8 @@ describe.skipIf(skip)(`windows behaviour (issue 20)${why}`, () => {
       if (caseOnlyRenameWorks()) expect(fs.readdirSync(workspace)).toStrictEqual(['Docs']);
       else
         console.warn(
-          'windows-wine: this Wine renames nothing on a case-only rename (Wine 8.0 reports success and keeps the name): the check that the folder is now "Docs" is skipped',
+          'windows-wine: this Wine renames nothing on a case-only rename (Wine 8.0 reports success and keeps the ' +
+            'name): the check that the folder is now "Docs" is skipped',
         );
     },
     TIMEOUT,
@@ -280,7 +283,8 @@ describe.skipIf(skip)(`windows behaviour (issue 20)${why}`, () => {
       if (caseOnlyRenameWorks()) expect(fs.readdirSync(workspace)).toStrictEqual(['A.txt']);
       else
         console.warn(
-          'windows-wine: this Wine renames nothing on a case-only rename (Wine 8.0 reports success and keeps the name): the check that the file is now "A.txt" is skipped',
+          'windows-wine: this Wine renames nothing on a case-only rename (Wine 8.0 reports success and keeps the ' +
+            'name): the check that the file is now "A.txt" is skipped',
         );
     },
     TIMEOUT,
@@ -329,7 +333,8 @@ describe.skipIf(skip)(`windows behaviour (issue 20)${why}`, () => {
 
   // issue 23, point 6: a lazy session does not need the folder to hold every name: those stay in the zip.
   it(
-    'a lazy session opens an archive with names Windows cannot hold, reads them, refuses to extract them, and syncs them raw',
+    'a lazy session opens an archive with names Windows cannot hold, reads them, refuses to extract them, and syncs ' +
+      'them raw',
     () => {
       const zip = archive('lazy-names.zip', { 'ok.txt': 'fine\n', 'ab:c.txt': 'stream?\n', CON: 'device?\n' });
       const opened = box.run(['open', toWindows(zip), '--lazy', '--json']);

@@ -43,7 +43,8 @@ function snapshot(dir: string): string {
 describe('a workspace folder swapped for a link while zipfs works', () => {
   // Each synced zip is read whole by Python's zipfile to find the outside secret in it.
   it.skipIf(!linux || python.skip)(
-    `never lets write, append, mv, delete, grep, ls, read or sync reach the outside folder (${ROUNDS} rounds under exchanges${linux ? '' : '; skipped: Linux only, renameat2'})${python.why}`,
+    `never lets write, append, mv, delete, grep, ls, read or sync reach the outside folder (${ROUNDS} rounds under ` +
+      `exchanges${linux ? '' : '; skipped: Linux only, renameat2'})${python.why}`,
     async () => {
       const zip = writeZip(
         box.dir,
@@ -88,7 +89,8 @@ describe('a workspace folder swapped for a link while zipfs works', () => {
         for (let round = 0; round < ROUNDS; round++) {
           for (const [op, args, leaked] of steps) {
             const result = box.run(args, { timeoutMs: 30_000 });
-            if (result.code === 70) internal[op] = (internal[op] ?? 0) + 1; // a race is an ordinary condition: a documented code, never INTERNAL_ERROR
+            // a race is an ordinary condition: a documented code, never INTERNAL_ERROR
+            if (result.code === 70) internal[op] = (internal[op] ?? 0) + 1;
             if (leaked(result.stdout)) escaped(op);
             if (snapshot(outside) !== original) {
               escaped(op);

@@ -29,7 +29,10 @@ beforeEach(() => {
 });
 afterEach(() => box.cleanup());
 
-/** Another program rewrites `zip` in place with `bytes` and puts its mtime back: `cp` into the same file, then `touch -r`. */
+/**
+ * Another program rewrites `zip` in place with `bytes` and puts its mtime back: `cp` into the same file, then `touch
+ * -r`.
+ */
 function rewriteKeepingSizeAndTime(zip: string, bytes: Uint8Array): void {
   const reference = path.join(box.dir, 'reference.zip');
   const other = writeZip(box.dir, 'other.zip', bytes);
@@ -97,7 +100,10 @@ describe("another writer that keeps the zip's size and mtime", () => {
   });
 });
 
-/** Two valid archives of the same names at other offsets and CRC-32s: one read's directory would not fit the other's headers. */
+/**
+ * Two valid archives of the same names at other offsets and CRC-32s: one read's directory would not fit the other's
+ * headers.
+ */
 function twoArchives(): [Uint8Array, Uint8Array] {
   const entries = (fill: string, size: number): RawEntry[] =>
     Array.from({ length: 30 }, (_, i) => ({
@@ -108,7 +114,10 @@ function twoArchives(): [Uint8Array, Uint8Array] {
   return [rawZip(entries('alpha', 40)), rawZip(entries('the other archive ', 70))];
 }
 
-/** Runs `attempt` `rounds` times while another process renames one of two valid archives over the zip's path, again and again. */
+/**
+ * Runs `attempt` `rounds` times while another process renames one of two valid archives over the zip's path, again and
+ * again.
+ */
 async function whileSwapping(
   zip: string,
   spare: string,
@@ -151,31 +160,35 @@ describe.skipIf(process.platform !== 'linux')(
       expect(falseDamage).toEqual([]);
     });
 
-    it(`a lazy read and grep give the base's bytes or CONFLICT_DETECTED, never the other archive's or "damaged" (${ROUNDS} rounds)`, async () => {
-      const [a, b] = twoArchives();
-      const zip = writeZip(box.dir, 'shared.zip', a);
-      const spare = writeZip(box.dir, 'spare.zip', b);
-      expect(box.run(['open', zip, '--lazy']).code).toBe(0);
-      const wrong: string[] = [];
-      await whileSwapping(zip, spare, ROUNDS, (round) => {
-        const read = box.run(['read', `dir/file-${round % 30}.txt`, '--json']);
-        if (
-          read.code === 0
-            ? !read.json.content.startsWith(`alpha${round % 30}\n`)
-            : read.json?.error?.code !== 'CONFLICT_DETECTED'
-        )
-          wrong.push(`read ${round}: ${read.stdout.slice(0, 300)}`);
-        // grep's worker reads the entries through the reader's descriptor, not a second open of the path.
-        const grep = box.run(['grep', 'alpha|other', '--count-all', '--json']);
-        if (
-          grep.code === 0
-            ? grep.json.total_matches !== 30 * 40 ||
-              grep.json.matches.some((m: { line_content: string }) => !m.line_content.startsWith('alpha'))
-            : grep.json?.error?.code !== 'CONFLICT_DETECTED'
-        )
-          wrong.push(`grep ${round}: ${grep.stdout.slice(0, 300)}`);
-      });
-      expect(wrong).toEqual([]);
-    });
+    it(
+      `a lazy read and grep give the base's bytes or CONFLICT_DETECTED, never the other archive's or ` +
+        `"damaged" (${ROUNDS} rounds)`,
+      async () => {
+        const [a, b] = twoArchives();
+        const zip = writeZip(box.dir, 'shared.zip', a);
+        const spare = writeZip(box.dir, 'spare.zip', b);
+        expect(box.run(['open', zip, '--lazy']).code).toBe(0);
+        const wrong: string[] = [];
+        await whileSwapping(zip, spare, ROUNDS, (round) => {
+          const read = box.run(['read', `dir/file-${round % 30}.txt`, '--json']);
+          if (
+            read.code === 0
+              ? !read.json.content.startsWith(`alpha${round % 30}\n`)
+              : read.json?.error?.code !== 'CONFLICT_DETECTED'
+          )
+            wrong.push(`read ${round}: ${read.stdout.slice(0, 300)}`);
+          // grep's worker reads the entries through the reader's descriptor, not a second open of the path.
+          const grep = box.run(['grep', 'alpha|other', '--count-all', '--json']);
+          if (
+            grep.code === 0
+              ? grep.json.total_matches !== 30 * 40 ||
+                grep.json.matches.some((m: { line_content: string }) => !m.line_content.startsWith('alpha'))
+              : grep.json?.error?.code !== 'CONFLICT_DETECTED'
+          )
+            wrong.push(`grep ${round}: ${grep.stdout.slice(0, 300)}`);
+        });
+        expect(wrong).toEqual([]);
+      },
+    );
   },
 );

@@ -46,7 +46,10 @@ describe('a zip path that is not a regular file, given to open, inspect and open
   beforeEach(() => (box = sandbox()));
   afterEach(() => box.cleanup());
 
-  /** open, inspect and open --create all refuse `zip` with `code`, naming it and what it is; no session, no folder is left. */
+  /**
+   * open, inspect and open --create all refuse `zip` with `code`, naming it and what it is; no session, no folder is
+   * left.
+   */
   function expectAllRefuse(zip: string, code: ErrorCode, kind: string): void {
     for (const args of [
       ['open', zip],
@@ -211,7 +214,8 @@ describe('signals while zipfs waits', () => {
           });
           const waiting = () => {
             try {
-              return /read/.test(fs.readFileSync(`/proc/${child.pid}/wchan`, 'utf8')); // anon_pipe_read, unix_stream_read_generic
+              // anon_pipe_read, unix_stream_read_generic
+              return /read/.test(fs.readFileSync(`/proc/${child.pid}/wchan`, 'utf8'));
             } catch {
               return false;
             }

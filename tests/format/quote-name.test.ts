@@ -4,7 +4,8 @@ import { escapeUnsafe, quoteName, quoted } from '../../src/format/quote-name.ts'
 describe('names on a terminal', () => {
   it.each([
     ['plain.txt', 'plain.txt'],
-    ['dir/with space/é 日本.txt', 'dir/with space/é 日本.txt'], // nothing a terminal acts on: as it is, as git with core.quotePath=false
+    // nothing a terminal acts on: as it is, as git with core.quotePath=false
+    ['dir/with space/é 日本.txt', 'dir/with space/é 日本.txt'],
     ['a\x1b[31mb', '"a\\033[31mb"'],
     ['tab\there', '"tab\\there"'],
     ['line\nbreak', '"line\\nbreak"'],
@@ -17,7 +18,8 @@ describe('names on a terminal', () => {
     ['\u2066\u2067\u2068\u2069', '"\\342\\201\\246\\342\\201\\247\\342\\201\\250\\342\\201\\251"'],
     ['say "hi"', '"say \\"hi\\""'],
     ['back\\slash', '"back\\\\slash"'],
-    ['\u200e\u00a0\ufeff', '\u200e\u00a0\ufeff'], // marks and spaces that reorder or act on nothing are left to the terminal
+    // marks and spaces that reorder or act on nothing are left to the terminal
+    ['\u200e\u00a0\ufeff', '\u200e\u00a0\ufeff'],
   ])('shows %p as %s', (name, shown) => {
     expect(quoteName(name)).toBe(shown);
   });

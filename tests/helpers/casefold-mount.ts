@@ -19,7 +19,10 @@ import { has, isRoot } from './tools.ts';
 
 const SERVER = path.join(import.meta.dir, 'casefold-fs.py');
 const SCRATCH_PREFIX = 'zipfs-casefold-';
-/** Debian's own interpreter first: python3-fusepy installs there, and a python3 earlier on PATH (pyenv, a venv) does not see it. */
+/**
+ * Debian's own interpreter first: python3-fusepy installs there, and a python3 earlier on PATH (pyenv, a venv) does not
+ * see it.
+ */
 const PYTHONS = ['/usr/bin/python3', 'python3'];
 const IMPORT = 'try:\n import fusepy\nexcept ImportError:\n import fuse';
 const INSTALL = 'apt-get install python3-fusepy fuse3; .ci/run does';
@@ -47,7 +50,10 @@ function fusePython(): string | null {
   return python;
 }
 
-/** Whether this machine can mount the case-folding file system, and if not, the reason to append to a skipped test's name. */
+/**
+ * Whether this machine can mount the case-folding file system, and if not, the reason to append to a skipped test's
+ * name.
+ */
 export function casefoldAvailable(): { skip: boolean; why: string } {
   const missing = casefoldMissing();
   return { skip: missing !== undefined, why: missing === undefined ? '' : ` (skipped: ${missing})` };
@@ -55,7 +61,10 @@ export function casefoldAvailable(): { skip: boolean; why: string } {
 
 function casefoldMissing(): string | undefined {
   if (process.platform !== 'linux')
-    return 'a case-insensitive folder is mounted with Linux FUSE; on macOS and Windows the ordinary folders already are one';
+    return (
+      'a case-insensitive folder is mounted with Linux FUSE; on macOS and Windows the ordinary folders already ' +
+      'are one'
+    );
   try {
     fs.accessSync('/dev/fuse', fs.constants.R_OK | fs.constants.W_OK);
   } catch {
@@ -192,7 +201,9 @@ export async function mountCasefold(): Promise<CasefoldMount> {
       const { value, done: ended } = await reader.read();
       if (ended)
         throw new Error(
-          `casefold-fs did not mount ${mountpoint} (exit ${await server.exited}): ${fs.readFileSync(logPath, 'utf8').trim().split('\n').slice(-5).join(' | ')}`,
+          `casefold-fs did not ` +
+            `mount ${mountpoint} (exit ${await server.exited}): ` +
+            `${fs.readFileSync(logPath, 'utf8').trim().split('\n').slice(-5).join(' | ')}`,
         );
       said += decoder.decode(value, { stream: true });
     }

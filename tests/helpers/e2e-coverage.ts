@@ -19,8 +19,16 @@ function withoutComments(source: string): string {
 }
 
 const CLI_CALL = /(?:\b(?:run|runZipfs)\(\s*\[\s*|\bspawn(?:Sync)?\(\s*\[\s*BINARY\s*,\s*)'([a-z][a-z-]*)'/g;
-const MCP_CALL =
-  /(?:\b(?:call|structured)\(\s*[\w.]+\s*,\s*|\bcallTool\(\s*\{\s*name:\s*|\bcall_tool\(\s*|\btool\(\s*[^,()]+,\s*|'tools\/call',\s*params:\s*\{\s*name:\s*)['"]([a-z][a-z_-]*)['"]/g;
+// The ways a test names a tool it calls, one part each: call(x, 'zipfs_…'), callTool({ name: …), the Python
+// SDK's call_tool(…), tool(server, …) and a raw tools/call request.
+const MCP_CALLER = [
+  /\b(?:call|structured)\(\s*[\w.]+\s*,\s*/,
+  /\bcallTool\(\s*\{\s*name:\s*/,
+  /\bcall_tool\(\s*/,
+  /\btool\(\s*[^,()]+,\s*/,
+  /'tools\/call',\s*params:\s*\{\s*name:\s*/,
+];
+const MCP_CALL = new RegExp(`(?:${MCP_CALLER.map((part) => part.source).join('|')})['"]([a-z][a-z_-]*)['"]`, 'g');
 
 /** The command names a set of test sources invokes on each surface (MCP names with their prefix). */
 export function invoked(sources: string[]): { cli: Set<string>; mcp: Set<string> } {

@@ -8,8 +8,17 @@ import path from 'node:path';
 
 export type Graph = Map<string, Set<string>>;
 
-const SPECIFIER =
-  /(?:^|[\s;])(?:import|export)\b[^'";]*?\bfrom\s*['"]([^'"]+)['"]|\bimport\s*\(\s*['"]([^'"]+)['"]\s*\)|^import\s+['"]([^'"]+)['"]/gm;
+// Three forms, one capture group each: import/export ... from '…', a dynamic import('…'), a bare import '…'.
+const SPECIFIER = new RegExp(
+  [
+    /(?:^|[\s;])(?:import|export)\b[^'";]*?\bfrom\s*['"]([^'"]+)['"]/,
+    /\bimport\s*\(\s*['"]([^'"]+)['"]\s*\)/,
+    /^import\s+['"]([^'"]+)['"]/,
+  ]
+    .map((part) => part.source)
+    .join('|'),
+  'gm',
+);
 
 function sourceFiles(dir: string): string[] {
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {

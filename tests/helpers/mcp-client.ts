@@ -21,7 +21,10 @@ export async function connect(
   return { client, close: () => client.close(), stderr: () => stderr };
 }
 
-/** Calls a tool and returns its result: structuredContent on success, the `{ error }` object of the text block on failure. */
+/**
+ * Calls a tool and returns its result: structuredContent on success, the `{ error }` object of the text block on
+ * failure.
+ */
 export async function call(
   client: Client,
   name: string,
@@ -30,7 +33,8 @@ export async function call(
   const result = await client.callTool({ name, arguments: args });
   const text = (result.content as { type: string; text: string }[])[0]?.text ?? '';
   if (result.isError) {
-    expect(result.structuredContent).toBeUndefined(); // errors are not results: the output schema describes results only
+    // errors are not results: the output schema describes results only
+    expect(result.structuredContent).toBeUndefined();
     return { isError: true, data: JSON.parse(text), text };
   }
   return { isError: false, data: result.structuredContent, text };

@@ -1,7 +1,9 @@
 /** Talks JSON-RPC to `zipfs mcp` by hand, to see every byte it writes to stdout. */
 import { BINARY } from './ensure-binary.ts';
 
-/** Sends each message as one line (a string is sent as it is: malformed input), then reads until the ids are answered. */
+/**
+ * Sends each message as one line (a string is sent as it is: malformed input), then reads until the ids are answered.
+ */
 export async function rawSession(
   home: string,
   messages: (object | string)[],

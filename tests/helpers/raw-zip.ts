@@ -105,7 +105,9 @@ export function rawZip(entries: RawEntry[], options: { comment?: string; prefix?
 /** Central-directory field offsets, for patchCentral. */
 export const CENTRAL_FIELD = { compressedSize: 20, uncompressedSize: 24, localHeaderOffset: 42 } as const;
 
-/** A copy of `bytes` with one 32-bit field of `name`'s central-directory record overwritten: a damaged archive to order. */
+/**
+ * A copy of `bytes` with one 32-bit field of `name`'s central-directory record overwritten: a damaged archive to order.
+ */
 export function patchCentral(
   bytes: Uint8Array,
   name: string,

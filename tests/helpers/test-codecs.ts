@@ -17,7 +17,9 @@ import {
 
 export const RLE = 250;
 
-/** Run-length pairs (count 1-255, byte): small enough to read at a glance, and it can lie about its size like deflate. */
+/**
+ * Run-length pairs (count 1-255, byte): small enough to read at a glance, and it can lie about its size like deflate.
+ */
 function rleEncode(data: Uint8Array): Uint8Array {
   const out: number[] = [];
   for (let at = 0; at < data.length; ) {

@@ -108,11 +108,15 @@ function ensureExe(): void {
   });
   if (result.exitCode !== 0)
     throw new Error(
-      `building zipfs.exe failed (bun run build:windows -- --wine-shim): ${result.stderr.toString().trim().split('\n').at(-1)}`,
+      `building zipfs.exe failed (bun run build:windows -- ` +
+        `--wine-shim): ${result.stderr.toString().trim().split('\n').at(-1)}`,
     );
 }
 
-/** hold-file.exe (C, mingw-w64) and mcp-client.exe (TypeScript, compiled with Bun's Windows runtime), with the shim beside them. */
+/**
+ * hold-file.exe (C, mingw-w64) and mcp-client.exe (TypeScript, compiled with Bun's Windows runtime), with the shim
+ * beside them.
+ */
 function ensureTools(): void {
   fs.mkdirSync(TOOLS_DIR, { recursive: true });
   const hold = path.join(TOOLS_DIR, 'hold-file.exe');

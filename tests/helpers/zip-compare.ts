@@ -45,7 +45,8 @@ import sys, zipfile, json
 with zipfile.ZipFile(sys.argv[1]) as z:
     bad = z.testzip()
     if bad: raise SystemExit('bad entry ' + bad)
-    print(json.dumps({'names': z.namelist(), 'contents': {i.filename: z.read(i).hex() for i in z.infolist() if not i.is_dir()}, 'comment': z.comment.decode('utf-8', 'replace')}))
+    contents = {i.filename: z.read(i).hex() for i in z.infolist() if not i.is_dir()}
+    print(json.dumps({'names': z.namelist(), 'contents': contents, 'comment': z.comment.decode('utf-8', 'replace')}))
 `;
   const result = Bun.spawnSync(['python3', '-c', script, file]);
   if (result.exitCode !== 0) throw new Error(`python zipfile failed: ${result.stderr.toString()}`);

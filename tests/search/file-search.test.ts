@@ -187,7 +187,8 @@ describe('FileSearch: a file searched as a stream of pieces', () => {
     const outcome = streamed(Buffer.from(long), options('needle', { contextLines: 1 }), { seed: 9, largest: 1 << 20 });
     expect(outcome.cutLines).toBe(1);
     expect(outcome.matches.map((m) => m.line_number)).toStrictEqual([1, 2]);
-    // The marks count the whole line, the part not kept too (and not its CR): shown from 100 before the match, 500 characters.
+    // The marks count the whole line, the part not kept too (and not its CR): shown from 100 before the match, 500
+    // characters.
     expect(outcome.matches[0]!.line_content).toEndWith(` …[${long.indexOf('\r') - 1400} more chars]`);
     expect(outcome.matches[1]!.context_before).toStrictEqual([
       `${'a'.repeat(500)} …[${long.indexOf('\r') - 500} more chars]`,

@@ -1,4 +1,6 @@
-/** The manifest written in batches of lines reads back record for record, across batch boundaries and non-ASCII names. */
+/**
+ * The manifest written in batches of lines reads back record for record, across batch boundaries and non-ASCII names.
+ */
 import { afterAll, expect, test } from 'bun:test';
 import fs from 'node:fs';
 import os from 'node:os';

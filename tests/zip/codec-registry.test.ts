@@ -72,7 +72,9 @@ describe('a codec registered once', () => {
     const error = refusal(() => assertReadable(entry!));
     expect(error.code).toBe('ZIP_INVALID');
     expect(error.message).toBe(
-      'Entry "docs/a.txt": uses compression method 250 (unknown); zipfs reads stored and deflate entries, so re-create the archive with deflate. The archive is damaged or uses a feature zipfs cannot read; nothing was extracted.',
+      'Entry "docs/a.txt": uses compression method 250 (unknown); zipfs reads stored and deflate entries, so ' +
+        're-create the archive with deflate. The archive is damaged or uses a feature zipfs cannot read; nothing ' +
+        'was extracted.',
     );
     expect(plainlyReadable(0, RLE)).toBe(false);
     expect(plainlyReadable(0, 8)).toBe(true);
@@ -112,7 +114,8 @@ describe('a codec registered once', () => {
       for (const error of [whole, stream]) {
         expect(error.code).toBe('ZIP_BOMB_DETECTED');
         expect(error.message).toBe(
-          'Entry "bomb.txt" inflates to more than the 100 bytes its header declares; its headers lie, so the archive was refused.',
+          'Entry "bomb.txt" inflates to more than the 100 bytes its header declares; its headers lie, so the ' +
+            'archive was refused.',
         );
       }
     } finally {
@@ -187,7 +190,8 @@ describe('an encryption layer registered once', () => {
     const [entry] = writeZip(path.join(dir, 'locked.zip'), [{ name: 'x.txt', method: RLE, data: text, flags: 1 }]);
     const error = refusal(() => assertReadable(entry!));
     expect(error.message).toBe(
-      'Entry "x.txt": is encrypted, and zipfs does not decrypt; decrypt the archive with its own tool first. The archive is damaged or uses a feature zipfs cannot read; nothing was extracted.',
+      'Entry "x.txt": is encrypted, and zipfs does not decrypt; decrypt the archive with its own tool first. The ' +
+        'archive is damaged or uses a feature zipfs cannot read; nothing was extracted.',
     );
     expect(plainlyReadable(1, RLE)).toBe(false);
   });

@@ -20,17 +20,21 @@ for (const zone of [
   'Asia/Kolkata',
 ]) {
   for (const native of ['1', '0']) {
-    test(`DOS fields read as local time in ${zone} (${native === '1' ? 'C library' : 'Date'}): every minute around changes of offset, and random fields`, () => {
-      const run = Bun.spawnSync([process.execPath, helper], {
-        env: { ...process.env, TZ: zone, ZIPFS_NATIVE: native },
-        stderr: 'inherit',
-      });
-      expect(run.exitCode).toBe(0);
-      const result = JSON.parse(run.stdout.toString());
-      expect(result.native).toBe(native === '1' && process.platform === 'linux');
-      expect(result.checked).toBeGreaterThan(50_000);
-      expect(result.wrong).toEqual([]);
-    });
+    test(
+      `DOS fields read as local time in ${zone} (${native === '1' ? 'C library' : 'Date'}): every minute around ` +
+        `changes of offset, and random fields`,
+      () => {
+        const run = Bun.spawnSync([process.execPath, helper], {
+          env: { ...process.env, TZ: zone, ZIPFS_NATIVE: native },
+          stderr: 'inherit',
+        });
+        expect(run.exitCode).toBe(0);
+        const result = JSON.parse(run.stdout.toString());
+        expect(result.native).toBe(native === '1' && process.platform === 'linux');
+        expect(result.checked).toBeGreaterThan(50_000);
+        expect(result.wrong).toEqual([]);
+      },
+    );
   }
 }
 

@@ -97,7 +97,8 @@ describe('checkLayout', () => {
       const made = Bun.spawnSync([
         'python3',
         '-c',
-        "import io,sys,zipfile\nb=io.BytesIO()\nz=zipfile.ZipFile(b,'w')\ni=zipfile.ZipInfo('e.txt')\ni.extra=b'\\xfe\\xca\\x04\\x00abcd'\nz.writestr(i,'x')\nz.close()\nsys.stdout.buffer.write(b.getvalue())",
+        "import io,sys,zipfile\nb=io.BytesIO()\nz=zipfile.ZipFile(b,'w')\ni=zipfile.ZipInfo('e.txt')\n" +
+          "i.extra=b'\\xfe\\xca\\x04\\x00abcd'\nz.writestr(i,'x')\nz.close()\nsys.stdout.buffer.write(b.getvalue())",
       ]);
       const good = Buffer.from(made.stdout);
       expect(layoutOf(good)).toBeUndefined();

@@ -57,7 +57,8 @@ describe('zip reader against other writers', () => {
 import sys, zipfile
 with zipfile.ZipFile(sys.argv[1], 'w') as z:
     z.comment = b'archive comment'
-    i = zipfile.ZipInfo('stored.txt', (2024, 5, 6, 7, 8, 10)); i.compress_type = zipfile.ZIP_STORED; i.comment = b'entry comment'
+    i = zipfile.ZipInfo('stored.txt', (2024, 5, 6, 7, 8, 10))
+    i.compress_type = zipfile.ZIP_STORED; i.comment = b'entry comment'
     z.writestr(i, 'plain')
     i = zipfile.ZipInfo('deflated/日本語.txt'); i.compress_type = zipfile.ZIP_DEFLATED
     with z.open(i, 'w', force_zip64=True) as f: f.write(b'y' * 5000)

@@ -104,7 +104,8 @@ describe('streamed entries', () => {
       const python = Bun.spawnSync([
         'python3',
         '-c',
-        'import sys,zipfile; z=zipfile.ZipFile(sys.argv[1]); print(z.testzip(), [len(z.read(n)) for n in z.namelist()])',
+        'import sys,zipfile; z=zipfile.ZipFile(sys.argv[1]); print(z.testzip(), [len(z.read(n)) for n in ' +
+          'z.namelist()])',
         file,
       ]);
       expect(python.stdout.toString().trim()).toBe(`None [${piece.length * 2}, ${piece.length * 2}]`);

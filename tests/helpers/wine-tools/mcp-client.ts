@@ -17,7 +17,12 @@ if (!server || !callsFile) {
   process.exit(2);
 }
 const calls = JSON.parse(fs.readFileSync(callsFile, 'utf8')) as { name: string; arguments?: Record<string, unknown> }[];
-const transport = new StdioClientTransport({ command: server, args: ['mcp'], env: process.env as Record<string, string>, stderr: 'inherit' });
+const transport = new StdioClientTransport({
+  command: server,
+  args: ['mcp'],
+  env: process.env as Record<string, string>,
+  stderr: 'inherit',
+});
 const client = new Client({ name: 'zipfs-wine-tests', version: '1.0.0' });
 await client.connect(transport);
 const tools = (await client.listTools()).tools.map((tool) => tool.name);
