@@ -14,7 +14,7 @@ import { notTextReason, scanFile } from '../files/text-or-binary.ts';
 import { textEncodingOf, WHOLE_TEXT_MAX_BYTES } from '../files/file-encoding.ts';
 import { decodeText, encodeOrRefuse, TEXT_ENCODINGS, type TextEncoding } from '../files/text-encoding.ts';
 import { withSessionLock } from '../session/lock.ts';
-import { extractForChange } from '../workspace/lazy-changes.ts';
+import { workspaceOf } from '../workspace/session-workspace.ts';
 import { resolveSession } from '../session/resolve-session.ts';
 import { paintDiff } from '../format/paint-diff.ts';
 import { plural } from '../format/units.ts';
@@ -136,7 +136,8 @@ export const edit = defineCommand({
       session,
       'edit',
       async () => {
-        await extractForChange(session, [input.path], context.home, loadLimits(context.env)); // a lazy session's entry, onto disk first
+        // The file, onto disk first when it is only in the archive.
+        await workspaceOf(session).prepareChange([input.path], { home: context.home, limits: loadLimits(context.env) });
         const file = withBeneath(session.contents, (beneath) => {
           const found = resolveExisting(beneath, input.path);
           // The root ('' or '/', an unset variable's path) is a folder too, and said so, not taken for a link.

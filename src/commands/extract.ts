@@ -4,9 +4,7 @@ import { humanBytes, plural } from '../format/units.ts';
 import { loadLimits } from '../rules/limits.ts';
 import { resolveSession } from '../session/resolve-session.ts';
 import { withSessionLock } from '../session/lock.ts';
-import { lazyEntries, notExtractedCount } from '../session/lazy-session.ts';
-import { extractEntries } from '../workspace/extract-entries.ts';
-import { matchEntries } from '../open/open-lazy.ts';
+import { workspaceOf } from '../workspace/session-workspace.ts';
 import { count, sessionParam } from './schemas.ts';
 import { assertNarrowing } from '../table/filter-values.ts';
 
@@ -34,19 +32,15 @@ export const extract = defineCommand({
   async run(input, context) {
     assertNarrowing(input.paths, 'paths', 'extract every entry left in the zip');
     const session = resolveSession(context.home, input.session, context.hints);
-    const lazy = lazyEntries(session);
-    // An eager session has everything extracted already.
-    if (!lazy) return { extracted: 0, bytes: 0, not_extracted: 0 };
-    const chosen = input.paths?.length
-      ? matchEntries(lazy, input.paths)
-      : Array.from({ length: lazy.count }, (_, i) => i);
-    const done = await withSessionLock(
+    const workspace = workspaceOf(session);
+    // Paths and globs name entries (workspace/match-entries.ts); nothing named is PATH_NOT_FOUND.
+    return withSessionLock(
       session,
       'extract',
-      () => extractEntries(session, lazy, chosen, context.home, loadLimits(context.env), context.signal),
+      () =>
+        workspace.extract(input.paths, { home: context.home, limits: loadLimits(context.env), signal: context.signal }),
       lockWait(context),
     );
-    return { extracted: done.count, bytes: done.bytes, not_extracted: notExtractedCount(session) };
   },
   render: (out) =>
     `Extracted ${plural(out.extracted, 'entry', 'entries')} (${humanBytes(out.bytes)}); ${plural(out.not_extracted, 'entry', 'entries')} left in the zip.`,

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { makeZipOnlyFolders } from '../workspace/lazy-changes.ts';
+import { workspaceOf } from '../workspace/session-workspace.ts';
 import { defineCommand, lockWait } from '../table/command.ts';
 import { makeWorkspaceFolder } from '../files/make-folder.ts';
 import { withSessionLock } from '../session/lock.ts';
@@ -30,8 +30,8 @@ export const mkdir = defineCommand({
       session,
       'mkdir',
       () => {
-        // A lazy session's folder only in the zip is there: its parent need not be asked for.
-        if (!input.parents) makeZipOnlyFolders(session, input.path);
+        // A folder only in the archive is there: its parent need not be asked for.
+        if (!input.parents) workspaceOf(session).prepareFolderOf(input.path);
         return makeWorkspaceFolder(session.contents, input.path, input.parents);
       },
       lockWait(context),

@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import { defineCommand, lockWait } from '../table/command.ts';
 import { moveWorkspacePath } from '../files/move.ts';
 import { withSessionLock } from '../session/lock.ts';
-import { extractForChange } from '../workspace/lazy-changes.ts';
+import { workspaceOf } from '../workspace/session-workspace.ts';
 import { loadLimits } from '../rules/limits.ts';
 import { resolveSession } from '../session/resolve-session.ts';
 import { flag, name, sessionParam } from './schemas.ts';
@@ -33,8 +33,11 @@ export const move = defineCommand({
       session,
       'move',
       async () => {
-        // A lazy session's entries onto disk first: both ends, so a target only in the zip is there to refuse or replace.
-        await extractForChange(session, [input.from, input.to], context.home, loadLimits(context.env));
+        // Both ends prepared, so a target only in the archive is on disk to refuse or replace.
+        await workspaceOf(session).prepareChange([input.from, input.to], {
+          home: context.home,
+          limits: loadLimits(context.env),
+        });
         return moveWorkspacePath(session.contents, input.from, input.to, input.overwrite);
       },
       lockWait(context),

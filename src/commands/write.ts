@@ -4,7 +4,7 @@ import { ZipfsError } from '../base/errors.ts';
 import { humanBytes } from '../format/units.ts';
 import { writeWorkspaceFile } from '../files/edit.ts';
 import { withSessionLock } from '../session/lock.ts';
-import { extractForChange, makeZipOnlyFolders } from '../workspace/lazy-changes.ts';
+import { workspaceOf } from '../workspace/session-workspace.ts';
 import { loadLimits } from '../rules/limits.ts';
 import { resolveSession } from '../session/resolve-session.ts';
 import { count, flag, sessionParam } from './schemas.ts';
@@ -48,10 +48,12 @@ export const write = defineCommand({
       session,
       'write',
       async () => {
-        // Appending to a lazy session's entry adds to its content: onto disk first. A whole write needs none of it.
-        if (input.append) await extractForChange(session, [input.path], context.home, loadLimits(context.env));
-        // A folder only in the zip exists in the session: made on disk for a write that makes no folders.
-        if (!input.create_dirs) makeZipOnlyFolders(session, input.path);
+        const workspace = workspaceOf(session);
+        // Appending adds to the file's content: prepared as a change. A whole write needs none of it.
+        if (input.append)
+          await workspace.prepareChange([input.path], { home: context.home, limits: loadLimits(context.env) });
+        // A folder only in the archive exists in the session: made on disk for a write that makes no folders.
+        if (!input.create_dirs) workspace.prepareFolderOf(input.path);
         return writeWorkspaceFile(
           session.contents,
           input.path,

@@ -26,7 +26,7 @@ import { ZipfsError } from '../base/errors.ts';
 import { quoted } from '../format/quote-name.ts';
 import { invocation } from '../base/message-marks.ts';
 import { entryPath } from '../rules/entry-paths.ts';
-import type { EntryRecord, SessionRecord } from '../session/manifest.ts';
+import type { EntryRecord } from '../session/manifest.ts';
 import { crc32, inflateRaw } from '../zip/codec.ts';
 import {
   FLAG_DATA_DESCRIPTOR,
@@ -59,7 +59,8 @@ const UNREADABLE = FLAG_ENCRYPTED | FLAG_STRONG_ENCRYPTION | FLAG_PATCHED;
 type Trust = 'all' | 'extracted' | 'none';
 
 export interface CopyCheckOptions {
-  session: SessionRecord;
+  /** Which copies from this session's own zip were checked already (Base.copiesChecked). */
+  checked: 'all' | 'extracted';
   /** The source is another writer's zip (a merge, or a forced sync over it). */
   otherWriter: boolean;
   /** The source's descriptor, for large stored entries read through one reused buffer. */
@@ -77,8 +78,7 @@ export class CopyCheck {
     private readonly directory: PackedDirectory,
     private readonly options: CopyCheckOptions,
   ) {
-    const { session, otherWriter } = options;
-    this.trust = otherWriter ? 'none' : !session.lazy || session.lazy.data_checked === true ? 'all' : 'extracted';
+    this.trust = options.otherWriter ? 'none' : options.checked;
   }
 
   /**

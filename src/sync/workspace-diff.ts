@@ -23,9 +23,8 @@ import { maxEntryPathBytes, unwritableName } from '../rules/entry-paths.ts';
 import { findRenames } from './renames.ts';
 import { foldCase } from '../rules/platform-names.ts';
 import type { EntryRecord } from '../session/manifest.ts';
-import type { LazyEntries } from '../session/lazy-entries.ts';
 import { openRegularFile, specialKind } from '../base/regular-file.ts';
-import { type Manifest } from '../session/read-manifest.ts';
+import type { Base } from '../workspace/base.ts';
 import type { Observed } from './observed.ts';
 
 /** `renamed`: the entry is on disk under another path (renames.ts), maybe with new content. */
@@ -38,6 +37,8 @@ export interface Unsupported {
 }
 
 export interface WorkspaceDiff {
+  /** The base's entries the scan compared, in index order (Base.compared): the others are untouched. */
+  entries: EntryRecord[];
   /** Sorted workspace paths; folders end with `/`. */
   modified: string[];
   added: string[];
@@ -312,39 +313,17 @@ function matchFoldedNames(items: Map<string, Observed>, emptyDirs: Set<string>, 
   }
 }
 
-/**
- * In a lazy session, what is on disk at the path of an entry the manifest does
- * not list (a tool wrote it there without extracting it, or made the folders
- * on the way to one it did) is that entry: its record joins the manifest's
- * here, in memory, and it is compared like any other. The whole directory is
- * loaded only when such a path is there. Returns the directory, for the
- * folder rules, as a loader.
- */
-function promoteLazyEntries(manifest: Manifest, items: Map<string, Observed>): () => LazyEntries {
-  const known = new Set(manifest.entries.map((entry) => entry.path));
-  const tracked = new Set(manifest.entries.map((entry) => entry.index));
-  const promoted: EntryRecord[] = [];
-  for (const relative of items.keys()) {
-    if (known.has(relative)) continue;
-    const lazy = manifest.lazy!();
-    const index = lazy.indexOf(relative);
-    if (index >= 0 && !tracked.has(index)) promoted.push(lazy.record(index));
-  }
-  if (promoted.length > 0) manifest.entries = [...manifest.entries, ...promoted].sort((a, b) => a.index - b.index);
-  return manifest.lazy!;
-}
-
 /** `root`: a session's contents folder, `<workspaces>/<name>/contents`. */
-export function diffWorkspace(root: string, manifest: Manifest): WorkspaceDiff {
-  return withBeneath(root, (beneath) => compare(beneath, manifest));
+export function diffWorkspace(root: string, base: Base): WorkspaceDiff {
+  return withBeneath(root, (beneath) => compare(beneath, base));
 }
 
-function compare(beneath: Beneath, manifest: Manifest): WorkspaceDiff {
-  const { session } = manifest;
+function compare(beneath: Beneath, base: Base): WorkspaceDiff {
+  const session = base.record;
   const fenceMs = session.ctime_fence_ms;
   const { items, emptyDirs, badNames } = scan(beneath.folder(''));
-  const lazy = manifest.lazy ? promoteLazyEntries(manifest, items) : undefined;
-  const { entries } = manifest;
+  // The base's entries that may differ from the folder; the others are untouched (workspace/base.ts).
+  const entries = base.compared(items);
   if (session.case_insensitive === true) matchFoldedNames(items, emptyDirs, entries);
   const states = new Map<number, EntryState>();
   const modified: string[] = [];
@@ -380,10 +359,9 @@ function compare(beneath: Beneath, manifest: Manifest): WorkspaceDiff {
   // empty one needs an entry to exist at all. Folders the archive implied are never new.
   let stores: boolean | undefined;
   const storesFolders = () =>
-    (stores ??=
-      entries.some((entry) => entry.type === 'dir' && entry.path !== '') || lazy?.().storesFolders() === true);
+    (stores ??= entries.some((entry) => entry.type === 'dir' && entry.path !== '') || base.untouchedStoreFolders());
   let implied: Set<string> | undefined;
-  const isImplied = (dir: string) => (implied ??= foldersOf(entries)).has(dir) || lazy?.().hasFolder(dir) === true;
+  const isImplied = (dir: string) => (implied ??= foldersOf(entries)).has(dir) || base.untouchedHaveFolder(dir);
   let additions: WorkspaceDiff['additions'] = [];
   for (const [relative, observed] of items) {
     if (known.has(relative)) continue;
@@ -426,9 +404,10 @@ function compare(beneath: Beneath, manifest: Manifest): WorkspaceDiff {
     maxEntryPathBytes(path.dirname(path.dirname(beneath.root))),
   );
   const sort = (list: string[]) => list.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-  // A lazy session's entries that are not extracted are unchanged: their bytes are the zip's.
-  if (session.lazy) unchangedCount += session.lazy.entries - entries.length;
+  // The untouched entries are unchanged: their bytes are the zip's.
+  unchangedCount += base.count - entries.length;
   return {
+    entries,
     modified: sort(modified),
     added: sort(added),
     deleted: sort(deleted),

@@ -16,7 +16,7 @@ import type { Limits } from '../rules/limits.ts';
 import { Beneath } from '../files/beneath.ts';
 import { writeFully } from '../base/fd-io.ts';
 import type { LazyEntries } from '../session/lazy-entries.ts';
-import { LazyReader } from '../session/lazy-session.ts';
+import { LazyReader } from './lazy-reader.ts';
 import { listMore, type EntryRecord } from '../session/manifest.ts';
 import type { Session } from '../session/session-store.ts';
 import { assertRoomInWorkspaces } from '../session/workspace-room.ts';
@@ -72,14 +72,18 @@ function assertWithinLimits(
  * the workspace; the caller holds the session's lock. What was written before
  * a failure (a bomb entry, a full disk) stays extracted and listed.
  */
-export async function extractEntries(
-  session: Session,
-  lazy: LazyEntries,
-  indexes: Iterable<number>,
-  home: string,
-  limits: Limits,
-  signal?: AbortSignal,
-): Promise<Extracted> {
+export interface ExtractRequest {
+  session: Session;
+  lazy: LazyEntries;
+  indexes: Iterable<number>;
+  /** ZIPFS_HOME, whose workspaces' room is checked. */
+  home: string;
+  limits: Limits;
+  signal?: AbortSignal;
+}
+
+export async function extractEntries(request: ExtractRequest): Promise<Extracted> {
+  const { session, lazy, indexes, home, limits, signal } = request;
   const manifest = readManifest(session.manifest);
   assertTrackedMatch(session.dir, manifest.entries, lazy);
   const tracked = trackedIndexes(manifest);
