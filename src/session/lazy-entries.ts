@@ -24,7 +24,14 @@ import { releasePhaseGarbage } from '../base/memory.ts';
 import { foldCase, windowsNameProblem } from '../rules/platform-names.ts';
 import type { ItemType } from '../rules/item-type.ts';
 import type { FolderRules } from '../rules/folder-rules.ts';
-import { entryRecord, sessionDamaged, type EntryRecord, type LazyFacts, type SessionRecord } from './manifest.ts';
+import {
+  DIRECTORY_COPY,
+  entryRecord,
+  sessionDamaged,
+  type EntryRecord,
+  type LazyFacts,
+  type SessionRecord,
+} from './manifest.ts';
 import { centralCountProblem, centralFileProblem } from './lazy-integrity.ts';
 
 /** Flags that make an entry unreadable (assertReadable says why). */
@@ -35,8 +42,8 @@ function inFolder(own: string, slash: number, folder: string): boolean {
   return slash === folder.length && own.startsWith(folder);
 }
 
-/** The file beside manifest.jsonl holding the base archive's central directory. */
-export const CENTRAL_FILE = 'central.bin';
+/** The file beside manifest.jsonl holding the base archive's central directory (manifest.ts). */
+export const CENTRAL_FILE = DIRECTORY_COPY;
 
 const TYPES: readonly ItemType[] = ['file', 'dir', 'symlink'];
 

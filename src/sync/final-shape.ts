@@ -4,16 +4,16 @@
  * Open refuses such an archive ("Entry x is a file, but x/y.txt needs it to
  * be a folder"), so sync refuses to write it, before the temporary is begun.
  *
- * One check on the final set of paths, for every sync (eager, lazy, merge):
+ * One check on the final set of paths, for every sync (plain or merge, whatever the session):
  * what the base keeps as it was, which open checked already, and what is new
  * (the workspace's additions and renames, the other writer's entries in a
  * merge). A clash needs a new path, so a sync that writes none is not
  * checked further; otherwise every kept path is tested against the new ones
- * with set lookups, in one pass and without sorting: a lazy session of a
- * million entries with one file added pays one walk over their paths.
+ * with set lookups, in one pass and without sorting: a session of a million
+ * entries, never extracted, with one file added pays one walk over their paths.
  *
- * A clash arises where a disk cannot hold one: in a lazy session, a workspace
- * file stands at `x` while `x/y.txt`, never extracted, is only in the zip; in
+ * A clash arises where a disk cannot hold one: a workspace file stands at `x`
+ * while `x/y.txt`, never extracted, is only in the zip (an untouched entry); in
  * a merge, the other writer added `x` beside the workspace's `x/y.txt`.
  */
 import { ZipfsError } from '../base/errors.ts';

@@ -5,8 +5,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { CENTRAL_FILE } from '../session/lazy-entries.ts';
-import { readManifestLines } from '../session/manifest.ts';
+import { DIRECTORY_COPY, readManifestLines } from '../session/manifest.ts';
 import type { Session } from '../session/session-store.ts';
 import { currentFingerprint, sameArchive } from '../session/source-state.ts';
 
@@ -14,9 +13,14 @@ export function nextManifestPath(session: Session): string {
   return `${session.manifest}.next`;
 }
 
-/** The next file kept beside the manifest (a lazy session's central.bin), renamed into place just before the next manifest. */
+/** The session's copy of its base's directory, where it keeps one (manifest.ts, DIRECTORY_COPY). */
+export function directoryCopyPath(session: Session): string {
+  return path.join(session.dir, DIRECTORY_COPY);
+}
+
+/** The next copy of the directory, renamed into place just before the next manifest. */
 export function nextCentralPath(session: Session): string {
-  return path.join(session.dir, `${CENTRAL_FILE}.next`);
+  return `${directoryCopyPath(session)}.next`;
 }
 
 /**
@@ -32,8 +36,7 @@ export function recoverInterruptedSync(session: Session): void {
     const draft = readManifestLines(next).session;
     const current = currentFingerprint(draft.source_path);
     if (current && sameArchive(current, draft.source)) {
-      if (fs.existsSync(nextCentralPath(session)))
-        fs.renameSync(nextCentralPath(session), path.join(session.dir, CENTRAL_FILE));
+      if (fs.existsSync(nextCentralPath(session))) fs.renameSync(nextCentralPath(session), directoryCopyPath(session));
       fs.renameSync(next, session.manifest);
       return;
     }

@@ -17,7 +17,6 @@ import { keepOnExit, removeOnExit } from '../base/exit-cleanup.ts';
 import { writeManifest } from '../session/manifest.ts';
 import { TEMP_MARK, assertBackupPathFree, draftBackup, fsyncDirectory, placeBackup, renameOver } from './sync-files.ts';
 import { verifyWritten } from './verify-written.ts';
-import { CENTRAL_FILE } from '../session/lazy-entries.ts';
 import { isNewArchive } from '../session/source-state.ts';
 import { takeZipSide } from './merge-apply.ts';
 import { fileVersion, replacedDuringMerge } from './zip-identity.ts';
@@ -33,7 +32,7 @@ import { releasePhaseGarbage } from '../base/memory.ts';
 import type { Base } from '../workspace/base.ts';
 import { workspaceOf } from '../workspace/session-workspace.ts';
 import { checkSource } from './check-source.ts';
-import { nextCentralPath, nextManifestPath, recoverInterruptedSync } from './interrupted-sync.ts';
+import { directoryCopyPath, nextCentralPath, nextManifestPath, recoverInterruptedSync } from './interrupted-sync.ts';
 import { mergePlanFor, mergeSides, mergedCounts } from './merge-sides.ts';
 import { refuseUnsupported, syncFailure } from './sync-failure.ts';
 import type { SyncCounts, SyncRequest, SyncResult } from './sync-types.ts';
@@ -47,7 +46,7 @@ export async function syncSession(request: SyncRequest): Promise<SyncResult> {
   const { session } = request;
   recoverInterruptedSync(session);
   const base = workspaceOf(session).base();
-  // What the base is read from is checked before the sync trusts it (a lazy session's central.bin against its manifest).
+  // What the base is read from is checked before the sync trusts it (a copy of the directory against the manifest).
   base.verify();
   const diff = diffWorkspace(session.contents, base);
   // Without a merge, the paths sync writes are known now: their shape is checked (final-shape.ts) while
@@ -185,7 +184,7 @@ async function writeBack(
     const backup = draft ? placeBackup(draft, target) : null;
     if (draft) keepOnExit(draft);
     fsyncDirectory(path.dirname(target));
-    if (central) fs.renameSync(nextCentralPath(session), path.join(session.dir, CENTRAL_FILE));
+    if (central) fs.renameSync(nextCentralPath(session), directoryCopyPath(session));
     fs.renameSync(nextManifestPath(session), session.manifest);
     const moved = [
       ...diff.entries.filter(

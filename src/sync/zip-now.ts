@@ -16,7 +16,7 @@ import { param } from '../base/message-marks.ts';
 import { checkArchive } from '../open/archive-checks.ts';
 import { DeclaredSizes } from '../rules/declared-sizes.ts';
 import { type FolderRules } from '../rules/folder-rules.ts';
-import { lazyEntriesOf } from '../session/lazy-entries.ts';
+import { unextractedPlaces } from '../workspace/unextracted-places.ts';
 import {
   FileSource,
   layoutFaults,
@@ -58,8 +58,8 @@ export function readZipNow(request: ZipNowRequest): ZipNow {
       const directory = readCentralDirectory(source);
       let now: PlacedEntry[];
       if (request.limitsOn === 'extracted') {
-        const { lazy } = lazyEntriesOf(readPackedDirectory(source), request.rules);
-        now = directory.entries.map((entry, i) => ({ entry, path: lazy.paths[i]!, type: lazy.type(i) }));
+        const place = unextractedPlaces(readPackedDirectory(source), request.rules);
+        now = directory.entries.map((entry, i) => ({ entry, ...place(i) }));
         for (const fault of layoutFaults(source, directory)) throw openRefusal(fault);
       } else {
         now = checkArchive(source, directory, request.limits, {
