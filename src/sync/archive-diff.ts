@@ -17,7 +17,8 @@ import { invocation, param } from '../base/message-marks.ts';
 import type { EntryRecord } from '../session/manifest.ts';
 import { FileSource, readEntryData } from '../zip/index.ts';
 import { isNewArchive, openBase, sourceState } from '../session/source-state.ts';
-import { diffWorkspace, readLinkTarget } from './workspace-diff.ts';
+import { diffWorkspace } from './workspace-diff.ts';
+import { readLinkTarget } from './workspace-scan.ts';
 import type { Base } from '../workspace/base.ts';
 
 export interface FileDiff {

@@ -9,7 +9,8 @@ import type { EntryRecord } from '../session/manifest.ts';
 import type { Base, OnDisk } from '../workspace/base.ts';
 import { planMerge, type MergePlan } from './merge-plan.ts';
 import type { SyncCounts, SyncRequest } from './sync-types.ts';
-import { addedCrc, type WorkspaceDiff } from './workspace-diff.ts';
+import { addedCrc } from './content-match.ts';
+import type { WorkspaceDiff } from './workspace-diff.ts';
 import { checkTakenData, readZipNow, workspacesOf } from './zip-now.ts';
 
 /** The workspace's side of a merge: the whole base, and what of it is on disk when not all of it is. */

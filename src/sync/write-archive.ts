@@ -6,14 +6,7 @@
  * order; and the manifest that describes it.
  */
 import fs from 'node:fs';
-import {
-  FileSource,
-  ZipWriter,
-  parseCentralRecordBytes,
-  readPackedDirectory,
-  type PackedDirectory,
-  type ZipEntry,
-} from '../zip/index.ts';
+import { FileSource, ZipWriter, parseCentralRecordBytes, readPackedDirectory, type ZipEntry } from '../zip/index.ts';
 import { foldersOf, type ItemType } from '../rules/item-type.ts';
 import { entryRecord, type EntryRecord, type SessionRecord } from '../session/manifest.ts';
 import type { ManifestLines } from '../session/manifest.ts';
@@ -23,7 +16,7 @@ import { Beneath } from '../files/beneath.ts';
 import { eventLoopTurns } from '../base/event-loop-turns.ts';
 import type { Base } from '../workspace/base.ts';
 import { writeAddition, writeFromWorkspace, type Captured } from './sync-entries.ts';
-import { entryChanged } from './zip-changes.ts';
+import { againstReplaced, findOriginal } from './source-match.ts';
 import type { MergePlan, Step } from './merge-plan.ts';
 import type { MergeSides } from './merge-sides.ts';
 import { CopyCheck } from './copy-check.ts';
@@ -188,17 +181,12 @@ export async function writeArchive(request: WriteRequest): Promise<Written> {
       } else {
         // Modified, or renamed (written where it stood, under its new name).
         const renamedTo = diff.renames.get(record.index);
-        const central = await writeFromWorkspace(
-          writer,
-          beneath!,
-          record,
+        const central = await writeFromWorkspace({ writer, beneath: beneath!, captured, pause }, record, {
           original,
           source,
-          captured,
           diff,
-          pause,
           renamedTo,
-        );
+        });
         written.push({ path: renamedTo ?? record.path, type: record.type, central });
       }
       await step(record.path);
@@ -212,7 +200,7 @@ export async function writeArchive(request: WriteRequest): Promise<Written> {
       // counted. A file is found gone as it is read, before its entry is begun; a folder is looked for first.
       const there = kind !== 'dir' || beneath!.lstat(addition.path)?.isDirectory() === true;
       const central = there
-        ? await writeAddition(writer, beneath!, addition.path, addition.observed, captured, pause).catch(
+        ? await writeAddition({ writer, beneath: beneath!, captured, pause }, addition.path, addition.observed).catch(
             (error: unknown) => {
               if (vanished(error)) return undefined;
               throw error;
@@ -285,52 +273,6 @@ export async function writeArchive(request: WriteRequest): Promise<Written> {
     fs.closeSync(fd);
     source?.close();
   }
-}
-
-/** Modified, added and deleted entries of a new archive against the zip it replaces, by name (renamed ones' old names aside). */
-function againstReplaced(
-  directory: PackedDirectory,
-  written: EntryRecord[],
-  renamedFrom: ReadonlySet<string>,
-): SyncCounts {
-  const before = new Map<string, ZipEntry>();
-  for (let i = 0; i < directory.count; i++) {
-    const entry = directory.entry(i);
-    before.set(entry.name, entry);
-  }
-  let modified = 0;
-  let added = 0;
-  for (const entry of written) {
-    const was = before.get(entry.name);
-    before.delete(entry.name);
-    if (!was) added++;
-    else if (entryChanged(entry, was)) modified++;
-  }
-  const deleted = [...before.keys()].filter((name) => !renamedFrom.has(name)).length;
-  return { files_modified: modified, files_added: added, files_deleted: deleted };
-}
-
-/**
- * The source's entry for a manifest record, if the source still holds it
- * unchanged: at the same index normally, found by name when a forced sync
- * writes over a source that was rewritten meanwhile.
- */
-function findOriginal(
-  directory: PackedDirectory,
-  byName: () => Map<string, number>,
-  record: EntryRecord,
-): ZipEntry | undefined {
-  const same = (e: ZipEntry | undefined) =>
-    e !== undefined &&
-    e.name === record.name &&
-    e.crc32 === record.crc32 &&
-    e.compressedSize === record.compressed_size &&
-    e.method === record.method;
-  const byIndex = record.index < directory.count ? directory.entry(record.index) : undefined;
-  if (same(byIndex)) return byIndex;
-  const at = byName().get(record.name);
-  const named = at === undefined ? undefined : directory.entry(at);
-  return same(named) ? named : undefined;
 }
 
 /** Marks, in the list of what a sync wrote, an entry copied without being on disk (untouched, or left in the zip by a merge). */

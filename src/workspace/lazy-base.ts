@@ -9,7 +9,8 @@
 import { ZipfsError } from '../base/errors.ts';
 import { param, invocation } from '../base/message-marks.ts';
 import type { ItemType } from '../rules/item-type.ts';
-import { countEntries, type LazyEntries } from '../session/lazy-entries.ts';
+import { countEntries } from '../session/entry-count.ts';
+import type { LazyEntries } from '../session/lazy-entries.ts';
 import { centralFileFacts } from '../session/lazy-integrity.ts';
 import { forgetLazyEntries, lazyEntriesAt } from '../session/lazy-session.ts';
 import type { EntryRecord, SessionRecord } from '../session/manifest.ts';
