@@ -16,11 +16,7 @@ import type { SessionOwner } from './owner.ts';
 
 export const MANIFEST_FORMAT = 1;
 
-/**
- * A copy of the base archive's central directory, kept beside manifest.jsonl by a session whose
- * folder does not hold every entry (lazy-entries.ts reads it); a sync writes the next one with
- * the next manifest.
- */
+/** A copy of the base's central directory, kept beside manifest.jsonl where the folder lacks entries (lazy-entries.ts). */
 export const DIRECTORY_COPY = 'central.bin';
 
 /** What identifies the source zip as it was when last read or written. */
