@@ -6,6 +6,7 @@ import { commandArgs, kebab } from '../src/cli/args.ts';
 import { renderHelp } from '../src/cli/run.ts';
 import { toolDefinition } from '../src/mcp/tools.ts';
 import { COMMANDS, MCP_TOOL_PREFIX } from '../src/table/registry.ts';
+import { e2eSources, uncovered } from './helpers/e2e-coverage.ts';
 
 describe('the dispatch table', () => {
   it('has unique names, one file per command in src/commands', () => {
@@ -69,17 +70,34 @@ describe('the dispatch table', () => {
     expect(undescribed).toStrictEqual([]);
   });
 
-  it('every command has end-to-end tests on both surfaces', () => {
-    const e2e = path.resolve(import.meta.dir, 'e2e');
-    const text = fs
-      .readdirSync(e2e)
-      .filter((f) => f.endsWith('.ts'))
-      .map((f) => fs.readFileSync(path.join(e2e, f), 'utf8'))
-      .join('\n');
-    for (const command of COMMANDS) {
-      expect(text).toContain(`'${MCP_TOOL_PREFIX}${command.name}'`);
-      expect(text).toMatch(new RegExp(`box\\.run\\(\\['${command.name}'`));
-    }
+  // Invoked, not mentioned: the command run through dist/zipfs (box.run, runZipfs, spawn of BINARY) and its
+  // zipfs_NAME tool called over `zipfs mcp` (e2e-coverage.ts says which call forms count).
+  it('every command is invoked by name in an end-to-end test, on the CLI and over MCP', () => {
+    const names = COMMANDS.map((c) => c.name);
+    expect(uncovered(names, e2eSources(), MCP_TOOL_PREFIX)).toStrictEqual({ cli: [], mcp: [] });
+  });
+
+  it('that check fails for a command added to the table without end-to-end tests', () => {
+    const names = [...COMMANDS.map((c) => c.name), 'zz-extra'];
+    expect(uncovered(names, e2eSources(), MCP_TOOL_PREFIX)).toStrictEqual({ cli: ['zz-extra'], mcp: ['zz-extra'] });
+  });
+
+  it('counts calls only: a name in a comment, a list or a message is not a test of it', () => {
+    const mentions = [
+      "// box.run(['zz-extra']) and call(client, 'zipfs_zz-extra')",
+      "/* Bun.spawn([BINARY, 'zz-extra']) */",
+      "expect(tools).toContain('zipfs_zz-extra'); expect(help).toContain('zz-extra');",
+      "const names = ['zz-extra', 'zipfs_zz-extra'];",
+    ];
+    expect(uncovered(['zz-extra'], mentions, MCP_TOOL_PREFIX)).toStrictEqual({ cli: ['zz-extra'], mcp: ['zz-extra'] });
+    const calls = [
+      "box.run(['zz-extra', 'a.txt', '--json'])",
+      "await call(mcp.client, 'zipfs_zz-extra', { path: 'a.txt' })",
+    ];
+    expect(uncovered(['zz-extra'], calls, MCP_TOOL_PREFIX)).toStrictEqual({ cli: [], mcp: [] });
+    // Each surface on its own: a CLI test does not stand for an MCP one, nor the reverse.
+    expect(uncovered(['zz-extra'], [calls[0]!], MCP_TOOL_PREFIX)).toStrictEqual({ cli: [], mcp: ['zz-extra'] });
+    expect(uncovered(['zz-extra'], [calls[1]!], MCP_TOOL_PREFIX)).toStrictEqual({ cli: ['zz-extra'], mcp: [] });
   });
 
   it('generates the help from the table: a new row shows up without other edits', async () => {

@@ -11,6 +11,8 @@ export interface EnvSetting<T> {
   default: T;
   /** What the variable takes, as the message says it: "1 or 2", "a number of at least 0". */
   takes: string;
+  /** What it sets, for the README's table of settings (scripts/readme/settings-table.ts). */
+  description?: string;
   /** The value `raw` (trimmed, not empty) sets, or undefined when it is malformed. */
   parse(raw: string): T | undefined;
 }
@@ -36,6 +38,7 @@ export function numberSetting(spec: {
   min: number;
   max?: number;
   integer?: boolean;
+  description?: string;
 }): EnvSetting<number> {
   const kind = spec.integer ? 'a whole number' : 'a number';
   const takes =
@@ -48,6 +51,7 @@ export function numberSetting(spec: {
     env: spec.env,
     default: spec.default,
     takes,
+    description: spec.description,
     parse(raw) {
       const value = Number(raw);
       if (!Number.isFinite(value) || value < spec.min || (spec.max !== undefined && value > spec.max)) return undefined;
@@ -62,11 +66,13 @@ export function choiceSetting<T extends string>(spec: {
   default: T;
   choices: readonly T[];
   takes: string;
+  description?: string;
 }): EnvSetting<T> {
   return {
     env: spec.env,
     default: spec.default,
     takes: spec.takes,
+    description: spec.description,
     parse: (raw) => spec.choices.find((choice) => choice === raw),
   };
 }

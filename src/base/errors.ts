@@ -7,36 +7,78 @@ import { quoted } from '../format/quote-name.ts';
 import { invocation } from './message-marks.ts';
 import { showPathsOf, shownPath } from './descriptor-paths.ts';
 
-/** Error codes with the CLI exit code each maps to. Exit code 1 is kept for
- * "ran fine, but there are changes" (`status --exit-code`), like `git diff`. */
+/**
+ * Error codes with the CLI exit code each maps to, and what each means to a caller (the README's
+ * table of exit codes is generated from this one: bun scripts/readme-blocks.ts). The codes are
+ * ADR-005's plus the extensions marked; exit code 1 is kept for "ran fine, but there is something
+ * to see" (`status --exit-code`, grep's no match), like `git diff`.
+ */
 export const ERROR_CODES = {
-  INVALID_INPUT: { exit: 2, summary: 'An argument is missing, unknown or malformed (zipfs extension)' },
-  SESSION_NOT_FOUND: { exit: 3, summary: "Session identifier doesn't match any session" },
-  AMBIGUOUS_SESSION: { exit: 4, summary: 'Multiple sessions open and none specified' },
-  NO_SESSIONS: { exit: 5, summary: 'No sessions open' },
-  ZIP_NOT_FOUND: { exit: 6, summary: "Source zip file doesn't exist or isn't readable" },
-  ZIP_INVALID: { exit: 7, summary: 'File is not a valid zip archive' },
-  ZIP_BOMB_DETECTED: { exit: 8, summary: 'Extracted size, ratio, or count exceeds limits' },
-  CONFLICT_DETECTED: { exit: 9, summary: 'Source zip modified externally since open' },
-  SYNC_FAILED: { exit: 10, summary: 'Error during sync operation' },
-  PATH_TRAVERSAL: { exit: 11, summary: 'Attempted path escape from workspace' },
-  PATH_NOT_FOUND: { exit: 12, summary: "Requested path doesn't exist in workspace" },
-  LOCKED: { exit: 13, summary: 'Another operation has the session locked' },
-  LIMIT_EXCEEDED: { exit: 14, summary: 'Max sessions, max disk usage, etc.' },
-  NAME_COLLISION: { exit: 15, summary: 'Session name already in use' },
-  UNSYNCED_CHANGES: { exit: 16, summary: 'The workspace has changes that were not synced (zipfs extension)' },
+  INVALID_INPUT: {
+    exit: 2,
+    summary:
+      'An argument or ZIPFS_* variable is missing, unknown or malformed; sync: a workspace file where entries only in the zip need a folder (zipfs extension)',
+  },
+  SESSION_NOT_FOUND: { exit: 3, summary: 'The session name or id matches no session' },
+  AMBIGUOUS_SESSION: {
+    exit: 4,
+    summary: 'Several sessions are open and none was chosen (or an id prefix matches several)',
+  },
+  NO_SESSIONS: { exit: 5, summary: 'No sessions are open' },
+  ZIP_NOT_FOUND: { exit: 6, summary: 'The zip does not exist, cannot be read, or is a folder' },
+  ZIP_INVALID: {
+    exit: 7,
+    summary:
+      'Not a zip (a FIFO, socket or device too), damaged, encrypted, an unsupported method, a CRC mismatch, entry names that clash or this system cannot hold; sync: such an entry it would copy raw',
+  },
+  ZIP_BOMB_DETECTED: {
+    exit: 8,
+    summary:
+      'An archive limit is exceeded, entries overlap, or data exceeds its declared size; sync refuses an archive open would refuse',
+  },
+  CONFLICT_DETECTED: {
+    exit: 9,
+    summary: 'The zip changed since the session opened or last synced it, or another program wrote it during a sync',
+  },
+  SYNC_FAILED: {
+    exit: 10,
+    summary:
+      'Sync failed (a write error, the read-back check, what a zip cannot hold, a folder where the backup goes); the zip is as it was',
+  },
+  PATH_TRAVERSAL: { exit: 11, summary: 'A path, entry name or link would reach outside the workspace' },
+  PATH_NOT_FOUND: { exit: 12, summary: 'The path does not exist in the workspace' },
+  LOCKED: {
+    exit: 13,
+    summary: "Another process held the session's (or the zip's) lock for longer than ZIPFS_LOCK_WAIT_MS",
+  },
+  LIMIT_EXCEEDED: {
+    exit: 14,
+    summary:
+      "A resource limit: sessions, workspace bytes, free disk, the system's path length; a grep that found nothing but did not finish",
+  },
+  NAME_COLLISION: { exit: 15, summary: 'An explicit session name is already in use' },
+  UNSYNCED_CHANGES: {
+    exit: 16,
+    summary: 'A close of a workspace with unsynced changes, without sync or force (zipfs extension)',
+  },
   PERMISSION_DENIED: {
     exit: 17,
-    summary: 'A file or folder zipfs needs cannot be read or written by this user (zipfs extension)',
+    summary: 'A file or folder zipfs needs is not readable or writable by this user, or read-only (zipfs extension)',
   },
-  SESSION_DAMAGED: { exit: 18, summary: "A session's manifest or workspace folder is damaged (zipfs extension)" },
+  SESSION_DAMAGED: {
+    exit: 18,
+    summary:
+      "A session's manifest, contents/ folder or lock place is damaged, or from another zipfs version (zipfs extension)",
+  },
   EDIT_MISMATCH: {
     exit: 19,
-    summary: "An edit's old_text matches the file no times or several times; nothing was written (zipfs extension)",
+    summary:
+      "An edit's old_text matches no times, or several without replace_all; nothing was written (zipfs extension)",
   },
   FILE_IN_USE: {
     exit: 20,
-    summary: 'Another program holds a file zipfs needs open (Windows sharing); nothing was changed (zipfs extension)',
+    summary:
+      'Another program holds a file zipfs needs open without sharing it (Windows); nothing was changed, retry (zipfs extension)',
   },
   INTERNAL_ERROR: { exit: 70, summary: 'A bug or an unexpected system failure (zipfs extension)' },
 } as const;

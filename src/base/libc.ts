@@ -65,6 +65,7 @@ export const NATIVE_SETTING = choiceSetting({
   default: '1',
   choices: ['0', '1'],
   takes: '0 (node:fs and Date only) or 1 (the Linux calls through bun:ffi)',
+  description: 'On Linux, 0 uses node:fs and Date instead of statx, copy_file_range, sync_file_range and localtime_r',
 });
 
 let loaded: Libc | null | undefined;

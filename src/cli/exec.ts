@@ -9,9 +9,12 @@
  * COMMAND's status, or its own error code when the sync fails. CLI only: no
  * MCP tool runs commands.
  */
+import { parseArgs, type ArgsDef } from 'citty';
 import { ZipfsError } from '../base/errors.ts';
+import { MODE_HELP } from './mode-help.ts';
 import { findCommand } from '../table/registry.ts';
 import type { CommandContext } from '../table/command.ts';
+import { runCommand } from '../table/run-command.ts';
 
 export interface ExecOptions {
   zip: string;
@@ -23,7 +26,15 @@ export interface ExecOptions {
 
 const USAGE = 'zipfs exec ZIP [-q] [--merge] [--no-backup] [--keep-on-failure] -- COMMAND [ARGS...]';
 
-/** The exec line's own options, before `--`, and the command after it. */
+/** exec's flags as its help declares them (mode-help.ts), defaults included: citty reads them with these. */
+const EXEC_FLAGS: ArgsDef = Object.fromEntries(
+  Object.entries(MODE_HELP.exec.def.args as ArgsDef).filter(([, def]) => def.type !== 'positional'),
+);
+
+/**
+ * The exec line's own options, before `--`, and the command after it. citty reads the flags; the
+ * words are checked first because citty takes any flag silently, and a typo must say the usage.
+ */
 export function parseExec(argv: string[]): ExecOptions {
   const cut = argv.indexOf('--');
   const own = cut < 0 ? argv : argv.slice(0, cut);
@@ -31,7 +42,8 @@ export function parseExec(argv: string[]): ExecOptions {
   const known = new Set(['--merge', '--backup', '--no-backup', '--keep-on-failure']); // --backup: the default, as help shows it
   const unknown = own.find((arg) => arg.startsWith('-') && !known.has(arg));
   if (unknown) throw new ZipfsError('INVALID_INPUT', `Unknown option ${unknown} for exec. Usage: ${USAGE}`);
-  const paths = own.filter((arg) => !arg.startsWith('-'));
+  const parsed = parseArgs(own, EXEC_FLAGS);
+  const paths = parsed._;
   if (paths.length !== 1 || command.length === 0)
     throw new ZipfsError(
       'INVALID_INPUT',
@@ -40,9 +52,9 @@ export function parseExec(argv: string[]): ExecOptions {
   return {
     zip: paths[0]!,
     command,
-    merge: own.includes('--merge'),
-    backup: !own.includes('--no-backup'),
-    keepOnFailure: own.includes('--keep-on-failure'),
+    merge: parsed.merge === true,
+    backup: parsed.backup !== false,
+    keepOnFailure: parsed['keep-on-failure'] === true,
   };
 }
 
@@ -55,8 +67,7 @@ export async function runExec(
   say: (line: string) => void,
   quiet = false,
 ): Promise<number> {
-  const run = async (name: string, input: Record<string, unknown>) =>
-    (await findCommand(name)!.run(input as never, context)) as Record<string, unknown>;
+  const run = (name: string, input: Record<string, unknown>) => runCommand(findCommand(name)!, input, context);
   // A name of its own: parallel jobs on one data folder never meet in one session.
   const name = `exec-${process.pid}-${globalThis.crypto.randomUUID().slice(0, 8)}`;
   const close = (force: boolean) => run('close', { session: name, force, sync: false, backup: options.backup });

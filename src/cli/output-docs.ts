@@ -1,6 +1,7 @@
 /**
  * What each field of each command's result holds, in sentences: shown by
- * `zipfs help CMD` and generated into the README's JSON reference. The output
+ * `zipfs help CMD` (the README's JSON reference lists the fields and their
+ * types, and sends readers there). The output
  * schemas carry terse descriptions because every MCP tools/list pays for
  * them; these longer ones cost MCP nothing. tests/output-docs.test.ts checks
  * that every schema field has one here and that nothing here names a field the

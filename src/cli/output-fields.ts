@@ -1,7 +1,8 @@
 /**
  * The fields of a command's result, read from its output schema (names,
  * types, whether always present) and described from output-docs.ts: the
- * OUTPUT part of `zipfs help CMD` and the README's JSON reference.
+ * OUTPUT part of `zipfs help CMD`, and the names and types of the README's
+ * JSON reference (scripts/readme/json-reference.ts).
  */
 import type { Command } from '../table/command.ts';
 import { OUTPUT_DOCS } from './output-docs.ts';
@@ -86,17 +87,4 @@ export function renderOutputFields(command: Command): string {
     (f) => `  ${f.path.padEnd(width)}  ${f.type}${f.sometimes ? ', sometimes' : ''}: ${f.description}`,
   );
   return `OUTPUT (--json prints this object; "sometimes": only in some results)\n\n${lines.join('\n')}`;
-}
-
-/** The README's JSON reference: one table per command, generated (scripts/output-reference.ts writes it in). */
-export function outputReference(commands: readonly Command[]): string {
-  const escape = (text: string) => text.replaceAll('|', '\\|');
-  return commands
-    .map((command) => {
-      const rows = outputFields(command).map(
-        (f) => `| \`${f.path}\` | ${escape(f.type)}${f.sometimes ? ' (sometimes)' : ''} | ${escape(f.description)} |`,
-      );
-      return `**${command.name}**\n\n| Field | Type | Holds |\n|---|---|---|\n${rows.join('\n')}`;
-    })
-    .join('\n\n');
 }

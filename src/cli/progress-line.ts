@@ -12,7 +12,12 @@ import { numberSetting } from '../base/env-setting.ts';
 const WIDTH = 24;
 
 /** ZIPFS_PROGRESS_DELAY_MS: how long an operation runs before its bar is drawn (0: at once). */
-export const PROGRESS_DELAY_SETTING = numberSetting({ env: 'ZIPFS_PROGRESS_DELAY_MS', default: 1000, min: 0 });
+export const PROGRESS_DELAY_SETTING = numberSetting({
+  env: 'ZIPFS_PROGRESS_DELAY_MS',
+  default: 1000,
+  min: 0,
+  description: 'Milliseconds an operation (open, sync) runs before it draws a progress bar on a terminal',
+});
 
 export function bar(label: string, done: number, total: number): string {
   const fraction = total > 0 ? Math.min(1, done / total) : 1;

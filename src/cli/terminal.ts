@@ -6,6 +6,7 @@
  */
 import fs from 'node:fs';
 import { sleepSync } from '../base/sleep.ts';
+import { terminalsAreDevices } from '../rules/platform.ts';
 
 export interface Output {
   /** True when the descriptor is a terminal: colours and progress bars are for people. */
@@ -23,7 +24,7 @@ let devNull: number | undefined;
  * it is told apart by its device number. Windows asks the runtime.
  */
 export function isTerminal(fd: number): boolean {
-  if (process.platform === 'win32')
+  if (!terminalsAreDevices())
     return (fd === 0 ? process.stdin : fd === 1 ? process.stdout : process.stderr).isTTY === true;
   try {
     const stats = fs.fstatSync(fd);

@@ -1,11 +1,9 @@
 import * as v from 'valibot';
-import { defineCommand, lockWait } from '../table/command.ts';
+import { defineCommand } from '../table/command.ts';
 import { deleteWorkspacePath } from '../files/edit.ts';
 import { ZipfsError } from '../base/errors.ts';
 import { normaliseToolPath } from '../files/safe-path.ts';
 import { workspaceOf } from '../workspace/session-workspace.ts';
-import { withSessionLock } from '../session/lock.ts';
-import { resolveSession } from '../session/resolve-session.ts';
 import { flag, name, sessionParam } from './schemas.ts';
 
 export const del = defineCommand({
@@ -19,6 +17,7 @@ export const del = defineCommand({
   }),
   output: v.object({ deleted: flag('True'), path: name('Normalised') }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+  session: 'write',
   cli: {
     message: true,
     workspacePaths: ['path'],
@@ -27,23 +26,16 @@ export const del = defineCommand({
     example: 'zipfs delete data/old -r',
   },
   async run(input, context) {
-    const session = resolveSession(context.home, input.session, context.hints);
-    const deleted = await withSessionLock(
-      session,
-      'delete',
-      () => {
-        // Entries only in the archive are deleted there; what is on disk, from the folder.
-        const fromZip = workspaceOf(session).removeArchived(input.path, input.recursive);
-        try {
-          return deleteWorkspacePath(session.contents, input.path, input.recursive);
-        } catch (error) {
-          if (fromZip > 0 && error instanceof ZipfsError && error.code === 'PATH_NOT_FOUND')
-            return normaliseToolPath(input.path);
-          throw error;
-        }
-      },
-      lockWait(context),
-    );
+    const { session } = context;
+    // Entries only in the archive are deleted there; what is on disk, from the folder.
+    const fromZip = workspaceOf(session).removeArchived(input.path, input.recursive);
+    let deleted: string;
+    try {
+      deleted = deleteWorkspacePath(session.contents, input.path, input.recursive);
+    } catch (error) {
+      if (!(fromZip > 0 && error instanceof ZipfsError && error.code === 'PATH_NOT_FOUND')) throw error;
+      deleted = normaliseToolPath(input.path);
+    }
     return { deleted: true, path: deleted };
   },
   render: (out) => `Deleted ${out.path}.`,

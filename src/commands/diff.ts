@@ -3,7 +3,6 @@ import { defineCommand } from '../table/command.ts';
 import { paintDiff } from '../format/paint-diff.ts';
 import { plural } from '../format/units.ts';
 import { lockedByOther } from '../session/lock.ts';
-import { resolveSession } from '../session/resolve-session.ts';
 import { diffAgainstArchive, type FileDiff } from '../sync/archive-diff.ts';
 import { recoverInterruptedSync } from '../sync/sync-archive.ts';
 import {
@@ -60,6 +59,7 @@ export const diff = defineCommand({
     next_offset: nextOffsetField,
   }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  session: 'read',
   cli: {
     workspacePaths: ['path'],
     positionals: ['path'],
@@ -69,7 +69,7 @@ export const diff = defineCommand({
     exitCode: (out, flags) => (flags['exit-code'] && (out.total ?? out.files.length) > 0 ? 1 : 0),
   },
   run(input, context) {
-    const session = resolveSession(context.home, input.session, context.hints);
+    const { session } = context;
     if (!lockedByOther(session)) recoverInterruptedSync(session);
     const sections = diffAgainstArchive(session.contents, workspaceOf(session).base(), {
       path: input.path,

@@ -1,11 +1,12 @@
 import fs from 'node:fs';
 import * as v from 'valibot';
-import { defineCommand, lockWait } from '../table/command.ts';
+import { defineCommand } from '../table/command.ts';
 import { ZipfsError, quote } from '../base/errors.ts';
 import type { TextEdit } from '../files/edit-text.ts';
 import { applyEditsTimed } from '../files/edit-in-worker.ts';
 import { loadLimits } from '../rules/limits.ts';
 import { writeWorkspaceFile } from '../files/edit.ts';
+import { sessionFolderRules } from '../rules/folder-rules.ts';
 import { unifiedDiff } from '../files/line-diff.ts';
 import { resolveExisting } from '../files/safe-path.ts';
 import { withBeneath } from '../files/beneath.ts';
@@ -13,9 +14,7 @@ import { notReadable, openRegularFile } from '../base/regular-file.ts';
 import { notTextReason, scanFile } from '../files/text-or-binary.ts';
 import { textEncodingOf, WHOLE_TEXT_MAX_BYTES } from '../files/file-encoding.ts';
 import { decodeText, encodeOrRefuse, TEXT_ENCODINGS, type TextEncoding } from '../files/text-encoding.ts';
-import { withSessionLock } from '../session/lock.ts';
 import { workspaceOf } from '../workspace/session-workspace.ts';
-import { resolveSession } from '../session/resolve-session.ts';
 import { paintDiff } from '../format/paint-diff.ts';
 import { plural } from '../format/units.ts';
 import { param } from '../base/message-marks.ts';
@@ -85,6 +84,7 @@ export const edit = defineCommand({
     total: v.optional(count('All diff lines, if cut')),
   }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+  session: 'write',
   cli: {
     message: true,
     workspacePaths: ['path'],
@@ -130,63 +130,49 @@ export const edit = defineCommand({
     },
   },
   async run(input, context) {
-    const session = resolveSession(context.home, input.session, context.hints);
+    const { session } = context;
     const { grepBudgetMs } = loadLimits(context.env);
-    return withSessionLock(
-      session,
-      'edit',
-      async () => {
-        // The file, onto disk first when it is only in the archive.
-        await workspaceOf(session).prepareChange([input.path], { home: context.home, limits: loadLimits(context.env) });
-        const file = withBeneath(session.contents, (beneath) => {
-          const found = resolveExisting(beneath, input.path);
-          // The root ('' or '/', an unset variable's path) is a folder too, and said so, not taken for a link.
-          if (found.stats.isDirectory())
-            throw new ZipfsError(
-              'INVALID_INPUT',
-              `Invalid argument path: ${quote(found.relative || '/')} is a folder${found.relative === '' ? ' (the workspace root)' : ''}; give the path of a text file to edit.`,
-            );
-          return { ...found, before: readText(found.path, found.relative, input.encoding) };
-        });
-        const before = file.before;
-        if (input.expected_sha256 !== undefined && input.expected_sha256.toLowerCase() !== before.sha256) {
-          throw new ZipfsError(
-            'CONFLICT_DETECTED',
-            `${quote(file.relative)} changed since it was read (its sha256 is now ${before.sha256}); nothing was written. Read it again and redo the edit.`,
-          );
-        }
-        const after = await applyEditsTimed(
-          before.text,
-          input.edits as TextEdit[],
-          file.relative,
-          grepBudgetMs,
-          context.signal,
+    // The file, onto disk first when it is only in the archive.
+    await workspaceOf(session).prepareChange([input.path], { home: context.home, limits: loadLimits(context.env) });
+    const file = withBeneath(session.contents, (beneath) => {
+      const found = resolveExisting(beneath, input.path);
+      // The root ('' or '/', an unset variable's path) is a folder too, and said so, not taken for a link.
+      if (found.stats.isDirectory())
+        throw new ZipfsError(
+          'INVALID_INPUT',
+          `Invalid argument path: ${quote(found.relative || '/')} is a folder${found.relative === '' ? ' (the workspace root)' : ''}; give the path of a text file to edit.`,
         );
-        const bytes = encodeOrRefuse(after.text, before.encoding, file.relative);
-        if (!input.dry_run)
-          writeWorkspaceFile(
-            session.contents,
-            file.relative,
-            bytes,
-            false,
-            false,
-            session.record.case_insensitive === true,
-          );
-        const sha256 = new Bun.CryptoHasher('sha256').update(bytes).digest('hex');
-        const result = { sha256, size_bytes: bytes.length, replacements: after.replacements };
-        if (!input.diff) return { ...result, diff: '' };
-        // Cut as diff pages are, to what fits one answer; edit has no next page (it cannot be run again), zipfs_diff has.
-        const text = unifiedDiff(file.relative, before.text, after.text).text;
-        const lines = text === '' ? [] : text.slice(0, -1).split('\n');
-        const build = (page: string[], next: number | undefined) => ({
-          ...result,
-          diff: page.map((line) => `${line}\n`).join(''),
-          ...(next === undefined ? {} : { truncated: true, total: lines.length }),
-        });
-        return takePage(lines, {}, context.maxAnswerBytes, build, (line) => textChars(`${line}\n`));
-      },
-      lockWait(context),
+      return { ...found, before: readText(found.path, found.relative, input.encoding) };
+    });
+    const before = file.before;
+    if (input.expected_sha256 !== undefined && input.expected_sha256.toLowerCase() !== before.sha256) {
+      throw new ZipfsError(
+        'CONFLICT_DETECTED',
+        `${quote(file.relative)} changed since it was read (its sha256 is now ${before.sha256}); nothing was written. Read it again and redo the edit.`,
+      );
+    }
+    const after = await applyEditsTimed(
+      before.text,
+      input.edits as TextEdit[],
+      file.relative,
+      grepBudgetMs,
+      context.signal,
     );
+    const bytes = encodeOrRefuse(after.text, before.encoding, file.relative);
+    if (!input.dry_run)
+      writeWorkspaceFile(session.contents, file.relative, bytes, false, { rules: sessionFolderRules(session.record) });
+    const sha256 = new Bun.CryptoHasher('sha256').update(bytes).digest('hex');
+    const result = { sha256, size_bytes: bytes.length, replacements: after.replacements };
+    if (!input.diff) return { ...result, diff: '' };
+    // Cut as diff pages are, to what fits one answer; edit has no next page (it cannot be run again), zipfs_diff has.
+    const text = unifiedDiff(file.relative, before.text, after.text).text;
+    const lines = text === '' ? [] : text.slice(0, -1).split('\n');
+    const build = (page: string[], next: number | undefined) => ({
+      ...result,
+      diff: page.map((line) => `${line}\n`).join(''),
+      ...(next === undefined ? {} : { truncated: true, total: lines.length }),
+    });
+    return takePage(lines, {}, context.maxAnswerBytes, build, (line) => textChars(`${line}\n`));
   },
   render: (out, paint) => paintDiff(out.diff, paint),
   // The CLI has no answer budget: its diff is never cut, so the note need not say so.

@@ -1,9 +1,7 @@
 import * as v from 'valibot';
-import { defineCommand, lockWait } from '../table/command.ts';
+import { defineCommand } from '../table/command.ts';
 import { humanBytes, plural } from '../format/units.ts';
 import { loadLimits } from '../rules/limits.ts';
-import { resolveSession } from '../session/resolve-session.ts';
-import { withSessionLock } from '../session/lock.ts';
 import { workspaceOf } from '../workspace/session-workspace.ts';
 import { count, sessionParam } from './schemas.ts';
 import { assertNarrowing } from '../table/filter-values.ts';
@@ -22,6 +20,7 @@ export const extract = defineCommand({
     not_extracted: count('Still lazy'),
   }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  session: 'write',
   cli: {
     message: true,
     workspacePaths: [],
@@ -29,18 +28,15 @@ export const extract = defineCommand({
     short: { session: 's' },
     example: "zipfs extract word/document.xml 'word/media/**'",
   },
+  check: (input) => assertNarrowing(input.paths, 'paths', 'extract every entry left in the zip'),
   async run(input, context) {
-    assertNarrowing(input.paths, 'paths', 'extract every entry left in the zip');
-    const session = resolveSession(context.home, input.session, context.hints);
-    const workspace = workspaceOf(session);
+    const { session } = context;
     // Paths and globs name entries (workspace/match-entries.ts); nothing named is PATH_NOT_FOUND.
-    return withSessionLock(
-      session,
-      'extract',
-      () =>
-        workspace.extract(input.paths, { home: context.home, limits: loadLimits(context.env), signal: context.signal }),
-      lockWait(context),
-    );
+    return workspaceOf(session).extract(input.paths, {
+      home: context.home,
+      limits: loadLimits(context.env),
+      signal: context.signal,
+    });
   },
   render: (out) =>
     `Extracted ${plural(out.extracted, 'entry', 'entries')} (${humanBytes(out.bytes)}); ${plural(out.not_extracted, 'entry', 'entries')} left in the zip.`,

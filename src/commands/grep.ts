@@ -6,7 +6,6 @@ import { loadLimits } from '../rules/limits.ts';
 import { globFilter, grepWorkspace } from '../search/grep.ts';
 import { workspaceOf } from '../workspace/session-workspace.ts';
 import type { GrepZipEntry } from '../search/grep-types.ts';
-import { resolveSession } from '../session/resolve-session.ts';
 import { withBeneath } from '../files/beneath.ts';
 import { TEXT_ENCODINGS } from '../files/text-encoding.ts';
 import { continuation, itemChars, nextOffsetField, offsetParam, takePage } from '../table/paging.ts';
@@ -57,6 +56,7 @@ export const grep = defineCommand({
     next_offset: nextOffsetField,
   }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  session: 'read',
   cli: {
     workspacePaths: ['path'],
     fromCurrentFolder: true,
@@ -69,7 +69,7 @@ export const grep = defineCommand({
     // not finish (time budget, the engine giving up) is no answer: LIMIT_EXCEEDED's exit, not 1.
     exitCode: (out) => (out.total_matches > 0 ? 0 : out.truncated ? ERROR_CODES.LIMIT_EXCEEDED.exit : 1),
   },
-  async run(input, context) {
+  check(input) {
     if (input.pattern === '')
       throw new ZipfsError(
         'INVALID_INPUT',
@@ -78,7 +78,9 @@ export const grep = defineCommand({
     // glob filters; path is a place ('' and '/' the root, as documented), not a filter.
     if (input.glob !== undefined)
       assertNarrowing([input.glob], 'glob', 'search every file under path', { matchesEntries: false });
-    const session = resolveSession(context.home, input.session, context.hints);
+  },
+  async run(input, context) {
+    const { session } = context;
     const workspace = workspaceOf(session);
     const start = withBeneath(session.contents, (beneath) => workspace.stat(beneath, input.path));
     const limits = loadLimits(context.env);

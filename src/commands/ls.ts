@@ -2,7 +2,6 @@ import * as v from 'valibot';
 import { defineCommand } from '../table/command.ts';
 import { humanBytes, isoSeconds, localMinute, table } from '../format/units.ts';
 import { walk } from '../workspace/listing.ts';
-import { resolveSession } from '../session/resolve-session.ts';
 import { workspaceOf } from '../workspace/session-workspace.ts';
 import { withBeneath } from '../files/beneath.ts';
 import {
@@ -40,6 +39,7 @@ export const ls = defineCommand({
     next_offset: nextOffsetField,
   }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  session: 'read',
   cli: {
     workspacePaths: ['path'],
     fromCurrentFolder: true,
@@ -48,7 +48,7 @@ export const ls = defineCommand({
     example: 'zipfs ls data -r',
   },
   run(input, context) {
-    const session = resolveSession(context.home, input.session, context.hints);
+    const { session } = context;
     const workspace = workspaceOf(session);
     return withBeneath(session.contents, (beneath) => {
       const target = workspace.stat(beneath, input.path);

@@ -1,9 +1,7 @@
 import * as v from 'valibot';
 import { workspaceOf } from '../workspace/session-workspace.ts';
-import { defineCommand, lockWait } from '../table/command.ts';
+import { defineCommand } from '../table/command.ts';
 import { makeWorkspaceFolder } from '../files/make-folder.ts';
-import { withSessionLock } from '../session/lock.ts';
-import { resolveSession } from '../session/resolve-session.ts';
 import { flag, name, sessionParam, workspacePathParam } from './schemas.ts';
 
 export const mkdir = defineCommand({
@@ -17,6 +15,7 @@ export const mkdir = defineCommand({
   }),
   output: v.object({ created: flag('False if it was there'), path: name('Normalised') }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  session: 'write',
   cli: {
     message: true,
     workspacePaths: ['path'],
@@ -25,17 +24,10 @@ export const mkdir = defineCommand({
     example: 'zipfs mkdir META-INF/extra',
   },
   async run(input, context) {
-    const session = resolveSession(context.home, input.session, context.hints);
-    const made = await withSessionLock(
-      session,
-      'mkdir',
-      () => {
-        // A folder only in the archive is there: its parent need not be asked for.
-        if (!input.parents) workspaceOf(session).prepareFolderOf(input.path);
-        return makeWorkspaceFolder(session.contents, input.path, input.parents);
-      },
-      lockWait(context),
-    );
+    const { session } = context;
+    // A folder only in the archive is there: its parent need not be asked for.
+    if (!input.parents) workspaceOf(session).prepareFolderOf(input.path);
+    const made = makeWorkspaceFolder(session.contents, input.path, input.parents);
     return { created: made.created, path: made.relative };
   },
   render: (out) => (out.created ? `Made ${out.path}/.` : `${out.path}/ was already there.`),

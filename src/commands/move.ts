@@ -1,10 +1,8 @@
 import * as v from 'valibot';
-import { defineCommand, lockWait } from '../table/command.ts';
+import { defineCommand } from '../table/command.ts';
 import { moveWorkspacePath } from '../files/move.ts';
-import { withSessionLock } from '../session/lock.ts';
 import { workspaceOf } from '../workspace/session-workspace.ts';
 import { loadLimits } from '../rules/limits.ts';
-import { resolveSession } from '../session/resolve-session.ts';
 import { flag, name, sessionParam } from './schemas.ts';
 
 export const move = defineCommand({
@@ -19,6 +17,7 @@ export const move = defineCommand({
   }),
   output: v.object({ moved: flag('True'), from: name('Normalised'), to: name('Normalised') }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+  session: 'write',
   cli: {
     message: true,
     workspacePaths: ['from', 'to'],
@@ -28,20 +27,13 @@ export const move = defineCommand({
     example: 'zipfs mv data/old.csv archive/2024.csv',
   },
   async run(input, context) {
-    const session = resolveSession(context.home, input.session, context.hints);
-    const moved = await withSessionLock(
-      session,
-      'move',
-      async () => {
-        // Both ends prepared, so a target only in the archive is on disk to refuse or replace.
-        await workspaceOf(session).prepareChange([input.from, input.to], {
-          home: context.home,
-          limits: loadLimits(context.env),
-        });
-        return moveWorkspacePath(session.contents, input.from, input.to, input.overwrite);
-      },
-      lockWait(context),
-    );
+    const { session } = context;
+    // Both ends prepared, so a target only in the archive is on disk to refuse or replace.
+    await workspaceOf(session).prepareChange([input.from, input.to], {
+      home: context.home,
+      limits: loadLimits(context.env),
+    });
+    const moved = moveWorkspacePath(session.contents, input.from, input.to, input.overwrite);
     return { moved: true, ...moved };
   },
   render: (out) => `Moved ${out.from} to ${out.to}.`,

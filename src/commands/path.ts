@@ -1,6 +1,5 @@
 import * as v from 'valibot';
 import { defineCommand } from '../table/command.ts';
-import { resolveSession } from '../session/resolve-session.ts';
 import { count, sessionParam, text } from './schemas.ts';
 import { workspaceOf } from '../workspace/session-workspace.ts';
 
@@ -11,9 +10,10 @@ export const path = defineCommand({
   input: v.strictObject({ session: sessionParam }),
   output: v.object({ path: text('Absolute'), not_extracted: v.optional(count('Lazy: in zip only')) }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  session: 'read',
   cli: { positionals: ['session'], short: { session: 's' }, example: 'cd "$(zipfs path q4-report)"' },
   run(input, context) {
-    const session = resolveSession(context.home, input.session, context.hints);
+    const { session } = context;
     const notExtracted = workspaceOf(session).notExtracted();
     return { path: session.contents, ...(notExtracted === undefined ? {} : { not_extracted: notExtracted }) };
   },

@@ -2,7 +2,6 @@ import * as v from 'valibot';
 import { defineCommand } from '../table/command.ts';
 import { ZipfsError, quote } from '../base/errors.ts';
 import { loadLimits } from '../rules/limits.ts';
-import { resolveSession } from '../session/resolve-session.ts';
 import { resolveExisting } from '../files/safe-path.ts';
 import fs from 'node:fs';
 import { workspaceOf } from '../workspace/session-workspace.ts';
@@ -51,6 +50,7 @@ export const read = defineCommand({
     next_start_line: v.optional(count('Lines: absent at the end')),
   }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  session: 'read',
   cli: {
     workspacePaths: ['path'],
     positionals: ['path'],
@@ -62,7 +62,7 @@ export const read = defineCommand({
       out.encoding === 'base64' && input.encoding !== 'base64' ? Buffer.from(out.content, 'base64') : undefined,
   },
   async run(input, context) {
-    const session = resolveSession(context.home, input.session, context.hints);
+    const { session } = context;
     const workspace = workspaceOf(session);
     const seen = withBeneath(session.contents, (beneath) => workspace.stat(beneath, input.path));
     const folder = (relative: string) =>
@@ -74,7 +74,7 @@ export const read = defineCommand({
     // An entry only in the archive is read from a file its bytes are put in (Workspace.fileFor).
     const fromZip = seen.archived ? await workspace.fileFor(seen.archived, loadLimits(context.env)) : undefined;
     return withBeneath(session.contents, (beneath) => {
-      // A file on disk is reached again: what resolveSeen found was reached through folders it has closed.
+      // A file on disk is reached again: what stat found was reached through folders it has closed.
       const file = fromZip
         ? { relative: seen.relative, path: fromZip, stats: fs.statSync(fromZip) }
         : resolveExisting(beneath, input.path);

@@ -4,7 +4,6 @@ import { plural } from '../format/units.ts';
 import { lockedByOther } from '../session/lock.ts';
 import { changeLines, zipChangesSince } from '../sync/zip-changes.ts';
 import { describeLeftover, findZipLeftovers } from '../sync/zip-leftovers.ts';
-import { resolveSession } from '../session/resolve-session.ts';
 import { recoverInterruptedSync } from '../sync/sync-archive.ts';
 import { isNewArchive, sourceState } from '../session/source-state.ts';
 import { diffWorkspace, type Unsupported, type WorkspaceDiff } from '../sync/workspace-diff.ts';
@@ -98,6 +97,7 @@ export const status = defineCommand({
     next_offset: nextOffsetField,
   }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  session: 'read',
   cli: {
     positionals: ['session'],
     short: { session: 's' },
@@ -106,7 +106,7 @@ export const status = defineCommand({
     exitCode: (out, flags) => (flags['exit-code'] && changeCount(out) > 0 ? 1 : 0),
   },
   run(input, context) {
-    const session = resolveSession(context.home, input.session, context.hints);
+    const { session } = context;
     if (!lockedByOther(session)) recoverInterruptedSync(session);
     const base = workspaceOf(session).base();
     const diff = diffWorkspace(session.contents, base);

@@ -1,8 +1,6 @@
 import * as v from 'valibot';
 import { defineCommand, lockWait } from '../table/command.ts';
 import { loadLimits } from '../rules/limits.ts';
-import { withSessionLock } from '../session/lock.ts';
-import { resolveSession } from '../session/resolve-session.ts';
 import { syncSession } from '../sync/sync-archive.ts';
 import { backupParam, count, flag, NAME, sessionParam } from './schemas.ts';
 
@@ -28,26 +26,20 @@ export const sync = defineCommand({
     leftovers_removed: v.optional(v.pipe(v.array(v.string()), v.description("Killed syncs' lock, temporaries"))),
   }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  session: 'write',
   cli: { message: true, positionals: ['session'], short: { session: 's' }, example: 'zipfs sync --dry-run' },
   async run(input, context) {
-    const session = resolveSession(context.home, input.session, context.hints);
-    return withSessionLock(
-      session,
-      'sync',
-      () =>
-        syncSession({
-          session,
-          force: input.force,
-          merge: input.merge,
-          dryRun: input.dry_run,
-          backup: input.backup,
-          progress: context.progress,
-          signal: context.signal,
-          wait: lockWait(context),
-          limits: loadLimits(context.env),
-        }),
-      lockWait(context),
-    );
+    return syncSession({
+      session: context.session,
+      force: input.force,
+      merge: input.merge,
+      dryRun: input.dry_run,
+      backup: input.backup,
+      progress: context.progress,
+      signal: context.signal,
+      wait: lockWait(context),
+      limits: loadLimits(context.env),
+    });
   },
   render(out) {
     const counts = `${out.files_modified} modified, ${out.files_added} added, ${out.files_deleted} deleted${out.files_renamed ? `, ${out.files_renamed} renamed` : ''}`;

@@ -2,7 +2,6 @@ import * as v from 'valibot';
 import { defineCommand } from '../table/command.ts';
 import { plural } from '../format/units.ts';
 import { walk } from '../workspace/listing.ts';
-import { resolveSession } from '../session/resolve-session.ts';
 import { workspaceOf } from '../workspace/session-workspace.ts';
 import { withBeneath } from '../files/beneath.ts';
 import { ZipfsError, quote } from '../base/errors.ts';
@@ -38,6 +37,7 @@ export const tree = defineCommand({
     next_offset: nextOffsetField,
   }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  session: 'read',
   cli: {
     workspacePaths: ['path'],
     fromCurrentFolder: true,
@@ -46,7 +46,7 @@ export const tree = defineCommand({
     example: 'zipfs tree --max-depth 2',
   },
   run(input, context) {
-    const session = resolveSession(context.home, input.session, context.hints);
+    const { session } = context;
     const workspace = workspaceOf(session);
     return withBeneath(session.contents, (beneath) => {
       const start = workspace.stat(beneath, input.path);

@@ -1,12 +1,11 @@
 import * as v from 'valibot';
-import { defineCommand, lockWait } from '../table/command.ts';
+import { defineCommand } from '../table/command.ts';
 import { ZipfsError } from '../base/errors.ts';
 import { humanBytes } from '../format/units.ts';
 import { writeWorkspaceFile } from '../files/edit.ts';
-import { withSessionLock } from '../session/lock.ts';
+import { sessionFolderRules } from '../rules/folder-rules.ts';
 import { workspaceOf } from '../workspace/session-workspace.ts';
 import { loadLimits } from '../rules/limits.ts';
-import { resolveSession } from '../session/resolve-session.ts';
 import { count, flag, sessionParam } from './schemas.ts';
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
@@ -33,6 +32,7 @@ export const write = defineCommand({
   }),
   output: v.object({ written: flag('True'), size_bytes: count('Size') }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  session: 'write',
   cli: {
     message: true,
     workspacePaths: ['path'],
@@ -42,29 +42,18 @@ export const write = defineCommand({
     example: 'zipfs write data/config.json \'{"debug": true}\'',
   },
   async run(input, context) {
-    const session = resolveSession(context.home, input.session, context.hints);
+    const { session } = context;
     const bytes = decode(input.content, input.encoding);
-    const { size } = await withSessionLock(
-      session,
-      'write',
-      async () => {
-        const workspace = workspaceOf(session);
-        // Appending adds to the file's content: prepared as a change. A whole write needs none of it.
-        if (input.append)
-          await workspace.prepareChange([input.path], { home: context.home, limits: loadLimits(context.env) });
-        // A folder only in the archive exists in the session: made on disk for a write that makes no folders.
-        if (!input.create_dirs) workspace.prepareFolderOf(input.path);
-        return writeWorkspaceFile(
-          session.contents,
-          input.path,
-          bytes,
-          input.create_dirs,
-          input.append,
-          session.record.case_insensitive === true,
-        );
-      },
-      lockWait(context),
-    );
+    const workspace = workspaceOf(session);
+    // Appending adds to the file's content: prepared as a change. A whole write needs none of it.
+    if (input.append)
+      await workspace.prepareChange([input.path], { home: context.home, limits: loadLimits(context.env) });
+    // A folder only in the archive exists in the session: made on disk for a write that makes no folders.
+    if (!input.create_dirs) workspace.prepareFolderOf(input.path);
+    const { size } = writeWorkspaceFile(session.contents, input.path, bytes, input.create_dirs, {
+      append: input.append,
+      rules: sessionFolderRules(session.record),
+    });
     return { written: true, size_bytes: size };
   },
   render: (out) => `Wrote ${humanBytes(out.size_bytes)}.`,

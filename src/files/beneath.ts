@@ -24,6 +24,7 @@ import path from 'node:path';
 import { ZipfsError, isSystemError, quote } from '../base/errors.ts';
 import { recordFolder, shownPath } from '../base/descriptor-paths.ts';
 import { invocation } from '../base/message-marks.ts';
+import { NAME_MAX_BYTES, namesDescriptorsInProc } from '../rules/platform.ts';
 
 const { O_RDONLY, O_DIRECTORY = 0, O_NOFOLLOW = 0 } = fs.constants;
 const FOLDER_FLAGS = O_RDONLY | O_DIRECTORY | O_NOFOLLOW;
@@ -31,7 +32,7 @@ const FOLDER_FLAGS = O_RDONLY | O_DIRECTORY | O_NOFOLLOW;
 let procFd: boolean | undefined;
 /** Whether this system names open descriptors as folders (Linux's /proc/self/fd). */
 function byDescriptor(): boolean {
-  return (procFd ??= process.platform === 'linux' && fs.existsSync('/proc/self/fd'));
+  return (procFd ??= namesDescriptorsInProc() && fs.existsSync('/proc/self/fd'));
 }
 
 /** An open folder of the workspace. */
@@ -111,7 +112,7 @@ function notFound(whole: string): ZipfsError {
 }
 
 /** File systems take at most 255 bytes per name: a longer one cannot exist, and cannot be made. */
-const MAX_NAME_BYTES = 255;
+const MAX_NAME_BYTES = NAME_MAX_BYTES;
 
 function checkName(name: string, whole: string, create: boolean | undefined): void {
   if (name.length * 3 <= MAX_NAME_BYTES || Buffer.byteLength(name) <= MAX_NAME_BYTES) return;

@@ -9,7 +9,16 @@ import { writeFully } from '../base/fd-io.ts';
 import { linkRefused, normaliseToolPath } from './safe-path.ts';
 import { removeBeneath, withBeneath, type Folder } from './beneath.ts';
 import { foldCase } from '../rules/platform-names.ts';
+import { isFileInUse } from '../rules/file-in-use.ts';
+import type { FolderRules } from '../rules/folder-rules.ts';
 import { param } from '../base/message-marks.ts';
+
+export interface WriteOptions {
+  /** Add the bytes at the file's end instead of replacing it. */
+  append?: boolean;
+  /** The rules of the session's folder (rules/folder-rules.ts, sessionFolderRules): whether it folds case. */
+  rules?: FolderRules;
+}
 
 /**
  * Writes a file in the workspace: whole (a temporary renamed into place, so
@@ -24,9 +33,9 @@ export function writeWorkspaceFile(
   input: string,
   bytes: Uint8Array,
   createDirs: boolean,
-  append = false,
-  foldsCase = false,
+  { append = false, rules }: WriteOptions = {},
 ): { relative: string; size: number } {
+  const foldsCase = rules?.caseInsensitive === true;
   const relative = normaliseToolPath(input);
   if (relative === '')
     throw new ZipfsError(
@@ -90,11 +99,8 @@ export function writeWorkspaceFile(
       );
     } catch (error) {
       fs.rmSync(temporary, { force: true });
-      // Windows refuses to replace a file another program holds open (EPERM, or EBUSY).
-      if (
-        target &&
-        (isSystemError(error, 'EBUSY') || (process.platform === 'win32' && isSystemError(error, 'EPERM', 'EACCES')))
-      ) {
+      // Windows refuses to replace a file another program holds open (rules/file-in-use.ts).
+      if (target && isFileInUse(error)) {
         throw new ZipfsError(
           'FILE_IN_USE',
           `${quote(relative)} is in use by another program, which holds it open; nothing was written. Close it there, then retry.`,
@@ -148,8 +154,8 @@ export function deleteWorkspacePath(root: string, input: string, recursive: bool
     try {
       removeBeneath(place.folder, place.name); // a link is removed, never its target
     } catch (error) {
-      // Windows refuses to remove a file another program holds open (EBUSY, or EPERM).
-      if (isSystemError(error, 'EBUSY') || (process.platform === 'win32' && isSystemError(error, 'EPERM', 'EACCES'))) {
+      // Windows refuses to remove a file another program holds open (rules/file-in-use.ts).
+      if (isFileInUse(error)) {
         throw new ZipfsError(
           'FILE_IN_USE',
           `${quote(relative)} is in use by another program, which holds it open; it was not deleted. Close it there, then retry.`,

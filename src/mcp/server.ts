@@ -10,6 +10,7 @@ import { logger } from '../base/log.ts';
 import { throttleProgress } from '../table/progress.ts';
 import { COMMANDS, MCP_TOOL_PREFIX } from '../table/registry.ts';
 import { validateInput } from '../table/validate.ts';
+import { runCommand } from '../table/run-command.ts';
 import { mcpMessage, mcpResult } from './render-message.ts';
 import { LineTransport } from './stdio-transport.ts';
 import { toolDefinition } from './tools.ts';
@@ -84,7 +85,7 @@ export async function createMcpServer(options: ServerOptions): Promise<Server> {
     }
     try {
       const input = validateInput(tool.command, request.params.arguments);
-      const output = mcpResult((await tool.command.run(input as never, context)) as Record<string, unknown>);
+      const output = mcpResult(await runCommand(tool.command, input, context));
       return { content: [{ type: 'text', text: JSON.stringify(output) }], structuredContent: output };
     } catch (error) {
       const failure = toZipfsError(error);

@@ -19,6 +19,14 @@ import { workerPath } from '../base/worker-path.ts';
 const PARALLEL_MIN_BYTES = 16 * 1024 * 1024;
 const PARALLEL_MIN_FILES = 2000;
 
+/** Where and how open extracts: the contents folder, the threads it may use, progress and cancel. */
+export interface ExtractInto {
+  root: string;
+  threads: number;
+  progress?: Progress;
+  signal?: AbortSignal;
+}
+
 /**
  * Writes every planned item and returns the manifest entry records, in
  * central-directory order. Entries are read in offset order, so the archive is
@@ -29,10 +37,7 @@ export async function extract(
   source: FileSource,
   directory: CentralDirectory,
   plan: ExtractionPlan,
-  root: string,
-  threads: number,
-  progress?: Progress,
-  signal?: AbortSignal,
+  { root, threads, progress, signal }: ExtractInto,
 ): Promise<EntryRecord[]> {
   fs.mkdirSync(root);
   for (const dir of plan.directories) fs.mkdirSync(path.join(root, dir), { recursive: true });

@@ -49,26 +49,23 @@ async function openNamed(request: OpenRequest, zipPath: string): Promise<Opened>
     const plan = checkArchive(source, directory, request.limits, target);
     const published = await inStaging(request, plan.totalBytes, async (staging) => {
       assertDiskSpace(staging, plan.totalBytes);
-      const entries = await extract(
-        source,
-        directory,
-        plan,
-        path.join(staging, 'contents'),
-        request.limits.threads,
-        request.progress,
-        request.signal,
-      );
+      const entries = await extract(source, directory, plan, {
+        root: path.join(staging, 'contents'),
+        threads: request.limits.threads,
+        progress: request.progress,
+        signal: request.signal,
+      });
       releasePhaseGarbage(entries.length);
       request.signal?.throwIfAborted();
       const symlinks = plan.items.filter((i) => i.type === 'symlink').map((i) => i.path);
-      const record = sessionRecord(
+      const record = sessionRecord({
         zipPath,
-        fingerprintSource(source, directory),
+        source: fingerprintSource(source, directory),
         staging,
-        { files: plan.fileCount, dirs: plan.dirCount, bytes: plan.totalBytes, symlinks },
-        target.rules.caseInsensitive === true,
-        request.owner,
-      );
+        counts: { files: plan.fileCount, dirs: plan.dirCount, bytes: plan.totalBytes, symlinks },
+        rules: target.rules,
+        owner: request.owner,
+      });
       return publishOnce(request, staging, record, entries);
     });
     return publishedSession(request.home, published);
@@ -90,14 +87,14 @@ async function createArchiveSession(request: OpenRequest, zipPath: string): Prom
   }
   const published = await inStaging(request, 0, (staging) => {
     fs.mkdirSync(path.join(staging, 'contents'));
-    const record = sessionRecord(
+    const record = sessionRecord({
       zipPath,
-      { size: -1, mtime_ms: 0, directory_sha256: '' },
+      source: { size: -1, mtime_ms: 0, directory_sha256: '' },
       staging,
-      { files: 0, dirs: 0, bytes: 0, symlinks: [] },
-      workspaceTarget(request.home, true).rules.caseInsensitive === true,
-      request.owner,
-    );
+      counts: { files: 0, dirs: 0, bytes: 0, symlinks: [] },
+      rules: workspaceTarget(request.home, true).rules,
+      owner: request.owner,
+    });
     return publishOnce(request, staging, record, []);
   });
   return publishedSession(request.home, published);

@@ -40,14 +40,14 @@ export async function openLazy(request: OpenRequest, zipPath: string): Promise<O
       const { files, folders } = countEntries(directory);
       const counts = { files, dirs: folders, bytes: 0, symlinks: [] };
       const record = {
-        ...sessionRecord(
+        ...sessionRecord({
           zipPath,
-          fingerprintSource(source, directory),
+          source: fingerprintSource(source, directory),
           staging,
           counts,
-          target.rules.caseInsensitive === true,
-          request.owner,
-        ),
+          rules: target.rules,
+          owner: request.owner,
+        }),
         lazy: { ...facts, ...centralFileFacts(central) },
       };
       return publishOnce(request, staging, record, []);

@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import { ZipfsError, diskFull, isSystemError, pathUnusable } from '../base/errors.ts';
 import type { Progress } from '../base/progress.ts';
 import type { Limits } from '../rules/limits.ts';
+import type { FolderRules } from '../rules/folder-rules.ts';
 import { FileSource } from '../zip/index.ts';
 import { workspacesDir } from '../session/data-dir.ts';
 import { ctimeFence } from './ctime-fence.ts';
@@ -80,14 +81,20 @@ function prepareStaging(request: OpenRequest, bytes: number): string {
   return createStaging(request.home);
 }
 
-export function sessionRecord(
-  zipPath: string,
-  source: SessionRecord['source'],
-  staging: string,
-  counts: { files: number; dirs: number; bytes: number; symlinks: string[] },
-  caseInsensitive: boolean,
-  owner: SessionOwner | undefined,
-): SessionRecord {
+/** What a new session's record is made from. */
+export interface NewSession {
+  zipPath: string;
+  /** The zip's fingerprint (size -1: an archive still to be written). */
+  source: SessionRecord['source'];
+  /** The staging folder, whose file system sets the ctime fence. */
+  staging: string;
+  counts: { files: number; dirs: number; bytes: number; symlinks: string[] };
+  /** The rules of the workspaces' folder (workspace-rules.ts): whether it folds case is recorded. */
+  rules: FolderRules;
+  owner: SessionOwner | undefined;
+}
+
+export function sessionRecord({ zipPath, source, staging, counts, rules, owner }: NewSession): SessionRecord {
   return {
     kind: 'session',
     format: MANIFEST_FORMAT,
@@ -101,7 +108,7 @@ export function sessionRecord(
     extracted_size_bytes: counts.bytes,
     ctime_fence_ms: ctimeFence(staging),
     symlinks: counts.symlinks,
-    case_insensitive: caseInsensitive,
+    case_insensitive: rules.caseInsensitive === true,
     ...(owner ? { owner } : {}),
   };
 }

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { ZipfsError, type Refuse } from '../base/errors.ts';
 import { quoted } from '../format/quote-name.ts';
+import { NAME_MAX_BYTES, pathMaxBytes, type Platform } from './platform.ts';
 
 /** An archive entry's place in the workspace. */
 export interface EntryPath {
@@ -9,7 +10,7 @@ export interface EntryPath {
   isDirectory: boolean;
 }
 
-const MAX_SEGMENT_BYTES = 255;
+const MAX_SEGMENT_BYTES = NAME_MAX_BYTES;
 
 /**
  * Maps an entry name to a workspace path, or refuses it. `\` is treated as a
@@ -111,8 +112,6 @@ export function unwritableName(relative: string, maxPathBytes: number): string |
   return undefined;
 }
 
-/** The longest path the system takes, with its closing NUL: Linux's PATH_MAX, macOS's. */
-const SYSTEM_PATH_MAX = process.platform === 'darwin' ? 1024 : 4096;
 /** Room for a session's folder name: 64 characters and a numeric suffix, or a staging folder's `.open-<pid>-<uuid>`. */
 const SESSION_FOLDER_BYTES = 70;
 
@@ -121,9 +120,12 @@ const SESSION_FOLDER_BYTES = 70;
  * (`<workspaces>/<session>/contents/<entry path>`): past the system's path
  * limit, no program could open the file by its full path.
  */
-export function maxEntryPathBytes(workspaces: string): number {
+export function maxEntryPathBytes(workspaces: string, platform?: Platform): number {
   return (
-    SYSTEM_PATH_MAX - 1 - Buffer.byteLength(path.join(workspaces, 'x'.repeat(SESSION_FOLDER_BYTES), 'contents')) - 1
+    pathMaxBytes(platform) -
+    1 -
+    Buffer.byteLength(path.join(workspaces, 'x'.repeat(SESSION_FOLDER_BYTES), 'contents')) -
+    1
   );
 }
 
@@ -140,7 +142,7 @@ export function checkPathsFit(
       refuse(
         new ZipfsError(
           'LIMIT_EXCEEDED',
-          `Entry ${quoted(`${item.entry.name.slice(0, 80)}...`)} is ${bytes} bytes deep; in a workspace under ${workspaces} its path may take at most ${max} bytes, or no program could open it (this system's path limit is ${SYSTEM_PATH_MAX}). Extract it with another tool into a short folder, or set ZIPFS_HOME to a shorter folder if that is enough; the archive was not opened.`,
+          `Entry ${quoted(`${item.entry.name.slice(0, 80)}...`)} is ${bytes} bytes deep; in a workspace under ${workspaces} its path may take at most ${max} bytes, or no program could open it (this system's path limit is ${pathMaxBytes()}). Extract it with another tool into a short folder, or set ZIPFS_HOME to a shorter folder if that is enough; the archive was not opened.`,
         ),
       );
     }

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import { ZipfsError } from '../base/errors.ts';
 import path from 'node:path';
+import { hostPlatform, keepsDataInLocalAppData, type Platform } from '../rules/platform.ts';
 
 /**
  * Where zipfs keeps its workspaces: $ZIPFS_HOME, else on Windows
@@ -10,10 +11,10 @@ import path from 'node:path';
  * when missing; something that is not a folder at that path is a mistake in
  * the variable, said as such.
  */
-export function dataDir(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string {
+export function dataDir(env: NodeJS.ProcessEnv = process.env, platform: Platform = hostPlatform()): string {
   const [home, from] = env.ZIPFS_HOME
     ? [path.resolve(env.ZIPFS_HOME), 'ZIPFS_HOME']
-    : platform === 'win32' && env.LOCALAPPDATA
+    : keepsDataInLocalAppData(platform) && env.LOCALAPPDATA
       ? [path.resolve(env.LOCALAPPDATA, 'zipfs'), 'LOCALAPPDATA']
       : env.XDG_DATA_HOME
         ? [path.resolve(env.XDG_DATA_HOME, 'zipfs'), 'XDG_DATA_HOME']

@@ -11,14 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ZipfsError, type Refuse, throwRefusal } from '../base/errors.ts';
 import { quoted } from '../format/quote-name.ts';
-import { PackedDirectory, assertReadable } from '../zip/index.ts';
-import {
-  FLAG_ENCRYPTED,
-  FLAG_PATCHED,
-  FLAG_STRONG_ENCRYPTION,
-  METHOD_DEFLATED,
-  METHOD_STORED,
-} from '../zip/constants.ts';
+import { PackedDirectory, assertReadable, plainlyReadable } from '../zip/index.ts';
 import { entryPath, isPlainPath } from '../rules/entry-paths.ts';
 import { releasePhaseGarbage } from '../base/memory.ts';
 import type { ItemType } from '../rules/item-type.ts';
@@ -33,9 +26,6 @@ import {
 } from './manifest.ts';
 import { centralCountProblem, centralFileProblem } from './lazy-integrity.ts';
 import { checkClashes, checkOverlaps, platformMisfits } from './lazy-entry-checks.ts';
-
-/** Flags that make an entry unreadable (assertReadable says why). */
-const UNREADABLE_FLAGS = FLAG_ENCRYPTED | FLAG_STRONG_ENCRYPTION | FLAG_PATCHED;
 
 /** The file beside manifest.jsonl holding the base archive's central directory (manifest.ts). */
 export const CENTRAL_FILE = DIRECTORY_COPY;
@@ -173,10 +163,7 @@ export function lazyEntriesOf(
         ),
       );
     // As open: sync copies every entry as it is, and other readers refuse these on any entry.
-    if (
-      directory.flags(i) & UNREADABLE_FLAGS ||
-      (directory.method(i) !== METHOD_STORED && directory.method(i) !== METHOD_DEFLATED)
-    ) {
+    if (!plainlyReadable(directory.flags(i), directory.method(i))) {
       try {
         assertReadable(directory.entry(i));
       } catch (error) {

@@ -7,6 +7,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { foldsCaseByDefault } from '../rules/platform.ts';
 
 export type FileIdentity = string;
 
@@ -29,7 +30,7 @@ export function comparablePath(file: string): string {
   } catch {
     resolved = path.resolve(file);
   }
-  return process.platform === 'win32' || process.platform === 'darwin' ? resolved.toLowerCase() : resolved;
+  return foldsCaseByDefault() ? resolved.toLowerCase() : resolved;
 }
 
 export function sameFile(a: string, b: string): boolean {

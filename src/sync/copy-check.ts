@@ -27,22 +27,22 @@ import { quoted } from '../format/quote-name.ts';
 import { invocation } from '../base/message-marks.ts';
 import { entryPath } from '../rules/entry-paths.ts';
 import type { EntryRecord } from '../session/manifest.ts';
-import { crc32, inflateRaw } from '../zip/codec.ts';
+import { crc32 } from '../zip/codec.ts';
 import {
   FLAG_DATA_DESCRIPTOR,
   FLAG_ENCRYPTED,
   FLAG_PATCHED,
   FLAG_STRONG_ENCRYPTION,
   LOCAL_HEADER_LENGTH,
-  METHOD_DEFLATED,
-  METHOD_STORED,
   SIG_DATA_DESCRIPTOR,
 } from '../zip/constants.ts';
 import {
+  decodeOrUndefined,
   entryLayoutFault,
   locateEntryData,
   packedLayoutFault,
   readEntryData,
+  storedAsIs,
   streamEntryData,
   type FileSource,
   type PackedDirectory,
@@ -107,7 +107,7 @@ export class CopyCheck {
     if (packedLayoutFault(source, directory, index, limit)) return false;
     const flags = directory.flags(index);
     const method = directory.method(index);
-    if (flags & UNREADABLE || (method !== METHOD_STORED && method !== METHOD_DEFLATED)) return false;
+    if (flags & UNREADABLE) return false;
     const at = directory.localHeaderOffset(index);
     const h = source.peek(at, LOCAL_HEADER_LENGTH);
     if (h < 0) return false;
@@ -117,18 +117,8 @@ export class CopyCheck {
     // Through peek's one reused buffer, not read's windows: a new window every few MiB was garbage the size of the archive.
     const p = source.peek(dataOffset, compressed);
     if (p < 0) return false;
-    const raw = source.view.subarray(p, p + compressed);
-    let data = raw;
-    if (method === METHOD_STORED) {
-      if (compressed !== size) return false;
-    } else {
-      try {
-        data = inflateRaw(raw, size);
-      } catch {
-        return false;
-      }
-      if (data.length !== size) return false;
-    }
+    const data = decodeOrUndefined(method, source.view.subarray(p, p + compressed), size);
+    if (!data) return false;
     const crc = directory.field32(index, 16);
     if (crc32(data) !== crc) return false;
     if (!(flags & FLAG_DATA_DESCRIPTOR)) return true;
@@ -147,12 +137,7 @@ export class CopyCheck {
     let reason: string | undefined;
     try {
       if (Math.max(entry.compressedSize, entry.uncompressedSize) < WHOLE_BELOW_BYTES) readEntryData(this.source, entry);
-      else if (
-        entry.method === METHOD_STORED &&
-        entry.compressedSize === entry.uncompressedSize &&
-        !(entry.flags & UNREADABLE)
-      )
-        reason = this.storedFault(entry);
+      else if (storedAsIs(entry)) reason = this.storedFault(entry);
       else await streamEntryData(this.source, entry, locateEntryData(this.source, entry), () => {});
     } catch (error) {
       if (!(error instanceof ZipfsError)) throw error;

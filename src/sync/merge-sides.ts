@@ -4,7 +4,7 @@
  * as it is now, which must pass the checks open makes of an archive (zip-now.ts).
  */
 import { withBeneath } from '../files/beneath.ts';
-import { folderRules } from '../open/workspace-rules.ts';
+import { sessionFolderRules } from '../rules/folder-rules.ts';
 import type { EntryRecord } from '../session/manifest.ts';
 import type { Base, OnDisk } from '../workspace/base.ts';
 import { planMerge, type MergePlan } from './merge-plan.ts';
@@ -38,12 +38,13 @@ export function mergeSides(base: Base, diff: WorkspaceDiff): MergeSides {
  */
 export async function mergePlanFor(request: SyncRequest, base: Base, sides: MergeSides): Promise<MergePlan> {
   const { entries, diff, tracked } = sides;
-  const caseInsensitive = base.record.case_insensitive === true;
+  const rules = sessionFolderRules(base.record);
+  const { caseInsensitive } = rules;
   const zipNow = {
     zipPath: base.record.source_path,
     limitsOn: base.limitsOn,
     forceable: base.forceable,
-    rules: folderRules(caseInsensitive),
+    rules,
     limits: request.limits,
     workspaces: workspacesOf(request.session.dir),
   };

@@ -23,7 +23,7 @@ import { fileVersion, replacedDuringMerge } from './zip-identity.ts';
 import { removeEmptiedFolders } from './emptied-folders.ts';
 import { assertWithinOpenLimits } from './open-limits.ts';
 import { assertFinalShape } from './final-shape.ts';
-import { folderRules } from '../open/workspace-rules.ts';
+import { sessionFolderRules } from '../rules/folder-rules.ts';
 import { withZipLock } from '../session/lock.ts';
 import { describeLeftover, removeZipLeftovers } from './zip-leftovers.ts';
 import { diffWorkspace, type WorkspaceDiff } from './workspace-diff.ts';
@@ -153,7 +153,7 @@ async function writeBack(
     // its next open makes; what the session keeps beside its manifest (a central.bin) comes from it.
     const central = base.checkWritten(verifyWritten(temporary, total), next.session, {
       limits: request.limits,
-      rules: folderRules(base.record.case_insensitive === true),
+      rules: sessionFolderRules(base.record),
     });
     releasePhaseGarbage(next.entries.length);
     request.signal?.throwIfAborted(); // the last moment a cancel can take effect: nothing has replaced the zip yet

@@ -8,22 +8,17 @@
  */
 import fs from 'node:fs';
 import type { Beneath } from '../files/beneath.ts';
-import { crc32, deflateRaw, deflateRawPiece } from '../zip/codec.ts';
-import {
-  EXTRA_UNICODE_PATH,
-  FLAG_DATA_DESCRIPTOR,
-  FLAG_UTF8,
-  HOST_UNIX,
-  METHOD_DEFLATED,
-  METHOD_STORED,
-  S_IFDIR,
-  S_IFLNK,
-} from '../zip/constants.ts';
+import { crc32 } from '../zip/codec.ts';
+import { EXTRA_UNICODE_PATH, FLAG_DATA_DESCRIPTOR, FLAG_UTF8, HOST_UNIX, S_IFDIR, S_IFLNK } from '../zip/constants.ts';
 import { dateToDosDateTime } from '../zip/dos-time.ts';
 import {
+  encodeWhole,
   extendedTimestampField,
+  methodToWrite,
   readLocalExtra,
   refreshExtraFields,
+  startPieceEncoding,
+  type EncodeChoice,
   type EntryFields,
   type ExtraField,
   type FileSource,
@@ -46,8 +41,6 @@ const STREAM_PIECE_BYTES = 4 << 20;
 /** From this size on a streamed entry's sizes go in zip64 fields: its header is written before
  * the compressed size is known, and deflate may add a little to data that does not compress. */
 const ZIP64_FROM_BYTES = 0xf000_0000;
-/** A streamed addition is stored when deflate does not bring its first piece below this share. */
-const WORTH_DEFLATING = 0.97;
 
 /** Where a sync's entries go, and what it keeps of them: the same for every entry of one sync. */
 export interface EntrySink {
@@ -94,7 +87,7 @@ type Frame = Omit<EntryFields, 'method' | 'crc32' | 'compressedSize' | 'uncompre
 interface NewEntry {
   frame: Frame;
   content: Content;
-  method: 'stored' | 'deflate' | 'auto';
+  method: EncodeChoice;
   localExtra: ExtraField[];
   centralExtra: ExtraField[];
 }
@@ -108,11 +101,7 @@ async function writeContent({ writer, pause }: EntrySink, entry: NewEntry): Prom
   const time = dateToDosDateTime(new Date(content.observed.mtime_ms));
   if (content.fd === undefined) {
     const bytes = content.bytes ?? new Uint8Array(0);
-    let packed =
-      method === 'stored'
-        ? { method: METHOD_STORED, data: bytes }
-        : { method: METHOD_DEFLATED, data: deflateRaw(bytes) };
-    if (method === 'auto' && packed.data.length >= bytes.length) packed = { method: METHOD_STORED, data: bytes };
+    const packed = encodeWhole(bytes, method);
     const fields = {
       ...frame,
       ...time,
@@ -127,16 +116,11 @@ async function writeContent({ writer, pause }: EntrySink, entry: NewEntry): Prom
   try {
     const piece = Buffer.allocUnsafe(STREAM_PIECE_BYTES);
     const first = fs.readSync(fd, piece, 0, piece.length, null);
-    let deflate = method !== 'stored';
-    let firstOut: Uint8Array | undefined;
-    if (deflate) {
-      firstOut = deflateRawPiece(piece.subarray(0, first), false);
-      if (method === 'auto' && firstOut.length >= first * WORTH_DEFLATING) deflate = false;
-    }
+    const encoding = startPieceEncoding(method, piece.subarray(0, first));
     const fields = {
       ...frame,
       ...time,
-      method: deflate ? METHOD_DEFLATED : METHOD_STORED,
+      method: encoding.method,
       crc32: 0,
       compressedSize: 0,
       uncompressedSize: 0,
@@ -150,16 +134,16 @@ async function writeContent({ writer, pause }: EntrySink, entry: NewEntry): Prom
         write(chunk);
         packed += chunk.length;
       };
-      emit(deflate ? firstOut! : Buffer.from(piece.subarray(0, first)));
+      emit(encoding.first);
       for (let n; (n = fs.readSync(fd, piece, 0, piece.length, null)) > 0; ) {
         const chunk = piece.subarray(0, n);
         crc = crc32(chunk, crc);
         size += n;
         // The writer may keep a small piece buffered: hand it a copy, the read buffer is reused.
-        emit(deflate ? deflateRawPiece(chunk, false) : Buffer.from(chunk));
+        emit(encoding.piece(chunk));
         await pause();
       }
-      if (deflate) emit(deflateRawPiece(new Uint8Array(0), true));
+      emit(encoding.end());
       return { crc32: crc, uncompressedSize: size, compressedSize: packed };
     });
   } finally {
@@ -219,7 +203,7 @@ export async function writeFromWorkspace(
   };
   const seconds = Math.floor(content.observed.mtime_ms / 1000);
   const localExtra = original && source ? readLocalExtra(source, original) : new Uint8Array(0);
-  const method = record.method === METHOD_STORED ? 'stored' : 'deflate';
+  const method = methodToWrite(record.method);
   const keep = (fields: ExtraField[]) =>
     newName === undefined ? fields : fields.filter((field) => field.id !== EXTRA_UNICODE_PATH);
   return writeContent(sink, {

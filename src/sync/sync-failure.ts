@@ -6,6 +6,7 @@ import path from 'node:path';
 import { ZipfsError, isSystemError, pathUnusable, permissionDenied, quote } from '../base/errors.ts';
 import { showPathsOf } from '../base/descriptor-paths.ts';
 import { invocation } from '../base/message-marks.ts';
+import { isFileInUse } from '../rules/file-in-use.ts';
 import type { WorkspaceDiff } from './workspace-diff.ts';
 
 /** A workspace path that was there at the scan and is gone now (workspace files are reached through beneath.ts's descriptors). */
@@ -37,12 +38,7 @@ export function syncFailure(error: unknown, { temporary, target }: { temporary: 
       `A file of the workspace vanished while sync was reading it (${showPathsOf(error as Error).message}); the source zip was left unchanged. Sync again once nothing else is changing the workspace.`,
     );
   }
-  if (
-    isSystemError(error, 'EBUSY', 'ETXTBSY') ||
-    (process.platform === 'win32' &&
-      isSystemError(error, 'EPERM') &&
-      (error.path === temporary || error.path === target))
-  ) {
+  if (isFileInUse(error, { files: [temporary, target] })) {
     return new ZipfsError(
       'FILE_IN_USE',
       `The zip ${target} is in use by another program, which holds it open; sync left the zip and the workspace as they were. Close it there, then retry the sync.`,

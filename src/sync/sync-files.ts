@@ -5,8 +5,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { isProcessAlive } from '../session/process-alive.ts';
-import { ZipfsError, isSystemError } from '../base/errors.ts';
+import { ZipfsError } from '../base/errors.ts';
 import { param } from '../base/message-marks.ts';
+import { hostPlatform, openFilesBlockRenames, type Platform } from '../rules/platform.ts';
+import { isRetryableInUse } from '../rules/file-in-use.ts';
 
 /** Marks zipfs temporaries beside a source zip: `.<name>.zipfs-<pid>-<id>.tmp`. */
 export const TEMP_MARK = '.zipfs-';
@@ -31,7 +33,7 @@ export function draftBackup(target: string): string {
   const draft = `${backupPathFor(target)}${TEMP_MARK}${process.pid}.tmp`;
   fs.rmSync(draft, { force: true });
   // Not linked on Windows, where a link to a zip another program holds open cannot be renamed or removed while it does.
-  if (process.platform === 'win32' || !linked(target, draft)) fs.copyFileSync(target, draft);
+  if (openFilesBlockRenames() || !linked(target, draft)) fs.copyFileSync(target, draft);
   return draft;
 }
 
@@ -79,17 +81,13 @@ const RENAME_RETRY_MS = [50, 100, 200, 400, 800];
  * stands (FILE_IN_USE, from the caller). Elsewhere a rename either works or
  * will not by waiting.
  */
-export async function renameOver(
-  from: string,
-  to: string,
-  platform: NodeJS.Platform = process.platform,
-): Promise<void> {
-  for (const pause of platform === 'win32' ? [...RENAME_RETRY_MS, undefined] : [undefined]) {
+export async function renameOver(from: string, to: string, platform: Platform = hostPlatform()): Promise<void> {
+  for (const pause of openFilesBlockRenames(platform) ? [...RENAME_RETRY_MS, undefined] : [undefined]) {
     try {
       fs.renameSync(from, to);
       return;
     } catch (error) {
-      if (pause === undefined || !isSystemError(error, 'EBUSY', 'EPERM', 'EACCES')) throw error;
+      if (pause === undefined || !isRetryableInUse(error, platform)) throw error;
       await Bun.sleep(pause);
     }
   }

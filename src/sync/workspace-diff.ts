@@ -15,6 +15,7 @@ import { withBeneath, type Beneath } from '../files/beneath.ts';
 import { foldersOf } from '../rules/item-type.ts';
 import { maxEntryPathBytes, unwritableName } from '../rules/entry-paths.ts';
 import { findRenames } from './renames.ts';
+import { sessionFolderRules } from '../rules/folder-rules.ts';
 import type { EntryRecord } from '../session/manifest.ts';
 import type { Base } from '../workspace/base.ts';
 import type { Observed } from './observed.ts';
@@ -110,7 +111,7 @@ function compare(beneath: Beneath, base: Base): WorkspaceDiff {
   const { items, emptyDirs, badNames } = scan(beneath.folder(''));
   // The base's entries that may differ from the folder; the others are untouched (workspace/base.ts).
   const entries = base.compared(items);
-  if (session.case_insensitive === true) matchFoldedNames(items, emptyDirs, entries);
+  if (sessionFolderRules(session).caseInsensitive) matchFoldedNames(items, emptyDirs, entries);
   const states = new Map<number, EntryState>();
   const modified: string[] = [];
   const deleted: string[] = [];

@@ -1,6 +1,6 @@
 /**
  * What one operation is: schemas, metadata and a handler. Each file in
- * src/commands/ exports one of these; src/registry.ts lists them, and the CLI
+ * src/commands/ exports one of these; table/registry.ts lists them, and the CLI
  * and MCP adapters are generated from that list. Nothing here knows either surface.
  */
 import type * as v from 'valibot';
@@ -9,6 +9,7 @@ import type { Progress } from '../base/progress.ts';
 import type { SessionHints } from '../session/resolve-session.ts';
 import type { LockWait } from '../session/lock.ts';
 import type { SessionOwner } from '../session/owner.ts';
+import type { Session } from '../session/session-store.ts';
 import { loadLimits } from '../rules/limits.ts';
 
 export type ObjectSchema =
@@ -32,6 +33,19 @@ export interface CommandContext {
   maxAnswerBytes?: number;
   /** The process of the job this caller works for (session/owner.ts): recorded by open, spared by prune. */
   owner?: SessionOwner;
+}
+
+/**
+ * What a command does with one session, for the table's runner (run-command.ts): 'read' gets it
+ * resolved (named, $ZIPFS_SESSION, the working folder, the only one open), 'write' gets it resolved
+ * and locked for the whole run. A command that declares none works on no session, or on one it
+ * must find its own way (close --force removes a damaged one no resolution accepts).
+ */
+export type SessionUse = 'read' | 'write';
+
+/** The context of a command that declared a session: the runner put it here. */
+export interface SessionContext extends CommandContext {
+  session: Session;
 }
 
 /** How long a mutation waits for another process's lock on its session (ZIPFS_LOCK_WAIT_MS), and what stops the wait. */
@@ -87,7 +101,11 @@ export interface CliHints {
   exitCode?(output: any, flags: Record<string, boolean>): number;
 }
 
-export interface Command<I extends ObjectSchema = ObjectSchema, O extends ObjectSchema = ObjectSchema> {
+export interface Command<
+  I extends ObjectSchema = ObjectSchema,
+  O extends ObjectSchema = ObjectSchema,
+  S extends SessionUse | undefined = SessionUse | undefined,
+> {
   /** CLI subcommand; the MCP tool is `zipfs_<name>`. */
   name: string;
   title: string;
@@ -96,7 +114,14 @@ export interface Command<I extends ObjectSchema = ObjectSchema, O extends Object
   output: O;
   annotations: Annotations;
   cli: CliHints;
-  run(input: v.InferOutput<I>, context: CommandContext): v.InferOutput<O> | Promise<v.InferOutput<O>>;
+  /** The session it works on, resolved (and for 'write' locked) by the runner before run(); its input has `session`. */
+  session?: S;
+  /** Checks of the input alone, run before the session is resolved: a wrong argument is said before a missing session. */
+  check?(input: v.InferOutput<I>): void;
+  run(
+    input: v.InferOutput<I>,
+    context: S extends SessionUse ? SessionContext : CommandContext,
+  ): v.InferOutput<O> | Promise<v.InferOutput<O>>;
   /** Readable output for people; `--json` and MCP use the object itself. `flags.quiet` is -q/--quiet. */
   render(output: v.InferOutput<O>, paint: Paint, flags: Record<string, boolean>, input: v.InferOutput<I>): string;
   /**
@@ -107,6 +132,10 @@ export interface Command<I extends ObjectSchema = ObjectSchema, O extends Object
 }
 
 /** Keeps each command's input and output types tied to its schemas. */
-export function defineCommand<I extends ObjectSchema, O extends ObjectSchema>(command: Command<I, O>): Command<I, O> {
+export function defineCommand<
+  I extends ObjectSchema,
+  O extends ObjectSchema,
+  S extends SessionUse | undefined = undefined,
+>(command: Command<I, O, S>): Command<I, O, S> {
   return command;
 }

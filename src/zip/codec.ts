@@ -1,7 +1,9 @@
 /**
- * The one place that decides which implementation compresses, decompresses
- * and checksums. Measured here (see DESIGN.md, Performance), the runtime's
- * built-in zlib inflates 3-7x faster than fflate, so the hot paths use it.
+ * Deflate's implementation and the checksum: which library compresses,
+ * decompresses and checksums is decided here. Measured (see DESIGN.md,
+ * Performance), the runtime's built-in zlib inflates 3-7x faster than fflate,
+ * so the hot paths use it. Which method an entry uses is decided elsewhere, in
+ * one place: the codec registry (codec-registry.ts, codecs/deflate.ts).
  */
 import type { default as Zlib } from 'node:zlib';
 

@@ -1,19 +1,10 @@
 import { ZipfsError } from '../base/errors.ts';
 import { quoted } from '../format/quote-name.ts';
 import { ByteReader } from './bytes.ts';
-import { InflateError, crc32, inflateRaw, inflateRawStream } from './codec.ts';
-import {
-  FLAG_DATA_DESCRIPTOR,
-  FLAG_ENCRYPTED,
-  FLAG_PATCHED,
-  FLAG_STRONG_ENCRYPTION,
-  LOCAL_HEADER_LENGTH,
-  METHOD_DEFLATED,
-  METHOD_NAMES,
-  METHOD_STORED,
-  SIG_DATA_DESCRIPTOR,
-  SIG_LOCAL_HEADER,
-} from './constants.ts';
+import { InflateError, crc32 } from './codec.ts';
+import { decodingOf, unreadableReason, type EntryDecoding } from './codec-registry.ts';
+import type { EntryCipher, PieceTransform } from './codec-types.ts';
+import { FLAG_DATA_DESCRIPTOR, LOCAL_HEADER_LENGTH, SIG_DATA_DESCRIPTOR, SIG_LOCAL_HEADER } from './constants.ts';
 import type { ZipSource } from './source.ts';
 import type { EntryLocation } from './types.ts';
 
@@ -56,21 +47,70 @@ export function readLocalExtra(source: ZipSource, entry: EntryLocation): Uint8Ar
 
 /** Refuses entries whose data zipfs cannot decode, before any byte is read. */
 export function assertReadable(entry: EntryLocation): void {
-  if (entry.flags & (FLAG_ENCRYPTED | FLAG_STRONG_ENCRYPTION))
-    throw invalid(entry, 'is encrypted, and zipfs does not decrypt; decrypt the archive with its own tool first');
-  if (entry.flags & FLAG_PATCHED)
-    throw invalid(entry, 'holds "compressed patched data" (flag bit 5), which zipfs and most readers do not support');
-  if (entry.method !== METHOD_STORED && entry.method !== METHOD_DEFLATED) {
-    const name = METHOD_NAMES[entry.method] ?? 'unknown';
+  decodingFor(entry);
+}
+
+/** How `entry` is decoded, asked of the codec registry; an entry it cannot decode is refused, naming its method. */
+function decodingFor(entry: EntryLocation): EntryDecoding {
+  const decoding = decodingOf(entry);
+  if (!decoding) throw invalid(entry, unreadableReason(entry));
+  return decoding;
+}
+
+/** A codec's failure as open refuses it: output past the declared size is a bomb, damaged data invalid. */
+function decodeFailure(entry: EntryLocation, error: unknown): Error {
+  if (error instanceof InflateError && error.overflow) {
+    return new ZipfsError(
+      'ZIP_BOMB_DETECTED',
+      `Entry ${quoted(entry.name)} inflates to more than the ${entry.uncompressedSize} bytes its header declares; its headers lie, so the archive was refused.`,
+    );
+  }
+  return invalid(entry, (error as Error).message);
+}
+
+function checkDecodedSize(entry: EntryLocation, size: number): void {
+  if (size !== entry.uncompressedSize)
     throw invalid(
       entry,
-      `uses compression method ${entry.method} (${name}); zipfs reads stored and deflate entries, so re-create the archive with deflate`,
+      `inflates to ${size} bytes, not the declared ${entry.uncompressedSize} (unexpected end of data)`,
     );
+}
+
+function checkCrc(entry: EntryLocation, decoding: EntryDecoding, actual: number): void {
+  if (actual !== entry.crc32 && !decoding.cipher?.skipsCrc?.(entry))
+    throw invalid(entry, `CRC-32 mismatch (stored ${hex(entry.crc32)}, data gives ${hex(actual)})`);
+}
+
+/** The span of the data under an encryption layer, and the layer's decryptor for it (its header and trailer read). */
+function unwrap(
+  source: ZipSource,
+  entry: EntryLocation,
+  cipher: EntryCipher,
+  span: EntrySpan,
+): { span: EntrySpan; decrypt: PieceTransform } {
+  const { head, tail } = cipher.overhead(entry);
+  if (span.dataEnd - span.dataOffset < head + tail)
+    throw invalid(entry, `data is shorter than its ${cipher.name} header (unexpected end of data)`);
+  const inner = { dataOffset: span.dataOffset + head, dataEnd: span.dataEnd - tail };
+  const decrypt = cipher.decryptor(
+    entry,
+    source.read(span.dataOffset, head).slice(),
+    source.read(inner.dataEnd, tail).slice(),
+  );
+  return { span: inner, decrypt };
+}
+
+/** The layer's own check after the last piece (a wrong password, a MAC that differs), refused as damaged data. */
+function endDecrypt(entry: EntryLocation, decrypt: PieceTransform): void {
+  try {
+    decrypt.end();
+  } catch (error) {
+    throw invalid(entry, (error as Error).message);
   }
 }
 
 /**
- * Returns an entry's uncompressed bytes, verified: inflation stops at the
+ * Returns an entry's uncompressed bytes, verified: decoding stops at the
  * declared size, short output and CRC mismatches are errors, and a data
  * descriptor must agree with the central directory. For stored entries the
  * result may be a view of the source's read window: treat it as read-only.
@@ -80,38 +120,25 @@ export function readEntryData(
   entry: EntryLocation,
   span = locateEntryData(source, entry),
 ): Uint8Array {
-  assertReadable(entry);
-  const raw = source.read(span.dataOffset, entry.compressedSize);
+  const decoding = decodingFor(entry);
+  const { codec, cipher } = decoding;
+  let raw = source.read(span.dataOffset, entry.compressedSize);
   if (raw.length < entry.compressedSize) throw invalid(entry, 'data is cut off (unexpected end of file)');
-  let data: Uint8Array;
-  if (entry.method === METHOD_STORED) {
-    if (entry.compressedSize !== entry.uncompressedSize)
-      throw invalid(
-        entry,
-        `is stored but its sizes differ (${entry.compressedSize} stored, ${entry.uncompressedSize} declared)`,
-      );
-    data = raw;
-  } else {
-    try {
-      data = inflateRaw(raw, entry.uncompressedSize);
-    } catch (error) {
-      if (error instanceof InflateError && error.overflow) {
-        throw new ZipfsError(
-          'ZIP_BOMB_DETECTED',
-          `Entry ${quoted(entry.name)} inflates to more than the ${entry.uncompressedSize} bytes its header declares; its headers lie, so the archive was refused.`,
-        );
-      }
-      throw invalid(entry, (error as Error).message);
-    }
-    if (data.length !== entry.uncompressedSize)
-      throw invalid(
-        entry,
-        `inflates to ${data.length} bytes, not the declared ${entry.uncompressedSize} (unexpected end of data)`,
-      );
+  if (cipher) {
+    const { span: inner, decrypt } = unwrap(source, entry, cipher, span);
+    raw = decrypt.piece(raw.subarray(inner.dataOffset - span.dataOffset, inner.dataEnd - span.dataOffset));
+    endDecrypt(entry, decrypt);
   }
-  const actual = crc32(data);
-  if (actual !== entry.crc32)
-    throw invalid(entry, `CRC-32 mismatch (stored ${hex(entry.crc32)}, data gives ${hex(actual)})`);
+  const sizeFault = codec.sizeFault?.(raw.length, entry.uncompressedSize);
+  if (sizeFault !== undefined) throw invalid(entry, sizeFault);
+  let data: Uint8Array;
+  try {
+    data = codec.decode(raw, entry.uncompressedSize);
+  } catch (error) {
+    throw decodeFailure(entry, error);
+  }
+  checkDecodedSize(entry, data.length);
+  checkCrc(entry, decoding, crc32(data));
   if (entry.flags & FLAG_DATA_DESCRIPTOR) checkDataDescriptor(source, entry, span.dataEnd);
   return data;
 }
@@ -130,13 +157,17 @@ export async function streamEntryData(
   span: EntrySpan,
   sink: (chunk: Uint8Array) => void,
 ): Promise<void> {
-  assertReadable(entry);
+  const decoding = decodingFor(entry);
+  const { codec, cipher } = decoding;
+  const layer = cipher && unwrap(source, entry, cipher, span);
+  const { dataOffset, dataEnd } = layer?.span ?? span;
   const chunks = function* () {
-    for (let at = span.dataOffset; at < span.dataEnd; at += STREAM_CHUNK_BYTES) {
-      const chunk = source.read(at, Math.min(STREAM_CHUNK_BYTES, span.dataEnd - at));
+    for (let at = dataOffset; at < dataEnd; at += STREAM_CHUNK_BYTES) {
+      const chunk = source.read(at, Math.min(STREAM_CHUNK_BYTES, dataEnd - at));
       if (chunk.length === 0) throw invalid(entry, 'data is cut off (unexpected end of file)');
-      yield chunk;
+      yield layer ? layer.decrypt.piece(chunk) : chunk;
     }
+    if (layer) endDecrypt(entry, layer.decrypt);
   };
   let crc = 0;
   let size = 0;
@@ -145,33 +176,17 @@ export async function streamEntryData(
     size += chunk.length;
     sink(chunk);
   };
-  if (entry.method === METHOD_STORED) {
-    if (entry.compressedSize !== entry.uncompressedSize)
-      throw invalid(
-        entry,
-        `is stored but its sizes differ (${entry.compressedSize} stored, ${entry.uncompressedSize} declared)`,
-      );
-    for (const chunk of chunks()) take(chunk);
-  } else {
-    try {
-      await inflateRawStream(chunks(), entry.uncompressedSize, take);
-    } catch (error) {
-      if (error instanceof InflateError && error.overflow) {
-        throw new ZipfsError(
-          'ZIP_BOMB_DETECTED',
-          `Entry ${quoted(entry.name)} inflates to more than the ${entry.uncompressedSize} bytes its header declares; its headers lie, so the archive was refused.`,
-        );
-      }
-      if (!(error instanceof InflateError)) throw error; // the sink's own failure (a full disk), as it is
-      throw invalid(entry, error.message);
-    }
+  const sizeFault = codec.sizeFault?.(dataEnd - dataOffset, entry.uncompressedSize);
+  if (sizeFault !== undefined) throw invalid(entry, sizeFault);
+  try {
+    await codec.decodeStream(chunks(), entry.uncompressedSize, take);
+  } catch (error) {
+    // The sink's own failure (a full disk), or the input's refusal (cut off), passes as it is.
+    if (!(error instanceof InflateError)) throw error;
+    throw decodeFailure(entry, error);
   }
-  if (size !== entry.uncompressedSize)
-    throw invalid(
-      entry,
-      `inflates to ${size} bytes, not the declared ${entry.uncompressedSize} (unexpected end of data)`,
-    );
-  if (crc !== entry.crc32) throw invalid(entry, `CRC-32 mismatch (stored ${hex(entry.crc32)}, data gives ${hex(crc)})`);
+  checkDecodedSize(entry, size);
+  checkCrc(entry, decoding, crc);
   if (entry.flags & FLAG_DATA_DESCRIPTOR) checkDataDescriptor(source, entry, span.dataEnd);
 }
 

@@ -15,6 +15,16 @@ export {
   type EntrySpan,
 } from './entry-data.ts';
 export { ZipWriter } from './writer.ts';
+export {
+  codecFor,
+  decodeOrUndefined,
+  plainlyReadable,
+  registerCipher,
+  registerCodec,
+  storedAsIs,
+} from './codec-registry.ts';
+export type { Codec, EncodeChoice, Encoder, EntryCipher, PieceTransform } from './codec-types.ts';
+export { encodeWhole, methodToWrite, startPieceEncoding, type PieceEncoding } from './entry-encode.ts';
 export { LayoutError, checkLayout, entryLayoutFault, layoutFaults, openRefusal, packedLayoutFault } from './layout.ts';
 export { refreshExtraFields, type EntryFields } from './records.ts';
 export { extendedTimestampField, type ExtraField } from './extra-fields.ts';

@@ -4,6 +4,7 @@
  */
 import { ByteReader } from './bytes.ts';
 import { ByteWriter } from './byte-writer.ts';
+import { versionNeededFor } from './codec-registry.ts';
 import {
   CENTRAL_HEADER_LENGTH,
   END_OF_CENTRAL_DIR_LENGTH,
@@ -105,7 +106,7 @@ export function encodeLocalHeader(fields: EntryFields, extra: ExtraField[]): Uin
   );
   return new ByteWriter(LOCAL_HEADER_LENGTH + fields.rawName.length + block.length)
     .u32(SIG_LOCAL_HEADER)
-    .u16(zip64 ? ZIP64_VERSION : versionNeeded(fields))
+    .u16(versionNeeded(fields, zip64))
     .u16(fields.flags)
     .u16(fields.method)
     .u16(fields.dosTime)
@@ -131,7 +132,7 @@ export function encodeCentralRecord(fields: EntryFields, extra: ExtraField[], lo
   return new ByteWriter(CENTRAL_HEADER_LENGTH + fields.rawName.length + block.length + fields.comment.length)
     .u32(SIG_CENTRAL_HEADER)
     .u16(fields.versionMadeBy)
-    .u16(wide.length > 0 ? ZIP64_VERSION : versionNeeded(fields))
+    .u16(versionNeeded(fields, wide.length > 0))
     .u16(fields.flags)
     .u16(fields.method)
     .u16(fields.dosTime)
@@ -152,8 +153,10 @@ export function encodeCentralRecord(fields: EntryFields, extra: ExtraField[], lo
     .done();
 }
 
-function versionNeeded(fields: EntryFields): number {
-  return fields.method === 8 ? 20 : 10;
+/** The method's version, raised to zip64's where zip64 fields are written (a method may need more than 4.5: zstd's 6.3). */
+function versionNeeded(fields: EntryFields, zip64: boolean): number {
+  const version = versionNeededFor(fields.method);
+  return zip64 ? Math.max(ZIP64_VERSION, version) : version;
 }
 
 /** The common case, run for every copied entry of a sync: the new offset goes in the 32-bit field of the record at `start`. */

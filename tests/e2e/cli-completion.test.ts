@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
+import { waitFor } from '../helpers/wait-for.ts';
 import { needs } from '../helpers/tools.ts';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -66,27 +67,40 @@ describe('zipfs completion', () => {
       const tmux = (...args: string[]) =>
         Bun.spawnSync(['tmux', '-S', socket, ...args], { env: { ...env, PS1: '$ ', TERM: 'xterm' }, cwd: box.dir });
       tmux('new-session', '-d', '-x', '200', '-y', '40', 'bash --norc --noprofile -i');
-      const screenAfter = async (typed: string) => {
-        tmux('send-keys', 'clear', 'Enter');
-        await Bun.sleep(150);
+      const screen = () => tmux('capture-pane', '-p').stdout.toString();
+      // bash has run a command once the `echo MARK-$((N-1+1))` typed after it prints MARK-N (the typed line never shows MARK-N).
+      let marks = 0;
+      const settle = async (command: string) => {
+        marks += 2;
+        tmux('send-keys', `${command}; echo MARK-$((${marks - 1}+1))`, 'Enter');
+        await waitFor(() => screen().includes(`MARK-${marks}\n`), { what: `bash to run: ${command}` });
+      };
+      // Waits for what the screen must show (the timeout only bounds a failure), then returns the screen.
+      const screenAfter = async (typed: string, shows: RegExp) => {
+        await settle('clear');
         tmux('send-keys', typed, 'Tab', 'Tab');
-        await Bun.sleep(700);
-        const screen = tmux('capture-pane', '-p').stdout.toString();
+        await waitFor(() => shows.test(screen()), {
+          what: `${shows} after typing "${typed}" and Tab Tab`,
+          timeoutMs: 5_000,
+        }).catch(
+          () => undefined, // the expect after shows the screen
+        );
+        const shown = screen();
         tmux('send-keys', 'C-u');
-        return screen;
+        return shown;
       };
       try {
-        tmux('send-keys', 'source <(zipfs completion bash)', 'Enter');
-        await Bun.sleep(300);
-        expect(await screenAfter('zipfs completion ')).toMatch(/bash\s+fish\s+zsh/);
-        expect(await screenAfter('zipfs sync ')).toContain('zipfs sync q4-report');
-        // Workspace paths, not the files of the current folder (which holds reports.zip).
-        const read = await screenAfter('zipfs read ');
+        await settle('source <(zipfs completion bash)');
+        expect(await screenAfter('zipfs completion ', /bash\s+fish\s+zsh/)).toMatch(/bash\s+fish\s+zsh/);
+        expect(await screenAfter('zipfs sync ', /zipfs sync q4-report/)).toContain('zipfs sync q4-report');
+        // Workspace paths, not the files of the current folder (which holds reports.zip): the whole list is
+        // drawn at once, so once README.txt and logo.png show, reports.zip would show too.
+        const read = await screenAfter('zipfs read ', /README\.txt[\s\S]*logo\.png|logo\.png[\s\S]*README\.txt/);
         expect(read).toContain('README.txt');
         expect(read).toContain('logo.png');
         expect(read).not.toContain('reports.zip');
-        expect(await screenAfter('zipfs write x --no-c')).toContain('--no-create-dirs');
-        expect(await screenAfter('zipfs open rep')).toContain('zipfs open reports.zip');
+        expect(await screenAfter('zipfs write x --no-c', /--no-create-dirs/)).toContain('--no-create-dirs');
+        expect(await screenAfter('zipfs open rep', /zipfs open reports\.zip/)).toContain('zipfs open reports.zip');
       } finally {
         tmux('kill-server');
       }

@@ -11,6 +11,7 @@ import { BINARY } from '../helpers/ensure-binary.ts';
 import { sandbox, writeZip } from '../helpers/cli.ts';
 import { rawZip } from '../helpers/raw-zip.ts';
 import { rawEntries } from '../helpers/zip-compare.ts';
+import { waitFor } from '../helpers/wait-for.ts';
 
 let box: ReturnType<typeof sandbox>;
 let zip: string;
@@ -67,8 +68,15 @@ describe('zipfs exec', () => {
       stdout: 'ignore',
       stderr: 'pipe',
     });
-    for (const deadline = Date.now() + 10_000; sessions().length === 0 && Date.now() < deadline; ) await Bun.sleep(20);
-    await Bun.sleep(200);
+    // Signalled once the command has run (its x.txt is in the workspace), so the signal stops a running
+    // command, not an open that has not started it.
+    const written = () =>
+      fs.existsSync(path.join(box.home, 'workspaces')) &&
+      fs
+        .readdirSync(path.join(box.home, 'workspaces'), { recursive: true })
+        .some((f) => path.basename(String(f)) === 'x.txt');
+    await waitFor(() => written() || child.exitCode !== null, { what: 'the command to write x.txt in the workspace' });
+    expect(child.exitCode).toBeNull();
     child.kill('SIGTERM');
     expect(await child.exited).toBe(143);
     expect(await new Response(child.stderr).text()).toContain('was interrupted (SIGTERM); nothing synced');

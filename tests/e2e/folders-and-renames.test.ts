@@ -10,9 +10,11 @@ import path from 'node:path';
 import { sandbox, writeZip } from '../helpers/cli.ts';
 import { rawZip } from '../helpers/raw-zip.ts';
 import { call, connect } from '../helpers/mcp-client.ts';
-import { has } from '../helpers/tools.ts';
+import { has, needs } from '../helpers/tools.ts';
 import { pythonRead } from '../helpers/zip-compare.ts';
 import { rawEntries } from '../helpers/zip-compare.ts';
+
+const python = needs('python3');
 
 let box: ReturnType<typeof sandbox>;
 beforeEach(() => {
@@ -150,67 +152,69 @@ describe('folders in an archive that stores no folder entries', () => {
 });
 
 describe('renames', () => {
-  it("reports a wheel's renamed .dist-info as renames, shows no unchanged content twice, and keeps RECORD last", async () => {
-    const license = 'Permission is hereby granted, free of charge.\n'.repeat(200);
-    const wheel = writeZip(
-      box.dir,
-      'pkg-1.0-py3-none-any.whl',
-      rawZip([
-        { name: 'pkg/__init__.py', data: '__version__ = "1.0"\n' },
-        { name: 'pkg-1.0.dist-info/LICENSE', data: license },
-        { name: 'pkg-1.0.dist-info/METADATA', data: 'Metadata-Version: 2.1\nName: pkg\nVersion: 1.0\n' },
-        { name: 'pkg-1.0.dist-info/WHEEL', data: 'Wheel-Version: 1.0\n' },
-        { name: 'pkg-1.0.dist-info/RECORD', data: 'pkg/__init__.py,,\npkg-1.0.dist-info/RECORD,,\n' },
-      ]),
-    );
-    const root = box.run(['open', wheel, '--json']).json.workspace_path;
-    fs.renameSync(path.join(root, 'pkg-1.0.dist-info'), path.join(root, 'pkg-1.1.dist-info'));
-    for (const file of ['METADATA', 'RECORD']) {
-      const at = path.join(root, 'pkg-1.1.dist-info', file);
-      fs.writeFileSync(at, fs.readFileSync(at, 'utf8').replaceAll('1.0', '1.1'));
-    }
-    const mcp = await connect(box.home);
-    try {
-      const status = (await call(mcp.client, 'zipfs_status')).data;
-      expect(status.added).toStrictEqual([]);
-      expect(status.deleted).toStrictEqual([]);
-      expect(status.renamed).toStrictEqual([
-        { from: 'pkg-1.0.dist-info/LICENSE', to: 'pkg-1.1.dist-info/LICENSE' },
-        { from: 'pkg-1.0.dist-info/METADATA', to: 'pkg-1.1.dist-info/METADATA', modified: true },
-        { from: 'pkg-1.0.dist-info/RECORD', to: 'pkg-1.1.dist-info/RECORD', modified: true },
-        { from: 'pkg-1.0.dist-info/WHEEL', to: 'pkg-1.1.dist-info/WHEEL' },
+  it.skipIf(python.skip)(
+    `reports a wheel's renamed .dist-info as renames, shows no unchanged content twice, and keeps RECORD last${python.why}`,
+    async () => {
+      const license = 'Permission is hereby granted, free of charge.\n'.repeat(200);
+      const wheel = writeZip(
+        box.dir,
+        'pkg-1.0-py3-none-any.whl',
+        rawZip([
+          { name: 'pkg/__init__.py', data: '__version__ = "1.0"\n' },
+          { name: 'pkg-1.0.dist-info/LICENSE', data: license },
+          { name: 'pkg-1.0.dist-info/METADATA', data: 'Metadata-Version: 2.1\nName: pkg\nVersion: 1.0\n' },
+          { name: 'pkg-1.0.dist-info/WHEEL', data: 'Wheel-Version: 1.0\n' },
+          { name: 'pkg-1.0.dist-info/RECORD', data: 'pkg/__init__.py,,\npkg-1.0.dist-info/RECORD,,\n' },
+        ]),
+      );
+      const root = box.run(['open', wheel, '--json']).json.workspace_path;
+      fs.renameSync(path.join(root, 'pkg-1.0.dist-info'), path.join(root, 'pkg-1.1.dist-info'));
+      for (const file of ['METADATA', 'RECORD']) {
+        const at = path.join(root, 'pkg-1.1.dist-info', file);
+        fs.writeFileSync(at, fs.readFileSync(at, 'utf8').replaceAll('1.0', '1.1'));
+      }
+      const mcp = await connect(box.home);
+      try {
+        const status = (await call(mcp.client, 'zipfs_status')).data;
+        expect(status.added).toStrictEqual([]);
+        expect(status.deleted).toStrictEqual([]);
+        expect(status.renamed).toStrictEqual([
+          { from: 'pkg-1.0.dist-info/LICENSE', to: 'pkg-1.1.dist-info/LICENSE' },
+          { from: 'pkg-1.0.dist-info/METADATA', to: 'pkg-1.1.dist-info/METADATA', modified: true },
+          { from: 'pkg-1.0.dist-info/RECORD', to: 'pkg-1.1.dist-info/RECORD', modified: true },
+          { from: 'pkg-1.0.dist-info/WHEEL', to: 'pkg-1.1.dist-info/WHEEL' },
+        ]);
+        const diff = (await call(mcp.client, 'zipfs_diff')).data;
+        expect(diff.diff).not.toContain('Permission is hereby granted'); // the LICENSE moved; its text is not shown
+        expect(diff.diff).toContain('rename from pkg-1.0.dist-info/LICENSE\nrename to pkg-1.1.dist-info/LICENSE\n');
+        expect(diff.diff).toContain('-Version: 1.0\n+Version: 1.1\n');
+        expect(diff.diff.length).toBeLessThan(2000);
+        expect((await call(mcp.client, 'zipfs_sync')).data).toMatchObject({
+          synced: true,
+          files_modified: 0,
+          files_added: 0,
+          files_deleted: 0,
+          files_renamed: 4,
+        });
+      } finally {
+        await mcp.close();
+      }
+      expect(names(wheel)).toStrictEqual([
+        'pkg/__init__.py',
+        'pkg-1.1.dist-info/LICENSE',
+        'pkg-1.1.dist-info/METADATA',
+        'pkg-1.1.dist-info/WHEEL',
+        'pkg-1.1.dist-info/RECORD',
       ]);
-      const diff = (await call(mcp.client, 'zipfs_diff')).data;
-      expect(diff.diff).not.toContain('Permission is hereby granted'); // the LICENSE moved; its text is not shown
-      expect(diff.diff).toContain('rename from pkg-1.0.dist-info/LICENSE\nrename to pkg-1.1.dist-info/LICENSE\n');
-      expect(diff.diff).toContain('-Version: 1.0\n+Version: 1.1\n');
-      expect(diff.diff.length).toBeLessThan(2000);
-      expect((await call(mcp.client, 'zipfs_sync')).data).toMatchObject({
-        synced: true,
-        files_modified: 0,
-        files_added: 0,
-        files_deleted: 0,
-        files_renamed: 4,
-      });
-    } finally {
-      await mcp.close();
-    }
-    expect(names(wheel)).toStrictEqual([
-      'pkg/__init__.py',
-      'pkg-1.1.dist-info/LICENSE',
-      'pkg-1.1.dist-info/METADATA',
-      'pkg-1.1.dist-info/WHEEL',
-      'pkg-1.1.dist-info/RECORD',
-    ]);
-    if (has('python3'))
       expect(Buffer.from(pythonRead(wheel).contents['pkg-1.1.dist-info/LICENSE']!, 'hex').toString()).toBe(license);
-    expect(box.run(['status', '--json']).json).toStrictEqual({
-      modified: [],
-      added: [],
-      deleted: [],
-      unchanged_count: 5,
-    });
-  });
+      expect(box.run(['status', '--json']).json).toStrictEqual({
+        modified: [],
+        added: [],
+        deleted: [],
+        unchanged_count: 5,
+      });
+    },
+  );
 
   it('makes folders over MCP with zipfs_mkdir, and refuses one over a file', async () => {
     const zip = writeZip(box.dir, 'app.jar', jar());

@@ -19,15 +19,15 @@ import { BufferSource, readCentralDirectory } from '../../src/zip/index.ts';
 const box = sandbox();
 afterAll(() => box.cleanup());
 
-/** A copy of `bytes` with a field of `name`'s local header or central record overwritten (`width` bytes at `offset` into it). */
-function patch(
-  bytes: Uint8Array,
-  name: string,
-  where: 'local' | 'central',
-  offset: number,
-  value: number,
-  width: 2 | 4 = 2,
-): Uint8Array {
+/** A field of an entry's local header or central record: `width` bytes at `offset` into it. */
+interface Field {
+  where: 'local' | 'central';
+  offset: number;
+  width?: 2 | 4;
+}
+
+/** A copy of `bytes` with a field of `name`'s local header or central record overwritten with `value`. */
+function patch(bytes: Uint8Array, name: string, { where, offset, width = 2 }: Field, value: number): Uint8Array {
   const entry = readCentralDirectory(new BufferSource(bytes)).entries.find((e) => e.name === name)!;
   const out = Buffer.from(bytes);
   const at = (where === 'local' ? entry.localHeaderOffset : entry.centralOffset) + offset;
@@ -36,9 +36,18 @@ function patch(
   return new Uint8Array(out);
 }
 
-/** Field offsets in a local header and a central record. */
-const LOCAL = { method: 8, crc: 14, name: 30 } as const;
-const CENTRAL = { versionNeeded: 6, method: 10, crc: 16 } as const;
+/** Fields of a local header and a central record. */
+const LOCAL = {
+  signature: { where: 'local', offset: 0, width: 4 },
+  method: { where: 'local', offset: 8 },
+  crc: { where: 'local', offset: 14, width: 4 },
+  name: { where: 'local', offset: 30 },
+} as const satisfies Record<string, Field>;
+const CENTRAL = {
+  versionNeeded: { where: 'central', offset: 6 },
+  method: { where: 'central', offset: 10 },
+  crc: { where: 'central', offset: 16, width: 4 },
+} as const satisfies Record<string, Field>;
 
 /** A file, a folder and a file after it: a folder with neighbours on both sides. */
 const three = () =>
@@ -62,9 +71,8 @@ const CASES: [string, () => Uint8Array, string, Record<string, string>?][] = [
     'an unsupported method (bzip2)',
     () =>
       patch(
-        patch(rawZip([{ name: 'a.bz2', data: 'x', method: 0 }]), 'a.bz2', 'central', CENTRAL.method, 12),
+        patch(rawZip([{ name: 'a.bz2', data: 'x', method: 0 }]), 'a.bz2', CENTRAL.method, 12),
         'a.bz2',
-        'local',
         LOCAL.method,
         12,
       ),
@@ -122,21 +130,17 @@ const CASES: [string, () => Uint8Array, string, Record<string, string>?][] = [
     () => rawZip([{ name: 'd/', data: '', method: 0, declaredSize: 10 }]),
     'ZIP_INVALID',
   ],
-  [
-    'a local header naming another entry',
-    () => patch(three(), 'dir/b.txt', 'local', LOCAL.name, 0x5858),
-    'ZIP_INVALID',
-  ],
-  ['a local header with another CRC-32', () => patch(three(), 'a.txt', 'local', LOCAL.crc, 1, 4), 'ZIP_INVALID'],
+  ['a local header naming another entry', () => patch(three(), 'dir/b.txt', LOCAL.name, 0x5858), 'ZIP_INVALID'],
+  ['a local header with another CRC-32', () => patch(three(), 'a.txt', LOCAL.crc, 1), 'ZIP_INVALID'],
   [
     'a local-header offset past the entries',
     () => patchCentral(three(), 'dir/', 'localHeaderOffset', 100_000),
     'ZIP_INVALID',
   ],
-  ['no local header where one should be', () => patch(three(), 'dir/', 'local', 0, 0, 4), 'ZIP_INVALID'],
+  ['no local header where one should be', () => patch(three(), 'dir/', LOCAL.signature, 0), 'ZIP_INVALID'],
   [
     'a version needed newer than any specification',
-    () => patch(three(), 'a.txt', 'central', CENTRAL.versionNeeded, 99),
+    () => patch(three(), 'a.txt', CENTRAL.versionNeeded, 99),
     'ZIP_INVALID',
   ],
   [
@@ -149,16 +153,12 @@ const CASES: [string, () => Uint8Array, string, Record<string, string>?][] = [
             { name: 'd/', data: '' },
           ]),
           'd/',
-          'central',
           CENTRAL.crc,
           1,
-          4,
         ),
         'd/',
-        'local',
         LOCAL.crc,
         1,
-        4,
       ),
     'ZIP_INVALID',
   ],

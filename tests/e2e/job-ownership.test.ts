@@ -12,6 +12,7 @@ import { BINARY } from '../helpers/ensure-binary.ts';
 import { sandbox, writeZip } from '../helpers/cli.ts';
 import { call, connect } from '../helpers/mcp-client.ts';
 import { rawZip } from '../helpers/raw-zip.ts';
+import { waitFor } from '../helpers/wait-for.ts';
 
 let box: ReturnType<typeof sandbox>;
 let zip: string;
@@ -288,7 +289,7 @@ describe('parallel jobs on one runner', () => {
 
   it('share a data folder: each exec has its own session, and another job pruning meanwhile removes none of them', async () => {
     const jobs = startJobs(4, () => box.home);
-    for (const deadline = Date.now() + 10_000; names().length < 4 && Date.now() < deadline; ) await Bun.sleep(20);
+    await waitFor(() => names().length >= 4, { what: "the four jobs' sessions", intervalMs: 20 });
     // Another job's cleanup while they run: everything it may remove, it finds belonging to a live job.
     const all = job('"$ZIPFS" prune --all --json');
     const orphaned = job('"$ZIPFS" prune --orphaned --json');

@@ -16,6 +16,7 @@ import { processStart } from '../../src/session/owner.ts';
 import { BINARY } from '../helpers/ensure-binary.ts';
 import { sandbox, writeZip } from '../helpers/cli.ts';
 import { rawZip } from '../helpers/raw-zip.ts';
+import { waitFor } from '../helpers/wait-for.ts';
 
 let box: ReturnType<typeof sandbox>;
 let zip: string;
@@ -93,11 +94,11 @@ describe('a sync killed with kill -9', () => {
       fs.readdirSync(box.dir).filter((n) => n.startsWith('.big.zip.zipfs-') && n.endsWith('.tmp'));
     const sync = Bun.spawn([BINARY, 'sync', 'big'], { env, stdout: 'ignore', stderr: 'ignore' });
     // Killed as soon as its temporary is there (bounded: a sync that finished first fails the test below).
-    for (
-      const deadline = Date.now() + 30_000;
-      temporaries().length === 0 && sync.exitCode === null && Date.now() < deadline;
-    )
-      await Bun.sleep(1);
+    await waitFor(() => temporaries().length > 0 || sync.exitCode !== null, {
+      what: "the sync's temporary",
+      timeoutMs: 30_000,
+      intervalMs: 1,
+    });
     sync.kill('SIGKILL');
     await sync.exited;
     expect(sync.signalCode).toBe('SIGKILL');
@@ -117,7 +118,7 @@ describe('a sync killed with kill -9', () => {
 describe('a lock whose pid was reused by an unrelated process', () => {
   const withProc = fs.existsSync('/proc/self/stat');
   it.skipIf(!withProc)(
-    "is stale (its recorded start time is not the process's), for the zip lock and the session lock alike",
+    `is stale (its recorded start time is not the process's), for the zip lock and the session lock alike${withProc ? '' : ' (skipped: needs /proc/PID/stat)'}`,
     () => {
       const unrelated = Bun.spawn(['sleep', '60']);
       try {

@@ -7,6 +7,7 @@ import { ERROR_CODES } from '../../src/base/errors.ts';
 import { BINARY } from '../helpers/ensure-binary.ts';
 import { sandbox, writeZip } from '../helpers/cli.ts';
 import { reportsZip } from '../helpers/fixtures.ts';
+import { waitFor } from '../helpers/wait-for.ts';
 
 const withUnzip = needs('unzip');
 
@@ -48,10 +49,24 @@ describe('session locks', () => {
       expect(refused.json.error.message).toContain('waited 200 ms for it (ZIPFS_LOCK_WAIT_MS)');
       // Released while a writer waits: the writer gets through.
       const env = { ...process.env, ZIPFS_HOME: box.home, ZIPFS_LOCK_WAIT_MS: '10000' };
-      const waiting = Bun.spawn([BINARY, 'write', 'b.txt', 'y', '--json'], { env, stdout: 'pipe' });
-      await Bun.sleep(300);
-      fs.rmSync(lock);
-      expect(JSON.parse(await new Response(waiting.stdout).text())).toStrictEqual({ written: true, size_bytes: 1 });
+      // Each try at the lock writes a draft `lock.PID-UUID` beside it (lock.ts); watched, so the lock goes only
+      // once the writer has tried twice and found it held, and the test sees a wait, not a writer that came late.
+      const tries: string[] = [];
+      const watcher = fs.watch(path.dirname(lock), (_event, name) => {
+        if (name?.startsWith('lock.')) tries.push(name);
+      });
+      try {
+        const waiting = Bun.spawn([BINARY, 'write', 'b.txt', 'y', '--json'], { env, stdout: 'pipe' });
+        const drafts = () => new Set(tries.filter((name) => name.startsWith(`lock.${waiting.pid}-`))).size;
+        await waitFor(() => drafts() >= 2 || waiting.exitCode !== null, {
+          what: 'the writer to try the held lock twice',
+        });
+        expect(waiting.exitCode).toBeNull();
+        fs.rmSync(lock);
+        expect(JSON.parse(await new Response(waiting.stdout).text())).toStrictEqual({ written: true, size_bytes: 1 });
+      } finally {
+        watcher.close();
+      }
     } finally {
       holder.kill();
     }

@@ -15,6 +15,7 @@ import { BINARY } from '../helpers/ensure-binary.ts';
 import { sandbox, writeZip } from '../helpers/cli.ts';
 import { reportsZip } from '../helpers/fixtures.ts';
 import { rawZip } from '../helpers/raw-zip.ts';
+import { waitFor } from '../helpers/wait-for.ts';
 
 const root = path.resolve(import.meta.dir, '../..');
 const python = path.join(root, '.cache', 'py', 'bin', 'python');
@@ -266,8 +267,7 @@ describe('zipfs mcp --http', () => {
     const before = fs.readFileSync(zip);
     void c.callTool({ name: 'zipfs_sync', arguments: {} }).catch(() => undefined);
     const temporaries = () => fs.readdirSync(box.dir).filter((n) => n.endsWith('.tmp'));
-    for (const deadline = Date.now() + 20_000; temporaries().length === 0 && Date.now() < deadline; )
-      await Bun.sleep(5);
+    await waitFor(() => temporaries().length > 0, { what: "the sync's temporary", timeoutMs: 20_000 });
     expect(temporaries()).toHaveLength(1);
     server.kill('SIGTERM');
     expect(await server.exited).toBe(143);

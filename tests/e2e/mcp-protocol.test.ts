@@ -11,6 +11,7 @@ import { sandbox, writeZip } from '../helpers/cli.ts';
 import { reportsZip } from '../helpers/fixtures.ts';
 import { call, connect } from '../helpers/mcp-client.ts';
 import { initialize, initialized, rawSession } from '../helpers/raw-mcp.ts';
+import { waitFor } from '../helpers/wait-for.ts';
 
 let box: ReturnType<typeof sandbox>;
 let root: string;
@@ -141,12 +142,14 @@ describe('cancellation', () => {
         .callTool({ name: 'zipfs_sync', arguments: {} }, undefined, { signal: controller.signal })
         .catch((error: Error) => error);
       const beside = () => fs.readdirSync(box.dir).filter((n) => n.endsWith('.tmp'));
-      for (const deadline = Date.now() + 20_000; beside().length === 0 && Date.now() < deadline; ) await Bun.sleep(5);
+      await waitFor(() => beside().length > 0, { what: "the sync's temporary", timeoutMs: 20_000 });
       expect(beside()).toHaveLength(1);
       controller.abort();
       expect(await pending).toBeInstanceOf(Error);
-      for (const deadline = Date.now() + 10_000; beside().length > 0 && Date.now() < deadline; ) await Bun.sleep(20);
-      expect(beside()).toStrictEqual([]);
+      await waitFor(() => beside().length === 0, {
+        what: 'the cancelled sync to remove its temporary',
+        intervalMs: 20,
+      });
       expect(fs.readFileSync(zip).equals(before)).toBe(true);
       expect((await call(mcp.client, 'zipfs_status')).data.added).toStrictEqual(['big.bin']);
       expect((await call(mcp.client, 'zipfs_sync')).data).toMatchObject({ synced: true, files_added: 1 });

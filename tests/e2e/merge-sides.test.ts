@@ -7,6 +7,7 @@
  * is none, and a zip replaced while the merge runs is a conflict to merge again.
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'bun:test';
+import { waitFor } from '../helpers/wait-for.ts';
 import fs from 'node:fs';
 import path from 'node:path';
 import { runZipfs, sandbox, writeZip } from '../helpers/cli.ts';
@@ -477,6 +478,10 @@ describe('a zip replaced while a merge runs', () => {
       });
       const codes: Record<string, number> = {};
       try {
+        // The merges race the loop from the first: it runs once the zip's path holds the other file.
+        const before = fs.statSync(zip).ino;
+        await waitFor(() => fs.statSync(zip).ino !== before || swapper.exitCode !== null, { what: 'a first exchange' });
+        expect(swapper.exitCode).toBeNull();
         for (let round = 0; round < ROUNDS; round++) {
           const result = box.run(['sync', '--merge', '--no-backup', '--json'], { timeoutMs: 30_000 });
           const code = result.json?.error?.code ?? (result.json?.synced ? 'synced' : `exit ${result.code}`);
@@ -489,6 +494,7 @@ describe('a zip replaced while a merge runs', () => {
         await swapper.exited;
       }
       console.log(`merges against a swap loop: ${JSON.stringify(codes)}`);
+      expect(Number((await new Response(swapper.stdout).text()).trim())).toBeGreaterThan(ROUNDS); // the race really ran
       expect(Object.keys(codes).filter((code) => code !== 'CONFLICT_DETECTED' && code !== 'synced')).toStrictEqual([]);
       // Once the other program is done, the merge goes through and the result opens whole.
       expect(box.run(['sync', '--merge', '--no-backup', '--json']).json.synced).toBe(true);

@@ -15,6 +15,7 @@ import path from 'node:path';
 import { BINARY } from '../helpers/ensure-binary.ts';
 import { sandbox, writeZip } from '../helpers/cli.ts';
 import { rawZip } from '../helpers/raw-zip.ts';
+import { waitFor } from '../helpers/wait-for.ts';
 
 let box: ReturnType<typeof sandbox>;
 let zip: string;
@@ -131,9 +132,9 @@ describe('a busy session is not prunable', () => {
     });
     writer.stdin.write('first half, ');
     writer.stdin.flush();
-    // The write marks the session in use before it reads stdin; give up waiting for the mark after 10 s (before the fix there was none).
+    // The write marks the session in use before it reads stdin (before the fix there was no mark: this wait fails).
     const mark = path.join(box.home, 'workspaces/app', `in-use-${writer.pid}`);
-    for (const deadline = Date.now() + 10_000; !fs.existsSync(mark) && Date.now() < deadline; ) await Bun.sleep(10);
+    await waitFor(() => fs.existsSync(mark), { what: `the writer's in-use mark ${mark}` });
     // The same job (this test process is both processes' parent) prunes everything.
     const pruned = box.run(['prune', '--all', '--json']).json;
     writer.stdin.write('second half');

@@ -12,6 +12,7 @@ import { reportsSandbox, type sandbox } from '../helpers/cli.ts';
 import { reportsZip } from '../helpers/fixtures.ts';
 import { call, connect } from '../helpers/mcp-client.ts';
 import { sha } from '../helpers/zip-compare.ts';
+import { waitFor } from '../helpers/wait-for.ts';
 
 let box: ReturnType<typeof sandbox>;
 let zip: string;
@@ -75,9 +76,10 @@ describe('an interrupted sync', () => {
         stdout: 'ignore',
         stderr: 'pipe',
       });
-      const deadline = Date.now() + 20_000;
-      while (!beside().some((n) => n.endsWith('.tmp')) && Date.now() < deadline) await Bun.sleep(5);
-      expect(beside().some((n) => n.endsWith('.tmp'))).toBe(true);
+      await waitFor(() => beside().some((n) => n.endsWith('.tmp')), {
+        what: "the sync's temporary",
+        timeoutMs: 20_000,
+      });
       child.kill(signal);
       expect(await child.exited).toBe(code);
       expect(beside()).toStrictEqual(['reports.zip']);

@@ -11,9 +11,11 @@ import path from 'node:path';
 import { sandbox, writeZip } from '../helpers/cli.ts';
 import { rawZip } from '../helpers/raw-zip.ts';
 import { call, connect } from '../helpers/mcp-client.ts';
-import { has, needs } from '../helpers/tools.ts';
+import { needs } from '../helpers/tools.ts';
 import { REFERENCE_WHY, expectReferenceClean, pythonRead } from '../helpers/zip-compare.ts';
 import { rawEntries } from '../helpers/zip-compare.ts';
+
+const python = needs('python3');
 
 let box: ReturnType<typeof sandbox>;
 let zip: string;
@@ -36,12 +38,11 @@ beforeEach(() => {
 });
 afterEach(() => box.cleanup());
 
+/** The zip's contents as Python's zipfile reads them (the tests calling it are skipped without python3). */
 const contents = (file: string): Record<string, string> =>
-  has('python3')
-    ? Object.fromEntries(
-        Object.entries(pythonRead(file).contents).map(([name, hex]) => [name, Buffer.from(hex, 'hex').toString()]),
-      )
-    : {};
+  Object.fromEntries(
+    Object.entries(pythonRead(file).contents).map(([name, hex]) => [name, Buffer.from(hex, 'hex').toString()]),
+  );
 const names = (file: string) => rawEntries(file).order;
 
 /** The first session adds NEWFILE.txt, changes b.txt and deletes c.txt, and syncs. */
@@ -76,56 +77,58 @@ describe('status of a session whose zip another writer changed', () => {
 });
 
 describe('sync --merge', () => {
-  it("keeps both writers' changes to different entries, in the zip's order, and leaves the workspace as the new zip", () => {
-    otherWriter();
-    fs.writeFileSync(path.join(proj2, 'a.txt'), 'a from proj2\n');
-    fs.writeFileSync(path.join(proj2, 'e.txt'), 'e\n');
-    fs.rmSync(path.join(proj2, 'd.txt'));
-    // A plain sync offers the merge first.
-    const refused = box.run(['sync', 'proj2', '--json']).json.error;
-    expect(refused.code).toBe('CONFLICT_DETECTED');
-    expect(refused.message).toContain('Pass --merge to keep those changes');
-    // The plan first, writing nothing.
-    const before = fs.readFileSync(zip);
-    const plan = box.run(['sync', 'proj2', '--merge', '--dry-run', '--json']).json;
-    expect(plan).toMatchObject({
-      synced: false,
-      files_modified: 1,
-      files_added: 1,
-      files_deleted: 1,
-      from_zip: ['A NEWFILE.txt', 'M b.txt', 'D c.txt'],
-    });
-    expect(fs.readFileSync(zip).equals(before)).toBe(true);
+  it.skipIf(python.skip)(
+    `keeps both writers' changes to different entries, in the zip's order, and leaves the workspace as the new zip${python.why}`,
+    () => {
+      otherWriter();
+      fs.writeFileSync(path.join(proj2, 'a.txt'), 'a from proj2\n');
+      fs.writeFileSync(path.join(proj2, 'e.txt'), 'e\n');
+      fs.rmSync(path.join(proj2, 'd.txt'));
+      // A plain sync offers the merge first.
+      const refused = box.run(['sync', 'proj2', '--json']).json.error;
+      expect(refused.code).toBe('CONFLICT_DETECTED');
+      expect(refused.message).toContain('Pass --merge to keep those changes');
+      // The plan first, writing nothing.
+      const before = fs.readFileSync(zip);
+      const plan = box.run(['sync', 'proj2', '--merge', '--dry-run', '--json']).json;
+      expect(plan).toMatchObject({
+        synced: false,
+        files_modified: 1,
+        files_added: 1,
+        files_deleted: 1,
+        from_zip: ['A NEWFILE.txt', 'M b.txt', 'D c.txt'],
+      });
+      expect(fs.readFileSync(zip).equals(before)).toBe(true);
 
-    const merged = box.run(['sync', 'proj2', '--merge', '--json']).json;
-    expect(merged).toMatchObject({
-      synced: true,
-      files_modified: 1,
-      files_added: 1,
-      files_deleted: 1,
-      from_zip: ['A NEWFILE.txt', 'M b.txt', 'D c.txt'],
-    });
-    expect(names(zip)).toStrictEqual(['a.txt', 'b.txt', 'NEWFILE.txt', 'e.txt']);
-    if (has('python3'))
+      const merged = box.run(['sync', 'proj2', '--merge', '--json']).json;
+      expect(merged).toMatchObject({
+        synced: true,
+        files_modified: 1,
+        files_added: 1,
+        files_deleted: 1,
+        from_zip: ['A NEWFILE.txt', 'M b.txt', 'D c.txt'],
+      });
+      expect(names(zip)).toStrictEqual(['a.txt', 'b.txt', 'NEWFILE.txt', 'e.txt']);
       expect(contents(zip)).toStrictEqual({
         'a.txt': 'a from proj2\n',
         'b.txt': 'b from proj\n',
         'NEWFILE.txt': 'new\n',
         'e.txt': 'e\n',
       });
-    // The workspace holds the other writer's changes too, and status is clean: the next sync needs no merge.
-    expect(fs.readFileSync(path.join(proj2, 'NEWFILE.txt'), 'utf8')).toBe('new\n');
-    expect(fs.readFileSync(path.join(proj2, 'b.txt'), 'utf8')).toBe('b from proj\n');
-    expect(fs.existsSync(path.join(proj2, 'c.txt'))).toBe(false);
-    expect(box.run(['status', 'proj2', '--json']).json).toStrictEqual({
-      modified: [],
-      added: [],
-      deleted: [],
-      unchanged_count: 4,
-    });
-    fs.writeFileSync(path.join(proj2, 'a.txt'), 'again\n');
-    expect(box.run(['sync', 'proj2', '--json']).json).toMatchObject({ synced: true, files_modified: 1 });
-  });
+      // The workspace holds the other writer's changes too, and status is clean: the next sync needs no merge.
+      expect(fs.readFileSync(path.join(proj2, 'NEWFILE.txt'), 'utf8')).toBe('new\n');
+      expect(fs.readFileSync(path.join(proj2, 'b.txt'), 'utf8')).toBe('b from proj\n');
+      expect(fs.existsSync(path.join(proj2, 'c.txt'))).toBe(false);
+      expect(box.run(['status', 'proj2', '--json']).json).toStrictEqual({
+        modified: [],
+        added: [],
+        deleted: [],
+        unchanged_count: 4,
+      });
+      fs.writeFileSync(path.join(proj2, 'a.txt'), 'again\n');
+      expect(box.run(['sync', 'proj2', '--json']).json).toMatchObject({ synced: true, files_modified: 1 });
+    },
+  );
 
   it('names every entry both sides changed, with what each did, and writes nothing', async () => {
     otherWriter();

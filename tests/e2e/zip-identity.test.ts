@@ -10,6 +10,7 @@
  *   a second open of the path: "local header gives another CRC-32").
  */
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test';
+import { waitFor } from '../helpers/wait-for.ts';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ERROR_CODES } from '../../src/base/errors.ts';
@@ -118,7 +119,10 @@ async function whileSwapping(
     stdout: 'pipe',
   });
   try {
-    Bun.sleepSync(100); // the loop is running
+    // The loop is running once the zip's path holds the other file (an exchange swaps the inodes).
+    const before = fs.statSync(zip).ino;
+    await waitFor(() => fs.statSync(zip).ino !== before || swapper.exitCode !== null, { what: 'a first exchange' });
+    expect(swapper.exitCode).toBeNull();
     for (let round = 0; round < rounds; round++) attempt(round);
   } finally {
     swapper.kill('SIGTERM');

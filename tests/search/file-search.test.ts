@@ -20,14 +20,19 @@ interface Outcome {
   cutLines: number;
 }
 
+/** How a streamed search is fed and capped: pieces of 1 to `largest` bytes from `seed`, at most `max` matches kept. */
+interface Feed {
+  seed: number;
+  largest: number;
+  max?: number;
+  countAll?: boolean;
+}
+
 /** The streaming search of `bytes` fed in pieces of 1 to `largest` bytes. */
 function streamed(
   bytes: Uint8Array,
   options: SearchOptions,
-  seed: number,
-  largest: number,
-  max = Infinity,
-  countAll = true,
+  { seed, largest, max = Infinity, countAll = true }: Feed,
 ): Outcome {
   const outcome: Outcome = { matches: [], total: 0, skippedBinary: 0, cutLines: 0 };
   const sink = {
@@ -128,7 +133,7 @@ describe('FileSearch: a file searched as a stream of pieces', () => {
       [4, 4096],
       [5, 1 << 20],
     ] as const) {
-      expect(streamed(bytes, opts, seed, largest)).toStrictEqual({
+      expect(streamed(bytes, opts, { seed, largest })).toStrictEqual({
         matches: whole.matches,
         total: whole.matches.length,
         skippedBinary: 0,
@@ -141,10 +146,10 @@ describe('FileSearch: a file searched as a stream of pieces', () => {
     const bytes = Buffer.from(`${lines.join('\n')}\n`);
     const opts = options('needle', { contextLines: 4 });
     const whole = wholeFileGrep('f', bytes, opts).matches;
-    const capped = streamed(bytes, opts, 7, 100, 3, false);
+    const capped = streamed(bytes, opts, { seed: 7, largest: 100, max: 3, countAll: false });
     expect(capped).toStrictEqual({ matches: whole.slice(0, 3), total: 4, skippedBinary: 0, cutLines: 0 });
     expect(capped.matches[2]!.context_after).toHaveLength(4);
-    expect(streamed(bytes, opts, 8, 100, 3, true)).toStrictEqual({
+    expect(streamed(bytes, opts, { seed: 8, largest: 100, max: 3, countAll: true })).toStrictEqual({
       matches: whole.slice(0, 3),
       total: whole.length,
       skippedBinary: 0,
@@ -155,7 +160,7 @@ describe('FileSearch: a file searched as a stream of pieces', () => {
   it('skips a binary file from its head, or finds its first match with the byte offset on request', () => {
     const bytes = new Uint8Array(300_000).map((_, i) => (i * 7919) % 251);
     Buffer.from('xx class com/example/Needle; yy').copy(bytes, 200_000);
-    expect(streamed(bytes, options('Needle'), 1, 70_000)).toStrictEqual({
+    expect(streamed(bytes, options('Needle'), { seed: 1, largest: 70_000 })).toStrictEqual({
       matches: [],
       total: 0,
       skippedBinary: 1,
@@ -169,7 +174,7 @@ describe('FileSearch: a file searched as a stream of pieces', () => {
         [2, 70_000],
         [3, 1 << 20],
       ] as const) {
-        expect(streamed(bytes, opts, seed, largest).matches).toStrictEqual(whole);
+        expect(streamed(bytes, opts, { seed, largest }).matches).toStrictEqual(whole);
       }
     }
     expect(wholeFileGrep('f', bytes, options('com/\\w+/Needle', { binary: true })).matches[0]!.byte_offset).toBe(
@@ -179,7 +184,7 @@ describe('FileSearch: a file searched as a stream of pieces', () => {
 
   it('searches a line longer than the cap in its first LINE_CAP_CHARS characters, and says so', () => {
     const long = `${'a'.repeat(1000)}needle${'b'.repeat(LINE_CAP_CHARS)}late-needle\r\nneedle\n`;
-    const outcome = streamed(Buffer.from(long), options('needle', { contextLines: 1 }), 9, 1 << 20);
+    const outcome = streamed(Buffer.from(long), options('needle', { contextLines: 1 }), { seed: 9, largest: 1 << 20 });
     expect(outcome.cutLines).toBe(1);
     expect(outcome.matches.map((m) => m.line_number)).toStrictEqual([1, 2]);
     // The marks count the whole line, the part not kept too (and not its CR): shown from 100 before the match, 500 characters.
