@@ -11,6 +11,8 @@ import path from 'node:path';
 import { CopyCheck } from '../src/sync/copy-check.ts';
 import { FileSource, readPackedDirectory } from '../src/zip/index.ts';
 import type { EntryRecord, SessionRecord } from '../src/session/manifest.ts';
+import { EagerBase } from '../src/workspace/eager-base.ts';
+import { LazyBase } from '../src/workspace/lazy-base.ts';
 import { rawZip } from './helpers/raw-zip.ts';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'zipfs-copy-check-'));
@@ -43,7 +45,15 @@ async function refused(
   const source = new FileSource(file);
   const fd = fs.openSync(file, 'r');
   try {
-    const check = new CopyCheck(source, readPackedDirectory(source), { ...options, fd, pause: async () => {} });
+    // What was checked already is the base's to say (workspace/base.ts), from the session's record.
+    const lines = { session: options.session, entries: [] };
+    const base = options.session.lazy ? new LazyBase(lines, '') : new EagerBase(lines);
+    const check = new CopyCheck(source, readPackedDirectory(source), {
+      checked: base.copiesChecked,
+      otherWriter: options.otherWriter,
+      fd,
+      pause: async () => {},
+    });
     await check.beforeCopy(1, record);
     return undefined;
   } catch (error) {

@@ -10,7 +10,7 @@ import { removeZipLeftovers } from '../sync/zip-leftovers.ts';
 import { diffWorkspace } from '../sync/workspace-diff.ts';
 import { backupParam, count, flag, sessionParam, text } from './schemas.ts';
 import { param } from '../base/message-marks.ts';
-import { readManifest } from '../session/read-manifest.ts';
+import { workspaceOf } from '../workspace/session-workspace.ts';
 
 export const close = defineCommand({
   name: 'close',
@@ -80,7 +80,7 @@ export const close = defineCommand({
           };
         } else if (!input.force) {
           recoverInterruptedSync(session);
-          const diff = diffWorkspace(session.contents, readManifest(session.manifest));
+          const diff = diffWorkspace(session.contents, workspaceOf(session).base());
           const pending = diff.modified.length + diff.added.length + diff.deleted.length + diff.renamed.length;
           if (pending > 0) {
             throw new ZipfsError(

@@ -3,7 +3,7 @@ import { defineCommand } from '../table/command.ts';
 import { deleteWorkspacePath } from '../files/edit.ts';
 import { ZipfsError } from '../base/errors.ts';
 import { normaliseToolPath } from '../files/safe-path.ts';
-import { deleteFromZipOnly } from '../workspace/lazy-changes.ts';
+import { workspaceOf } from '../workspace/session-workspace.ts';
 import { flag, name, sessionParam } from './schemas.ts';
 
 export const del = defineCommand({
@@ -27,8 +27,8 @@ export const del = defineCommand({
   },
   async run(input, context) {
     const { session } = context;
-    // In a lazy session, entries only in the zip are deleted in the manifest; what is on disk, from the folder.
-    const fromZip = deleteFromZipOnly(session, input.path, input.recursive);
+    // Entries only in the archive are deleted there; what is on disk, from the folder.
+    const fromZip = workspaceOf(session).removeArchived(input.path, input.recursive);
     let deleted: string;
     try {
       deleted = deleteWorkspacePath(session.contents, input.path, input.recursive);

@@ -17,7 +17,7 @@ import {
   totalField,
 } from '../table/paging.ts';
 import { count, flag, name, sessionParam, text } from './schemas.ts';
-import { readManifest } from '../session/read-manifest.ts';
+import { workspaceOf } from '../workspace/session-workspace.ts';
 
 /** What diff pages through: each changed path's entry in files, then the lines of its diff. */
 type Item = { file: FileDiff } | { line: string };
@@ -71,7 +71,7 @@ export const diff = defineCommand({
   run(input, context) {
     const { session } = context;
     if (!lockedByOther(session)) recoverInterruptedSync(session);
-    const sections = diffAgainstArchive(session.contents, readManifest(session.manifest), {
+    const sections = diffAgainstArchive(session.contents, workspaceOf(session).base(), {
       path: input.path,
       context: input.context_lines,
     });

@@ -14,7 +14,7 @@ import { notReadable, openRegularFile } from '../base/regular-file.ts';
 import { notTextReason, scanFile } from '../files/text-or-binary.ts';
 import { textEncodingOf, WHOLE_TEXT_MAX_BYTES } from '../files/file-encoding.ts';
 import { decodeText, encodeOrRefuse, TEXT_ENCODINGS, type TextEncoding } from '../files/text-encoding.ts';
-import { extractForChange } from '../workspace/lazy-changes.ts';
+import { workspaceOf } from '../workspace/session-workspace.ts';
 import { paintDiff } from '../format/paint-diff.ts';
 import { plural } from '../format/units.ts';
 import { param } from '../base/message-marks.ts';
@@ -132,7 +132,8 @@ export const edit = defineCommand({
   async run(input, context) {
     const { session } = context;
     const { grepBudgetMs } = loadLimits(context.env);
-    await extractForChange(session, [input.path], context.home, loadLimits(context.env)); // a lazy session's entry, onto disk first
+    // The file, onto disk first when it is only in the archive.
+    await workspaceOf(session).prepareChange([input.path], { home: context.home, limits: loadLimits(context.env) });
     const file = withBeneath(session.contents, (beneath) => {
       const found = resolveExisting(beneath, input.path);
       // The root ('' or '/', an unset variable's path) is a folder too, and said so, not taken for a link.

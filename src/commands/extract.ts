@@ -2,9 +2,7 @@ import * as v from 'valibot';
 import { defineCommand } from '../table/command.ts';
 import { humanBytes, plural } from '../format/units.ts';
 import { loadLimits } from '../rules/limits.ts';
-import { lazyEntries, notExtractedCount } from '../session/lazy-session.ts';
-import { extractEntries } from '../workspace/extract-entries.ts';
-import { matchEntries } from '../open/open-lazy.ts';
+import { workspaceOf } from '../workspace/session-workspace.ts';
 import { count, sessionParam } from './schemas.ts';
 import { assertNarrowing } from '../table/filter-values.ts';
 
@@ -33,14 +31,12 @@ export const extract = defineCommand({
   check: (input) => assertNarrowing(input.paths, 'paths', 'extract every entry left in the zip'),
   async run(input, context) {
     const { session } = context;
-    const lazy = lazyEntries(session);
-    // An eager session has everything extracted already.
-    if (!lazy) return { extracted: 0, bytes: 0, not_extracted: 0 };
-    const chosen = input.paths?.length
-      ? matchEntries(lazy, input.paths)
-      : Array.from({ length: lazy.count }, (_, i) => i);
-    const done = await extractEntries(session, lazy, chosen, context.home, loadLimits(context.env), context.signal);
-    return { extracted: done.count, bytes: done.bytes, not_extracted: notExtractedCount(session) };
+    // Paths and globs name entries (workspace/match-entries.ts); nothing named is PATH_NOT_FOUND.
+    return workspaceOf(session).extract(input.paths, {
+      home: context.home,
+      limits: loadLimits(context.env),
+      signal: context.signal,
+    });
   },
   render: (out) =>
     `Extracted ${plural(out.extracted, 'entry', 'entries')} (${humanBytes(out.bytes)}); ${plural(out.not_extracted, 'entry', 'entries')} left in the zip.`,

@@ -4,8 +4,7 @@ import { ERROR_CODES, ZipfsError } from '../base/errors.ts';
 import { assertNarrowing } from '../table/filter-values.ts';
 import { loadLimits } from '../rules/limits.ts';
 import { globFilter, grepWorkspace } from '../search/grep.ts';
-import { lazyView, resolveSeen, type LazyView } from '../workspace/lazy-view.ts';
-import { withLazyReader, type LazyReader } from '../session/lazy-session.ts';
+import { workspaceOf } from '../workspace/session-workspace.ts';
 import type { GrepZipEntry } from '../search/grep-types.ts';
 import { withBeneath } from '../files/beneath.ts';
 import { TEXT_ENCODINGS } from '../files/text-encoding.ts';
@@ -82,8 +81,8 @@ export const grep = defineCommand({
   },
   async run(input, context) {
     const { session } = context;
-    const view = lazyView(session);
-    const start = withBeneath(session.contents, (beneath) => resolveSeen(beneath, input.path, view));
+    const workspace = workspaceOf(session);
+    const start = withBeneath(session.contents, (beneath) => workspace.stat(beneath, input.path));
     const limits = loadLimits(context.env);
     const offset = input.offset ?? 0;
     // The search finds the skipped matches again (and counts them in total_matches); only this page's are returned.
@@ -104,13 +103,8 @@ export const grep = defineCommand({
         signal: context.signal,
         ...(zipEntries ? { zipEntries } : {}),
       });
-    // A lazy session's entries only in the zip are searched there, each checked as a read checks it (a bomb is refused),
-    // through the reader's descriptor, held open for the search: the zip checked to be the base is the one read.
-    const searched = view
-      ? await withLazyReader(session, view.lazy, limits, (reader) =>
-          search(lazyGrepEntries(view, reader, start.relative, globFilter(input.glob), session.record.source_path)),
-        )
-      : await search();
+    // Entries only in the archive are searched there, each checked as a read checks it (Workspace.withGrepItems).
+    const searched = await workspace.withGrepItems(start.relative, globFilter(input.glob), limits, search);
     const { timedOut, ...found } = searched;
     const all = found.matches.slice(offset);
     // More matches than max_results were found (unless the time budget stopped the search, which a next page would meet again).
@@ -168,20 +162,3 @@ export const grep = defineCommand({
     return notes.length > 0 ? notes.join('\n') : undefined;
   },
 });
-
-/** The files of a lazy session only in the zip, at or below `start`, for grep to read from the zip. */
-function lazyGrepEntries(
-  view: LazyView,
-  reader: LazyReader,
-  start: string,
-  accept: (relative: string) => boolean,
-  zipPath: string,
-): GrepZipEntry[] {
-  const found: GrepZipEntry[] = [];
-  for (const index of view.indexesAt(start)) {
-    // Not folders, nor what the glob leaves out (never read, so never refused).
-    if (view.lazy.type(index) === 'dir' || !accept(view.lazy.paths[index]!)) continue;
-    found.push({ file: view.lazy.paths[index]!, zipPath, zipFd: reader.fd, entry: reader.location(index) });
-  }
-  return found;
-}

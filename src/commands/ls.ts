@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import { defineCommand } from '../table/command.ts';
 import { humanBytes, isoSeconds, localMinute, table } from '../format/units.ts';
 import { walk } from '../workspace/listing.ts';
-import { lazyView, resolveSeen } from '../workspace/lazy-view.ts';
+import { workspaceOf } from '../workspace/session-workspace.ts';
 import { withBeneath } from '../files/beneath.ts';
 import {
   limitParam,
@@ -49,26 +49,31 @@ export const ls = defineCommand({
   },
   run(input, context) {
     const { session } = context;
-    const view = lazyView(session);
+    const workspace = workspaceOf(session);
     return withBeneath(session.contents, (beneath) => {
-      const target = resolveSeen(beneath, input.path, view);
+      const target = workspace.stat(beneath, input.path);
       const symlinks = new Set(session.record.symlinks);
-      if (target.virtual ? target.virtual.type !== 'dir' : !target.disk!.stats.isDirectory()) {
+      if (target.archived ? target.archived.type !== 'dir' : !target.disk!.stats.isDirectory()) {
         const name = target.relative.split('/').pop()!;
-        const type = target.virtual
-          ? target.virtual.type
+        const type = target.archived
+          ? target.archived.type
           : symlinks.has(target.relative)
             ? ('symlink' as const)
             : ('file' as const);
-        const [size, mtime] = target.virtual
-          ? [target.virtual.size, target.virtual.mtime]
+        const [size, mtime] = target.archived
+          ? [target.archived.size, target.archived.mtime]
           : [target.disk!.stats.size, target.disk!.stats.mtime];
         return { entries: [{ name, type, size_bytes: size, modified_at: isoSeconds(mtime) }] };
       }
       const entries: v.InferOutput<typeof entrySchema>[] = [];
       walk(
         target.disk ? beneath.folder(target.relative) : undefined,
-        { maxDepth: input.recursive ? Infinity : 1, archiveSymlinks: symlinks, base: target.relative, view },
+        {
+          maxDepth: input.recursive ? Infinity : 1,
+          archiveSymlinks: symlinks,
+          base: target.relative,
+          archived: (relative) => workspace.archivedChildren(relative),
+        },
         (item) => {
           entries.push({
             name: item.type === 'dir' ? `${item.path}/` : item.path,

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { makeZipOnlyFolders } from '../workspace/lazy-changes.ts';
+import { workspaceOf } from '../workspace/session-workspace.ts';
 import { defineCommand } from '../table/command.ts';
 import { makeWorkspaceFolder } from '../files/make-folder.ts';
 import { flag, name, sessionParam, workspacePathParam } from './schemas.ts';
@@ -25,8 +25,8 @@ export const mkdir = defineCommand({
   },
   async run(input, context) {
     const { session } = context;
-    // A lazy session's folder only in the zip is there: its parent need not be asked for.
-    if (!input.parents) makeZipOnlyFolders(session, input.path);
+    // A folder only in the archive is there: its parent need not be asked for.
+    if (!input.parents) workspaceOf(session).prepareFolderOf(input.path);
     const made = makeWorkspaceFolder(session.contents, input.path, input.parents);
     return { created: made.created, path: made.relative };
   },

@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { defineCommand } from '../table/command.ts';
 import { moveWorkspacePath } from '../files/move.ts';
-import { extractForChange } from '../workspace/lazy-changes.ts';
+import { workspaceOf } from '../workspace/session-workspace.ts';
 import { loadLimits } from '../rules/limits.ts';
 import { flag, name, sessionParam } from './schemas.ts';
 
@@ -28,8 +28,11 @@ export const move = defineCommand({
   },
   async run(input, context) {
     const { session } = context;
-    // A lazy session's entries onto disk first: both ends, so a target only in the zip is there to refuse or replace.
-    await extractForChange(session, [input.from, input.to], context.home, loadLimits(context.env));
+    // Both ends prepared, so a target only in the archive is on disk to refuse or replace.
+    await workspaceOf(session).prepareChange([input.from, input.to], {
+      home: context.home,
+      limits: loadLimits(context.env),
+    });
     const moved = moveWorkspacePath(session.contents, input.from, input.to, input.overwrite);
     return { moved: true, ...moved };
   },

@@ -13,7 +13,7 @@ import type { Opened } from '../open/open-request.ts';
 import { listSessions, sessionOf, type Session } from '../session/session-store.ts';
 import { isNewArchive, sourceState, type SourceState } from '../session/source-state.ts';
 import { invocation, param } from '../base/message-marks.ts';
-import { notExtractedCount } from '../session/lazy-session.ts';
+import { workspaceOf } from '../workspace/session-workspace.ts';
 
 /** A reused session whose zip another writer changed since its base (by the directory's hash: source-state.ts): said at once. */
 function zipMoved(session: Session): string[] {
@@ -90,13 +90,14 @@ export const open = defineCommand({
     const existing = found !== undefined || session.shared === true;
     // Reusing a killed job's session makes it this job's: prune --orphaned must not take it from under it.
     if (existing) await adoptSession(session, context.owner, lockWait(context));
+    const notExtracted = workspaceOf(session).notExtracted();
     const result = {
       session_id: session.record.id,
       name: session.record.name,
       workspace_path: session.contents,
       file_count: session.record.file_count,
       extracted_size_bytes: session.record.extracted_size_bytes,
-      ...(session.record.lazy ? { not_extracted: notExtractedCount(session) } : {}),
+      ...(notExtracted === undefined ? {} : { not_extracted: notExtracted }),
     };
     // What an agent needs before its next call: links it will find as plain files, and that calls
     // without a session are now ambiguous when other sessions are open.

@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { defineCommand } from '../table/command.ts';
 import { count, sessionParam, text } from './schemas.ts';
-import { notExtractedCount } from '../session/lazy-session.ts';
+import { workspaceOf } from '../workspace/session-workspace.ts';
 
 export const path = defineCommand({
   name: 'path',
@@ -14,7 +14,8 @@ export const path = defineCommand({
   cli: { positionals: ['session'], short: { session: 's' }, example: 'cd "$(zipfs path q4-report)"' },
   run(input, context) {
     const { session } = context;
-    return { path: session.contents, ...(session.record.lazy ? { not_extracted: notExtractedCount(session) } : {}) };
+    const notExtracted = workspaceOf(session).notExtracted();
+    return { path: session.contents, ...(notExtracted === undefined ? {} : { not_extracted: notExtracted }) };
   },
   // stdout stays the bare path (`cd "$(zipfs path)"`); what other tools will not find there goes to stderr.
   render: (out) => out.path,

@@ -4,8 +4,7 @@ import { ZipfsError, quote } from '../base/errors.ts';
 import { loadLimits } from '../rules/limits.ts';
 import { resolveExisting } from '../files/safe-path.ts';
 import fs from 'node:fs';
-import { lazyView, resolveSeen } from '../workspace/lazy-view.ts';
-import { entryFileForRead, withLazyReader } from '../session/lazy-session.ts';
+import { workspaceOf } from '../workspace/session-workspace.ts';
 import { withBeneath } from '../files/beneath.ts';
 import { readPage } from '../files/read-page.ts';
 import { TEXT_ENCODINGS, type TextEncoding } from '../files/text-encoding.ts';
@@ -64,22 +63,18 @@ export const read = defineCommand({
   },
   async run(input, context) {
     const { session } = context;
-    const view = lazyView(session);
-    const seen = withBeneath(session.contents, (beneath) => resolveSeen(beneath, input.path, view));
+    const workspace = workspaceOf(session);
+    const seen = withBeneath(session.contents, (beneath) => workspace.stat(beneath, input.path));
     const folder = (relative: string) =>
       new ZipfsError(
         'INVALID_INPUT',
         `Invalid argument path: ${quote(relative)} is a folder; list it with ls, or read a file inside it.`,
       );
-    if (seen.virtual?.type === 'dir') throw folder(seen.relative);
-    // An entry only in the zip is read from a file it is inflated into, once (lazy-session.ts).
-    const fromZip = seen.virtual
-      ? await withLazyReader(session, view!.lazy, loadLimits(context.env), (reader) =>
-          entryFileForRead(session, reader, seen.virtual!.index!),
-        )
-      : undefined;
+    if (seen.archived?.type === 'dir') throw folder(seen.relative);
+    // An entry only in the archive is read from a file its bytes are put in (Workspace.fileFor).
+    const fromZip = seen.archived ? await workspace.fileFor(seen.archived, loadLimits(context.env)) : undefined;
     return withBeneath(session.contents, (beneath) => {
-      // A file on disk is reached again: what resolveSeen found was reached through folders it has closed.
+      // A file on disk is reached again: what stat found was reached through folders it has closed.
       const file = fromZip
         ? { relative: seen.relative, path: fromZip, stats: fs.statSync(fromZip) }
         : resolveExisting(beneath, input.path);

@@ -18,7 +18,8 @@ import {
   totalField,
 } from '../table/paging.ts';
 import { count, flag, name, names, sessionParam, text } from './schemas.ts';
-import { readManifest, type Manifest, wholeBase } from '../session/read-manifest.ts';
+import type { Base } from '../workspace/base.ts';
+import { workspaceOf } from '../workspace/session-workspace.ts';
 
 function changeCount(out: {
   modified: string[];
@@ -42,15 +43,16 @@ type Change = {
 const MAX_ZIP_CHANGES = 200;
 
 /** What the zip's other writer did since the base, when the zip moved (zip-changes.ts); undefined when it did not. */
-function zipBehind(manifest: Manifest, dir: string): string[] | undefined {
+function zipBehind(base: Base): string[] | undefined {
   let state: ReturnType<typeof sourceState>;
   try {
-    state = sourceState(manifest.session);
+    state = sourceState(base.record);
   } catch {
     return undefined; // not a file any more: sync and diff say so
   }
-  if (state !== 'changed' || isNewArchive(manifest.session)) return undefined;
-  const changes = zipChangesSince(wholeBase(manifest, dir), manifest.session.source_path);
+  if (state !== 'changed' || isNewArchive(base.record)) return undefined;
+  // Against the whole base: an entry never extracted is not taken for one the other writer added.
+  const changes = zipChangesSince(base.whole(), base.record.source_path);
   if (!changes) return [];
   const all = changeLines(changes);
   return all.length > MAX_ZIP_CHANGES
@@ -106,11 +108,11 @@ export const status = defineCommand({
   run(input, context) {
     const { session } = context;
     if (!lockedByOther(session)) recoverInterruptedSync(session);
-    const manifest = readManifest(session.manifest);
-    const diff = diffWorkspace(session.contents, manifest);
-    const behind = zipBehind(manifest, session.dir);
+    const base = workspaceOf(session).base();
+    const diff = diffWorkspace(session.contents, base);
+    const behind = zipBehind(base);
     // What a killed sync left beside the zip (its lock, a temporary as large as the archive): said, not hidden.
-    const leftovers = findZipLeftovers(manifest.session.source_path).map(describeLeftover);
+    const leftovers = findZipLeftovers(base.record.source_path).map(describeLeftover);
     const refused = new Map(diff.unsupported.map((u) => [u.path, u]));
     const changes: Change[] = [
       ...(['modified', 'added', 'deleted'] as const).flatMap((list) =>

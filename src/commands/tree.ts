@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import { defineCommand } from '../table/command.ts';
 import { plural } from '../format/units.ts';
 import { walk } from '../workspace/listing.ts';
-import { lazyView, resolveSeen } from '../workspace/lazy-view.ts';
+import { workspaceOf } from '../workspace/session-workspace.ts';
 import { withBeneath } from '../files/beneath.ts';
 import { ZipfsError, quote } from '../base/errors.ts';
 import { quoteName } from '../format/quote-name.ts';
@@ -47,10 +47,10 @@ export const tree = defineCommand({
   },
   run(input, context) {
     const { session } = context;
-    const view = lazyView(session);
+    const workspace = workspaceOf(session);
     return withBeneath(session.contents, (beneath) => {
-      const start = resolveSeen(beneath, input.path, view);
-      if (start.virtual ? start.virtual.type !== 'dir' : !start.disk!.stats.isDirectory())
+      const start = workspace.stat(beneath, input.path);
+      if (start.archived ? start.archived.type !== 'dir' : !start.disk!.stats.isDirectory())
         throw new ZipfsError(
           'INVALID_INPUT',
           `Invalid argument path: ${quote(start.relative)} is a file, not a folder; tree starts from a folder.`,
@@ -67,7 +67,7 @@ export const tree = defineCommand({
           maxDepth: input.max_depth ?? Infinity,
           archiveSymlinks: new Set(session.record.symlinks),
           base: start.relative,
-          view,
+          archived: (relative) => workspace.archivedChildren(relative),
         },
         (item, depth, isLast) => {
           openAtDepth[depth] = !isLast;

@@ -4,7 +4,7 @@ import { ZipfsError } from '../base/errors.ts';
 import { humanBytes } from '../format/units.ts';
 import { writeWorkspaceFile } from '../files/edit.ts';
 import { sessionFolderRules } from '../rules/folder-rules.ts';
-import { extractForChange, makeZipOnlyFolders } from '../workspace/lazy-changes.ts';
+import { workspaceOf } from '../workspace/session-workspace.ts';
 import { loadLimits } from '../rules/limits.ts';
 import { count, flag, sessionParam } from './schemas.ts';
 
@@ -44,10 +44,12 @@ export const write = defineCommand({
   async run(input, context) {
     const { session } = context;
     const bytes = decode(input.content, input.encoding);
-    // Appending to a lazy session's entry adds to its content: onto disk first. A whole write needs none of it.
-    if (input.append) await extractForChange(session, [input.path], context.home, loadLimits(context.env));
-    // A folder only in the zip exists in the session: made on disk for a write that makes no folders.
-    if (!input.create_dirs) makeZipOnlyFolders(session, input.path);
+    const workspace = workspaceOf(session);
+    // Appending adds to the file's content: prepared as a change. A whole write needs none of it.
+    if (input.append)
+      await workspace.prepareChange([input.path], { home: context.home, limits: loadLimits(context.env) });
+    // A folder only in the archive exists in the session: made on disk for a write that makes no folders.
+    if (!input.create_dirs) workspace.prepareFolderOf(input.path);
     const { size } = writeWorkspaceFile(session.contents, input.path, bytes, input.create_dirs, {
       append: input.append,
       rules: sessionFolderRules(session.record),

@@ -10,15 +10,16 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { ZipfsError, quote } from '../base/errors.ts';
 import { readPackedDirectory } from '../zip/index.ts';
 import { workspaceTarget } from './workspace-rules.ts';
-import { CENTRAL_FILE, countEntries, lazyEntriesOf, type LazyEntries } from '../session/lazy-entries.ts';
+import { CENTRAL_FILE, lazyEntriesOf } from '../session/lazy-entries.ts';
+import { countEntries } from '../session/entry-count.ts';
 import { fingerprintSource } from '../session/source-state.ts';
 import { centralFileFacts } from '../session/lazy-integrity.ts';
 import { loadSession, removeSession } from '../session/session-store.ts';
 import { extractEntries } from '../workspace/extract-entries.ts';
 import { lazyEntries } from '../session/lazy-session.ts';
+import { matchEntries } from '../workspace/match-entries.ts';
 import { withSessionLock } from '../session/lock.ts';
 import { releasePhaseGarbage } from '../base/memory.ts';
 import { inStaging, openSource, sessionRecord, type Opened, type OpenRequest } from './open-request.ts';
@@ -64,7 +65,15 @@ export async function openLazy(request: OpenRequest, zipPath: string): Promise<O
     await withSessionLock(
       session,
       'open',
-      () => extractEntries(session, lazy, chosen, request.home, request.limits, request.signal),
+      () =>
+        extractEntries({
+          session,
+          lazy,
+          indexes: chosen,
+          home: request.home,
+          limits: request.limits,
+          signal: request.signal,
+        }),
       { waitMs: 0 },
     );
     return loadSession(request.home, published.name)!;
@@ -72,40 +81,4 @@ export async function openLazy(request: OpenRequest, zipPath: string): Promise<O
     removeSession(session);
     throw error;
   }
-}
-
-/**
- * The entries that paths and globs name: a path names its entry, and for a
- * folder everything below it; a glob without "/" matches names at any depth
- * (`*.xml`), one with "/" the whole path (`word/**`), as grep's glob does.
- * A pattern that names nothing is an error: a typo must not pass silently.
- */
-export function matchEntries(lazy: LazyEntries, patterns: readonly string[]): number[] {
-  const chosen: number[] = [];
-  for (const raw of patterns) {
-    const pattern = raw.replace(/^\.?\/+/, '').replace(/\/+$/, '');
-    const before = chosen.length;
-    const exact = lazy.indexOf(pattern);
-    if (exact >= 0) chosen.push(exact);
-    if (pattern === '' || exact < 0 || lazy.type(exact) === 'dir') {
-      lazy.forEachUnder(pattern, (index) => {
-        chosen.push(index);
-      });
-    }
-    if (chosen.length === before && /[*?[{]/.test(pattern)) {
-      const glob = new Bun.Glob(pattern);
-      const whole = pattern.includes('/');
-      for (let i = 0; i < lazy.count; i++) {
-        const own = lazy.paths[i]!;
-        if (own !== '' && glob.match(whole ? own : own.slice(own.lastIndexOf('/') + 1))) chosen.push(i);
-      }
-    }
-    if (chosen.length === before)
-      throw new ZipfsError(
-        'PATH_NOT_FOUND',
-        `Nothing in the archive matches ${quote(raw)}; give an entry's path, a folder, or a glob (*.xml matches ` +
-          `names at any depth, word/** a whole path). List the entries with ls or inspect.`,
-      );
-  }
-  return chosen;
 }

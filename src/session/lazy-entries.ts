@@ -14,24 +14,26 @@ import { quoted } from '../format/quote-name.ts';
 import { PackedDirectory, assertReadable, plainlyReadable } from '../zip/index.ts';
 import { entryPath, isPlainPath } from '../rules/entry-paths.ts';
 import { releasePhaseGarbage } from '../base/memory.ts';
-import { foldCase, windowsNameProblem } from '../rules/platform-names.ts';
 import type { ItemType } from '../rules/item-type.ts';
 import type { FolderRules } from '../rules/folder-rules.ts';
-import { entryRecord, sessionDamaged, type EntryRecord, type LazyFacts, type SessionRecord } from './manifest.ts';
+import {
+  DIRECTORY_COPY,
+  entryRecord,
+  sessionDamaged,
+  type EntryRecord,
+  type LazyFacts,
+  type SessionRecord,
+} from './manifest.ts';
 import { centralCountProblem, centralFileProblem } from './lazy-integrity.ts';
+import { checkClashes, checkOverlaps, platformMisfits } from './lazy-entry-checks.ts';
 
-/** Whether `own`, whose last `/` is at `slash`, lies directly in `folder`: compared in place, as a slice per path would cost a string per entry. */
-function inFolder(own: string, slash: number, folder: string): boolean {
-  return slash === folder.length && own.startsWith(folder);
-}
-
-/** The file beside manifest.jsonl holding the base archive's central directory. */
-export const CENTRAL_FILE = 'central.bin';
+/** The file beside manifest.jsonl holding the base archive's central directory (manifest.ts). */
+export const CENTRAL_FILE = DIRECTORY_COPY;
 
 const TYPES: readonly ItemType[] = ['file', 'dir', 'symlink'];
 
 /** Whether entry `index`'s name is its own workspace path (entry-paths.ts, isPlainPath), with no extra field that might name it otherwise. */
-function plainPath(directory: PackedDirectory, index: number): boolean {
+export function plainPath(directory: PackedDirectory, index: number): boolean {
   return (
     directory.field16(index, 30) === 0 &&
     isPlainPath(directory.region, directory.nameStart(index), directory.nameLength(index))
@@ -184,158 +186,6 @@ export function lazyEntriesOf(
     ...(unrepresentable.length > 0 ? { unrepresentable } : {}),
   };
   return { lazy: new LazyEntries(directory, paths, codes, unrepresentable), facts };
-}
-
-/** Two entries at one path, or a file where another entry needs a folder: as open refuses them. */
-function checkClashes(lazy: LazyEntries, refuse: Refuse): void {
-  const order = lazy.sorted();
-  const name = (index: number) => lazy.directory.entry(index).name;
-  // Indexed loops, no destructuring or iterators: a million iterations must not allocate.
-  for (let k = 1; k < order.length; k++) {
-    const a = order[k - 1]!;
-    const b = order[k]!;
-    if (lazy.paths[a] === lazy.paths[b]) {
-      refuse(
-        new ZipfsError(
-          'ZIP_INVALID',
-          `Entries ${quoted(name(a))} and ${quoted(name(b))} claim the same path (${quoted(lazy.paths[a]!)}); one would silently replace the other, so the archive was not opened.`,
-        ),
-      );
-    }
-  }
-  let lastParent = '';
-  for (let k = 0; k < order.length; k++) {
-    const index = order[k]!;
-    const own = lazy.paths[index]!;
-    const slash = own.lastIndexOf('/');
-    if (slash < 0 || inFolder(own, slash, lastParent)) continue;
-    const parent = own.slice(0, slash);
-    lastParent = parent;
-    // Every folder on the way, not only the nearest: a file "a" breaks "a/b/c" too.
-    for (let cut = parent.length; cut > 0; cut = parent.lastIndexOf('/', cut - 1)) {
-      const holder = lazy.indexOf(parent.slice(0, cut));
-      if (holder >= 0 && lazy.type(holder) !== 'dir') {
-        refuse(
-          new ZipfsError(
-            'ZIP_INVALID',
-            `Entry ${quoted(name(holder))} is a file, but ${quoted(name(index))} needs it to be a folder; the archive cannot be laid out as files, so it was not opened.`,
-          ),
-        );
-      }
-      if (cut <= 0) break;
-    }
-  }
-}
-
-/** Entries whose bytes overlap (the zip-bomb construction), from the directory alone; each entry's own headers are checked when it is read. */
-function checkOverlaps(
-  directory: PackedDirectory,
-  starts: Float64Array,
-  ends: Float64Array,
-  paths: string[],
-  refuse: Refuse,
-): void {
-  const order = directory.byOffset();
-  for (let k = 0; k < order.length; k++) {
-    const index = order[k]!;
-    const limit = k + 1 < order.length ? starts[order[k + 1]!]! : directory.centralStart;
-    if (ends[index]! > limit) {
-      const into = k + 1 < order.length ? `into entry ${quoted(paths[order[k + 1]!]!)}` : 'into the central directory';
-      refuse(
-        new ZipfsError(
-          k + 1 < order.length ? 'ZIP_BOMB_DETECTED' : 'ZIP_INVALID',
-          `Entry ${quoted(paths[index]!)} has data running ${ends[index]! - limit} bytes ${into}${k + 1 < order.length ? ' (overlapping entries, a zip-bomb construction)' : ''}; the archive was refused.`,
-        ),
-      );
-    }
-  }
-}
-
-/** Entries the workspace's folder cannot hold under their own names: noted, so they stay in the zip. */
-function platformMisfits(lazy: LazyEntries, rules: FolderRules): { index: number; reason: string }[] {
-  const found: { index: number; reason: string }[] = [];
-  if (rules.windowsNames) {
-    for (let i = 0; i < lazy.count; i++) {
-      const problem = lazy.paths[i]!.split('/')
-        .map(windowsNameProblem)
-        .find((p) => p !== undefined);
-      if (problem) found.push({ index: i, reason: `its name ${problem}` });
-    }
-  }
-  if (rules.caseInsensitive) {
-    const seen = new Map<string, number>();
-    const order = lazy.sorted();
-    for (let k = 0; k < order.length; k++) {
-      const index = order[k]!;
-      if (lazy.type(index) === 'dir' || lazy.paths[index] === '') continue;
-      const key = foldCase(lazy.paths[index]!);
-      const other = seen.get(key);
-      if (other === undefined) {
-        seen.set(key, index);
-        continue;
-      }
-      const reason = `its path differs only in case from ${quoted(lazy.paths[other]!)}, and the workspace's folder does not tell case apart`;
-      found.push(
-        { index, reason },
-        {
-          index: other,
-          reason: `its path differs only in case from ${quoted(lazy.paths[index]!)}, and the workspace's folder does not tell case apart`,
-        },
-      );
-    }
-  }
-  return found.sort((a, b) => a.index - b.index);
-}
-
-/**
- * Files and folders of a directory whose names open has checked already (a lazy session's new
- * archive: copied names were checked at open, new ones by sync), counted from one name at a time:
- * the count must not hold a million paths, as an index would.
- */
-export function countEntries(directory: PackedDirectory): { files: number; folders: number } {
-  const folders = new Set<string>();
-  const region = directory.region;
-  let files = 0;
-  let parentStart = 0;
-  let parentLength = -1;
-  for (let i = 0; i < directory.count; i++) {
-    if (!plainPath(directory, i)) {
-      // Placed as open places it.
-      const place = entryPath(directory.entry(i).name);
-      if (place.isDirectory) {
-        if (place.path !== '') folders.add(place.path);
-      } else files++;
-      addFoldersOf(place.path, folders);
-      continue;
-    }
-    const start = directory.nameStart(i);
-    const length = directory.nameLength(i);
-    const isDirectory = region[start + length - 1] === SLASH;
-    const end = isDirectory ? length - 1 : length;
-    if (isDirectory) folders.add(directory.latin1(start, start + end));
-    else files++;
-    let slash = end - 1;
-    while (slash >= 0 && region[start + slash] !== SLASH) slash--;
-    if (slash < 0) continue;
-    // A new parent folder only when the bytes before the last slash differ from the previous entry's.
-    if (slash === parentLength && sameBytes(region, start, parentStart, slash)) continue;
-    parentStart = start;
-    parentLength = slash;
-    addFoldersOf(`${directory.latin1(start, start + slash)}/x`, folders);
-  }
-  return { files, folders: folders.size };
-}
-
-const SLASH = 0x2f;
-
-function sameBytes(bytes: Uint8Array, a: number, b: number, length: number): boolean {
-  for (let i = 0; i < length; i++) if (bytes[a + i] !== bytes[b + i]) return false;
-  return true;
-}
-
-/** Every folder on the way to `own`. */
-function addFoldersOf(own: string, folders: Set<string>): void {
-  for (let at = own.lastIndexOf('/'); at > 0; at = own.lastIndexOf('/', at - 1)) folders.add(own.slice(0, at));
 }
 
 /**

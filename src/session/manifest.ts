@@ -16,6 +16,9 @@ import type { SessionOwner } from './owner.ts';
 
 export const MANIFEST_FORMAT = 1;
 
+/** A copy of the base's central directory, kept beside manifest.jsonl where the folder lacks entries (lazy-entries.ts). */
+export const DIRECTORY_COPY = 'central.bin';
+
 /** What identifies the source zip as it was when last read or written. */
 export interface SourceFingerprint {
   size: number;

@@ -1,7 +1,7 @@
 /**
  * A session's manifest as the rest of zipfs reads it: its lines (manifest.ts) and, in a lazy
  * session, the whole directory (central.bin), loaded when first asked for and checked against
- * the lines then; and a lazy session's base as an eager session's manifest lists it.
+ * the lines then (the base, every entry whatever the kind, is the workspace's: workspace/base.ts).
  */
 import path from 'node:path';
 import { sessionDamaged, readManifestLines, type EntryRecord, type ManifestLines } from './manifest.ts';
@@ -52,20 +52,4 @@ export function assertTrackedMatch(dir: string, entries: readonly EntryRecord[],
 /** Indexes of the entries the manifest lists: extracted, or deleted without ever being extracted. */
 export function trackedIndexes(manifest: ManifestLines): Set<number> {
   return new Set(manifest.entries.map((entry) => entry.index));
-}
-
-/**
- * A lazy session's base as an eager session's manifest lists it: every entry,
- * those the manifest lists as it has them. For what compares the whole base
- * with the zip as it is now (the other writer's changes, a merge), which must
- * not take an entry never extracted for one the other writer added. At a
- * million entries this is a million records: only those paths pay for it.
- */
-export function wholeBase(manifest: Manifest, dir: string): Manifest {
-  if (!manifest.session.lazy) return manifest;
-  const lazy = manifest.lazy?.() ?? lazyEntriesAt(dir, manifest.session);
-  const listed = new Map(manifest.entries.map((entry) => [entry.index, entry]));
-  const entries = new Array(lazy.count);
-  for (let i = 0; i < lazy.count; i++) entries[i] = listed.get(i) ?? lazy.record(i);
-  return { session: manifest.session, entries, lazy: () => lazy };
 }

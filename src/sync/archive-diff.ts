@@ -17,8 +17,9 @@ import { invocation, param } from '../base/message-marks.ts';
 import type { EntryRecord } from '../session/manifest.ts';
 import { FileSource, readEntryData } from '../zip/index.ts';
 import { isNewArchive, openBase, sourceState } from '../session/source-state.ts';
-import { diffWorkspace, readLinkTarget } from './workspace-diff.ts';
-import { type Manifest } from '../session/read-manifest.ts';
+import { diffWorkspace } from './workspace-diff.ts';
+import { readLinkTarget } from './workspace-scan.ts';
+import type { Base } from '../workspace/base.ts';
 
 export interface FileDiff {
   path: string;
@@ -72,14 +73,14 @@ function readCurrent(beneath: Beneath, shown: string, link: boolean): Uint8Array
 /** Every changed path in scope, by path, with its diff: the diff command pages through them (paging.ts). */
 export function diffAgainstArchive(
   root: string,
-  manifest: Manifest,
+  base: Base,
   options: { path?: string; context: number },
 ): FileSection[] {
-  const record = manifest.session;
+  const record = base.record;
   const fresh = isNewArchive(record);
   // The base's bytes are read through the descriptor checked to hold the base (source-state.ts).
-  const base = fresh ? undefined : openBase(record);
-  const state = base ? base.state : sourceState(record);
+  const opened = fresh ? undefined : openBase(record);
+  const state = opened ? opened.state : sourceState(record);
   if (state === 'changed') {
     throw new ZipfsError(
       'CONFLICT_DETECTED',
@@ -92,9 +93,9 @@ export function diffAgainstArchive(
       `The zip ${record.source_path} is gone, and with it the original content to diff against; ${invocation('status')} still lists the changes.`,
     );
   }
-  const source = base?.source;
+  const source = opened?.source;
   try {
-    return sectionsOf(root, manifest, options, source);
+    return sectionsOf(root, base, options, source);
   } finally {
     source?.close();
   }
@@ -103,18 +104,18 @@ export function diffAgainstArchive(
 /** The sections, with the base's entries read from `source` (none for a new archive). */
 function sectionsOf(
   root: string,
-  manifest: Manifest,
+  base: Base,
   options: { path?: string; context: number },
   source: FileSource | undefined,
 ): FileSection[] {
-  const changes = diffWorkspace(root, manifest);
+  const changes = diffWorkspace(root, base);
   const scope = options.path === undefined ? '' : normaliseToolPath(options.path);
   const inScope = (shown: string) => {
     const bare = shown.endsWith('/') ? shown.slice(0, -1) : shown;
     return scope === '' || bare === scope || bare.startsWith(`${scope}/`);
   };
   const unsupported = new Set(changes.unsupported.map((u) => u.path));
-  const byPath = new Map(manifest.entries.map((e) => [e.path, e]));
+  const byPath = new Map(changes.entries.map((e) => [e.path, e]));
   const beneath = new Beneath(root);
   try {
     const original = (entry: EntryRecord | undefined): Uint8Array => {

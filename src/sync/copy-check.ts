@@ -1,7 +1,7 @@
 /**
  * What a sync copies raw is checked as open checks what it extracts, once.
  * An eager open inflated every entry and checked its CRC-32, so copying the
- * entries of its zip unchanged copies checked bytes. A lazy session never read
+ * entries of its zip unchanged copies checked bytes. A session that keeps entries in the zip never read
  * most of its entries, and a merge (or a forced sync) copies the bytes of a
  * zip another writer made: copied unchecked, a damaged entry (a bad CRC-32, a
  * broken deflate stream, a data descriptor or local header that disagrees)
@@ -9,12 +9,12 @@
  *
  * So such an entry is read before it is copied: its local header against its
  * central record, its data inflated (or, stored, read) to its declared size
- * with its CRC-32, and its data descriptor. Once per session: a lazy sync
+ * with its CRC-32, and its data descriptor. Once per session: its first sync
  * checks every entry it copies that was not extracted, and the next session
- * record says the whole base was checked (`lazy.data_checked`), so later syncs
- * copy without reading again; entries a lazy session extracted were checked
- * then. The cost is one read and inflate of the archive at a lazy session's
- * first sync, and at a merge (README, Lazy sessions, has the figures).
+ * record says the whole base was checked (Base.copiesChecked), so later syncs
+ * copy without reading again; entries it extracted were checked
+ * then. The cost is one read and inflate of the archive at such a session's
+ * first sync, and at a merge (the README has the figures).
  *
  * Small entries are checked in place, from the packed directory, with no
  * object per entry (a million-entry session's first sync); only a fault, and
@@ -26,7 +26,7 @@ import { ZipfsError } from '../base/errors.ts';
 import { quoted } from '../format/quote-name.ts';
 import { invocation } from '../base/message-marks.ts';
 import { entryPath } from '../rules/entry-paths.ts';
-import type { EntryRecord, SessionRecord } from '../session/manifest.ts';
+import type { EntryRecord } from '../session/manifest.ts';
 import { crc32 } from '../zip/codec.ts';
 import {
   FLAG_DATA_DESCRIPTOR,
@@ -55,11 +55,12 @@ const WHOLE_BELOW_BYTES = 8 << 20;
 const PIECE_BYTES = 4 << 20;
 const UNREADABLE = FLAG_ENCRYPTED | FLAG_STRONG_ENCRYPTION | FLAG_PATCHED;
 
-/** Which copies were checked already: every one (an eager session's own zip, or a lazy one checked at an earlier sync), those extracted, or none (another writer's zip). */
+/** Which copies were checked already: every one (a session's own zip checked at open or at an earlier sync), those extracted, or none (another writer's zip). */
 type Trust = 'all' | 'extracted' | 'none';
 
 export interface CopyCheckOptions {
-  session: SessionRecord;
+  /** Which copies from this session's own zip were checked already (Base.copiesChecked). */
+  checked: 'all' | 'extracted';
   /** The source is another writer's zip (a merge, or a forced sync over it). */
   otherWriter: boolean;
   /** The source's descriptor, for large stored entries read through one reused buffer. */
@@ -77,8 +78,7 @@ export class CopyCheck {
     private readonly directory: PackedDirectory,
     private readonly options: CopyCheckOptions,
   ) {
-    const { session, otherWriter } = options;
-    this.trust = otherWriter ? 'none' : !session.lazy || session.lazy.data_checked === true ? 'all' : 'extracted';
+    this.trust = options.otherWriter ? 'none' : options.checked;
   }
 
   /**

@@ -4,26 +4,26 @@
  * Open refuses such an archive ("Entry x is a file, but x/y.txt needs it to
  * be a folder"), so sync refuses to write it, before the temporary is begun.
  *
- * One check on the final set of paths, for every sync (eager, lazy, merge):
+ * One check on the final set of paths, for every sync (plain or merge, whatever the session):
  * what the base keeps as it was, which open checked already, and what is new
  * (the workspace's additions and renames, the other writer's entries in a
  * merge). A clash needs a new path, so a sync that writes none is not
  * checked further; otherwise every kept path is tested against the new ones
- * with set lookups, in one pass and without sorting: a lazy session of a
- * million entries with one file added pays one walk over their paths.
+ * with set lookups, in one pass and without sorting: a session of a million
+ * entries, never extracted, with one file added pays one walk over their paths.
  *
- * A clash arises where a disk cannot hold one: in a lazy session, a workspace
- * file stands at `x` while `x/y.txt`, never extracted, is only in the zip; in
+ * A clash arises where a disk cannot hold one: a workspace file stands at `x`
+ * while `x/y.txt`, never extracted, is only in the zip (an untouched entry); in
  * a merge, the other writer added `x` beside the workspace's `x/y.txt`.
  */
 import { ZipfsError } from '../base/errors.ts';
 import { quoted } from '../format/quote-name.ts';
 import { invocation } from '../base/message-marks.ts';
 import type { ItemType } from '../rules/item-type.ts';
-import { forgetLazyEntries, lazyEntriesAt } from '../session/lazy-session.ts';
+import type { EntryRecord } from '../session/manifest.ts';
+import type { Base } from '../workspace/base.ts';
 import type { MergePlan } from './merge-plan.ts';
 import type { WorkspaceDiff } from './workspace-diff.ts';
-import { type Manifest } from '../session/read-manifest.ts';
 
 /** Where an entry of the new archive comes from, for the refusal's wording. */
 type Side = 'workspace' | 'zip-only' | 'other-writer';
@@ -35,14 +35,13 @@ interface Placed {
 }
 
 export interface FinalShape {
-  /** The base as the sync reads it: the whole base in a lazy merge (merge-plan.ts). */
-  manifest: Manifest;
+  base: Base;
+  /** The base's entries as the sync reads them: those the scan compared, or a merge's whole base (merge-sides.ts). */
+  entries: EntryRecord[];
   diff: WorkspaceDiff;
   plan?: MergePlan;
-  /** A lazy merge: the base entries that are on disk; the others are only in the zip. */
+  /** A merge where not every entry is on disk: the base entries that are; the others are only in the zip. */
   tracked?: { indexes: Set<number> };
-  /** The session's folder: a lazy session's plain sync keeps the entries never extracted, read from its central.bin. */
-  dir: string;
 }
 
 /** Refuses, before anything is written, a sync whose archive would put a file where a folder is needed, or two entries at one path. */
@@ -53,14 +52,14 @@ export function assertFinalShape(shape: FinalShape): void {
     const clash = findClash(fresh, (visit) => forEachKept(shape, visit));
     if (clash) throw refusal(clash);
   } finally {
-    // The directory was loaded for this check only: the writing must not hold it too.
-    if (shape.manifest.session.lazy) forgetLazyEntries();
+    // An index loaded for this check only: the writing must not hold it too.
+    shape.base.release();
   }
 }
 
 /** The base's entries the new archive writes (deleted ones aside): a merge's, or the manifest's. */
-function baseWritten({ manifest, diff, plan }: FinalShape): Manifest['entries'] {
-  const records = plan ? plan.steps.flatMap((step) => (step.kind === 'base' ? [step.record] : [])) : manifest.entries;
+function baseWritten({ entries, diff, plan }: FinalShape): EntryRecord[] {
+  const records = plan ? plan.steps.flatMap((step) => (step.kind === 'base' ? [step.record] : [])) : entries;
   return records.filter((record) => diff.states.get(record.index) !== 'deleted');
 }
 
@@ -97,12 +96,9 @@ type Visit = (path: string, type: ItemType, side: Side) => void;
 function forEachKept(shape: FinalShape, visit: Visit): void {
   for (const record of baseWritten(shape))
     if (!shape.diff.renames.has(record.index)) visit(record.path, record.type, sideOf(shape, record.index));
-  const { manifest, plan } = shape;
-  if (!manifest.session.lazy || plan) return; // a merge's plan lists the whole base
-  // A lazy session's plain sync copies every entry the manifest does not list, as it is.
-  const listed = new Set(manifest.entries.map((entry) => entry.index));
-  const lazy = lazyEntriesAt(shape.dir, manifest.session);
-  for (let i = 0; i < lazy.count; i++) if (!listed.has(i)) visit(lazy.paths[i]!, lazy.type(i), 'zip-only');
+  if (shape.plan) return; // a merge's plan lists the whole base
+  // A plain sync copies every untouched entry as it is.
+  shape.base.forEachUntouched(shape.entries, (path, type) => visit(path, type, 'zip-only'));
 }
 
 interface Clash {

@@ -24,7 +24,7 @@ export function takeZipSide(
   plan: MergePlan,
   onDisk?: (relative: string) => boolean,
 ): void {
-  const here = (relative: string) => !onDisk || onDisk(relative); // a lazy session's entry not extracted stays in the zip
+  const here = (relative: string) => !onDisk || onDisk(relative); // an entry never extracted stays in the zip
   for (const record of plan.zipDeleted) {
     if (record.type === 'dir' || !here(record.path)) continue;
     try {

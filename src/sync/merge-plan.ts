@@ -50,7 +50,7 @@ export interface MergePlan {
 }
 
 export interface MergeInput {
-  /** The base's entries (a lazy session's whole base). */
+  /** The base's entries: the whole base (merge-sides.ts). */
   base: readonly EntryRecord[];
   diff: WorkspaceDiff;
   /** The zip now, placed and checked as open checks it (zip-now.ts). */

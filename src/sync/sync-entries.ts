@@ -26,7 +26,8 @@ import {
   type ZipWriter,
 } from '../zip/index.ts';
 import type { EntryRecord } from '../session/manifest.ts';
-import { observe, readLinkTarget, type WorkspaceDiff } from './workspace-diff.ts';
+import type { WorkspaceDiff } from './workspace-diff.ts';
+import { observe, readLinkTarget } from './workspace-scan.ts';
 import type { Observed } from './observed.ts';
 import { openRegularFile } from '../base/regular-file.ts';
 import type { Pause } from '../base/event-loop-turns.ts';
@@ -40,6 +41,15 @@ const STREAM_PIECE_BYTES = 4 << 20;
 /** From this size on a streamed entry's sizes go in zip64 fields: its header is written before
  * the compressed size is known, and deflate may add a little to data that does not compress. */
 const ZIP64_FROM_BYTES = 0xf000_0000;
+
+/** Where a sync's entries go, and what it keeps of them: the same for every entry of one sync. */
+export interface EntrySink {
+  writer: ZipWriter;
+  /** The workspace, whose files are read through descriptors (beneath.ts). */
+  beneath: Beneath;
+  captured: Captured;
+  pause: Pause;
+}
 
 /** A workspace item's content: its bytes, or for a large file the open descriptor to stream from. */
 interface Content {
@@ -73,19 +83,21 @@ function capture(beneath: Beneath, relative: string, captured: Captured): Conten
 /** The fields a new entry needs besides its data: everything else of EntryFields. */
 type Frame = Omit<EntryFields, 'method' | 'crc32' | 'compressedSize' | 'uncompressedSize' | 'dosTime' | 'dosDate'>;
 
+/** One entry to write: its fields, content, method and extra fields. */
+interface NewEntry {
+  frame: Frame;
+  content: Content;
+  method: EncodeChoice;
+  localExtra: ExtraField[];
+  centralExtra: ExtraField[];
+}
+
 /**
  * Writes one entry's data as `method` says ('auto': deflate unless it does not
  * help) and returns its central-directory record.
  */
-async function writeContent(
-  writer: ZipWriter,
-  frame: Frame,
-  content: Content,
-  method: EncodeChoice,
-  localExtra: ExtraField[],
-  centralExtra: ExtraField[],
-  pause: Pause,
-): Promise<Uint8Array> {
+async function writeContent({ writer, pause }: EntrySink, entry: NewEntry): Promise<Uint8Array> {
+  const { frame, content, method, localExtra, centralExtra } = entry;
   const time = dateToDosDateTime(new Date(content.observed.mtime_ms));
   if (content.fd === undefined) {
     const bytes = content.bytes ?? new Uint8Array(0);
@@ -139,6 +151,15 @@ async function writeContent(
   }
 }
 
+/** What a rewritten entry keeps: the source's entry (if it still holds it), and where it is now. */
+export interface Rewrite {
+  original: ZipEntry | undefined;
+  source: FileSource | undefined;
+  diff: WorkspaceDiff;
+  /** Its workspace path when it was renamed. */
+  renamedTo?: string;
+}
+
 /**
  * A modified entry (or one the source no longer holds): new data, the original's name, attributes and method.
  * A renamed one (`renamedTo`, its workspace path now) gets that name, and its content from there; the rest
@@ -146,16 +167,11 @@ async function writeContent(
  * Returns the entry's central-directory record.
  */
 export async function writeFromWorkspace(
-  writer: ZipWriter,
-  beneath: Beneath,
+  sink: EntrySink,
   record: EntryRecord,
-  original: ZipEntry | undefined,
-  source: FileSource | undefined,
-  captured: Captured,
-  diff: WorkspaceDiff,
-  pause: Pause,
-  renamedTo?: string,
+  { original, source, diff, renamedTo }: Rewrite,
 ): Promise<Uint8Array> {
+  const { beneath, captured } = sink;
   const at = renamedTo ?? record.path;
   // A folder entry is written afresh when it moved, or when a forced sync finds the source rewritten: it keeps the folder's time.
   const folder =
@@ -190,15 +206,13 @@ export async function writeFromWorkspace(
   const method = methodToWrite(record.method);
   const keep = (fields: ExtraField[]) =>
     newName === undefined ? fields : fields.filter((field) => field.id !== EXTRA_UNICODE_PATH);
-  return writeContent(
-    writer,
+  return writeContent(sink, {
     frame,
     content,
     method,
-    keep(refreshExtraFields(localExtra, seconds)),
-    keep(refreshExtraFields(original?.rawExtra ?? new Uint8Array(0), seconds)),
-    pause,
-  );
+    localExtra: keep(refreshExtraFields(localExtra, seconds)),
+    centralExtra: keep(refreshExtraFields(original?.rawExtra ?? new Uint8Array(0), seconds)),
+  });
 }
 
 function utf8Flag(name: string): number {
@@ -207,14 +221,8 @@ function utf8Flag(name: string): number {
 
 /** A new file, link or empty folder: Unix attributes, an extended timestamp, deflate unless it does not help.
  * Returns the entry's central-directory record. */
-export async function writeAddition(
-  writer: ZipWriter,
-  beneath: Beneath,
-  relative: string,
-  observed: Observed,
-  captured: Captured,
-  pause: Pause,
-): Promise<Uint8Array> {
+export async function writeAddition(sink: EntrySink, relative: string, observed: Observed): Promise<Uint8Array> {
+  const { beneath, captured } = sink;
   const isDir = observed.kind === 'dir';
   const content: Content = isDir ? { observed, mode: S_IFDIR | 0o755 } : capture(beneath, relative, captured);
   const name = isDir ? `${relative}/` : relative;
@@ -234,5 +242,5 @@ export async function writeAddition(
     internalAttributes: 0,
     externalAttributes: ((mode << 16) | (isDir ? 0x10 : 0)) >>> 0,
   };
-  return writeContent(writer, frame, content, 'auto', extra, extra, pause);
+  return writeContent(sink, { frame, content, method: 'auto', localExtra: extra, centralExtra: extra });
 }

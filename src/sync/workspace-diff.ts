@@ -10,24 +10,17 @@
  * cannot take faithfully (special files, names that are not UTF-8, hard links
  * to files outside the workspace): status lists them, sync refuses them.
  */
-import fs from 'node:fs';
 import path from 'node:path';
-import { ZipfsError, isSystemError } from '../base/errors.ts';
-import { withBeneath, type Beneath, type Folder } from '../files/beneath.ts';
-import { libc, type FileStat } from '../base/libc.ts';
-import { crc32 } from '../zip/codec.ts';
-import { S_IFDIR, S_IFLNK, S_IFMT, S_IFREG } from '../zip/constants.ts';
-import { tryDecodeUtf8 } from '../zip/names.ts';
+import { withBeneath, type Beneath } from '../files/beneath.ts';
 import { foldersOf } from '../rules/item-type.ts';
 import { maxEntryPathBytes, unwritableName } from '../rules/entry-paths.ts';
 import { findRenames } from './renames.ts';
-import { foldCase } from '../rules/platform-names.ts';
 import { sessionFolderRules } from '../rules/folder-rules.ts';
 import type { EntryRecord } from '../session/manifest.ts';
-import type { LazyEntries } from '../session/lazy-entries.ts';
-import { openRegularFile, specialKind } from '../base/regular-file.ts';
-import { type Manifest } from '../session/read-manifest.ts';
+import type { Base } from '../workspace/base.ts';
 import type { Observed } from './observed.ts';
+import { addedCrc, contentMatches, untouched } from './content-match.ts';
+import { matchFoldedNames, scan } from './workspace-scan.ts';
 
 /** `renamed`: the entry is on disk under another path (renames.ts), maybe with new content. */
 export type EntryState = 'unchanged' | 'modified' | 'deleted' | 'renamed';
@@ -39,6 +32,8 @@ export interface Unsupported {
 }
 
 export interface WorkspaceDiff {
+  /** The base's entries the scan compared, in index order (Base.compared): the others are untouched. */
+  entries: EntryRecord[];
   /** Sorted workspace paths; folders end with `/`. */
   modified: string[];
   added: string[];
@@ -56,177 +51,6 @@ export interface WorkspaceDiff {
   additions: { path: string; observed: Observed }[];
   /** Everything on disk, by path. */
   observed: Map<string, Observed>;
-}
-
-export function observe(stats: fs.Stats | FileStat): Observed {
-  const type = stats.mode & S_IFMT;
-  const kind = type === S_IFLNK ? 'symlink' : type === S_IFDIR ? 'dir' : type === S_IFREG ? 'file' : 'special';
-  const observed: Observed = {
-    kind,
-    size: stats.size,
-    mtime_ms: stats.mtimeMs,
-    ctime_ms: stats.ctimeMs,
-    ino: stats.ino,
-    nlink: stats.nlink,
-  };
-  if (kind === 'special') observed.what = specialKind(stats.mode) ?? 'not a regular file';
-  return observed;
-}
-
-/** A name that is not UTF-8, shown with its odd bytes as \xNN escapes. */
-function escapedName(bytes: Buffer): string {
-  let out = '';
-  for (const byte of bytes)
-    out += byte >= 0x20 && byte < 0x7f ? String.fromCharCode(byte) : `\\x${byte.toString(16).padStart(2, '0')}`;
-  return out;
-}
-
-/**
- * A folder's names. readdir decodes names as UTF-8 and turns bytes that are
- * not into U+FFFD, so such a name could be neither stated nor stored: when
- * one shows up, the folder is read again as bytes to tell them apart.
- */
-function readNames(dir: string): { names: string[]; badNames: string[] } {
-  let names: string[];
-  try {
-    names = fs.readdirSync(dir);
-  } catch (error) {
-    if (isSystemError(error, 'ENOENT')) return { names: [], badNames: [] }; // removed while the scan ran
-    throw error;
-  }
-  if (!names.some((name) => name.includes('\uFFFD'))) return { names, badNames: [] };
-  const good: string[] = [];
-  const badNames: string[] = [];
-  for (const raw of fs.readdirSync(dir, { encoding: 'buffer' })) {
-    const decoded = tryDecodeUtf8(raw);
-    if (decoded === undefined) badNames.push(escapedName(raw));
-    else good.push(decoded);
-  }
-  return { names: good, badNames };
-}
-
-/**
- * Everything under the workspace root, links reported as links and never
- * followed: each folder is opened through its parent's descriptor without
- * following a link (beneath.ts), so a folder swapped for a link mid-scan is
- * seen as the link, and depth is not bounded by the system's path limit.
- * What vanishes between listing and stat (an editor's swap file) is left out.
- */
-function scan(root: Folder): { items: Map<string, Observed>; emptyDirs: Set<string>; badNames: string[] } {
-  const items = new Map<string, Observed>();
-  const emptyDirs = new Set<string>();
-  const badNames: string[] = [];
-  const native = libc();
-  const visit = (folder: Folder, prefix: string) => {
-    const { names, badNames: bad } = readNames(folder.path);
-    for (const name of bad) badNames.push(prefix + name);
-    if (names.length === 0 && bad.length === 0 && prefix !== '') emptyDirs.add(prefix.slice(0, -1));
-    // Stats relative to the open folder: the kernel does not walk the whole path again for each file.
-    const dirFd = native ? folder.descriptor : undefined;
-    for (const name of names) {
-      const relative = prefix + name;
-      const stats =
-        (dirFd !== undefined && native!.statAt(dirFd, name)) ||
-        fs.lstatSync(folder.child(name), { throwIfNoEntry: false });
-      if (!stats) continue;
-      let observed = observe(stats);
-      if (observed.kind === 'dir') {
-        const inner = folder.openChild(name);
-        if (inner) {
-          items.set(relative, observed);
-          try {
-            visit(inner, `${relative}/`);
-          } finally {
-            inner.close();
-          }
-          continue;
-        }
-        // Swapped for a link or a file since the stat: seen as what it is now.
-        const now = fs.lstatSync(folder.child(name), { throwIfNoEntry: false });
-        if (!now) continue;
-        observed = observe(now);
-      }
-      items.set(relative, observed);
-    }
-  };
-  visit(root, '');
-  return { items, emptyDirs, badNames };
-}
-
-/** The bytes of a symbolic link entry: its target text. `at` is the link's path from beneath.ts. */
-export function readLinkTarget(at: string): Buffer {
-  return Buffer.from(fs.readlinkSync(at));
-}
-
-/**
- * Whether the stat alone proves a file untouched: the stat recorded when zipfs
- * last wrote or read it (after a sync), or else, right after open, the archive's
- * size and mtime with a ctime before the fence open set (ctime-fence.ts). Any
- * write, utimes, rename or copy moves ctime forward, and nothing can set it back.
- */
-function untouched(entry: EntryRecord, now: Observed, fenceMs: number | undefined): boolean {
-  const recorded = entry.extracted;
-  if (recorded)
-    return (
-      recorded.size === now.size &&
-      recorded.mtime_ms === now.mtime_ms &&
-      recorded.ctime_ms === now.ctime_ms &&
-      recorded.ino === now.ino
-    );
-  return (
-    fenceMs !== undefined &&
-    now.size === entry.size &&
-    Math.abs(now.mtime_ms - entry.mtime_ms) < 1 &&
-    now.ctime_ms < fenceMs
-  );
-}
-
-const CRC_CHUNK_BYTES = 1 << 20;
-let crcChunk: Buffer | undefined;
-
-/** CRC-32 of a file, read in chunks (one buffer, reused) so a large file costs no more memory than one chunk. */
-function fileCrc(at: string, relative: string): number {
-  const { fd } = openRegularFile(at, relative);
-  const chunk = (crcChunk ??= Buffer.allocUnsafe(CRC_CHUNK_BYTES));
-  let crc = 0;
-  try {
-    for (let n; (n = fs.readSync(fd, chunk, 0, chunk.length, null)) > 0; ) crc = crc32(chunk.subarray(0, n), crc);
-  } finally {
-    fs.closeSync(fd);
-  }
-  return crc;
-}
-
-/** CRC-32 of a workspace file (rename detection, merge); undefined when it cannot be read (gone, swapped for a link). */
-export function addedCrc(beneath: Beneath, relative: string): number | undefined {
-  beneath.keepFoldersOf(relative);
-  try {
-    return fileCrc(beneath.place(relative).path, relative);
-  } catch (error) {
-    if (error instanceof ZipfsError || isSystemError(error)) return undefined;
-    throw error;
-  }
-}
-
-/**
- * Whether the content on disk is the entry's, or 'gone' when the file vanished
- * since the scan. A file swapped for a link or a special file meanwhile is a change.
- */
-function contentMatches(beneath: Beneath, entry: EntryRecord, now: Observed): boolean | 'gone' {
-  beneath.keepFoldersOf(entry.path);
-  try {
-    const at = beneath.place(entry.path).path;
-    if (now.kind === 'symlink') {
-      const target = readLinkTarget(at);
-      return target.length === entry.size && crc32(target) === entry.crc32;
-    }
-    return now.size === entry.size && fileCrc(at, entry.path) === entry.crc32;
-  } catch (error) {
-    if (isSystemError(error, 'ENOENT') || (error instanceof ZipfsError && error.code === 'PATH_NOT_FOUND'))
-      return 'gone';
-    if (error instanceof ZipfsError || isSystemError(error, 'EINVAL', 'ELOOP', 'ENOTDIR')) return false;
-    throw error;
-  }
 }
 
 /**
@@ -276,76 +100,17 @@ function findUnsupported(
   return found.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
 
-/**
- * On a folder that folds case, extraction puts entries whose folders differ
- * only in case into one folder: `docs/b.txt` lands in the `Docs/` that
- * `Docs/a.txt` made. The disk then shows the entry under a spelling the
- * archive itself uses for that folder, and it is the same entry: what the scan
- * found is filed under the entry's own name, which sync keeps. A spelling the
- * archive does not use came from outside (`mv docs Docs`): that is a rename,
- * shown and synced as one. Open refused true collisions (platform-names.ts).
- */
-function matchFoldedNames(items: Map<string, Observed>, emptyDirs: Set<string>, entries: EntryRecord[]): void {
-  const folders = foldersOf(entries);
-  // The disk's spelling is the archive's own when every component that differs names one of its folders.
-  const explained = (disk: string, entry: string) => {
-    const [d, e] = [disk.split('/'), entry.split('/')];
-    return d.every((part, i) => part === e[i] || folders.has(d.slice(0, i + 1).join('/')));
-  };
-  const disk = new Map(items);
-  const byFold = new Map<string, string[]>();
-  for (const found of disk.keys()) {
-    const key = foldCase(found);
-    byFold.set(key, [...(byFold.get(key) ?? []), found]);
-  }
-  const entryPaths = new Set(entries.map((entry) => entry.path));
-  for (const entry of entries) {
-    if (entry.path === '' || items.has(entry.path)) continue;
-    const found = byFold.get(foldCase(entry.path))?.find((spelling) => explained(spelling, entry.path));
-    if (found === undefined) continue;
-    items.set(entry.path, disk.get(found)!);
-    if (emptyDirs.has(found)) emptyDirs.add(entry.path);
-    // Still there under its own name when it is an entry too (folders `Docs/` and `docs/`: one folder on disk).
-    if (!entryPaths.has(found)) {
-      items.delete(found);
-      emptyDirs.delete(found);
-    }
-  }
-}
-
-/**
- * In a lazy session, what is on disk at the path of an entry the manifest does
- * not list (a tool wrote it there without extracting it, or made the folders
- * on the way to one it did) is that entry: its record joins the manifest's
- * here, in memory, and it is compared like any other. The whole directory is
- * loaded only when such a path is there. Returns the directory, for the
- * folder rules, as a loader.
- */
-function promoteLazyEntries(manifest: Manifest, items: Map<string, Observed>): () => LazyEntries {
-  const known = new Set(manifest.entries.map((entry) => entry.path));
-  const tracked = new Set(manifest.entries.map((entry) => entry.index));
-  const promoted: EntryRecord[] = [];
-  for (const relative of items.keys()) {
-    if (known.has(relative)) continue;
-    const lazy = manifest.lazy!();
-    const index = lazy.indexOf(relative);
-    if (index >= 0 && !tracked.has(index)) promoted.push(lazy.record(index));
-  }
-  if (promoted.length > 0) manifest.entries = [...manifest.entries, ...promoted].sort((a, b) => a.index - b.index);
-  return manifest.lazy!;
-}
-
 /** `root`: a session's contents folder, `<workspaces>/<name>/contents`. */
-export function diffWorkspace(root: string, manifest: Manifest): WorkspaceDiff {
-  return withBeneath(root, (beneath) => compare(beneath, manifest));
+export function diffWorkspace(root: string, base: Base): WorkspaceDiff {
+  return withBeneath(root, (beneath) => compare(beneath, base));
 }
 
-function compare(beneath: Beneath, manifest: Manifest): WorkspaceDiff {
-  const { session } = manifest;
+function compare(beneath: Beneath, base: Base): WorkspaceDiff {
+  const session = base.record;
   const fenceMs = session.ctime_fence_ms;
   const { items, emptyDirs, badNames } = scan(beneath.folder(''));
-  const lazy = manifest.lazy ? promoteLazyEntries(manifest, items) : undefined;
-  const { entries } = manifest;
+  // The base's entries that may differ from the folder; the others are untouched (workspace/base.ts).
+  const entries = base.compared(items);
   if (sessionFolderRules(session).caseInsensitive) matchFoldedNames(items, emptyDirs, entries);
   const states = new Map<number, EntryState>();
   const modified: string[] = [];
@@ -381,10 +146,9 @@ function compare(beneath: Beneath, manifest: Manifest): WorkspaceDiff {
   // empty one needs an entry to exist at all. Folders the archive implied are never new.
   let stores: boolean | undefined;
   const storesFolders = () =>
-    (stores ??=
-      entries.some((entry) => entry.type === 'dir' && entry.path !== '') || lazy?.().storesFolders() === true);
+    (stores ??= entries.some((entry) => entry.type === 'dir' && entry.path !== '') || base.untouchedStoreFolders());
   let implied: Set<string> | undefined;
-  const isImplied = (dir: string) => (implied ??= foldersOf(entries)).has(dir) || lazy?.().hasFolder(dir) === true;
+  const isImplied = (dir: string) => (implied ??= foldersOf(entries)).has(dir) || base.untouchedHaveFolder(dir);
   let additions: WorkspaceDiff['additions'] = [];
   for (const [relative, observed] of items) {
     if (known.has(relative)) continue;
@@ -427,9 +191,10 @@ function compare(beneath: Beneath, manifest: Manifest): WorkspaceDiff {
     maxEntryPathBytes(path.dirname(path.dirname(beneath.root))),
   );
   const sort = (list: string[]) => list.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-  // A lazy session's entries that are not extracted are unchanged: their bytes are the zip's.
-  if (session.lazy) unchangedCount += session.lazy.entries - entries.length;
+  // The untouched entries are unchanged: their bytes are the zip's.
+  unchangedCount += base.count - entries.length;
   return {
+    entries,
     modified: sort(modified),
     added: sort(added),
     deleted: sort(deleted),

@@ -16,7 +16,6 @@ import { entryPath } from '../rules/entry-paths.ts';
 import type { ItemType } from '../rules/item-type.ts';
 import type { EntryRecord } from '../session/manifest.ts';
 import { FileSource, readCentralDirectory, type CentralDirectory, type ZipEntry } from '../zip/index.ts';
-import { type Manifest } from '../session/read-manifest.ts';
 
 export interface ZipChanges {
   added: string[];
@@ -144,7 +143,7 @@ export function readCurrentZip<T>(
 }
 
 /** The zip's changes since the base; undefined when it cannot be read as a zip (gone, damaged: the caller says so). */
-export function zipChangesSince({ entries }: Manifest, zipPath: string): ZipChanges | undefined {
+export function zipChangesSince(entries: readonly EntryRecord[], zipPath: string): ZipChanges | undefined {
   return readCurrentZip(zipPath, (_source, directory) =>
     changeLists(zipSideChanges(entries, placeLeniently(directory.entries))),
   );

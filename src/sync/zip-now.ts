@@ -2,11 +2,11 @@
  * The zip's side of a merge: the zip as another writer left it, read as open
  * reads an archive. It must pass the checks open makes (names that climb out
  * are PATH_TRAVERSAL, entries sharing bytes or lying sizes ZIP_BOMB_DETECTED,
- * damage and two entries at one path ZIP_INVALID: archive-checks.ts, or a lazy
- * open's checks in a lazy session), and its entries are placed at the paths
+ * damage and two entries at one path ZIP_INVALID: archive-checks.ts, or the
+ * checks of an open that extracts nothing where limits are on what is extracted), and its entries are placed at the paths
  * open gives them. What the merge takes from it into the workspace is read
  * and checked (CRC-32, sizes) before anything is written, as open checks
- * what it extracts (in a lazy session, with open's size limits too). Its identity is noted, so that a zip replaced while the
+ * what it extracts (with open's size limits too where they are on what is extracted). Its identity is noted, so that a zip replaced while the
  * merge runs is a conflict, not a mixed archive.
  */
 import path from 'node:path';
@@ -16,7 +16,7 @@ import { param } from '../base/message-marks.ts';
 import { checkArchive } from '../open/archive-checks.ts';
 import { DeclaredSizes } from '../rules/declared-sizes.ts';
 import { type FolderRules } from '../rules/folder-rules.ts';
-import { lazyEntriesOf } from '../session/lazy-entries.ts';
+import { unextractedPlaces } from '../workspace/unextracted-places.ts';
 import {
   FileSource,
   layoutFaults,
@@ -32,8 +32,10 @@ import { assertSameZip, fileVersion, replacedDuringMerge } from './zip-identity.
 
 export interface ZipNowRequest {
   zipPath: string;
-  /** A lazy session: the zip is checked as a lazy open checks it (its limits are on what is extracted). */
-  lazy: boolean;
+  /** Where open's limits apply (Base.limitsOn): to what is extracted, the zip is checked as an open that extracts nothing checks it. */
+  limitsOn: 'archive' | 'extracted';
+  /** Whether a forced sync may replace the zip (Base.forceable): the refusal offers it then. */
+  forceable: boolean;
   rules: FolderRules;
   limits: Limits;
   /** The folder the session's workspace is in (open's path-length limit). */
@@ -55,9 +57,9 @@ export function readZipNow(request: ZipNowRequest): ZipNow {
     try {
       const directory = readCentralDirectory(source);
       let now: PlacedEntry[];
-      if (request.lazy) {
-        const { lazy } = lazyEntriesOf(readPackedDirectory(source), request.rules);
-        now = directory.entries.map((entry, i) => ({ entry, path: lazy.paths[i]!, type: lazy.type(i) }));
+      if (request.limitsOn === 'extracted') {
+        const place = unextractedPlaces(readPackedDirectory(source), request.rules);
+        now = directory.entries.map((entry, i) => ({ entry, ...place(i) }));
         for (const fault of layoutFaults(source, directory)) throw openRefusal(fault);
       } else {
         now = checkArchive(source, directory, request.limits, {
@@ -76,8 +78,8 @@ export function readZipNow(request: ZipNowRequest): ZipNow {
 }
 
 /**
- * Reads every entry the merge takes from the zip into the workspace (`onDisk`: in a lazy
- * session, only what is on disk there), checking its data as open checks what it extracts:
+ * Reads every entry the merge takes from the zip into the workspace (`onDisk`: where not every
+ * entry is on disk, only what is there), checking its data as open checks what it extracts:
  * damage is refused before the workspace or the zip is touched.
  */
 export async function checkTakenData(
@@ -91,8 +93,9 @@ export async function checkTakenData(
     const taken = steps.filter(
       (step) => step.kind === 'zip' && !step.quiet && step.type !== 'dir' && (!onDisk || onDisk(step.path)),
     ) as Extract<Step, { kind: 'zip' }>[];
-    // A lazy open checked no sizes: what it takes is held to open's limits as an extraction is (an eager zip's all were, by checkArchive).
-    if (request.lazy) {
+    // An open that extracts nothing checked no sizes: what the merge takes is held to open's limits as an extraction is
+    // (where the limits are on the archive, checkArchive held all of it to them).
+    if (request.limitsOn === 'extracted') {
       const sizes = new DeclaredSizes(request.limits, throwRefusal, (at) => taken[at]!.entry.name);
       taken.forEach((step, at) => sizes.add(at, step.entry.uncompressedSize, step.entry.compressedSize));
       sizes.finish();
@@ -113,10 +116,10 @@ export async function checkTakenData(
  * Open's refusal of the zip, said as a merge's: which zip, that nothing was written, and the ways
  * on. A zip replaced while it was read is a conflict, whatever the reading made of its halves.
  */
-function mergeRefusal(error: unknown, { zipPath, lazy }: ZipNowRequest, version: string | undefined): unknown {
+function mergeRefusal(error: unknown, { zipPath, forceable }: ZipNowRequest, version: string | undefined): unknown {
   if (fileVersion(zipPath) !== version) return replacedDuringMerge(zipPath);
   if (!(error instanceof ZipfsError) || error.code === 'CONFLICT_DETECTED') return error;
-  const force = lazy ? '' : `, or sync with ${param('force')} to replace it with this workspace`;
+  const force = !forceable ? '' : `, or sync with ${param('force')} to replace it with this workspace`;
   return new ZipfsError(
     error.code,
     `The zip ${zipPath}, as another writer left it, is refused as open would refuse it: ${error.message.replace(/\s*$/, '')} Nothing was written and the workspace keeps its changes: restore or repair the zip, then merge again${force}.`,

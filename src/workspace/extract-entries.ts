@@ -16,7 +16,7 @@ import type { Limits } from '../rules/limits.ts';
 import { Beneath } from '../files/beneath.ts';
 import { writeFully } from '../base/fd-io.ts';
 import type { LazyEntries } from '../session/lazy-entries.ts';
-import { LazyReader } from '../session/lazy-session.ts';
+import { LazyReader } from './lazy-reader.ts';
 import { listMore, type EntryRecord } from '../session/manifest.ts';
 import type { Session } from '../session/session-store.ts';
 import { assertRoomInWorkspaces } from '../session/workspace-room.ts';
@@ -31,15 +31,19 @@ export interface Extracted {
   present: number;
 }
 
+export interface ExtractRequest {
+  session: Session;
+  lazy: LazyEntries;
+  indexes: Iterable<number>;
+  /** ZIPFS_HOME, whose workspaces' room is checked. */
+  home: string;
+  limits: Limits;
+  signal?: AbortSignal;
+}
+
 /** Refuses, before anything is written, what open would refuse of these entries together with those already extracted. */
-function assertWithinLimits(
-  session: Session,
-  lazy: LazyEntries,
-  todo: number[],
-  trackedCount: number,
-  home: string,
-  limits: Limits,
-): void {
+function assertWithinLimits(request: ExtractRequest, todo: number[], trackedCount: number): void {
+  const { session, lazy, home, limits } = request;
   for (const index of todo) {
     const reason = lazy.unrepresentable(index);
     if (reason)
@@ -72,19 +76,14 @@ function assertWithinLimits(
  * the workspace; the caller holds the session's lock. What was written before
  * a failure (a bomb entry, a full disk) stays extracted and listed.
  */
-export async function extractEntries(
-  session: Session,
-  lazy: LazyEntries,
-  indexes: Iterable<number>,
-  home: string,
-  limits: Limits,
-  signal?: AbortSignal,
-): Promise<Extracted> {
+
+export async function extractEntries(request: ExtractRequest): Promise<Extracted> {
+  const { session, lazy, indexes, limits, signal } = request;
   const manifest = readManifest(session.manifest);
   assertTrackedMatch(session.dir, manifest.entries, lazy);
   const tracked = trackedIndexes(manifest);
   const todo = [...new Set(indexes)].filter((index) => !tracked.has(index) && lazy.paths[index] !== '');
-  assertWithinLimits(session, lazy, todo, tracked.size, home, limits);
+  assertWithinLimits(request, todo, tracked.size);
   todo.sort((a, b) => lazy.directory.localHeaderOffset(a) - lazy.directory.localHeaderOffset(b)); // in file order: the zip is read front to back
 
   const added: EntryRecord[] = [];

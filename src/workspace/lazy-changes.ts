@@ -20,10 +20,10 @@ import { readManifest } from '../session/read-manifest.ts';
 
 /** The entries only in the zip at `relative` and below it. */
 function onlyInZip(session: Session, relative: string): number[] {
-  return lazyView(session)?.indexesAt(relative) ?? [];
+  return lazyView(session).indexesAt(relative);
 }
 
-/** Extracts what a change at each of `inputs` needs on disk (a file, or everything in a folder): nothing in an eager session. */
+/** Extracts what a change at each of `inputs` needs on disk (a file, or everything in a folder). */
 export async function extractForChange(
   session: Session,
   inputs: string[],
@@ -33,7 +33,7 @@ export async function extractForChange(
   const lazy = lazyEntries(session);
   if (!lazy) return;
   const wanted = inputs.flatMap((input) => onlyInZip(session, normaliseToolPath(input)));
-  if (wanted.length > 0) await extractEntries(session, lazy, wanted, home, limits);
+  if (wanted.length > 0) await extractEntries({ session, lazy, indexes: wanted, home, limits });
 }
 
 /**
@@ -61,7 +61,7 @@ export function deleteFromZipOnly(session: Session, input: string, recursive: bo
   return doomed.length;
 }
 
-/** In a lazy session, makes on disk the folder `input` sits in when that folder exists only in the zip (its entries are not extracted). */
+/** Makes on disk the folder `input` sits in when that folder exists only in the zip (its entries are not extracted). */
 export function makeZipOnlyFolders(session: Session, input: string): void {
   const relative = normaliseToolPath(input);
   const cut = relative.lastIndexOf('/');

@@ -5,20 +5,12 @@
  * them, as a checked-out file wins over the index in a sparse checkout.
  */
 import { ZipfsError } from '../base/errors.ts';
-import type { ItemType } from '../rules/item-type.ts';
 import type { Beneath } from '../files/beneath.ts';
-import { normaliseToolPath, resolveExisting, type WorkspacePath } from '../files/safe-path.ts';
+import { normaliseToolPath, resolveExisting } from '../files/safe-path.ts';
 import type { LazyEntries } from '../session/lazy-entries.ts';
 import type { Session } from '../session/session-store.ts';
 import { trackedIndexes, readManifest } from '../session/read-manifest.ts';
-
-export interface VirtualItem {
-  type: ItemType;
-  size: number;
-  mtime: Date;
-  /** The entry, for a file or a stored folder; absent for a folder only implied by paths below it. */
-  index?: number;
-}
+import type { ArchivedItem, Seen } from './workspace.ts';
 
 const SLASH = 0x2f;
 
@@ -29,8 +21,8 @@ export class LazyView {
   ) {}
 
   /** The items directly in folder `relative` ('' for the root) that are only in the zip, by name. */
-  children(relative: string): Map<string, VirtualItem> {
-    const found = new Map<string, VirtualItem>();
+  children(relative: string): Map<string, ArchivedItem> {
+    const found = new Map<string, ArchivedItem>();
     const prefix = relative === '' ? '' : `${relative}/`;
     // Paths come sorted, so a subfolder's entries come together: its name is cut once, not once per entry in it.
     let folder = '';
@@ -53,10 +45,10 @@ export class LazyView {
   }
 
   /** The item at `relative` when it is only in the zip: an entry not extracted, or a folder with such entries below. */
-  at(relative: string): VirtualItem | undefined {
+  at(relative: string): ArchivedItem | undefined {
     const index = this.lazy.indexOf(relative);
     if (index >= 0 && !this.tracked.has(index)) return this.item(index);
-    let folder: VirtualItem | undefined;
+    let folder: ArchivedItem | undefined;
     this.lazy.forEachUnder(relative, (below) => {
       if (this.tracked.has(below)) return true;
       folder = { type: 'dir', size: 0, mtime: this.lazy.directory.entry(below).modifiedAt };
@@ -76,39 +68,33 @@ export class LazyView {
     return found;
   }
 
-  private item(index: number): VirtualItem {
+  private item(index: number): ArchivedItem {
     const entry = this.lazy.directory.entry(index);
     const type = this.lazy.type(index);
     return { type, size: type === 'dir' ? 0 : entry.uncompressedSize, mtime: entry.modifiedAt, index };
   }
 }
 
-/** The view of a lazy session, or undefined for an eager one. */
-export function lazyView(session: Session): LazyView | undefined {
-  if (!session.record.lazy) return undefined;
+/** The view of a lazy session. */
+export function lazyView(session: Session): LazyView {
   // Through the manifest: its lines are checked against the directory as it loads (lazy-integrity.ts).
   const manifest = readManifest(session.manifest);
-  const lazy = manifest.lazy?.();
-  return lazy ? new LazyView(lazy, trackedIndexes(manifest)) : undefined;
+  return new LazyView(manifest.lazy!(), trackedIndexes(manifest));
 }
 
 /**
- * A path as ls, tree and read take it: on disk, or else, in a lazy session,
- * only in the zip. What is in neither is PATH_NOT_FOUND, as before.
+ * A path as ls, tree and read take it: on disk, or else only in the zip.
+ * What is in neither is PATH_NOT_FOUND, as before.
  */
-export function resolveSeen(
-  beneath: Beneath,
-  input: string,
-  view: LazyView | undefined,
-): { relative: string; disk?: WorkspacePath; virtual?: VirtualItem } {
+export function resolveSeen(beneath: Beneath, input: string, view: LazyView): Seen {
   try {
     const disk = resolveExisting(beneath, input);
     return { relative: disk.relative, disk };
   } catch (error) {
-    if (!view || !(error instanceof ZipfsError && error.code === 'PATH_NOT_FOUND')) throw error;
+    if (!(error instanceof ZipfsError && error.code === 'PATH_NOT_FOUND')) throw error;
     const relative = normaliseToolPath(input);
-    const virtual = view.at(relative);
-    if (!virtual) throw error;
-    return { relative, virtual };
+    const archived = view.at(relative);
+    if (!archived) throw error;
+    return { relative, archived };
   }
 }

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { namesIn, type Folder } from '../files/beneath.ts';
-import type { LazyView, VirtualItem } from './lazy-view.ts';
+import type { ArchivedItem } from './workspace.ts';
 
 /** One thing in a workspace as ls and tree show it. */
 export interface ListedItem {
@@ -18,8 +18,8 @@ export interface WalkOptions {
   archiveSymlinks: ReadonlySet<string>;
   /** The listed folder's path relative to the workspace root ('' for the root). */
   base: string;
-  /** A lazy session's entries that are only in the zip. */
-  view?: LazyView;
+  /** The items of a folder that are only in the archive (Workspace.archivedChildren). */
+  archived: (relative: string) => Map<string, ArchivedItem>;
 }
 
 /** Folders first, then by name (code-point order, the same on every machine). */
@@ -33,8 +33,8 @@ function compare(a: { name: string; dir: boolean }, b: { name: string; dir: bool
  * its parent's descriptor without following links (beneath.ts), so a walk
  * cannot leave the workspace even if a folder is swapped for a link while it
  * runs; links are reported as such. What vanishes between listing and stat is
- * left out. In a lazy session, `view` adds what is only in the zip; `start`
- * is undefined when the folder itself is only there.
+ * left out. `archived` adds what is only in the archive; `start` is
+ * undefined when the folder itself is only there.
  */
 export function walk(
   start: Folder | undefined,
@@ -44,14 +44,15 @@ export function walk(
   const recurse = (folder: Folder | undefined, relative: string, depth: number) => {
     const fromRootOf = (childRelative: string) =>
       options.base === '' || childRelative === '' ? options.base + childRelative : `${options.base}/${childRelative}`;
-    const children: { name: string; dir: boolean; stats?: fs.Stats; virtual?: VirtualItem }[] = [];
+    const children: { name: string; dir: boolean; stats?: fs.Stats; virtual?: ArchivedItem }[] = [];
     for (const name of folder ? namesIn(folder) : []) {
       const stats = fs.lstatSync(folder!.child(name), { throwIfNoEntry: false });
       if (stats) children.push({ name, dir: stats.isDirectory(), stats });
     }
-    if (options.view) {
+    const archived = options.archived(fromRootOf(relative));
+    if (archived.size > 0) {
       const onDisk = new Set(children.map((child) => child.name));
-      for (const [name, item] of options.view.children(fromRootOf(relative)))
+      for (const [name, item] of archived)
         if (!onDisk.has(name)) children.push({ name, dir: item.type === 'dir', virtual: item });
     }
     children.sort(compare);

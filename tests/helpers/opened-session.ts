@@ -1,12 +1,14 @@
 /**
  * A real session for in-process tests of the sync planners: the zip is opened
- * by the compiled binary (as a user would), then its manifest and workspace
+ * by the compiled binary (as a user would), then its base and workspace
  * diff are read by the modules under test. The session modules' entry points
  * are named here only, so a reshuffle of src/sync and src/session (the
  * Workspace seam) changes this file, not every test that uses it.
  */
 import { loadSession, type Session } from '../../src/session/session-store.ts';
-import { readManifest, type Manifest } from '../../src/session/read-manifest.ts';
+import type { EntryRecord } from '../../src/session/manifest.ts';
+import type { Base } from '../../src/workspace/base.ts';
+import { workspaceOf } from '../../src/workspace/session-workspace.ts';
 import { diffWorkspace, type WorkspaceDiff } from '../../src/sync/workspace-diff.ts';
 import type { sandbox } from './cli.ts';
 
@@ -30,8 +32,9 @@ export function openWith(
   return { session, root: opened.json.workspace_path };
 }
 
-/** The session's manifest as sync reads it, and the workspace's diff against it, read now. */
-export function diffNow(session: Session): { manifest: Manifest; diff: WorkspaceDiff } {
-  const manifest = readManifest(session.manifest);
-  return { manifest, diff: diffWorkspace(session.contents, manifest) };
+/** The session's base as sync reads it (workspace/base.ts), the workspace's diff against it, and the entries it compared, read now. */
+export function diffNow(session: Session): { base: Base; entries: EntryRecord[]; diff: WorkspaceDiff } {
+  const base = workspaceOf(session).base();
+  const diff = diffWorkspace(session.contents, base);
+  return { base, entries: diff.entries, diff };
 }

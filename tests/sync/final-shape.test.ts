@@ -35,8 +35,8 @@ function opened(entries: RawEntry[], options: { lazy?: boolean } = {}): Opened &
 
 /** The check as a plain sync runs it. */
 function checkSync({ session }: Opened): void {
-  const { manifest, diff } = diffNow(session);
-  assertFinalShape({ manifest, diff, dir: session.dir });
+  const { base, entries, diff } = diffNow(session);
+  assertFinalShape({ base, entries, diff });
 }
 
 /** The zip's entries now, placed as a merge places them. */
@@ -48,11 +48,11 @@ const placedNow = (zip: string) => readCurrentZip(zip, (_source, directory) => p
  * merge-clashes.ts finds every clash found so far: the shape check is the backstop behind it).
  */
 function checkMerge({ session, root, zip }: Opened & { zip: string }, extra: PlacedEntry[] = []): void {
-  const { manifest, diff } = diffNow(session);
+  const { base, entries, diff } = diffNow(session);
   const crcOf = (relative: string) => zlib.crc32(fs.readFileSync(path.join(root, relative))) >>> 0;
-  const plan = planMerge({ base: manifest.entries, diff, now: placedNow(zip), crcOf });
+  const plan = planMerge({ base: entries, diff, now: placedNow(zip), crcOf });
   plan.steps.push(...extra.map((placed) => ({ kind: 'zip' as const, ...placed })));
-  assertFinalShape({ manifest, diff, plan, dir: session.dir });
+  assertFinalShape({ base, entries, diff, plan });
 }
 
 /** An entry as another writer's zip holds it, placed: written to a zip of its own and read back. */

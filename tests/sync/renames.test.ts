@@ -10,7 +10,7 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import type { EntryRecord } from '../../src/session/manifest.ts';
 import { findRenames } from '../../src/sync/renames.ts';
-import { observe } from '../../src/sync/workspace-diff.ts';
+import { observe } from '../../src/sync/workspace-scan.ts';
 import { sandbox, writeZip } from '../helpers/cli.ts';
 import { diffNow, openWith } from '../helpers/opened-session.ts';
 import { rawZip } from '../helpers/raw-zip.ts';
@@ -40,7 +40,7 @@ function opened() {
     ]),
   );
   const { session, root } = openWith(box, zip, { name: 'pkg' });
-  const records = new Map(diffNow(session).manifest.entries.map((entry) => [entry.path, entry]));
+  const records = new Map(diffNow(session).entries.map((entry) => [entry.path, entry]));
   return { root, records };
 }
 

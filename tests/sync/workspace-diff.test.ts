@@ -72,10 +72,10 @@ describe('diffWorkspace', () => {
     const opened = session(FILES);
     fs.renameSync(at(opened.root, 'docs/c.txt'), at(opened.root, 'c.txt'));
     fs.rmSync(at(opened.root, 'docs/b.txt'));
-    const { manifest, diff } = diffNow(opened.session);
+    const { entries, diff } = diffNow(opened.session);
     expect(diff.renamed).toStrictEqual([{ from: 'docs/c.txt', to: 'c.txt' }]);
     expect([diff.deleted, diff.added, diff.unchangedCount]).toStrictEqual([['docs/b.txt'], [], 1]);
-    const index = manifest.entries.find((entry) => entry.path === 'docs/c.txt')!.index;
+    const index = entries.find((entry) => entry.path === 'docs/c.txt')!.index;
     expect([diff.states.get(index), diff.renames.get(index)]).toStrictEqual(['renamed', 'c.txt']);
   });
 

@@ -13,7 +13,8 @@ import { ZipfsError } from '../../src/base/errors.ts';
 import { openLazy } from '../../src/open/open-lazy.ts';
 import { loadLimits } from '../../src/rules/limits.ts';
 import { readZipEntry } from '../../src/search/grep-sources.ts';
-import { LazyReader, lazyEntries } from '../../src/session/lazy-session.ts';
+import { lazyEntries } from '../../src/session/lazy-session.ts';
+import { LazyReader } from '../../src/workspace/lazy-reader.ts';
 import { decodingOf } from '../../src/zip/codec-registry.ts';
 import {
   FileSource,

@@ -12,7 +12,8 @@ import {
   readCentralDirectory,
   readPackedDirectory,
 } from '../../src/zip/index.ts';
-import { countEntries, lazyEntriesOf } from '../../src/session/lazy-entries.ts';
+import { lazyEntriesOf } from '../../src/session/lazy-entries.ts';
+import { countEntries } from '../../src/session/entry-count.ts';
 import { entryPath, isPlainPath } from '../../src/rules/entry-paths.ts';
 import { foldersOf } from '../../src/rules/item-type.ts';
 import { ZipfsError } from '../../src/base/errors.ts';

@@ -4,9 +4,9 @@
  * 4.6 GB file compresses past the ratio limit; 100,001 files pass the entry
  * limit) is a trap. The limits are open's, from the same environment
  * variables, so raising one lets both the sync and later opens through.
- * Counts and sizes are checked from the workspace's stats before anything is
- * written; everything else (ratios, names, layout) on the written archive's
- * directory, with open's own planner, before the rename.
+ * Here, the checks of the written archive's directory (ratios, names, layout),
+ * with open's own planner, before the rename; the counts and sizes are checked
+ * from the workspace's stats before anything is written (sync/open-limits.ts).
  */
 import { ZipfsError } from '../base/errors.ts';
 import type { Limits } from '../rules/limits.ts';
@@ -15,38 +15,9 @@ import { type FolderRules } from '../rules/folder-rules.ts';
 import { throwRefusal } from '../base/errors.ts';
 import { lazyEntriesOf } from '../session/lazy-entries.ts';
 import type { PackedDirectory } from '../zip/index.ts';
-import type { WorkspaceDiff } from './workspace-diff.ts';
 import { type LazyFacts } from '../session/manifest.ts';
-import { type Manifest } from '../session/read-manifest.ts';
 
-const LEFT = 'The zip was left as it was.';
-
-/** Entry count and extracted bytes of the archive a sync would write, against open's limits, before writing it. */
-export function assertWithinOpenLimits(manifest: Manifest, diff: WorkspaceDiff, limits: Limits): void {
-  let entries = diff.additions.length;
-  let bytes = 0;
-  for (const entry of manifest.entries) {
-    const state = diff.states.get(entry.index);
-    if (state === 'deleted') continue;
-    entries++;
-    if (entry.type === 'dir') continue;
-    const now = state === 'renamed' ? diff.renames.get(entry.index)! : entry.path;
-    bytes += state === 'modified' || state === 'renamed' ? (diff.observed.get(now)?.size ?? 0) : entry.size;
-  }
-  for (const { observed } of diff.additions) if (observed.kind !== 'dir') bytes += observed.size;
-  if (entries > limits.maxEntries) {
-    throw new ZipfsError(
-      'ZIP_BOMB_DETECTED',
-      `Sync stopped before writing: the zip would hold ${entries} entries, over the limit of ${limits.maxEntries} that zipfs open enforces, so it could not be opened again. Remove files, or raise ZIPFS_MAX_ENTRIES (for this sync and later opens). ${LEFT}`,
-    );
-  }
-  if (bytes > limits.maxExtractedBytes) {
-    throw new ZipfsError(
-      'ZIP_BOMB_DETECTED',
-      `Sync stopped before writing: the zip would expand to ${bytes} bytes, over the limit of ${limits.maxExtractedBytes} that zipfs open enforces, so it could not be opened again. Remove files, or raise ZIPFS_MAX_EXTRACTED_BYTES (for this sync and later opens). ${LEFT}`,
-    );
-  }
-}
+export const LEFT = 'The zip was left as it was.';
 
 /**
  * The written archive through open's checks: what open would refuse, the sync refuses, before the

@@ -1,0 +1,38 @@
+/** What a sync is asked, and what it answers (sync-archive.ts). */
+import type { Progress } from '../base/progress.ts';
+import type { LockWait } from '../session/lock.ts';
+import type { Session } from '../session/session-store.ts';
+import type { Limits } from '../rules/limits.ts';
+
+export interface SyncRequest {
+  session: Session;
+  force: boolean;
+  /** Take the zip's own changes since the base beside the workspace's (merge-plan.ts). */
+  merge?: boolean;
+  dryRun: boolean;
+  /** Keep the previous archive as `<zip>.bak`. */
+  backup: boolean;
+  progress?: Progress;
+  /** Cancellation: checked between entries and before the rename; the temporary is removed. */
+  signal?: AbortSignal;
+  /** How long to wait for another process syncing the same zip. */
+  wait: LockWait;
+  /** Open's limits: sync writes no archive open would refuse. */
+  limits: Limits;
+}
+
+export interface SyncResult {
+  synced: boolean;
+  backup_path: string | null;
+  files_modified: number;
+  files_added: number;
+  files_deleted: number;
+  files_renamed?: number;
+  /** A merge: what the zip's side brought into the workspace (`A path`, `M path`, `D path`). */
+  from_zip?: string[];
+  /** What syncs killed outright had left beside the zip (zip-leftovers.ts), removed by this one. */
+  leftovers_removed?: string[];
+}
+
+/** A sync's counts (its answer without synced and backup_path). */
+export type SyncCounts = Omit<SyncResult, 'synced' | 'backup_path'>;

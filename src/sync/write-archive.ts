@@ -1,0 +1,279 @@
+/**
+ * The new archive of a sync, written beside the zip it replaces: unchanged
+ * entries copied as their original bytes with their directory records (only
+ * the offset moved), modified ones written where they stood, the untouched
+ * ones (never extracted) copied raw between them, additions appended in path
+ * order; and the manifest that describes it.
+ */
+import fs from 'node:fs';
+import { FileSource, ZipWriter, parseCentralRecordBytes, readPackedDirectory, type ZipEntry } from '../zip/index.ts';
+import { foldersOf, type ItemType } from '../rules/item-type.ts';
+import { entryRecord, type EntryRecord, type SessionRecord } from '../session/manifest.ts';
+import type { ManifestLines } from '../session/manifest.ts';
+import type { Progress } from '../base/progress.ts';
+import { unsupportedFile } from '../base/regular-file.ts';
+import { Beneath } from '../files/beneath.ts';
+import { eventLoopTurns } from '../base/event-loop-turns.ts';
+import type { Base } from '../workspace/base.ts';
+import { writeAddition, writeFromWorkspace, type Captured } from './sync-entries.ts';
+import { againstReplaced, findOriginal } from './source-match.ts';
+import type { MergePlan, Step } from './merge-plan.ts';
+import type { MergeSides } from './merge-sides.ts';
+import { CopyCheck } from './copy-check.ts';
+import type { WorkspaceDiff } from './workspace-diff.ts';
+import { vanished } from './sync-failure.ts';
+import type { SyncCounts } from './sync-types.ts';
+
+export interface WriteRequest {
+  /** The new archive's file, beside `target`. */
+  temporary: string;
+  /** The zip it replaces (its real path). */
+  target: string;
+  sourceExists: boolean;
+  base: Base;
+  /** The base's entries the scan compared (the others are untouched). */
+  entries: EntryRecord[];
+  diff: WorkspaceDiff;
+  /** The workspace folder. */
+  root: string;
+  plan?: MergePlan;
+  /** Forced over a zip another writer changed. */
+  forced: boolean;
+  progress?: Progress;
+  signal?: AbortSignal;
+  tracked?: MergeSides['tracked'];
+}
+
+export interface Written {
+  next: ManifestLines;
+  /** Additions that were gone when their turn came. */
+  gone: number;
+  /** Entries written. */
+  total: number;
+  /** A forced sync's counts against the zip it replaced. */
+  replaced?: SyncCounts;
+}
+
+/**
+ * Writes the new archive to `temporary`, flushed, and returns the manifest
+ * that describes it: built from what was written (records of copied entries
+ * as parsed from the source, fresh ones parsed from the bytes just encoded),
+ * with the stat of each workspace file it was written from, so the next
+ * status is clean without reading the archive back.
+ */
+export async function writeArchive(request: WriteRequest): Promise<Written> {
+  const { temporary, target, sourceExists, base, entries: baseEntries, diff, root, plan, forced } = request;
+  const { progress, signal, tracked } = request;
+  let gone = 0;
+  const mode = sourceExists ? fs.statSync(target).mode & 0o7777 : 0o644;
+  const fd = fs.openSync(temporary, 'wx', mode);
+  const source = sourceExists ? new FileSource(target) : undefined;
+  const sourceFd = source?.fd; // raw copies come from the file the directory was read from
+  const captured: Captured = new Map();
+  let beneath: Beneath | undefined;
+  try {
+    beneath = new Beneath(root);
+    fs.fchmodSync(fd, mode); // the umask must not narrow the archive's permissions
+    // Packed: a source of a million entries costs its directory's bytes, not an object per entry.
+    let directory = source ? readPackedDirectory(source) : undefined;
+    const writer = new ZipWriter(fd, directory?.baseOffset ?? 0);
+    if (directory) writer.reserveDirectory(directory.centralEnd - directory.centralStart + (64 << 10));
+    const ends = directory ? directory.rawEnds() : new Float64Array(0);
+    const firstLocal = directory
+      ? directory.count > 0
+        ? Math.min(directory.localHeaderOffset(directory.byOffset()[0]!), directory.centralStart)
+        : directory.centralStart
+      : 0;
+    if (sourceFd !== undefined && firstLocal > 0) writer.copyRange(sourceFd, 0, firstLocal); // a prefix stub stays
+
+    let names: Map<string, number> | undefined;
+    const byName = () => {
+      if (names) return names;
+      names = new Map();
+      for (let i = 0; i < directory!.count; i++) names.set(directory!.entry(i).name, i);
+      return names;
+    };
+    // Progress in bytes written: about the source's size plus what the workspace adds or changes.
+    let changedBytes = 0;
+    for (const relative of [...diff.modified, ...diff.added]) changedBytes += diff.observed.get(relative)?.size ?? 0;
+    const total = (source?.size ?? 0) + changedBytes;
+    // Progress notifications and a cancel get through during a long sync.
+    const pause = eventLoopTurns(signal);
+    const step = async (label: string) => {
+      progress?.(Math.min(writer.size, total), total, label);
+      await pause();
+    };
+    // Raw copies of bytes this session never checked are checked first: a damaged entry is refused, not copied.
+    const check =
+      directory &&
+      new CopyCheck(source!, directory, {
+        checked: base.copiesChecked,
+        otherWriter: plan !== undefined || forced,
+        fd: sourceFd!,
+        pause,
+      });
+
+    // What each entry of the new archive is, in its order: a copied entry (its record from the source) or a fresh one.
+    const written: (
+      | { path: string; type: ItemType; copied?: ZipEntry; at?: number; central?: Uint8Array; fromZip?: true }
+      | typeof LEFT_IN_ZIP
+    )[] = [];
+    // The entries in their new order: the base's (a plain sync), or the merge's (the zip's current order, merge-plan.ts).
+    // The untouched entries (never extracted: workspace/base.ts): unchanged, copied raw from the base, which the
+    // source still is (checkSource). By index, between the compared records, with no object per entry: there may be a million.
+    let untouchedNext = 0;
+    const copyUntouchedUpTo = async (end: number) => {
+      for (; untouchedNext < end; untouchedNext++) {
+        const checking = check!.beforeCopy(untouchedNext);
+        if (checking) await checking;
+        const at = writer.size;
+        writer.copyRange(sourceFd!, directory!.localHeaderOffset(untouchedNext), ends[untouchedNext]!);
+        writer.addCopiedRecordFrom(
+          directory!.region,
+          directory!.recordStart(untouchedNext),
+          directory!.recordLength(untouchedNext),
+          at,
+        );
+        written.push(LEFT_IN_ZIP);
+        if ((untouchedNext & 0xffff) === 0xffff) await step('');
+      }
+    };
+    // A merge's plan lists the whole base; a plain sync copies the untouched entries between the compared ones.
+    const untouched = !plan && baseEntries.length < base.count;
+    const steps: Iterable<Step> = plan?.steps ?? baseEntries.map((record) => ({ kind: 'base', record }));
+    for (const item of steps) {
+      if (untouched && item.kind === 'base') {
+        await copyUntouchedUpTo(item.record.index);
+        untouchedNext = item.record.index + 1;
+      }
+      if (item.kind === 'zip') {
+        // The zip's side of a merge: its entry as it is now, copied raw.
+        await check!.beforeCopy(item.entry.index);
+        const at = writer.size;
+        writer.copyRange(sourceFd!, item.entry.localHeaderOffset, ends[item.entry.index]!);
+        writer.addCopiedRecord(source!.read(item.entry.centralOffset, item.entry.centralLength), at);
+        written.push(
+          tracked && !tracked.paths.has(item.path)
+            ? LEFT_IN_ZIP
+            : { path: item.path, type: item.type, copied: item.entry, at, fromZip: true },
+        );
+        await step(item.path);
+        continue;
+      }
+      const { record } = item;
+      const state = diff.states.get(record.index);
+      if (state === 'deleted') {
+        await step(record.path);
+        continue;
+      }
+      const original = directory ? findOriginal(directory, byName, record) : undefined;
+      if (state === 'unchanged' && original && sourceFd !== undefined) {
+        const checking = check!.beforeCopy(original.index, record);
+        if (checking) await checking;
+        const at = writer.size;
+        writer.copyRange(sourceFd, original.localHeaderOffset, ends[original.index]!);
+        writer.addCopiedRecord(directory!.record(original.index), at); // relocating copies it
+        written.push(
+          tracked && !tracked.indexes.has(record.index)
+            ? LEFT_IN_ZIP
+            : { path: record.path, type: record.type, copied: original, at },
+        );
+      } else {
+        // Modified, or renamed (written where it stood, under its new name).
+        const renamedTo = diff.renames.get(record.index);
+        const central = await writeFromWorkspace({ writer, beneath: beneath!, captured, pause }, record, {
+          original,
+          source,
+          diff,
+          renamedTo,
+        });
+        written.push({ path: renamedTo ?? record.path, type: record.type, central });
+      }
+      await step(record.path);
+    }
+    if (untouched) await copyUntouchedUpTo(base.count);
+    for (const addition of diff.additions) {
+      if (plan?.sameAdditions.has(addition.path)) continue; // the zip added the same: written from it above
+      const { kind } = addition.observed;
+      if (kind === 'special') throw unsupportedFile(addition.path, addition.observed.what!); // refused before writing began; never packed
+      // What came and went since the scan (an editor's swap file) is not there to write: left out, and not
+      // counted. A file is found gone as it is read, before its entry is begun; a folder is looked for first.
+      const there = kind !== 'dir' || beneath!.lstat(addition.path)?.isDirectory() === true;
+      const central = there
+        ? await writeAddition({ writer, beneath: beneath!, captured, pause }, addition.path, addition.observed).catch(
+            (error: unknown) => {
+              if (vanished(error)) return undefined;
+              throw error;
+            },
+          )
+        : undefined;
+      if (central === undefined) {
+        gone++;
+        continue;
+      }
+      written.push({ path: addition.path, type: kind, central });
+      await step(addition.path);
+    }
+    const end = writer.finish(directory?.commentBytes ?? new Uint8Array(0), directory?.zip64 ?? false);
+    progress?.(total, total, 'done');
+    fs.fsyncSync(fd);
+
+    const entries: EntryRecord[] = [];
+    written.forEach((item, index) => {
+      if (item === LEFT_IN_ZIP) return; // an entry still only in the zip: the session's copy of the directory describes it
+      const centralOffset = end.centralOffsets[index]!;
+      let record: EntryRecord;
+      if (item.copied) {
+        record = entryRecord(item.copied, item.path, item.type);
+        record.index = index;
+        record.local_header_offset = item.at!;
+        record.central_offset = centralOffset;
+      } else {
+        const entry = parseCentralRecordBytes(item.central!, index, writer.base, centralOffset);
+        record = entryRecord(entry, item.path, item.type !== 'dir' && entry.isSymlink ? 'symlink' : item.type);
+      }
+      const observed = captured.get(item.path) ?? diff.observed.get(item.path);
+      if (record.type !== 'dir' && observed && !item.fromZip)
+        record.extracted = {
+          size: observed.size,
+          mtime_ms: observed.mtime_ms,
+          ctime_ms: observed.ctime_ms,
+          ino: observed.ino,
+        };
+      entries.push(record);
+    });
+    // The new archive against the zip it replaces, by name: after a forced sync over a zip another
+    // writer changed, these are the counts that say what it kept of the workspace and what it discarded.
+    const replaced =
+      directory && forced
+        ? againstReplaced(
+            directory,
+            entries,
+            new Set(
+              baseEntries.filter((entry) => diff.states.get(entry.index) === 'renamed').map((entry) => entry.name),
+            ),
+          )
+        : undefined;
+    // The source's parsed directory is ~0.5 KB per entry, and the runtime keeps an async function's
+    // locals for a while after it returns: let go of it here (50 MiB at 100,000 entries).
+    directory = undefined;
+    names = undefined;
+    const files = entries.filter((e) => e.type !== 'dir');
+    const session: SessionRecord = {
+      ...base.record,
+      source: { size: end.size, mtime_ms: fs.fstatSync(fd).mtimeMs, directory_sha256: end.directorySha256 },
+      file_count: files.length,
+      dir_count: foldersOf(entries).size,
+      extracted_size_bytes: files.reduce((sum, e) => sum + e.size, 0),
+      symlinks: entries.filter((e) => e.type === 'symlink').map((e) => e.path),
+    };
+    return { next: { session, entries }, gone, replaced, total: written.length };
+  } finally {
+    beneath?.close();
+    fs.closeSync(fd);
+    source?.close();
+  }
+}
+
+/** Marks, in the list of what a sync wrote, an entry copied without being on disk (untouched, or left in the zip by a merge). */
+const LEFT_IN_ZIP = Symbol('left in the zip');

@@ -1,0 +1,126 @@
+/**
+ * A lazy session's base: every entry of its zip (central.bin, loaded when first
+ * asked for), of which the manifest lists those extracted or deleted. The scan
+ * compares those, and the entries at a path the folder has (a tool wrote there
+ * without extracting, or made the folders on the way): the rest are untouched,
+ * their bytes the zip's. The index is loaded only when a question needs it, and
+ * let go before a sync writes.
+ */
+import { ZipfsError } from '../base/errors.ts';
+import { param, invocation } from '../base/message-marks.ts';
+import type { ItemType } from '../rules/item-type.ts';
+import { countEntries } from '../session/entry-count.ts';
+import type { LazyEntries } from '../session/lazy-entries.ts';
+import { centralFileFacts } from '../session/lazy-integrity.ts';
+import { forgetLazyEntries, lazyEntriesAt } from '../session/lazy-session.ts';
+import type { EntryRecord, SessionRecord } from '../session/manifest.ts';
+import type { Manifest } from '../session/read-manifest.ts';
+import type { PackedDirectory } from '../zip/index.ts';
+import type { Base, OnDisk, WrittenChecks } from './base.ts';
+import { lazyReopenFacts } from './reopen-check.ts';
+
+export class LazyBase implements Base {
+  readonly limitsOn = 'extracted';
+  readonly forceable = false;
+
+  constructor(
+    private readonly manifest: Manifest,
+    private readonly dir: string,
+  ) {}
+
+  get record(): SessionRecord {
+    return this.manifest.session;
+  }
+
+  get count(): number {
+    return this.manifest.session.lazy!.entries;
+  }
+
+  /** Every entry already checked once (a sync read them all), or only those extracted. */
+  get copiesChecked(): 'all' | 'extracted' {
+    return this.manifest.session.lazy!.data_checked === true ? 'all' : 'extracted';
+  }
+
+  /** The directory: through the manifest's loader, which checks its lines against it (lazy-integrity.ts). */
+  private index(): LazyEntries {
+    return this.manifest.lazy?.() ?? lazyEntriesAt(this.dir, this.manifest.session);
+  }
+
+  compared(onDisk: ReadonlyMap<string, unknown>): EntryRecord[] {
+    const { entries } = this.manifest;
+    const known = new Set(entries.map((entry) => entry.path));
+    const tracked = new Set(entries.map((entry) => entry.index));
+    const found: EntryRecord[] = [];
+    for (const relative of onDisk.keys()) {
+      if (known.has(relative)) continue;
+      const lazy = this.index(); // loaded only when such a path is there
+      const index = lazy.indexOf(relative);
+      if (index >= 0 && !tracked.has(index)) found.push(lazy.record(index));
+    }
+    return found.length === 0 ? entries : [...entries, ...found].sort((a, b) => a.index - b.index);
+  }
+
+  untouchedStoreFolders(): boolean {
+    return this.index().storesFolders();
+  }
+
+  untouchedHaveFolder(dir: string): boolean {
+    return this.index().hasFolder(dir);
+  }
+
+  /** Every entry, those the manifest lists as it has them: a million records at a million entries. */
+  whole(): EntryRecord[] {
+    const lazy = this.index();
+    const listed = new Map(this.manifest.entries.map((entry) => [entry.index, entry]));
+    const entries = new Array<EntryRecord>(lazy.count);
+    for (let i = 0; i < lazy.count; i++) entries[i] = listed.get(i) ?? lazy.record(i);
+    return entries;
+  }
+
+  onDisk(compared: readonly EntryRecord[]): OnDisk {
+    return {
+      indexes: new Set(compared.map((entry) => entry.index)),
+      paths: new Set(compared.map((entry) => entry.path)),
+    };
+  }
+
+  forEachUntouched(compared: readonly EntryRecord[], visit: (path: string, type: ItemType) => void): void {
+    const listed = new Set(compared.map((entry) => entry.index));
+    const lazy = lazyEntriesAt(this.dir, this.manifest.session);
+    for (let i = 0; i < lazy.count; i++) if (!listed.has(i)) visit(lazy.paths[i]!, lazy.type(i));
+  }
+
+  verify(): void {
+    this.manifest.lazy?.();
+  }
+
+  release(): void {
+    this.manifest.lazy = undefined;
+    forgetLazyEntries();
+  }
+
+  assertForceable(target: string): void {
+    // Forced, the folder replaces the zip, but the bytes of the entries never extracted were only in the base.
+    throw new ZipfsError(
+      'CONFLICT_DETECTED',
+      `The zip ${target} changed since this lazy session's base, whose entries it never extracted it would have to write as they were; a forced sync of a lazy session cannot. Nothing was written. Sync with ${param('merge')} to keep both sides' changes, or extract everything (${invocation('extract')}) and force then.`,
+    );
+  }
+
+  /**
+   * The new archive put through a lazy open's checks (the session reopens as it was opened);
+   * completes the next session record from it, and returns the directory's bytes for the next central.bin.
+   */
+  checkWritten(directory: PackedDirectory, next: SessionRecord, { rules }: WrittenChecks): Uint8Array {
+    const facts = lazyReopenFacts(directory, rules);
+    const { files, folders } = countEntries(directory);
+    const central = directory.region.subarray(0, directory.centralEnd - directory.centralStart);
+    // Every entry of the new archive was written by this sync or checked as it was copied (copy-check.ts).
+    Object.assign(next, {
+      lazy: { ...facts, ...centralFileFacts(central), data_checked: true },
+      file_count: files,
+      dir_count: folders,
+    });
+    return central;
+  }
+}
