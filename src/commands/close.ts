@@ -85,7 +85,10 @@ export const close = defineCommand({
           if (pending > 0) {
             throw new ZipfsError(
               'UNSYNCED_CHANGES',
-              `Session "${session.record.name}" has unsynced changes (${diff.modified.length} modified, ${diff.added.length} added, ${diff.deleted.length} deleted${diff.renamed.length ? `, ${diff.renamed.length} renamed` : ''}). Pass ${param('sync')} to save them into the zip first, or ${param('force')} to discard them.`,
+              `Session "${session.record.name}" has unsynced changes (${diff.modified.length} modified, ` +
+                `${diff.added.length} added, ${diff.deleted.length} deleted` +
+                `${diff.renamed.length ? `, ${diff.renamed.length} renamed` : ''}). ` +
+                `Pass ${param('sync')} to save them into the zip first, or ${param('force')} to discard them.`,
             );
           }
         }
@@ -100,6 +103,9 @@ export const close = defineCommand({
   },
   render: (out) =>
     out.sync
-      ? `Synced (${out.sync.files_modified} modified, ${out.sync.files_added} added, ${out.sync.files_deleted} deleted${out.sync.backup_path ? `; previous archive kept as ${out.sync.backup_path}` : ''}) and closed session "${out.name}".`
+      ? `Synced (${out.sync.files_modified} modified, ${out.sync.files_added} added, ` +
+        `${out.sync.files_deleted} deleted` +
+        `${out.sync.backup_path ? `; previous archive kept as ${out.sync.backup_path}` : ''}) ` +
+        `and closed session "${out.name}".`
       : `Closed session "${out.name}".`,
 });

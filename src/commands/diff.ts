@@ -93,7 +93,12 @@ export const diff = defineCommand({
     if (input.stat) {
       const rows = out.files.map(
         (f) =>
-          `${f.status[0]!.toUpperCase()} ${f.from !== undefined ? `${f.from} -> ` : ''}${f.path}  ${f.binary ? paint.dim('binary') : f.difference ? paint.dim(f.difference) : `${paint.green(`+${f.additions}`)} ${paint.red(`-${f.deletions}`)}`}`,
+          `${f.status[0]!.toUpperCase()} ${f.from !== undefined ? `${f.from} -> ` : ''}${f.path}  ` +
+          (f.binary
+            ? paint.dim('binary')
+            : f.difference
+              ? paint.dim(f.difference)
+              : `${paint.green(`+${f.additions}`)} ${paint.red(`-${f.deletions}`)}`),
       );
       // Every changed file is counted, this page's or not (total counts files with stat).
       return [...rows, `${plural(out.total ?? out.files.length, 'file')} changed`].join('\n');

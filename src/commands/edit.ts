@@ -49,7 +49,8 @@ function readText(
           ? 'over 64 MiB'
           : kind === 'binary'
             ? 'binary'
-            : `${notTextReason(kind === 'utf-8' ? 'not-utf-8' : kind)} (name its encoding with ${param('encoding', 'iso-8859-1')} or another, if it is text)`;
+            : `${notTextReason(kind === 'utf-8' ? 'not-utf-8' : kind)} (name its encoding with ` +
+              `${param('encoding', 'iso-8859-1')} or another, if it is text)`;
       throw new ZipfsError(
         'INVALID_INPUT',
         `${quote(relative)} is ${why}; edit works on text files. Replace it whole with write.`,
@@ -99,7 +100,8 @@ export const edit = defineCommand({
     flags: {
       'replace-all': 'With --old: replace every match',
       regex:
-        'With --old: it is a JavaScript regular expression, ^ and $ anchoring at each line; --new may use $1, $<name>, $&',
+        'With --old: it is a JavaScript regular expression, ^ and $ anchoring at each line; --new may use $1, ' +
+        '$<name>, $&',
     },
     viaOptions: ['edits'],
     fromCli(input, extras) {
@@ -109,7 +111,8 @@ export const edit = defineCommand({
         } catch (error) {
           throw new ZipfsError(
             'INVALID_INPUT',
-            `Invalid option --edits-file: ${(error as Error).message}. It must hold a JSON list of {"old_text", "new_text"} objects.`,
+            `Invalid option --edits-file: ${(error as Error).message}. It must hold a JSON list of {"old_text", ` +
+              `"new_text"} objects.`,
           );
         }
       } else if (extras.old !== undefined) {
@@ -140,7 +143,8 @@ export const edit = defineCommand({
       if (found.stats.isDirectory())
         throw new ZipfsError(
           'INVALID_INPUT',
-          `Invalid argument path: ${quote(found.relative || '/')} is a folder${found.relative === '' ? ' (the workspace root)' : ''}; give the path of a text file to edit.`,
+          `Invalid argument path: ${quote(found.relative || '/')} is a ` +
+            `folder${found.relative === '' ? ' (the workspace root)' : ''}; give the path of a text file to edit.`,
         );
       return { ...found, before: readText(found.path, found.relative, input.encoding) };
     });
@@ -148,7 +152,8 @@ export const edit = defineCommand({
     if (input.expected_sha256 !== undefined && input.expected_sha256.toLowerCase() !== before.sha256) {
       throw new ZipfsError(
         'CONFLICT_DETECTED',
-        `${quote(file.relative)} changed since it was read (its sha256 is now ${before.sha256}); nothing was written. Read it again and redo the edit.`,
+        `${quote(file.relative)} changed since it was read (its sha256 is now ${before.sha256}); nothing was ` +
+          `written. Read it again and redo the edit.`,
       );
     }
     const after = await applyEditsTimed(

@@ -9,7 +9,7 @@ import { assertNarrowing } from '../table/filter-values.ts';
 export const extract = defineCommand({
   name: 'extract',
   title: 'Extract',
-  description: 'Put lazy entries in the folder.',
+  description: 'Write entries that are only in the zip to the folder.',
   input: v.strictObject({
     session: sessionParam,
     paths: v.optional(v.pipe(v.array(v.string()), v.description('Globs; default all'))),
@@ -17,7 +17,7 @@ export const extract = defineCommand({
   output: v.object({
     extracted: count('Written'),
     bytes: count('Bytes'),
-    not_extracted: count('Still lazy'),
+    not_extracted: count('Still only in zip'),
   }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   session: 'write',
@@ -39,5 +39,6 @@ export const extract = defineCommand({
     });
   },
   render: (out) =>
-    `Extracted ${plural(out.extracted, 'entry', 'entries')} (${humanBytes(out.bytes)}); ${plural(out.not_extracted, 'entry', 'entries')} left in the zip.`,
+    `Extracted ${plural(out.extracted, 'entry', 'entries')} (${humanBytes(out.bytes)}); ` +
+    `${plural(out.not_extracted, 'entry', 'entries')} left in the zip.`,
 });

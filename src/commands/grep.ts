@@ -61,7 +61,8 @@ export const grep = defineCommand({
     workspacePaths: ['path'],
     fromCurrentFolder: true,
     quietIsSilent:
-      'Print nothing, as grep -q: the exit status answers (0 found, 1 none, 14 none but the search did not finish, others errors)',
+      'Print nothing, as grep -q: the exit status answers (0 found, 1 none, 14 none but the search did not ' +
+      'finish, others errors)',
     positionals: ['pattern', 'path'],
     short: { session: 's', ignore_case: 'i', context_lines: 'C', max_results: 'm' },
     example: 'zipfs grep "debug" data --glob "*.json" -i -C 1',
@@ -73,7 +74,8 @@ export const grep = defineCommand({
     if (input.pattern === '')
       throw new ZipfsError(
         'INVALID_INPUT',
-        'Invalid argument pattern: it is empty; give a JavaScript regular expression (names_only matches it against paths).',
+        'Invalid argument pattern: it is empty; give a JavaScript regular expression (names_only matches it ' +
+          'against paths).',
       );
     // glob filters; path is a place ('' and '/' the root, as documented), not a filter.
     if (input.glob !== undefined)
@@ -107,7 +109,8 @@ export const grep = defineCommand({
     const searched = await workspace.withGrepItems(start.relative, globFilter(input.glob), limits, search);
     const { timedOut, ...found } = searched;
     const all = found.matches.slice(offset);
-    // More matches than max_results were found (unless the time budget stopped the search, which a next page would meet again).
+    // More matches than max_results were found (unless the time budget stopped the search, which a next page would meet
+    // again).
     const more = timedOut === undefined && found.total_matches > offset + all.length;
     const build = (matches: GrepMatch[], next: number | undefined) => {
       const after = next ?? (more ? offset + matches.length : undefined);
@@ -131,7 +134,8 @@ export const grep = defineCommand({
     for (const match of out.matches) {
       if (match.byte_offset !== undefined) {
         lines.push(
-          `${paint.magenta(match.file)}${paint.dim(':')}${paint.green(`byte ${match.byte_offset}`)}${paint.dim(':')}${highlight(match.line_content)}`,
+          `${paint.magenta(match.file)}${paint.dim(':')}${paint.green(`byte ${match.byte_offset}`)}` +
+            `${paint.dim(':')}${highlight(match.line_content)}`,
         );
         continue;
       }
@@ -151,7 +155,8 @@ export const grep = defineCommand({
     const notes = [];
     if (out.next_offset !== undefined)
       notes.push(
-        `zipfs: showing ${out.matches.length} of at least ${out.total_matches} matches; continue with --offset ${out.next_offset} (or raise --max-results).`,
+        `zipfs: showing ${out.matches.length} of at least ${out.total_matches} matches; continue with --offset ` +
+          `${out.next_offset} (or raise --max-results).`,
       );
     else if (out.note) notes.push(out.note);
     else if (out.truncated)

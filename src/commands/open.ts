@@ -15,7 +15,10 @@ import { isNewArchive, sourceState, type SourceState } from '../session/source-s
 import { invocation, param } from '../base/message-marks.ts';
 import { workspaceOf } from '../workspace/session-workspace.ts';
 
-/** A reused session whose zip another writer changed since its base (by the directory's hash: source-state.ts): said at once. */
+/**
+ * A reused session whose zip another writer changed since its base (by the directory's hash: source-state.ts): said at
+ * once.
+ */
 function zipMoved(session: Session): string[] {
   let state: SourceState;
   try {
@@ -25,7 +28,8 @@ function zipMoved(session: Session): string[] {
   }
   return state === 'changed' && !isNewArchive(session.record)
     ? [
-        `the zip changed since this session's base (another writer): ${invocation('status')} lists its changes, and sync with ${param('merge')} keeps both sides'`,
+        `the zip changed since this session's base (another writer): ${invocation('status')} lists its changes, ` +
+          `and sync with ${param('merge')} keeps both sides'`,
       ]
     : [];
 }
@@ -52,7 +56,7 @@ export const open = defineCommand({
     workspace_path: name('Its files'),
     file_count: count('Files'),
     extracted_size_bytes: count('Bytes'),
-    not_extracted: v.optional(count('Lazy: still in zip')),
+    not_extracted: v.optional(count('Not extracted: still in zip')),
     already_open: v.optional(flag('Reused')),
     warnings: v.optional(v.pipe(v.array(v.string()), v.description('As inspect warns'))),
     other_sessions: v.optional(names('Open too: name one in calls')),
@@ -65,13 +69,15 @@ export const open = defineCommand({
     if (input.only?.length === 0)
       throw new ZipfsError(
         'INVALID_INPUT',
-        'Invalid argument only: the list is empty; give the paths or globs to extract, pass lazy to extract nothing, or leave only out to extract everything.',
+        'Invalid argument only: the list is empty; give the paths or globs to extract, pass lazy to extract ' +
+          'nothing, or leave only out to extract everything.',
       );
     // The same zip opened again (without asking for another session by name) is the session it already has:
     // a second one would silently conflict with the first on the next sync.
     const share = input.name === undefined && !input.new;
     const found = share ? sessionOf(context.home, input.path) : undefined;
-    // Another open of the zip at the same moment: the one that publishes second shares the first's session (publishOnce).
+    // Another open of the zip at the same moment: the one that publishes second shares the first's session
+    // (publishOnce).
     const session: Opened =
       found ??
       (await openArchive({
@@ -120,12 +126,22 @@ export const open = defineCommand({
     };
   },
   render: (out) =>
-    `${out.already_open ? `Already open as session "${out.name}" (to open another, give it a name with --name, or pass --new)` : `Opened session "${out.name}"`}: ${plural(out.file_count, 'file')}, ${out.not_extracted === undefined ? humanBytes(out.extracted_size_bytes) : `${humanBytes(out.extracted_size_bytes)} extracted, ${plural(out.not_extracted, 'entry', 'entries')} left in the zip (lazy)`}\n${out.workspace_path}`,
+    `${
+      out.already_open
+        ? `Already open as session "${out.name}" (to open another, give it a name with --name, or pass --new)`
+        : `Opened session "${out.name}"`
+    }: ${plural(out.file_count, 'file')}, ${
+      out.not_extracted === undefined
+        ? humanBytes(out.extracted_size_bytes)
+        : `${humanBytes(out.extracted_size_bytes)} extracted, ` +
+          `${plural(out.not_extracted, 'entry', 'entries')} left in the zip (not extracted)`
+    }\n${out.workspace_path}`,
   note(out, quiet) {
     const notes = (out.warnings ?? []).map((warning) => `zipfs: ${warning}.`);
     if (out.other_sessions && !quiet)
       notes.push(
-        `zipfs: ${plural(out.other_sessions.length, 'other session')} open (${out.other_sessions.join(', ')}): name the session in later commands (-s ${out.name}, or ZIPFS_SESSION=${out.name}).`,
+        `zipfs: ${plural(out.other_sessions.length, 'other session')} open (${out.other_sessions.join(', ')}): ` +
+          `name the session in later commands (-s ${out.name}, or ZIPFS_SESSION=${out.name}).`,
       );
     return notes.length > 0 ? notes.join('\n') : undefined;
   },

@@ -51,7 +51,8 @@ export const prune = defineCommand({
     ];
     // A dry run says what it would do: it removed nothing.
     const done = input.dry_run
-      ? `${plural(out.pruned.length, 'item')} would be pruned, ${humanBytes(out.freed_bytes)} would be freed (dry run: nothing removed)`
+      ? `${plural(out.pruned.length, 'item')} would be pruned, ${humanBytes(out.freed_bytes)} would be freed (dry ` +
+        `run: nothing removed)`
       : `${plural(out.pruned.length, 'item')} pruned, ${humanBytes(out.freed_bytes)} freed`;
     return `${table([['NAME', 'REASON'], ...rows])}\n\n${done}`;
   },
@@ -59,7 +60,8 @@ export const prune = defineCommand({
   note(out, quiet) {
     const kept = out.skipped.filter((s) => s.reason.startsWith('kept: ')).map((s) => s.name);
     return quiet && kept.length > 0
-      ? `zipfs: kept ${plural(kept.length, 'session')} for ${kept.length === 1 ? 'its' : 'their'} unsynced changes (${kept.join(', ')}); --discard-changes removes ${kept.length === 1 ? 'it' : 'them'} too.`
+      ? `zipfs: kept ${plural(kept.length, 'session')} for ${kept.length === 1 ? 'its' : 'their'} unsynced changes ` +
+          `(${kept.join(', ')}); --discard-changes removes ${kept.length === 1 ? 'it' : 'them'} too.`
       : undefined;
   },
 });

@@ -57,7 +57,8 @@ export const read = defineCommand({
     short: { session: 's' },
     example: 'zipfs read logo.png --offset 0 --limit 1024 > head.bin',
     rawOutput: true,
-    // A shell user redirects a binary file to get the file: its bytes, not base64 (unless --encoding base64 asked for it).
+    // A shell user redirects a binary file to get the file: its bytes, not base64 (unless --encoding base64 asked for
+    // it).
     bytes: (out, input) =>
       out.encoding === 'base64' && input.encoding !== 'base64' ? Buffer.from(out.content, 'base64') : undefined,
   },
@@ -106,7 +107,8 @@ export const read = defineCommand({
         encoding: input.encoding === 'base64' ? undefined : (input.encoding as TextEncoding),
         maxAnswerBytes: context.maxAnswerBytes === undefined ? undefined : context.maxAnswerBytes - FIELDS_CHARS,
       });
-      // A read by lines gives whole lines; one line longer than an answer holds (minified JSON) is read by bytes instead.
+      // A read by lines gives whole lines; one line longer than an answer holds (minified JSON) is read by bytes
+      // instead.
       const budget = context.maxAnswerBytes;
       if (
         page.lines &&
@@ -116,7 +118,8 @@ export const read = defineCommand({
       ) {
         throw new ZipfsError(
           'INVALID_INPUT',
-          `Line ${page.lines.start} of ${quote(file.relative)} is ${page.bytesRead} bytes, more than one answer holds; read it by bytes from ${param('offset', page.offset)} (each page gives the next_offset).`,
+          `Line ${page.lines.start} of ${quote(file.relative)} is ${page.bytesRead} bytes, more than one answer ` +
+            `holds; read it by bytes from ${param('offset', page.offset)} (each page gives the next_offset).`,
         );
       }
       const remaining = page.size - page.offset - page.bytesRead;
@@ -129,7 +132,8 @@ export const read = defineCommand({
         remaining_bytes: remaining,
         sha256: page.sha256,
       };
-      // The argument that continues, as every paged tool gives it: start_line for a read by lines, offset for one by bytes.
+      // The argument that continues, as every paged tool gives it: start_line for a read by lines, offset for one by
+      // bytes.
       if (page.lines)
         return {
           ...result,
@@ -144,7 +148,10 @@ export const read = defineCommand({
   render: (out) => out.content,
   note(out) {
     if (out.next_start_line !== undefined)
-      return `zipfs: lines ${out.start_line}-${out.end_line} of ${out.total_lines}; continue with --start-line ${out.next_start_line}`;
+      return (
+        `zipfs: lines ${out.start_line}-${out.end_line} of ${out.total_lines}; continue with --start-line ` +
+        `${out.next_start_line}`
+      );
     return out.next_offset !== undefined
       ? `zipfs: ${out.remaining_bytes} more bytes; continue with --offset ${out.next_offset}`
       : undefined;

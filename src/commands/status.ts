@@ -178,12 +178,14 @@ export const status = defineCommand({
           ? out.zip_changed.map((change) => `  ${change}`).join('\n')
           : '  (rewritten with the same entries)';
       notes.push(
-        `zipfs: the zip changed since this session's base (another writer):\n${what}\nzipfs: sync --merge takes these in beside your changes; a plain sync is refused.`,
+        `zipfs: the zip changed since this session's base (another writer):\n${what}\nzipfs: sync --merge takes ` +
+          `these in beside your changes; a plain sync is refused.`,
       );
     }
     if (out.leftovers)
       notes.push(
-        `zipfs: a killed sync left beside the zip: ${out.leftovers.join('; ')}; the next sync (or zipfs prune) removes them.`,
+        `zipfs: a killed sync left beside the zip: ${out.leftovers.join('; ')}; the next sync (or zipfs prune) ` +
+          `removes them.`,
       );
     const more = pageNote('changed paths', out.total, out.next_offset);
     if (more) notes.push(more);

@@ -42,9 +42,11 @@ export const sync = defineCommand({
     });
   },
   render(out) {
-    const counts = `${out.files_modified} modified, ${out.files_added} added, ${out.files_deleted} deleted${out.files_renamed ? `, ${out.files_renamed} renamed` : ''}`;
+    const renamed = out.files_renamed ? `, ${out.files_renamed} renamed` : '';
+    const counts = `${out.files_modified} modified, ${out.files_added} added, ${out.files_deleted} deleted${renamed}`;
     const merged = out.from_zip
-      ? `\nFrom the zip (another writer's changes${out.synced ? ', now in the workspace too' : ''}):\n${out.from_zip.map((change) => `  ${change}`).join('\n')}`
+      ? `\nFrom the zip (another writer's changes${out.synced ? ', now in the workspace too' : ''}):\n` +
+        out.from_zip.map((change) => `  ${change}`).join('\n')
       : '';
     if (!out.synced) return `Would sync ${counts} (dry run: nothing written).${merged}`;
     if (

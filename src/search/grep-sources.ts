@@ -56,7 +56,8 @@ function openZip(zipPath: string): FileSource {
     if (!isSystemError(error, 'ENOENT', 'ENOTDIR')) throw error;
     throw new ZipfsError(
       'ZIP_NOT_FOUND',
-      `The zip ${zipPath} is gone (moved or deleted), and with it the entries grep reads from it; put it back, then retry.`,
+      `The zip ${zipPath} is gone (moved or deleted), and with it the entries grep reads from it; put it back, ` +
+        `then retry.`,
     );
   }
 }

@@ -12,7 +12,10 @@ export interface GrepZipEntry {
   file: string;
   /** The archive holding it. */
   zipPath: string;
-  /** An open descriptor of it, checked to be the session's base (lazy-session.ts, LazyReader): read through it, not the path. */
+  /**
+   * An open descriptor of it, checked to be the session's base (lazy-session.ts, LazyReader): read through it, not the
+   * path.
+   */
   zipFd?: number;
   /** Where its data is (from the central directory, or the session's manifest). */
   entry: EntryLocation;
@@ -53,7 +56,9 @@ export interface GrepMatch {
   byte_offset?: number;
 }
 
-/** Where the regex engine gave up (regex-give-up.ts): how many places, and the first (line 0: a binary file or a name). */
+/**
+ * Where the regex engine gave up (regex-give-up.ts): how many places, and the first (line 0: a binary file or a name).
+ */
 export interface GaveUp {
   count: number;
   first?: { file: string; line: number };

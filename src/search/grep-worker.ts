@@ -69,7 +69,8 @@ async function run(job: GrepJob, beneath: Beneath, zips: ZipSources): Promise<vo
       filesSearched++;
       await readZipEntry(zips.get(item.zip.zipPath, item.zip.zipFd), item.zip.entry, take);
     } else {
-      if (!readWorkspaceFile(beneath, file, buffer, take)) continue; // removed, or swapped for a link or a special file, while we searched
+      // removed, or swapped for a link or a special file, while we searched
+      if (!readWorkspaceFile(beneath, file, buffer, take)) continue;
       filesSearched++;
     }
     search.end();

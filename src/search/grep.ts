@@ -57,7 +57,8 @@ function compile(pattern: string, flags: string): void {
   } catch (error) {
     throw new ZipfsError(
       'INVALID_INPUT',
-      `Invalid argument pattern: ${(error as Error).message}. It is a JavaScript regular expression; escape special characters such as ( [ . * + ? with a backslash.`,
+      `Invalid argument pattern: ${(error as Error).message}. It is a JavaScript regular expression; escape ` +
+        `special characters such as ( [ . * + ? with a backslash.`,
     );
   }
 }
@@ -83,7 +84,8 @@ export function globFilter(glob: string | undefined): (relative: string) => bool
 function listFiles(root: string, start: string, accept: (relative: string) => boolean): string[] {
   const files: string[] = [];
   const visit = (folder: Folder) => {
-    // The folder's own record of each child's type (no stat per file); the worker checks each file again as it opens it.
+    // The folder's own record of each child's type (no stat per file); the worker checks each file again as it opens
+    // it.
     const children = fs
       .readdirSync(folder.path, { withFileTypes: true })
       .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
@@ -163,15 +165,21 @@ function givenUpNote(gaveUp: GaveUp): string | undefined {
   if (gaveUp.count === 0 || !gaveUp.first) return undefined;
   const { file, line } = gaveUp.first;
   const where = line > 0 ? `${quote(file)} line ${line}` : quote(file);
-  return `The regex engine gave up on ${gaveUp.count} line(s) or file(s) (first: ${where}): the pattern backtracks catastrophically there (nested repeats such as (x+x+)+ do), and a match in them may be missing. Rewrite it without nested repeats (x{2,}y for (x+x+)+y), or narrow path or glob.`;
+  return (
+    `The regex engine gave up on ${gaveUp.count} line(s) or file(s) (first: ${where}): the pattern backtracks ` +
+    `catastrophically there (nested repeats such as (x+x+)+ do), and a match in them may be missing. Rewrite it ` +
+    `without nested repeats (x{2,}y for (x+x+)+y), or narrow path or glob.`
+  );
 }
 
 /** How to get the matches a full answer left out. */
 function truncatedNote(result: GrepResult, request: GrepRequest): string {
-  const shown = `Showing ${result.matches.length} of ${request.countAll ? '' : 'at least '}${result.total_matches} matches`;
+  const shown =
+    `Showing ${result.matches.length} of ${request.countAll ? '' : 'at least '}${result.total_matches} ` + `matches`;
   const raise =
     request.maxResults < 100_000
-      ? `raise ${param('max_results', Math.min(100_000, Math.max(request.maxResults * 10, result.total_matches)))} (up to 100000) for more, or narrow path or glob`
+      ? `raise ${param('max_results', Math.min(100_000, Math.max(request.maxResults * 10, result.total_matches)))} ` +
+        `(up to 100000) for more, or narrow path or glob`
       : 'narrow path or glob for the rest';
   return `${shown}; ${raise}${request.countAll ? '' : `; ${param('count_all')} gives the exact total`}.`;
 }
@@ -205,7 +213,8 @@ export async function grepWorkspace(request: GrepRequest): Promise<GrepResult> {
     const notes = [answer.note, givenUpNote(gaveUp)];
     if (cutLines > 0)
       notes.push(
-        `${cutLines} line(s) longer than ${LINE_CAP_CHARS} characters were searched in their first ${LINE_CAP_CHARS} characters only.`,
+        `${cutLines} line(s) longer than ${LINE_CAP_CHARS} characters were searched in their first ` +
+          `${LINE_CAP_CHARS} characters only.`,
       );
     const note = notes.filter((n) => n !== undefined).join(' ');
     return { ...answer, ...(gaveUp.count > 0 ? { truncated: true } : {}), ...(note ? { note } : {}) };
@@ -215,7 +224,10 @@ export async function grepWorkspace(request: GrepRequest): Promise<GrepResult> {
     return request.glob
       ? {
           ...result,
-          note: `The glob ${quote(request.glob)} matched no file under ${quote(request.start || '/')}, so nothing was searched. A glob without "/" matches file names (*.txt); one with "/" matches the whole path from the workspace root (a/**/*.csv).`,
+          note:
+            `The glob ${quote(request.glob)} matched no file under ${quote(request.start || '/')}, so nothing ` +
+            `was searched. A glob without "/" matches file names (*.txt); one with "/" matches the whole path from ` +
+            `the workspace root (a/**/*.csv).`,
         }
       : result;
 
@@ -242,7 +254,10 @@ export async function grepWorkspace(request: GrepRequest): Promise<GrepResult> {
           ...result,
           truncated: true,
           timedOut: true,
-          note: `Stopped after the ${request.budgetMs} ms time budget with ${result.files_searched} of ${files.length} files searched; the pattern may backtrack catastrophically. Simplify it, narrow path or glob, or raise ZIPFS_GREP_TIME_BUDGET_MS.`,
+          note:
+            `Stopped after the ${request.budgetMs} ms time budget with ${result.files_searched} of ` +
+            `${files.length} files searched; the pattern may backtrack catastrophically. Simplify it, narrow path ` +
+            `or glob, or raise ZIPFS_GREP_TIME_BUDGET_MS.`,
         }),
       );
     }, request.budgetMs);

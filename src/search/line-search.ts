@@ -45,7 +45,10 @@ export interface MatchSink {
   keep(match: GrepMatch): void;
   /** A line was searched in its first LINE_CAP_CHARS characters only. */
   cutLine(): void;
-  /** The regex engine gave up on this place (regex-give-up.ts): a match there may be missed. Line 0 is the file as a whole. */
+  /**
+   * The regex engine gave up on this place (regex-give-up.ts): a match there may be missed. Line 0 is the file as a
+   * whole.
+   */
   gaveUp(file: string, line: number): void;
 }
 

@@ -24,7 +24,8 @@ export function dataDir(env: NodeJS.ProcessEnv = process.env, platform: Platform
     const cause = from ? `${from} names ${home}` : `zipfs keeps its sessions in ${home}`;
     throw new ZipfsError(
       'INVALID_INPUT',
-      `${cause}, which is a file, not a folder. Point ${from ?? 'ZIPFS_HOME'} to a folder (it is made when missing), or move that file away.`,
+      `${cause}, which is a file, not a folder. Point ${from ?? 'ZIPFS_HOME'} to a folder (it is made when ` +
+        `missing), or move that file away.`,
     );
   }
   return home;

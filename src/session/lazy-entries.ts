@@ -32,7 +32,10 @@ export const CENTRAL_FILE = DIRECTORY_COPY;
 
 const TYPES: readonly ItemType[] = ['file', 'dir', 'symlink'];
 
-/** Whether entry `index`'s name is its own workspace path (entry-paths.ts, isPlainPath), with no extra field that might name it otherwise. */
+/**
+ * Whether entry `index`'s name is its own workspace path (entry-paths.ts, isPlainPath), with no extra field that might
+ * name it otherwise.
+ */
 export function plainPath(directory: PackedDirectory, index: number): boolean {
   return (
     directory.field16(index, 30) === 0 &&
@@ -159,7 +162,8 @@ export function lazyEntriesOf(
       refuse(
         new ZipfsError(
           'ZIP_INVALID',
-          `Folder entry ${quoted(directory.entry(i).name)} claims ${uncompressed} bytes of data; the archive is damaged, so it was not opened.`,
+          `Folder entry ${quoted(directory.entry(i).name)} claims ${uncompressed} bytes of data; the archive is ` +
+            `damaged, so it was not opened.`,
         ),
       );
     // As open: sync copies every entry as it is, and other readers refuse these on any entry.

@@ -22,7 +22,10 @@ export interface EntryIndex {
   sorted(): Uint32Array;
 }
 
-/** Whether `own`, whose last `/` is at `slash`, lies directly in `folder`: compared in place, as a slice per path would cost a string per entry. */
+/**
+ * Whether `own`, whose last `/` is at `slash`, lies directly in `folder`: compared in place, as a slice per path would
+ * cost a string per entry.
+ */
 function inFolder(own: string, slash: number, folder: string): boolean {
   return slash === folder.length && own.startsWith(folder);
 }
@@ -39,7 +42,8 @@ export function checkClashes(lazy: EntryIndex, refuse: Refuse): void {
       refuse(
         new ZipfsError(
           'ZIP_INVALID',
-          `Entries ${quoted(name(a))} and ${quoted(name(b))} claim the same path (${quoted(lazy.paths[a]!)}); one would silently replace the other, so the archive was not opened.`,
+          `Entries ${quoted(name(a))} and ${quoted(name(b))} claim the same path (${quoted(lazy.paths[a]!)}); ` +
+            `one would silently replace the other, so the archive was not opened.`,
         ),
       );
     }
@@ -59,7 +63,8 @@ export function checkClashes(lazy: EntryIndex, refuse: Refuse): void {
         refuse(
           new ZipfsError(
             'ZIP_INVALID',
-            `Entry ${quoted(name(holder))} is a file, but ${quoted(name(index))} needs it to be a folder; the archive cannot be laid out as files, so it was not opened.`,
+            `Entry ${quoted(name(holder))} is a file, but ${quoted(name(index))} needs it to be a folder; the ` +
+              `archive cannot be laid out as files, so it was not opened.`,
           ),
         );
       }
@@ -68,7 +73,10 @@ export function checkClashes(lazy: EntryIndex, refuse: Refuse): void {
   }
 }
 
-/** Entries whose bytes overlap (the zip-bomb construction), from the directory alone; each entry's own headers are checked when it is read. */
+/**
+ * Entries whose bytes overlap (the zip-bomb construction), from the directory alone; each entry's own headers are
+ * checked when it is read.
+ */
 export function checkOverlaps(
   directory: PackedDirectory,
   starts: Float64Array,
@@ -85,7 +93,9 @@ export function checkOverlaps(
       refuse(
         new ZipfsError(
           k + 1 < order.length ? 'ZIP_BOMB_DETECTED' : 'ZIP_INVALID',
-          `Entry ${quoted(paths[index]!)} has data running ${ends[index]! - limit} bytes ${into}${k + 1 < order.length ? ' (overlapping entries, a zip-bomb construction)' : ''}; the archive was refused.`,
+          `Entry ${quoted(paths[index]!)} has data running ${ends[index]! - limit} bytes ` +
+            `${into}${k + 1 < order.length ? ' (overlapping entries, a zip-bomb construction)' : ''}; the archive ` +
+            `was refused.`,
         ),
       );
     }
@@ -115,12 +125,16 @@ export function platformMisfits(lazy: EntryIndex, rules: FolderRules): { index: 
         seen.set(key, index);
         continue;
       }
-      const reason = `its path differs only in case from ${quoted(lazy.paths[other]!)}, and the workspace's folder does not tell case apart`;
+      const reason =
+        `its path differs only in case from ${quoted(lazy.paths[other]!)}, and the workspace's folder ` +
+        `does not tell case apart`;
       found.push(
         { index, reason },
         {
           index: other,
-          reason: `its path differs only in case from ${quoted(lazy.paths[index]!)}, and the workspace's folder does not tell case apart`,
+          reason:
+            `its path differs only in case from ${quoted(lazy.paths[index]!)}, and the workspace's folder ` +
+            `does not tell case apart`,
         },
       );
     }

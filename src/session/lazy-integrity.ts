@@ -18,10 +18,16 @@ export function centralFileFacts(bytes: Uint8Array): { central_bytes: number; ce
   return { central_bytes: bytes.length, central_crc32: Bun.hash.crc32(bytes) };
 }
 
-/** What is wrong with a central.bin's bytes for this record, or undefined (older records keep no length or CRC: only the count is checked). */
+/**
+ * What is wrong with a central.bin's bytes for this record, or undefined (older records keep no length or CRC: only the
+ * count is checked).
+ */
 export function centralFileProblem(bytes: Uint8Array, facts: LazyFacts): string | undefined {
   if (facts.central_bytes !== undefined && bytes.length !== facts.central_bytes) {
-    return `its central.bin is ${bytes.length} bytes, where the session recorded ${facts.central_bytes} (cut off or replaced)`;
+    return (
+      `its central.bin is ${bytes.length} bytes, where the session recorded ${facts.central_bytes} (cut off ` +
+      `or replaced)`
+    );
   }
   if (facts.central_crc32 !== undefined && Bun.hash.crc32(bytes) !== facts.central_crc32) {
     return 'its central.bin is not the directory the session recorded (its CRC-32 differs: changed or replaced)';

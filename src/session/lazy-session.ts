@@ -7,10 +7,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { CENTRAL_FILE, loadLazyEntries, type LazyEntries } from './lazy-entries.ts';
-import { readManifestLines, sessionDamaged, type SessionRecord } from './manifest.ts';
+import { sessionDamaged, type SessionRecord } from './manifest.ts';
+import { readManifestLines } from './manifest-lines.ts';
 import type { Session } from './session-store.ts';
 
-/** One session's entries, kept while its central.bin is the same file: a warm MCP server indexes a million entries once, not per call. */
+/**
+ * One session's entries, kept while its central.bin is the same file: a warm MCP server indexes a million entries once,
+ * not per call.
+ */
 let cached: { key: string; lazy: LazyEntries } | undefined;
 
 /** The session's entries when it is lazy (loaded once per central.bin), or undefined for an eager session. */
@@ -25,7 +29,9 @@ export function lazyEntriesAt(dir: string, record: SessionRecord): LazyEntries {
   if (!stats) throw sessionDamaged(dir, `it is lazy but its ${CENTRAL_FILE} is missing`);
   // The record's facts too: the same central.bin is checked again against another record (lazy-integrity.ts).
   const { entries, base_offset, central_start, central_crc32 } = record.lazy!;
-  const key = `${file}:${stats.ino}:${stats.size}:${stats.mtimeMs}:${entries}:${base_offset}:${central_start}:${central_crc32}`;
+  const key = [file, stats.ino, stats.size, stats.mtimeMs, entries, base_offset, central_start, central_crc32].join(
+    ':',
+  );
   if (cached?.key !== key) cached = { key, lazy: loadLazyEntries(dir, record) };
   return cached.lazy;
 }

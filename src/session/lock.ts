@@ -20,108 +20,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { ZipfsError, isSystemError } from '../base/errors.ts';
 import { keepOnExit, removeOnExit } from '../base/exit-cleanup.ts';
-import { isProcessAlive } from './process-alive.ts';
-import { processStart } from './owner.ts';
+import { type LockOwner, isAlive, ownStart, readOwner } from './lock-owner.ts';
+import { type LockTarget, sessionTarget, zipLockPath, zipTarget } from './lock-targets.ts';
 import type { Session } from './session-store.ts';
 
-export interface LockOwner {
-  pid: number;
-  host: string;
-  command: string;
-  since: string;
-  /** The holder's start time (owner.ts processStart); absent where there is no /proc, and in older zipfs's locks. */
-  start?: number;
-}
-
-export function lockPath(session: Session): string {
-  return path.join(session.dir, 'lock');
-}
-
-/** What a lock guards, for its file's place and the messages about it. */
-export interface LockTarget {
-  file: string;
-  /** 'Session "q4"', 'The zip /data/q4.zip': the subject of messages. */
-  subject: string;
-  /** The folder the lock goes in is gone. */
-  gone(): ZipfsError;
-  /** The folder the lock goes in is not writable. */
-  notWritable(): ZipfsError;
-  /** The code when something that is not a lock file sits at its path. */
-  blockedCode: 'SESSION_DAMAGED' | 'SYNC_FAILED';
-}
-
-function sessionTarget(session: Session): LockTarget {
-  const name = session.record.name;
-  const file = lockPath(session);
-  return {
-    file,
-    subject: `Session "${name}"`,
-    blockedCode: 'SESSION_DAMAGED',
-    gone: () => new ZipfsError('SESSION_NOT_FOUND', `Session "${name}" was closed by another process.`),
-    notWritable: () =>
-      new ZipfsError(
-        'PERMISSION_DENIED',
-        `Session "${name}" cannot be locked: its folder ${path.dirname(file)} is not writable by this user. Give your user write access to it (chmod u+rwx), then retry.`,
-      ),
-  };
-}
-
-/** The lock beside a zip: `.<name>.zipfs-lock`, hidden like sync's temporaries, there only while a sync writes. */
-export function zipLockPath(zipPath: string): string {
-  return path.join(path.dirname(zipPath), `.${path.basename(zipPath)}.zipfs-lock`);
-}
-
-function zipTarget(zipPath: string): LockTarget {
-  const dir = path.dirname(zipPath);
-  return {
-    file: zipLockPath(zipPath),
-    subject: `The zip ${zipPath}`,
-    blockedCode: 'SYNC_FAILED',
-    gone: () =>
-      new ZipfsError(
-        'ZIP_NOT_FOUND',
-        `The folder of ${zipPath} no longer exists (moved or deleted); put it back, then sync again.`,
-      ),
-    notWritable: () =>
-      new ZipfsError(
-        'PERMISSION_DENIED',
-        `Sync writes the new archive beside the zip, but ${dir} is not writable by this user; the zip was left unchanged. Give your user write access to that folder, then sync again.`,
-      ),
-  };
-}
-
-function readOwner(file: string): LockOwner | undefined {
-  try {
-    return JSON.parse(fs.readFileSync(file, 'utf8')) as LockOwner;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Whether the lock's holder still runs: its pid lives and, where recorded, started when the holder did. */
-export function isAlive(owner: LockOwner): boolean {
-  if (owner.host !== os.hostname()) return true; // another host's process: cannot tell, assume it lives
-  if (!isProcessAlive(owner.pid)) return false;
-  if (!Number.isSafeInteger(owner.start)) return true;
-  const start = processStart(owner.pid);
-  return start === undefined || start === owner.start;
-}
-
-/** Whether another live process holds the session's lock (prune skips such sessions). */
-export function lockedByOther(session: Session): LockOwner | undefined {
-  const owner = readOwner(lockPath(session));
-  return owner && owner.pid !== process.pid && isAlive(owner) ? owner : undefined;
-}
-
-/** This process's start time, read once: every lock it takes records it. */
-let ownStartTime: { start?: number } | undefined;
-function ownStart(): { start?: number } {
-  if (!ownStartTime) {
-    const start = processStart(process.pid);
-    ownStartTime = start === undefined ? {} : { start };
-  }
-  return ownStartTime;
-}
+export { isAlive, lockedByOther, type LockOwner } from './lock-owner.ts';
+export { lockPath, zipLockPath } from './lock-targets.ts';
 
 /** How long to wait for another process's lock, and what may stop the wait. */
 export interface LockWait {
@@ -245,7 +149,8 @@ function takeOverIfStale(target: LockTarget): LockOwner | undefined {
   if (stats && !stats.isFile()) {
     throw new ZipfsError(
       target.blockedCode,
-      `${target.subject} cannot be locked: ${file} is ${stats.isDirectory() ? 'a folder' : 'not a file'}, not a zipfs lock. Remove it (rm -r '${file}'), then retry.`,
+      `${target.subject} cannot be locked: ${file} is ${stats.isDirectory() ? 'a folder' : 'not a file'}, not a ` +
+        `zipfs lock. Remove it (rm -r '${file}'), then retry.`,
     );
   }
   const current = readOwner(file);

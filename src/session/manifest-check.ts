@@ -74,7 +74,10 @@ function fieldProblem(record: Record<string, unknown>, fields: Fields, prefix = 
   return undefined;
 }
 
-/** A lazy record's fields: its entry count a count, and central.bin's length and CRC-32 (absent in older sessions) numbers. */
+/**
+ * A lazy record's fields: its entry count a count, and central.bin's length and CRC-32 (absent in older sessions)
+ * numbers.
+ */
 function lazyProblem(lazy: Record<string, unknown>): string | undefined {
   const problem = fieldProblem(lazy, LAZY_LIST, 'lazy.');
   if (problem) return problem;
@@ -90,7 +93,10 @@ export function sessionRecordProblem(value: unknown, format: number): string | u
   const record = value as Record<string, unknown>;
   if (record.kind !== 'session') return 'it is not a session record';
   if (record.format !== format)
-    return `it was written by another zipfs version (manifest format ${JSON.stringify(record.format)}; this zipfs reads format ${format})`;
+    return (
+      `it was written by another zipfs version (manifest format ${JSON.stringify(record.format)}; this zipfs ` +
+      `reads format ${format})`
+    );
   const lazy =
     record.lazy === undefined
       ? undefined

@@ -7,8 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ZipfsError, isSystemError, quote } from '../base/errors.ts';
 import { writeFully } from '../base/fd-io.ts';
-import { releasePhaseGarbage } from '../base/memory.ts';
-import { entryRecordProblem, sessionRecordProblem } from './manifest-check.ts';
+import { sessionRecordProblem } from './manifest-check.ts';
 import type { ZipEntry } from '../zip/index.ts';
 import type { ItemType } from '../rules/item-type.ts';
 import { invocation } from '../base/message-marks.ts';
@@ -16,7 +15,9 @@ import type { SessionOwner } from './owner.ts';
 
 export const MANIFEST_FORMAT = 1;
 
-/** A copy of the base's central directory, kept beside manifest.jsonl where the folder lacks entries (lazy-entries.ts). */
+/**
+ * A copy of the base's central directory, kept beside manifest.jsonl where the folder lacks entries (lazy-entries.ts).
+ */
 export const DIRECTORY_COPY = 'central.bin';
 
 /** What identifies the source zip as it was when last read or written. */
@@ -38,7 +39,10 @@ export interface LazyFacts {
   /** central.bin's length and CRC-32, to know it again (lazy-integrity.ts); absent in older sessions. */
   central_bytes?: number;
   central_crc32?: number;
-  /** Every entry's data was checked since the session began (at a sync: copy-check.ts): later syncs copy without reading it again. */
+  /**
+   * Every entry's data was checked since the session began (at a sync: copy-check.ts): later syncs copy without reading
+   * it again.
+   */
   data_checked?: true;
 }
 
@@ -59,7 +63,10 @@ export interface SessionRecord {
   ctime_fence_ms?: number;
   /** Workspace paths of entries that are symlinks in the archive (regular files here). */
   symlinks: string[];
-  /** The workspace's folder does not tell names apart by case (probed at open: case-probe.ts); absent in older manifests, read as false. */
+  /**
+   * The workspace's folder does not tell names apart by case (probed at open: case-probe.ts); absent in older
+   * manifests, read as false.
+   */
   case_insensitive?: boolean;
   /** A lazy session: entries not listed below are not extracted, and central.bin holds them all (lazy-entries.ts). */
   lazy?: LazyFacts;
@@ -206,7 +213,10 @@ export function readSessionRecord(manifestPath: string): SessionRecord | undefin
 
 export interface ManifestLines {
   session: SessionRecord;
-  /** Every entry of an eager session; of a lazy one, those extracted (or deleted without being extracted), in index order. */
+  /**
+   * Every entry of an eager session; of a lazy one, those extracted (or deleted without being extracted), in index
+   * order.
+   */
   entries: EntryRecord[];
 }
 
@@ -215,89 +225,7 @@ export function sessionDamaged(dir: string, problem: string): ZipfsError {
   const name = path.basename(dir);
   return new ZipfsError(
     'SESSION_DAMAGED',
-    `Session ${quote(name)} is damaged: ${problem}. Its files are still in ${path.join(dir, 'contents')}; copy out what you need, then remove the session with ${invocation('close', { session: name, force: true })}.`,
+    `Session ${quote(name)} is damaged: ${problem}. Its files are still in ${path.join(dir, 'contents')}; copy ` +
+      `out what you need, then remove the session with ${invocation('close', { session: name, force: true })}.`,
   );
-}
-
-/**
- * Parses all records with one JSON.parse call (the lines joined into an array):
- * several times faster than one call per line on manifests of tens of thousands
- * of entries. Only when that fails are lines parsed one by one, to say which is
- * damaged. Blank lines are skipped, as JSON Lines readers do.
- */
-/** The manifest's lines: the session record and the entries it lists (a lazy session's in index order). */
-export function readManifestLines(manifestPath: string): ManifestLines {
-  let text: string;
-  try {
-    text = fs.readFileSync(manifestPath, 'utf8');
-  } catch (error) {
-    if (isSystemError(error, 'ENOENT'))
-      throw sessionDamaged(path.dirname(manifestPath), 'its manifest.jsonl is missing');
-    if (isSystemError(error, 'EISDIR'))
-      throw sessionDamaged(path.dirname(manifestPath), 'its manifest.jsonl is a folder');
-    throw error;
-  }
-  let records: unknown[];
-  try {
-    records = JSON.parse(`[${text.trimEnd().replaceAll('\n', ',')}]`) as unknown[];
-  } catch {
-    records = parseLineByLine(manifestPath, text);
-  }
-  if (records.length === 0) throw sessionDamaged(path.dirname(manifestPath), 'its manifest.jsonl is empty');
-  const first = records[0];
-  const sessionProblem = sessionRecordProblem(first, MANIFEST_FORMAT);
-  if (sessionProblem)
-    throw sessionDamaged(path.dirname(manifestPath), `line 1 of its manifest.jsonl: ${sessionProblem}`);
-  const entries = records.slice(1);
-  for (let i = 0; i < entries.length; i++) {
-    const problem = entryRecordProblem(entries[i]);
-    // Line numbers count blank lines only on the slow path; on the fast one there are none.
-    if (problem)
-      throw sessionDamaged(
-        path.dirname(manifestPath),
-        `entry record ${i + 1} (line ${i + 2}) of its manifest.jsonl: ${problem}`,
-      );
-  }
-  text = '';
-  releasePhaseGarbage(entries.length); // the text, and the array it was joined into
-  const session = first as SessionRecord;
-  if (!session.lazy) return { session, entries: entries as EntryRecord[] };
-  // Extractions append in their own order: the rest of zipfs reads entries in index order.
-  const tracked = (entries as EntryRecord[]).sort((a, b) => a.index - b.index);
-  assertTrackedIndexes(path.dirname(manifestPath), session.lazy, tracked);
-  return { session, entries: tracked };
-}
-
-/**
- * Every line of a lazy session's manifest names an entry of the directory, once: cheap checks on
- * the lines alone, before anything loops over or indexes by them (lazy-integrity.ts checks them
- * against the directory when it is loaded).
- */
-function assertTrackedIndexes(dir: string, facts: LazyFacts, sorted: EntryRecord[]): void {
-  for (let i = 0; i < sorted.length; i++) {
-    const { index } = sorted[i]!;
-    if (!Number.isInteger(index) || index < 0 || index >= facts.entries) {
-      throw sessionDamaged(
-        dir,
-        `its manifest.jsonl lists entry index ${index}, but the session's directory has ${facts.entries} entries`,
-      );
-    }
-    if (i > 0 && sorted[i - 1]!.index === index)
-      throw sessionDamaged(dir, `its manifest.jsonl lists entry index ${index} twice`);
-  }
-}
-
-function parseLineByLine(manifestPath: string, text: string): unknown[] {
-  const records: unknown[] = [];
-  const lines = text.split('\n');
-  for (let i = 0; i < lines.length; i++) {
-    if (lines[i]!.trim() === '') continue;
-    try {
-      records.push(JSON.parse(lines[i]!));
-    } catch {
-      const cut = i === lines.length - 1 && !text.endsWith('\n') ? ' (cut off: the file ends inside it)' : '';
-      throw sessionDamaged(path.dirname(manifestPath), `line ${i + 1} of its manifest.jsonl is not valid JSON${cut}`);
-    }
-  }
-  return records;
 }

@@ -27,7 +27,8 @@ export function withOpenLock<T>(home: string, zipPath: string, fn: () => T | Pro
   const notWritable = () =>
     new ZipfsError(
       'PERMISSION_DENIED',
-      `Open cannot take its lock in ${path.dirname(file)}: it is not writable by this user. Give your user write access to the data folder ${home}, then retry.`,
+      `Open cannot take its lock in ${path.dirname(file)}: it is not writable by this user. Give your user write ` +
+        `access to the data folder ${home}, then retry.`,
     );
   try {
     fs.mkdirSync(path.dirname(file), { recursive: true });
@@ -35,7 +36,8 @@ export function withOpenLock<T>(home: string, zipPath: string, fn: () => T | Pro
     if (isSystemError(error, 'EACCES', 'EPERM', 'EROFS')) throw notWritable();
     throw new ZipfsError(
       'SESSION_DAMAGED',
-      `Open cannot take its lock: ${path.dirname(file)} cannot be made as a folder (${(error as Error).message}). Move what is there away, then retry.`,
+      `Open cannot take its lock: ${path.dirname(file)} cannot be made as a folder ` +
+        `(${(error as Error).message}). Move what is there away, then retry.`,
     );
   }
   return withLock(

@@ -20,10 +20,16 @@ export interface SessionOwner {
   start?: number;
 }
 
-/** The variable naming the process that owns what this zipfs opens, for jobs whose shell is not the job (each CI step a new shell). */
+/**
+ * The variable naming the process that owns what this zipfs opens, for jobs whose shell is not the job (each CI step a
+ * new shell).
+ */
 export const OWNER_PID_ENV = 'ZIPFS_OWNER_PID';
 
-/** When `pid` started, from /proc/PID/stat; the command name in field 2 may hold spaces and parentheses, so fields are counted after its last ')'. */
+/**
+ * When `pid` started, from /proc/PID/stat; the command name in field 2 may hold spaces and parentheses, so fields are
+ * counted after its last ')'.
+ */
 export function processStart(pid: number): number | undefined {
   let stat: string;
   try {
@@ -49,7 +55,9 @@ export function cliOwner(env: NodeJS.ProcessEnv): SessionOwner {
   if (!Number.isSafeInteger(pid) || pid <= 0) {
     throw new ZipfsError(
       'INVALID_INPUT',
-      `Environment variable ${OWNER_PID_ENV}=${quote(raw)} is malformed: it takes the pid of the process a session belongs to (a whole number above 0), such as the job's shell ($$). Correct it, or unset it to use zipfs's parent process.`,
+      `Environment variable ${OWNER_PID_ENV}=${quote(raw)} is malformed: it takes the pid of the process a ` +
+        `session belongs to (a whole number above 0), such as the job's shell ($$). Correct it, or unset it to use ` +
+        `zipfs's parent process.`,
     );
   }
   // A pid naming no process would make every session this job opens orphaned from its start, and
@@ -57,7 +65,10 @@ export function cliOwner(env: NodeJS.ProcessEnv): SessionOwner {
   if (!isProcessAlive(pid)) {
     throw new ZipfsError(
       'INVALID_INPUT',
-      `Environment variable ${OWNER_PID_ENV}=${pid} names no running process, so the sessions this job opens would be orphaned at once. Set it to the pid of a process that lives as long as the job (the job's shell: $$; in GitHub Actions the runner's worker: $PPID in the first step), or unset it to use zipfs's parent process.`,
+      `Environment variable ${OWNER_PID_ENV}=${pid} names no running process, so the sessions this job opens ` +
+        `would be orphaned at once. Set it to the pid of a process that lives as long as the job (the job's shell: ` +
+        `$$; in GitHub Actions the runner's worker: $PPID in the first step), or unset it to use zipfs's parent ` +
+        `process.`,
     );
   }
   return ownerOf(pid);

@@ -87,7 +87,9 @@ export async function prune(request: PruneRequest): Promise<PruneResult> {
   if (!request.all && request.staleMs === undefined && !request.orphaned) {
     throw new ZipfsError(
       'INVALID_INPUT',
-      `Nothing to prune: pass ${param('all')} to remove every session, ${param('stale', '7d')} (any duration: 30m, 24h, 2w) to remove sessions unused for that long, or ${param('orphaned')} to remove those whose job's process is gone.`,
+      `Nothing to prune: pass ${param('all')} to remove every session, ${param('stale', '7d')} (any duration: ` +
+        `30m, 24h, 2w) to remove sessions unused for that long, or ${param('orphaned')} to remove those whose ` +
+        `job's process is gone.`,
     );
   }
   const result: PruneResult = { pruned: [], skipped: [], freed_bytes: 0, dry_run: request.dryRun };
@@ -109,7 +111,9 @@ export async function prune(request: PruneRequest): Promise<PruneResult> {
     if (state === 'alive' && !request.includeLive && !sameOwner(owner, request.caller)) {
       result.skipped.push({
         name,
-        reason: `its owner, process ${owner!.pid}, is still running (the job that opened it); pass ${param('include_live')} to remove it anyway`,
+        reason:
+          `its owner, process ${owner!.pid}, is still running (the job that opened it); pass ` +
+          `${param('include_live')} to remove it anyway`,
       });
       continue;
     }
@@ -149,7 +153,9 @@ export async function prune(request: PruneRequest): Promise<PruneResult> {
     if (!request.all) {
       result.skipped.push({
         name: broken.name,
-        reason: `damaged: ${broken.reason}; remove it with ${invocation('prune', { all: true })} or ${invocation('close', { session: broken.name, force: true })}`,
+        reason:
+          `damaged: ${broken.reason}; remove it with ${invocation('prune', { all: true })} or ` +
+          `${invocation('close', { session: broken.name, force: true })}`,
       });
       continue;
     }
@@ -181,14 +187,19 @@ function weigh(session: Session, request: PruneRequest): { kept: string } | { di
     if (!(error instanceof ZipfsError)) throw error;
     if (request.discardChanges) return { discarded: `its changes could not be read (${error.code}), discarded` };
     return {
-      kept: `kept: its changes cannot be read (${error.message}); pass ${param('discard_changes')} to remove it anyway, or ${invocation('close', { session: name, force: true })}`,
+      kept:
+        `kept: its changes cannot be read (${error.message}); pass ${param('discard_changes')} to remove it ` +
+        `anyway, or ${invocation('close', { session: name, force: true })}`,
     };
   }
   if (pending.count === 0) return {};
   if (request.discardChanges)
     return { discarded: `${plural(pending.count, 'unsynced change')} discarded (${pending.summary})` };
   return {
-    kept: `kept: ${plural(pending.count, 'unsynced change')} (${pending.summary}); sync them (${invocation('sync', { session: name })}) or discard them (${invocation('close', { session: name, force: true })}), or pass ${param('discard_changes')}`,
+    kept:
+      `kept: ${plural(pending.count, 'unsynced change')} (${pending.summary}); sync them ` +
+      `(${invocation('sync', { session: name })}) or discard them ` +
+      `(${invocation('close', { session: name, force: true })}), or pass ${param('discard_changes')}`,
   };
 }
 

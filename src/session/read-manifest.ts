@@ -1,10 +1,11 @@
 /**
- * A session's manifest as the rest of zipfs reads it: its lines (manifest.ts) and, in a lazy
+ * A session's manifest as the rest of zipfs reads it: its lines (manifest-lines.ts) and, in a lazy
  * session, the whole directory (central.bin), loaded when first asked for and checked against
  * the lines then (the base, every entry whatever the kind, is the workspace's: workspace/base.ts).
  */
 import path from 'node:path';
-import { sessionDamaged, readManifestLines, type EntryRecord, type ManifestLines } from './manifest.ts';
+import { sessionDamaged, type EntryRecord, type ManifestLines } from './manifest.ts';
+import { readManifestLines } from './manifest-lines.ts';
 import type { LazyEntries } from './lazy-entries.ts';
 import { lazyEntriesAt } from './lazy-session.ts';
 
@@ -18,7 +19,8 @@ export function readManifest(manifestPath: string): Manifest {
   const { session, entries } = lines;
   if (!session.lazy) return lines;
   const dir = path.dirname(manifestPath);
-  // Its lines are checked against the directory when it is loaded: status, which needs only the lines, does not pay for it.
+  // Its lines are checked against the directory when it is loaded: status, which needs only the lines, does not pay for
+  // it.
   let checked: LazyEntries | undefined;
   return {
     session,
@@ -43,7 +45,8 @@ export function assertTrackedMatch(dir: string, entries: readonly EntryRecord[],
     if (lazy.paths[index] !== path || lazy.type(index) !== type) {
       throw sessionDamaged(
         dir,
-        `line of entry ${index} in its manifest.jsonl says ${JSON.stringify(path)} (${type}), but the session's directory has ${JSON.stringify(lazy.paths[index])} (${lazy.type(index)}) there`,
+        `line of entry ${index} in its manifest.jsonl says ${JSON.stringify(path)} (${type}), but the session's ` +
+          `directory has ${JSON.stringify(lazy.paths[index])} (${lazy.type(index)}) there`,
       );
     }
   }

@@ -33,7 +33,10 @@ export function removeTree(dir: string): void {
   }
 }
 
-/** Gives the owner back rwx on the folder `name` and every folder below it (its own folders: chmod needs no access to them). */
+/**
+ * Gives the owner back rwx on the folder `name` and every folder below it (its own folders: chmod needs no access to
+ * them).
+ */
 function grantAccess(parent: Folder, name: string): void {
   const stats = fs.lstatSync(parent.child(name), { throwIfNoEntry: false });
   if (!stats?.isDirectory()) return; // chmod would follow a link

@@ -31,7 +31,8 @@ function select(sessions: Session[], damaged: DamagedSession[], selector: string
     if (matches.length > 1) {
       throw new ZipfsError(
         'AMBIGUOUS_SESSION',
-        `${origin} ${quote(selector)} is a prefix of several session ids (${names(matches)}); give more of the id or the session name.`,
+        `${origin} ${quote(selector)} is a prefix of several session ids (${names(matches)}); give more of the ` +
+          `id or the session name.`,
       );
     }
   }
@@ -69,7 +70,8 @@ export function resolveSession(
   else if (hints.cwd) session = sessionAt(home, hints.cwd, sessions, damaged);
   if (!session) {
     if (sessions.length === 0) {
-      if (damaged.length === 1) throw sessionDamaged(damaged[0]!.dir, damaged[0]!.reason); // the only one there is: say what is wrong with it
+      // the only one there is: say what is wrong with it
+      if (damaged.length === 1) throw sessionDamaged(damaged[0]!.dir, damaged[0]!.reason);
       const broken =
         damaged.length > 0
           ? ` (damaged, not usable: ${damaged.map((d) => d.name).join(', ')}; name one to see why)`
@@ -108,7 +110,9 @@ export function assertWorkspaceIntact(session: Session): void {
   if (stats.isSymbolicLink()) {
     throw new ZipfsError(
       'PATH_TRAVERSAL',
-      `The workspace folder ${session.contents} is a symbolic link (to ${fs.readlinkSync(session.contents)}); zipfs reads and syncs only files inside the workspace. Move the folder itself back in place of the link, or remove the session with ${invocation('close', { session: session.record.name, force: true })}.`,
+      `The workspace folder ${session.contents} is a symbolic link (to ${fs.readlinkSync(session.contents)}); ` +
+        `zipfs reads and syncs only files inside the workspace. Move the folder itself back in place of the link, ` +
+        `or remove the session with ${invocation('close', { session: session.record.name, force: true })}.`,
     );
   }
   if (!stats.isDirectory()) throw sessionDamaged(session.dir, 'its workspace folder contents/ is not a folder');

@@ -11,7 +11,8 @@ export function assertValidName(name: string): void {
   if (!SESSION_NAME_PATTERN.test(name)) {
     throw new ZipfsError(
       'INVALID_INPUT',
-      `Invalid argument name: ${quote(name)} is not a usable session name; use 1-64 letters, digits, ".", "_" or "-", starting with a letter or digit.`,
+      `Invalid argument name: ${quote(name)} is not a usable session name; use 1-64 letters, digits, ".", "_" or ` +
+        `"-", starting with a letter or digit.`,
     );
   }
 }
@@ -41,7 +42,8 @@ export function assertNameFree(home: string, name: string): void {
   if (fs.existsSync(sessionPaths(home, name).dir)) {
     throw new ZipfsError(
       'NAME_COLLISION',
-      `A session named "${name}" is already open; choose another name, or close that session first (${invocation('close', { session: name })}).`,
+      `A session named "${name}" is already open; choose another name, or close that session first ` +
+        `(${invocation('close', { session: name })}).`,
     );
   }
 }

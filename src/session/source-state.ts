@@ -88,7 +88,10 @@ function cannotReadNow(error: unknown): boolean {
   return isSystemError(error, 'EBUSY', 'ETXTBSY', 'EACCES', 'EPERM');
 }
 
-/** The fingerprint of the zip at `zipPath` now, or undefined when there is none to read there (gone, not readable, damaged). */
+/**
+ * The fingerprint of the zip at `zipPath` now, or undefined when there is none to read there (gone, not readable,
+ * damaged).
+ */
 export function currentFingerprint(zipPath: string): SourceFingerprint | undefined {
   let source: FileSource;
   try {
@@ -112,7 +115,8 @@ export function sourceState(record: SessionRecord): SourceState {
   } catch {
     return 'missing';
   }
-  if (!stats.isFile()) throw zipPathTaken(record.source_path, stats); // a FIFO, a folder...: never read, never written over, force or not
+  // a FIFO, a folder...: never read, never written over, force or not
+  if (!stats.isFile()) throw zipPathTaken(record.source_path, stats);
   if (isNewArchive(record)) return 'changed'; // a file appeared where the new archive is to go
   const current = currentFingerprint(record.source_path);
   return current !== undefined && sameArchive(current, record.source) ? 'unchanged' : 'changed';

@@ -8,7 +8,10 @@ import { humanBytes } from '../format/units.ts';
 import type { Limits } from '../rules/limits.ts';
 import { listSessions, type Session } from './session-store.ts';
 
-/** Refuses `adding` more bytes when the workspaces under `home` would pass the limit; `what` says what adds them ("this archive adds"). */
+/**
+ * Refuses `adding` more bytes when the workspaces under `home` would pass the limit; `what` says what adds them ("this
+ * archive adds").
+ */
 export function assertRoomInWorkspaces(
   home: string,
   limits: Limits,
@@ -20,7 +23,8 @@ export function assertRoomInWorkspaces(
   if (used + adding > limits.maxTotalBytes) {
     throw new ZipfsError(
       'LIMIT_EXCEEDED',
-      `Workspaces hold ${humanBytes(used)} and ${what} ${humanBytes(adding)}, over the ${humanBytes(limits.maxTotalBytes)} limit. Close or prune sessions, or raise ZIPFS_MAX_TOTAL_BYTES.`,
+      `Workspaces hold ${humanBytes(used)} and ${what} ${humanBytes(adding)}, over the ` +
+        `${humanBytes(limits.maxTotalBytes)} limit. Close or prune sessions, or raise ZIPFS_MAX_TOTAL_BYTES.`,
     );
   }
 }

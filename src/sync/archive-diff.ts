@@ -84,13 +84,15 @@ export function diffAgainstArchive(
   if (state === 'changed') {
     throw new ZipfsError(
       'CONFLICT_DETECTED',
-      `The zip ${record.source_path} changed since the session opened it, so its entries are no longer the base to diff against. Sync with ${param('force')} to replace it, or close the session and open the zip again.`,
+      `The zip ${record.source_path} changed since the session opened it, so its entries are no longer the base ` +
+        `to diff against. Sync with ${param('force')} to replace it, or close the session and open the zip again.`,
     );
   }
   if (state === 'missing' && !fresh) {
     throw new ZipfsError(
       'ZIP_NOT_FOUND',
-      `The zip ${record.source_path} is gone, and with it the original content to diff against; ${invocation('status')} still lists the changes.`,
+      `The zip ${record.source_path} is gone, and with it the original content to diff against; ` +
+        `${invocation('status')} still lists the changes.`,
     );
   }
   const source = opened?.source;
@@ -175,7 +177,9 @@ function sectionsOf(
       if (same) {
         // The rename lines are all there is to show.
       } else if (binary)
-        text += `Binary files ${status === 'added' ? '/dev/null' : quoteName(`a/${bare}`)} and ${status === 'deleted' ? '/dev/null' : quoteName(`b/${bare}`)} differ\n`;
+        text +=
+          `Binary files ${status === 'added' ? '/dev/null' : quoteName(`a/${bare}`)} and ` +
+          `${status === 'deleted' ? '/dev/null' : quoteName(`b/${bare}`)} differ\n`;
       else if (invisible !== undefined) {
         entry.difference = invisible;
         text += `Files ${quoteName(`a/${was}`)} and ${quoteName(`b/${bare}`)} differ only in ${invisible}\n`;

@@ -18,20 +18,24 @@ export interface SourceCheck {
 export function checkSource(base: Base, { force, merge }: SourceCheck): { exists: boolean; modified: boolean } {
   const record = base.record;
   const state = sourceState(record);
-  if (state === 'changed' && merge && !isNewArchive(record)) return { exists: true, modified: true }; // the merge decides, entry by entry
+  // the merge decides, entry by entry
+  if (state === 'changed' && merge && !isNewArchive(record)) return { exists: true, modified: true };
   const fresh = isNewArchive(record);
   if (state === 'missing') {
     if (fresh || force) return { exists: false, modified: true };
     throw new ZipfsError(
       'ZIP_NOT_FOUND',
-      `The source zip ${record.source_path} no longer exists (moved or deleted). Put it back, or pass ${param('force')} to write the workspace there as a new archive.`,
+      `The source zip ${record.source_path} no longer exists (moved or deleted). Put it back, or pass ` +
+        `${param('force')} to write the workspace there as a new archive.`,
     );
   }
   if (state === 'changed' && !force) {
     if (fresh) {
       throw new ZipfsError(
         'CONFLICT_DETECTED',
-        `A file appeared at ${record.source_path}, where this session's new archive is to go, since it was opened. Pass ${param('force')} to replace it with the workspace, or close the session and open that zip instead.`,
+        `A file appeared at ${record.source_path}, where this session's new archive is to go, since it was ` +
+          `opened. Pass ${param('force')} to replace it with the workspace, or close the session and open that zip ` +
+          `instead.`,
       );
     }
     // Say what the other writer did, and what force would throw away of it.
@@ -42,7 +46,10 @@ export function checkSource(base: Base, { force, merge }: SourceCheck): { exists
       : "was replaced since this session's base by something that cannot be read as a zip";
     throw new ZipfsError(
       'CONFLICT_DETECTED',
-      `The zip ${record.source_path} ${what}. Nothing was written. Pass ${param('merge')} to keep those changes beside this workspace's (an entry both sides changed is named as a conflict); or pass ${param('force')} to replace it with the workspace, which discards those changes (entries it gained are dropped, the ones it changed go back to this workspace's version).`,
+      `The zip ${record.source_path} ${what}. Nothing was written. Pass ${param('merge')} to keep those changes ` +
+        `beside this workspace's (an entry both sides changed is named as a conflict); or pass ${param('force')} ` +
+        `to replace it with the workspace, which discards those changes (entries it gained are dropped, the ones ` +
+        `it changed go back to this workspace's version).`,
     );
   }
   // Forced over a file that appeared where a new archive goes: replaced whole, nothing of it copied.

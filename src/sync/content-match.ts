@@ -51,7 +51,9 @@ function fileCrc(at: string, relative: string): number {
   return crc;
 }
 
-/** CRC-32 of a workspace file (rename detection, merge); undefined when it cannot be read (gone, swapped for a link). */
+/**
+ * CRC-32 of a workspace file (rename detection, merge); undefined when it cannot be read (gone, swapped for a link).
+ */
 export function addedCrc(beneath: Beneath, relative: string): number | undefined {
   beneath.keepFoldersOf(relative);
   try {

@@ -55,7 +55,10 @@ const WHOLE_BELOW_BYTES = 8 << 20;
 const PIECE_BYTES = 4 << 20;
 const UNREADABLE = FLAG_ENCRYPTED | FLAG_STRONG_ENCRYPTION | FLAG_PATCHED;
 
-/** Which copies were checked already: every one (a session's own zip checked at open or at an earlier sync), those extracted, or none (another writer's zip). */
+/**
+ * Which copies were checked already: every one (a session's own zip checked at open or at an earlier sync), those
+ * extracted, or none (another writer's zip).
+ */
 type Trust = 'all' | 'extracted' | 'none';
 
 export interface CopyCheckOptions {
@@ -100,7 +103,10 @@ export class CopyCheck {
     });
   }
 
-  /** Whether a small entry's headers, data and CRC-32 are sound, read in place; false sends it to checkParsed, which says why. */
+  /**
+   * Whether a small entry's headers, data and CRC-32 are sound, read in place; false sends it to checkParsed, which
+   * says why.
+   */
   private soundInPlace(index: number): boolean {
     const { directory, source } = this;
     const limit = directory.rawEnds()[index]!;
@@ -114,7 +120,8 @@ export class CopyCheck {
     const dataOffset = at + LOCAL_HEADER_LENGTH + le16(source.view, h + 26) + le16(source.view, h + 28);
     const compressed = directory.compressedSize(index);
     const size = directory.uncompressedSize(index);
-    // Through peek's one reused buffer, not read's windows: a new window every few MiB was garbage the size of the archive.
+    // Through peek's one reused buffer, not read's windows: a new window every few MiB was garbage the size of the
+    // archive.
     const p = source.peek(dataOffset, compressed);
     if (p < 0) return false;
     const data = decodeOrUndefined(method, source.view.subarray(p, p + compressed), size);
@@ -146,7 +153,10 @@ export class CopyCheck {
     if (reason !== undefined) throw damaged(entry.name, reason, this.trust === 'none');
   }
 
-  /** What is wrong with a large stored entry's CRC-32 or data descriptor, read through one reused buffer (streamed, each piece would be a new 4 MiB). */
+  /**
+   * What is wrong with a large stored entry's CRC-32 or data descriptor, read through one reused buffer (streamed, each
+   * piece would be a new 4 MiB).
+   */
   private storedFault(entry: ZipEntry): string | undefined {
     const span = locateEntryData(this.source, entry);
     const piece = (this.piece ??= Buffer.allocUnsafe(PIECE_BYTES));
@@ -197,9 +207,11 @@ function workspacePath(name: string): string {
 function damaged(name: string, reason: string, otherWriter: boolean): ZipfsError {
   const fix = otherWriter
     ? `The zip's other writer left it damaged: repair the zip (zip -FF) or have it written again, then sync.`
-    : `Delete it from the session (${invocation('delete', { path: workspacePath(name) })}; the workspace's other changes stay) and sync again, or repair the zip (zip -FF in.zip --out fixed.zip) and open the repaired copy.`;
+    : `Delete it from the session (${invocation('delete', { path: workspacePath(name) })}; the workspace's other ` +
+      `changes stay) and sync again, or repair the zip (zip -FF in.zip --out fixed.zip) and open the repaired copy.`;
   return new ZipfsError(
     'ZIP_INVALID',
-    `Sync stopped before replacing the zip: entry ${quoted(name)} of the zip is damaged (${reason}), and sync copies it as it is, so zipfs open would refuse the new archive. The zip was left as it was. ${fix}`,
+    `Sync stopped before replacing the zip: entry ${quoted(name)} of the zip is damaged (${reason}), and sync ` +
+      `copies it as it is, so zipfs open would refuse the new archive. The zip was left as it was. ${fix}`,
   );
 }

@@ -44,7 +44,10 @@ export interface FinalShape {
   tracked?: { indexes: Set<number> };
 }
 
-/** Refuses, before anything is written, a sync whose archive would put a file where a folder is needed, or two entries at one path. */
+/**
+ * Refuses, before anything is written, a sync whose archive would put a file where a folder is needed, or two entries
+ * at one path.
+ */
 export function assertFinalShape(shape: FinalShape): void {
   const fresh = freshPaths(shape);
   if (fresh.length === 0) return; // a part of a base open accepted: nothing can clash
@@ -67,7 +70,9 @@ function sideOf({ tracked }: FinalShape, index: number): Side {
   return tracked && !tracked.indexes.has(index) ? 'zip-only' : 'workspace';
 }
 
-/** The paths the base did not have: additions and renames from the workspace, and the other writer's entries in a merge. */
+/**
+ * The paths the base did not have: additions and renames from the workspace, and the other writer's entries in a merge.
+ */
 function freshPaths(shape: FinalShape): Placed[] {
   const { diff, plan } = shape;
   const fresh: Placed[] = [];
@@ -170,24 +175,31 @@ const WHERE: Record<Side, string> = {
   'other-writer': 'added to the zip by its other writer',
 };
 
-/** The refusal, with the way out: a merge's clash is a conflict between the sides; anything else, the workspace's to fix. */
+/**
+ * The refusal, with the way out: a merge's clash is a conflict between the sides; anything else, the workspace's to
+ * fix.
+ */
 function refusal({ file, other, samePath }: Clash): ZipfsError {
   const kind = file.type === 'symlink' ? 'link' : 'file';
   const what = samePath
-    ? `${quoted(file.path)} would be written twice: as a ${kind} ${WHERE[file.side]}, and as ${other.type === 'dir' ? 'a folder' : 'another entry'} ${WHERE[other.side]}`
-    : `${quoted(file.path)} is a ${kind} ${WHERE[file.side]}, but ${quoted(other.path)}, ${WHERE[other.side]}, needs it to be a folder`;
+    ? `${quoted(file.path)} would be written twice: as a ${kind} ${WHERE[file.side]}, and as ` +
+      `${other.type === 'dir' ? 'a folder' : 'another entry'} ${WHERE[other.side]}`
+    : `${quoted(file.path)} is a ${kind} ${WHERE[file.side]}, but ${quoted(other.path)}, ${WHERE[other.side]}, ` +
+      `needs it to be a folder`;
   const stop = 'The new archive would hold both, which open refuses; nothing was written.';
   if (file.side === 'other-writer' || other.side === 'other-writer') {
     const mine = file.side === 'other-writer' ? other : file;
     return new ZipfsError(
       'CONFLICT_DETECTED',
-      `The zip and this workspace disagree about a path: ${what}. ${stop} Move or delete ${quoted(mine.path)} in the workspace so that the sides agree, then merge again.`,
+      `The zip and this workspace disagree about a path: ${what}. ${stop} Move or delete ${quoted(mine.path)} in ` +
+        `the workspace so that the sides agree, then merge again.`,
     );
   }
   const zipOnly = file.side === 'zip-only' ? file : other.side === 'zip-only' ? other : undefined;
   const fix =
     zipOnly === other
-      ? `Keep the file under another name, or delete the zip's entries under ${quoted(file.path)} first: move the file aside, run ${invocation('delete', { path: file.path, recursive: true })}, and move it back.`
+      ? `Keep the file under another name, or delete the zip's entries under ${quoted(file.path)} first: move the ` +
+        `file aside, run ${invocation('delete', { path: file.path, recursive: true })}, and move it back.`
       : `Move ${quoted(zipOnly === file ? other.path : file.path)} in the workspace elsewhere.`;
   return new ZipfsError('INVALID_INPUT', `Sync cannot write this workspace: ${what}. ${stop} ${fix} Then sync again.`);
 }

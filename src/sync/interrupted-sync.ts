@@ -5,7 +5,8 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { DIRECTORY_COPY, readManifestLines } from '../session/manifest.ts';
+import { DIRECTORY_COPY } from '../session/manifest.ts';
+import { readManifestLines } from '../session/manifest-lines.ts';
 import type { Session } from '../session/session-store.ts';
 import { currentFingerprint, sameArchive } from '../session/source-state.ts';
 

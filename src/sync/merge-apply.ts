@@ -51,7 +51,8 @@ export function takeZipSide(
       }
       // A folder where the zip now has a file: emptied above (the plan let nothing else stay in it).
       withBeneath(root, (beneath) => removeEmptyTree(beneath, step.path));
-      writeWorkspaceFile(root, step.path, readEntryData(source, step.entry), true); // a link entry is a file holding its target, as open makes it
+      // a link entry is a file holding its target, as open makes it
+      writeWorkspaceFile(root, step.path, readEntryData(source, step.entry), true);
     }
   } finally {
     source.close();
@@ -84,7 +85,8 @@ function removeEmptyTree(beneath: Beneath, relative: string): void {
     if (!isSystemError(error, 'ENOTEMPTY', 'EEXIST')) throw error;
     throw new ZipfsError(
       'CONFLICT_DETECTED',
-      `The zip has a file at ${quote(relative)}, where the workspace still has a folder holding files; nothing was replaced. Move those files out of ${quote(relative)}, then sync with merge again.`,
+      `The zip has a file at ${quote(relative)}, where the workspace still has a folder holding files; nothing ` +
+        `was replaced. Move those files out of ${quote(relative)}, then sync with merge again.`,
     );
   }
 }

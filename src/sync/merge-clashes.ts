@@ -45,7 +45,8 @@ export function layoutClashes(items: readonly MergedItem[], caseInsensitive: boo
       claims.set(key, next);
       return;
     }
-    if (held.path === next.path && held.isFolder === next.isFolder) return; // one folder, or one path the planner judged already
+    // one folder, or one path the planner judged already
+    if (held.path === next.path && held.isFolder === next.isFolder) return;
     if (held.origin === next.origin) return; // one side alone is sound: not a clash between the sides
     if (reported.has(key)) return;
     reported.add(key);

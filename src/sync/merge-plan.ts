@@ -182,6 +182,9 @@ function conflictError(found: readonly Conflict[]): ZipfsError {
   const more = conflicts.length > 10 ? `, and ${conflicts.length - 10} more` : '';
   return new ZipfsError(
     'CONFLICT_DETECTED',
-    `${conflicts.length === 1 ? 'An entry was' : `${conflicts.length} entries were`} changed both in the zip (by another writer) and in this workspace: ${shown.join('; ')}${more}. Nothing was written. Make each side agree (take the zip's version into the workspace, or undo it there), then merge again; or sync with force to keep the workspace's version of everything.`,
+    `${conflicts.length === 1 ? 'An entry was' : `${conflicts.length} entries were`} changed both in the zip ` +
+      `(by another writer) and in this workspace: ${shown.join('; ')}${more}. Nothing was written. Make each side ` +
+      `agree (take the zip's version into the workspace, or undo it there), then merge again; or sync with force ` +
+      `to keep the workspace's version of everything.`,
   );
 }

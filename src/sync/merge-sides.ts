@@ -17,7 +17,10 @@ import { checkTakenData, readZipNow, workspacesOf } from './zip-now.ts';
 export interface MergeSides {
   entries: EntryRecord[];
   diff: WorkspaceDiff;
-  /** The base's entries on disk (extracted, or a tool's file at their path), by index and path; the others are only in the zip. */
+  /**
+   * The base's entries on disk (extracted, or a tool's file at their path), by index and path; the others are only in
+   * the zip.
+   */
   tracked?: OnDisk;
 }
 

@@ -24,13 +24,17 @@ export function assertWithinOpenLimits(diff: WorkspaceDiff, limits: Limits): voi
   if (entries > limits.maxEntries) {
     throw new ZipfsError(
       'ZIP_BOMB_DETECTED',
-      `Sync stopped before writing: the zip would hold ${entries} entries, over the limit of ${limits.maxEntries} that zipfs open enforces, so it could not be opened again. Remove files, or raise ZIPFS_MAX_ENTRIES (for this sync and later opens). ${LEFT}`,
+      `Sync stopped before writing: the zip would hold ${entries} entries, over the limit of ` +
+        `${limits.maxEntries} that zipfs open enforces, so it could not be opened again. Remove files, or raise ` +
+        `ZIPFS_MAX_ENTRIES (for this sync and later opens). ${LEFT}`,
     );
   }
   if (bytes > limits.maxExtractedBytes) {
     throw new ZipfsError(
       'ZIP_BOMB_DETECTED',
-      `Sync stopped before writing: the zip would expand to ${bytes} bytes, over the limit of ${limits.maxExtractedBytes} that zipfs open enforces, so it could not be opened again. Remove files, or raise ZIPFS_MAX_EXTRACTED_BYTES (for this sync and later opens). ${LEFT}`,
+      `Sync stopped before writing: the zip would expand to ${bytes} bytes, over the limit of ` +
+        `${limits.maxExtractedBytes} that zipfs open enforces, so it could not be opened again. Remove files, or ` +
+        `raise ZIPFS_MAX_EXTRACTED_BYTES (for this sync and later opens). ${LEFT}`,
     );
   }
 }

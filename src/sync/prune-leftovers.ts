@@ -13,12 +13,18 @@ import type { Session } from '../session/session-store.ts';
 import { folderBytes } from '../session/folder-bytes.ts';
 import type { Leftover } from '../session/prune.ts';
 
-/** What interrupted opens and syncs left, for prune: hidden folders in workspaces/ and what is beside each session's zip. */
+/**
+ * What interrupted opens and syncs left, for prune: hidden folders in workspaces/ and what is beside each session's
+ * zip.
+ */
 export function pruneLeftovers(home: string, sessions: Session[], dryRun: boolean): Leftover[] {
   return [...workspaceLeftovers(home, dryRun), ...zipLeftovers(sessions, dryRun)];
 }
 
-/** Hidden folders in workspaces/ left by interrupted operations (opens whose process died, and closes): removed unless `dryRun`. */
+/**
+ * Hidden folders in workspaces/ left by interrupted operations (opens whose process died, and closes): removed unless
+ * `dryRun`.
+ */
 function workspaceLeftovers(home: string, dryRun: boolean): Leftover[] {
   const root = workspacesDir(home);
   let entries: fs.Dirent[];
@@ -49,7 +55,9 @@ function zipLeftovers(sessions: Session[], dryRun: boolean): Leftover[] {
   return zips.flatMap((zip) =>
     (dryRun ? findZipLeftovers(zip) : removeZipLeftovers(zip)).map((leftover) => ({
       name: leftover.path,
-      reason: `${leftover.kind === 'lock' ? 'lock' : 'temporary'} of a killed sync${leftover.pid === undefined ? '' : ` (process ${leftover.pid} is gone)`}`,
+      reason:
+        `${leftover.kind === 'lock' ? 'lock' : 'temporary'} of a killed sync` +
+        `${leftover.pid === undefined ? '' : ` (process ${leftover.pid} is gone)`}`,
       bytes: leftover.bytes,
     })),
   );

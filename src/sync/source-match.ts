@@ -8,7 +8,10 @@ import type { PackedDirectory, ZipEntry } from '../zip/index.ts';
 import type { SyncCounts } from './sync-types.ts';
 import { entryChanged } from './zip-changes.ts';
 
-/** Modified, added and deleted entries of a new archive against the zip it replaces, by name (renamed ones' old names aside). */
+/**
+ * Modified, added and deleted entries of a new archive against the zip it replaces, by name (renamed ones' old names
+ * aside).
+ */
 export function againstReplaced(
   directory: PackedDirectory,
   written: EntryRecord[],

@@ -66,7 +66,8 @@ export async function syncSession(request: SyncRequest): Promise<SyncResult> {
   if (request.merge && request.force)
     throw new ZipfsError(
       'INVALID_INPUT',
-      `Invalid input for sync: ${param('merge')} keeps the zip's other changes and ${param('force')} discards them; pass one.`,
+      `Invalid input for sync: ${param('merge')} keeps the zip's other changes and ${param('force')} discards ` +
+        `them; pass one.`,
     );
   if (request.dryRun) {
     const source = checkSource(base, { force: request.force, merge: request.merge === true });
@@ -160,7 +161,8 @@ async function writeBack(
     if (before !== undefined && fileVersion(target) !== before) {
       throw new ZipfsError(
         'CONFLICT_DETECTED',
-        `The source zip ${target} was changed by another program while this sync was writing; nothing was replaced. Run ${invocation('status')} and sync again.`,
+        `The source zip ${target} was changed by another program while this sync was writing; nothing was ` +
+          `replaced. Run ${invocation('status')} and sync again.`,
       );
     }
     // A merge brings the zip's side into the workspace now, from the zip as it still is (merge-apply.ts).
@@ -195,7 +197,8 @@ async function writeBack(
     removeEmptiedFolders(session.contents, moved, next.entries);
     return { synced: true, backup_path: backup, ...counts };
   } catch (error) {
-    // Before the rename (the temporary is still there), a merge's zip that is no longer the plan's is what failed: a conflict.
+    // Before the rename (the temporary is still there), a merge's zip that is no longer the plan's is what failed: a
+    // conflict.
     const replaced = plan !== undefined && fs.existsSync(temporary) && fileVersion(target) !== plan.version;
     fs.rmSync(temporary, { force: true });
     keepOnExit(temporary);

@@ -32,7 +32,9 @@ import type { Observed } from './observed.ts';
 import { openRegularFile } from '../base/regular-file.ts';
 import type { Pause } from '../base/event-loop-turns.ts';
 
-/** What was read from the workspace for each written entry, so the new manifest records the stat that matches the bytes. */
+/**
+ * What was read from the workspace for each written entry, so the new manifest records the stat that matches the bytes.
+ */
 export type Captured = Map<string, Observed>;
 
 const UNIX_MADE_BY = (HOST_UNIX << 8) | 20;
@@ -173,7 +175,8 @@ export async function writeFromWorkspace(
 ): Promise<Uint8Array> {
   const { beneath, captured } = sink;
   const at = renamedTo ?? record.path;
-  // A folder entry is written afresh when it moved, or when a forced sync finds the source rewritten: it keeps the folder's time.
+  // A folder entry is written afresh when it moved, or when a forced sync finds the source rewritten: it keeps the
+  // folder's time.
   const folder =
     record.type === 'dir'
       ? (diff.observed.get(at) ?? { kind: 'dir', size: 0, mtime_ms: record.mtime_ms, ctime_ms: 0, ino: 0, nlink: 1 })

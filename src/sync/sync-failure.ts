@@ -9,7 +9,10 @@ import { invocation } from '../base/message-marks.ts';
 import { isFileInUse } from '../rules/file-in-use.ts';
 import type { WorkspaceDiff } from './workspace-diff.ts';
 
-/** A workspace path that was there at the scan and is gone now (workspace files are reached through beneath.ts's descriptors). */
+/**
+ * A workspace path that was there at the scan and is gone now (workspace files are reached through beneath.ts's
+ * descriptors).
+ */
 export function vanished(error: unknown): boolean {
   return (
     (isSystemError(error, 'ENOENT') && error.path?.startsWith('/proc/self/fd/') === true) ||
@@ -17,7 +20,9 @@ export function vanished(error: unknown): boolean {
   );
 }
 
-/** What the scan found that no zip can hold faithfully, or that would bring outside content in: named, with the way out. */
+/**
+ * What the scan found that no zip can hold faithfully, or that would bring outside content in: named, with the way out.
+ */
 export function refuseUnsupported(diff: WorkspaceDiff): void {
   if (diff.unsupported.length === 0) return;
   const shown = diff.unsupported.slice(0, 5).map((u) => `${quote(u.path)}: ${u.reason}`);
@@ -25,7 +30,8 @@ export function refuseUnsupported(diff: WorkspaceDiff): void {
     diff.unsupported.length > 5 ? `; and ${diff.unsupported.length - 5} more (${invocation('status')} lists them)` : '';
   throw new ZipfsError(
     'SYNC_FAILED',
-    `The workspace holds what sync will not put in a zip: ${shown.join('; ')}${more}. Nothing was written; fix these and sync again.`,
+    `The workspace holds what sync will not put in a zip: ${shown.join('; ')}${more}. Nothing was written; fix ` +
+      `these and sync again.`,
   );
 }
 
@@ -35,26 +41,31 @@ export function syncFailure(error: unknown, { temporary, target }: { temporary: 
   if (vanished(error)) {
     return new ZipfsError(
       'SYNC_FAILED',
-      `A file of the workspace vanished while sync was reading it (${showPathsOf(error as Error).message}); the source zip was left unchanged. Sync again once nothing else is changing the workspace.`,
+      `A file of the workspace vanished while sync was reading it (${showPathsOf(error as Error).message}); the ` +
+        `source zip was left unchanged. Sync again once nothing else is changing the workspace.`,
     );
   }
   if (isFileInUse(error, { files: [temporary, target] })) {
     return new ZipfsError(
       'FILE_IN_USE',
-      `The zip ${target} is in use by another program, which holds it open; sync left the zip and the workspace as they were. Close it there, then retry the sync.`,
+      `The zip ${target} is in use by another program, which holds it open; sync left the zip and the workspace ` +
+        `as they were. Close it there, then retry the sync.`,
     );
   }
-  if (isSystemError(error, 'ENAMETOOLONG', 'ELOOP')) return pathUnusable(error); // the temporary's name beside the zip, too long: the zip is as it was
+  // the temporary's name beside the zip, too long: the zip is as it was
+  if (isSystemError(error, 'ENAMETOOLONG', 'ELOOP')) return pathUnusable(error);
   if (isSystemError(error, 'ENOSPC', 'EDQUOT'))
     return new ZipfsError(
       'SYNC_FAILED',
-      `The disk holding ${path.dirname(target)} is full; the source zip was left unchanged. Free some space there and sync again.`,
+      `The disk holding ${path.dirname(target)} is full; the source zip was left unchanged. Free some space ` +
+        `there and sync again.`,
     );
   if (isSystemError(error, 'EACCES', 'EPERM', 'EROFS')) {
     if (error.path !== temporary) return permissionDenied(error);
     return new ZipfsError(
       'PERMISSION_DENIED',
-      `Sync writes the new archive beside the zip, but ${path.dirname(target)} is not writable by this user; the zip was left unchanged. Give your user write access to that folder, then sync again.`,
+      `Sync writes the new archive beside the zip, but ${path.dirname(target)} is not writable by this user; the ` +
+        `zip was left unchanged. Give your user write access to that folder, then sync again.`,
     );
   }
   return new ZipfsError(

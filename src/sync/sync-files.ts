@@ -66,12 +66,15 @@ export function assertBackupPathFree(target: string): void {
   if (stats && !stats.isFile() && !stats.isSymbolicLink()) {
     throw new ZipfsError(
       'SYNC_FAILED',
-      `Sync keeps the previous archive as ${backup}, but a ${stats.isDirectory() ? 'folder' : 'special file'} is there. Move it away, or sync without a backup (${param('backup', false)}); the zip was left as it was.`,
+      `Sync keeps the previous archive as ${backup}, but a ${stats.isDirectory() ? 'folder' : 'special file'} is ` +
+        `there. Move it away, or sync without a backup (${param('backup', false)}); the zip was left as it was.`,
     );
   }
 }
 
-/** How long the final rename keeps trying on Windows, where virus scanners and indexers hold a new file for a moment. */
+/**
+ * How long the final rename keeps trying on Windows, where virus scanners and indexers hold a new file for a moment.
+ */
 const RENAME_RETRY_MS = [50, 100, 200, 400, 800];
 
 /**

@@ -17,6 +17,8 @@ export function pendingChanges(session: Session): PendingChanges {
   const count = diff.modified.length + diff.added.length + diff.deleted.length + diff.renamed.length;
   return {
     count,
-    summary: `${diff.modified.length} modified, ${diff.added.length} added, ${diff.deleted.length} deleted${diff.renamed.length ? `, ${diff.renamed.length} renamed` : ''}`,
+    summary:
+      `${diff.modified.length} modified, ${diff.added.length} added, ${diff.deleted.length} deleted` +
+      `${diff.renamed.length ? `, ${diff.renamed.length} renamed` : ''}`,
   };
 }

@@ -39,7 +39,9 @@ function checked<T>(file: string, entriesWritten: number, check: (source: FileSo
     const reason = error instanceof Error ? error.message : String(error);
     throw new ZipfsError(
       'SYNC_FAILED',
-      `The archive sync wrote failed its check before replacing the zip (${reason}); the source zip was left unchanged and the workspace keeps your changes. If the source zip is damaged, repair it (zip -FF) or write a fresh one with force after moving it away; otherwise report this as a zipfs bug.`,
+      `The archive sync wrote failed its check before replacing the zip (${reason}); the source zip was left ` +
+        `unchanged and the workspace keeps your changes. If the source zip is damaged, repair it (zip -FF) or ` +
+        `write a fresh one with force after moving it away; otherwise report this as a zipfs bug.`,
     );
   } finally {
     source.close();

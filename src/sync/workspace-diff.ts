@@ -92,7 +92,9 @@ function findUnsupported(
       if (inside < observed.nlink) {
         found.push({
           path: relative,
-          reason: `it is a hard link to a file outside the workspace (${observed.nlink} links, ${inside} inside); make it a file of its own (cp it to a new name and mv that back)`,
+          reason:
+            `it is a hard link to a file outside the workspace (${observed.nlink} links, ${inside} inside); ` +
+            `make it a file of its own (cp it to a new name and mv that back)`,
         });
       }
     }
@@ -126,7 +128,8 @@ function compare(beneath: Beneath, base: Base): WorkspaceDiff {
     if (now && (entry.type === 'dir') === (now.kind === 'dir')) known.add(entry.path);
     let state: EntryState;
     if (entry.type === 'dir')
-      state = entry.path === '' || now?.kind === 'dir' ? 'unchanged' : 'deleted'; // '': a root entry ("./"), the workspace itself
+      // '': a root entry ("./"), the workspace itself
+      state = entry.path === '' || now?.kind === 'dir' ? 'unchanged' : 'deleted';
     else if (!now || now.kind === 'dir') state = 'deleted';
     else if (now.kind === 'special' || (entry.type === 'file' && now.kind === 'symlink')) state = 'modified';
     else if (now.kind === 'file' && untouched(entry, now, fenceMs)) state = 'unchanged';

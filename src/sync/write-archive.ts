@@ -118,9 +118,11 @@ export async function writeArchive(request: WriteRequest): Promise<Written> {
       | { path: string; type: ItemType; copied?: ZipEntry; at?: number; central?: Uint8Array; fromZip?: true }
       | typeof LEFT_IN_ZIP
     )[] = [];
-    // The entries in their new order: the base's (a plain sync), or the merge's (the zip's current order, merge-plan.ts).
+    // The entries in their new order: the base's (a plain sync), or the merge's (the zip's current order,
+    // merge-plan.ts).
     // The untouched entries (never extracted: workspace/base.ts): unchanged, copied raw from the base, which the
-    // source still is (checkSource). By index, between the compared records, with no object per entry: there may be a million.
+    // source still is (checkSource). By index, between the compared records, with no object per entry: there may be a
+    // million.
     let untouchedNext = 0;
     const copyUntouchedUpTo = async (end: number) => {
       for (; untouchedNext < end; untouchedNext++) {
@@ -195,7 +197,8 @@ export async function writeArchive(request: WriteRequest): Promise<Written> {
     for (const addition of diff.additions) {
       if (plan?.sameAdditions.has(addition.path)) continue; // the zip added the same: written from it above
       const { kind } = addition.observed;
-      if (kind === 'special') throw unsupportedFile(addition.path, addition.observed.what!); // refused before writing began; never packed
+      // refused before writing began; never packed
+      if (kind === 'special') throw unsupportedFile(addition.path, addition.observed.what!);
       // What came and went since the scan (an editor's swap file) is not there to write: left out, and not
       // counted. A file is found gone as it is read, before its entry is begun; a folder is looked for first.
       const there = kind !== 'dir' || beneath!.lstat(addition.path)?.isDirectory() === true;
@@ -220,7 +223,8 @@ export async function writeArchive(request: WriteRequest): Promise<Written> {
 
     const entries: EntryRecord[] = [];
     written.forEach((item, index) => {
-      if (item === LEFT_IN_ZIP) return; // an entry still only in the zip: the session's copy of the directory describes it
+      // an entry still only in the zip: the session's copy of the directory describes it
+      if (item === LEFT_IN_ZIP) return;
       const centralOffset = end.centralOffsets[index]!;
       let record: EntryRecord;
       if (item.copied) {
@@ -275,5 +279,8 @@ export async function writeArchive(request: WriteRequest): Promise<Written> {
   }
 }
 
-/** Marks, in the list of what a sync wrote, an entry copied without being on disk (untouched, or left in the zip by a merge). */
+/**
+ * Marks, in the list of what a sync wrote, an entry copied without being on disk (untouched, or left in the zip by a
+ * merge).
+ */
 const LEFT_IN_ZIP = Symbol('left in the zip');

@@ -152,9 +152,13 @@ export function zipChangesSince(entries: readonly EntryRecord[], zipPath: string
 /** "1 added (NEWFILE.txt), 2 modified (a, b), 0 deleted": for messages, a few names each. */
 export function describeZipChanges(changes: ZipChanges): string {
   if (changes.added.length + changes.modified.length + changes.deleted.length === 0)
-    return 'rewritten with the same entries (its bytes changed: a comment, an order, trailing data, the spelling of a name)';
+    return (
+      'rewritten with the same entries (its bytes changed: a comment, an order, trailing data, the spelling ' +
+      'of a name)'
+    );
   const part = (list: string[], what: string) =>
-    `${list.length} ${what}${list.length > 0 ? ` (${list.slice(0, 3).join(', ')}${list.length > 3 ? ', ...' : ''})` : ''}`;
+    `${list.length} ${what}` +
+    `${list.length > 0 ? ` (${list.slice(0, 3).join(', ')}${list.length > 3 ? ', ...' : ''})` : ''}`;
   return [part(changes.added, 'added'), part(changes.modified, 'modified'), part(changes.deleted, 'deleted')].join(
     ', ',
   );

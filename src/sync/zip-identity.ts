@@ -17,7 +17,9 @@ export function fileVersion(file: string): string | undefined {
 export function replacedDuringMerge(zipPath: string): ZipfsError {
   return new ZipfsError(
     'CONFLICT_DETECTED',
-    `The zip ${zipPath} was replaced or written by another program while this merge was reading or writing it; nothing was replaced and the workspace keeps its changes. Sync with ${param('merge')} again, once the other program is done, to merge against the zip as it is then.`,
+    `The zip ${zipPath} was replaced or written by another program while this merge was reading or writing it; ` +
+      `nothing was replaced and the workspace keeps its changes. Sync with ${param('merge')} again, once the other ` +
+      `program is done, to merge against the zip as it is then.`,
   );
 }
 

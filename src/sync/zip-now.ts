@@ -1,13 +1,11 @@
 /**
- * The zip's side of a merge: the zip as another writer left it, read as open
- * reads an archive. It must pass the checks open makes (names that climb out
- * are PATH_TRAVERSAL, entries sharing bytes or lying sizes ZIP_BOMB_DETECTED,
- * damage and two entries at one path ZIP_INVALID: archive-checks.ts, or the
- * checks of an open that extracts nothing where limits are on what is extracted), and its entries are placed at the paths
- * open gives them. What the merge takes from it into the workspace is read
- * and checked (CRC-32, sizes) before anything is written, as open checks
- * what it extracts (with open's size limits too where they are on what is extracted). Its identity is noted, so that a zip replaced while the
- * merge runs is a conflict, not a mixed archive.
+ * The zip's side of a merge: the zip as another writer left it, read as open reads an archive. It must pass the
+ * checks open makes (names that climb out are PATH_TRAVERSAL, entries sharing bytes or lying sizes
+ * ZIP_BOMB_DETECTED, damage and two entries at one path ZIP_INVALID: archive-checks.ts, or the checks of an open
+ * that extracts nothing where limits are on what is extracted), and its entries are placed at the paths open gives
+ * them. What the merge takes from it into the workspace is read and checked (CRC-32, sizes) before anything is
+ * written, as open checks what it extracts (with open's size limits too where they are on what is extracted). Its
+ * identity is noted, so that a zip replaced while the merge runs is a conflict, not a mixed archive.
  */
 import path from 'node:path';
 import { ZipfsError, throwRefusal } from '../base/errors.ts';
@@ -32,7 +30,10 @@ import { assertSameZip, fileVersion, replacedDuringMerge } from './zip-identity.
 
 export interface ZipNowRequest {
   zipPath: string;
-  /** Where open's limits apply (Base.limitsOn): to what is extracted, the zip is checked as an open that extracts nothing checks it. */
+  /**
+   * Where open's limits apply (Base.limitsOn): to what is extracted, the zip is checked as an open that extracts
+   * nothing checks it.
+   */
   limitsOn: 'archive' | 'extracted';
   /** Whether a forced sync may replace the zip (Base.forceable): the refusal offers it then. */
   forceable: boolean;
@@ -122,7 +123,9 @@ function mergeRefusal(error: unknown, { zipPath, forceable }: ZipNowRequest, ver
   const force = !forceable ? '' : `, or sync with ${param('force')} to replace it with this workspace`;
   return new ZipfsError(
     error.code,
-    `The zip ${zipPath}, as another writer left it, is refused as open would refuse it: ${error.message.replace(/\s*$/, '')} Nothing was written and the workspace keeps its changes: restore or repair the zip, then merge again${force}.`,
+    `The zip ${zipPath}, as another writer left it, is refused as open would refuse it: ` +
+      `${error.message.replace(/\s*$/, '')} Nothing was written and the workspace keeps its changes: restore or ` +
+      `repair the zip, then merge again${force}.`,
     { cause: error },
   );
 }

@@ -51,7 +51,10 @@ export interface Base {
   readonly limitsOn: 'archive' | 'extracted';
   /** Which raw copies from the base's zip were checked already (sync/copy-check.ts). */
   readonly copiesChecked: 'all' | 'extracted';
-  /** Whether a forced sync may replace a zip another writer changed with the folder (none of the base's bytes are only in the zip). */
+  /**
+   * Whether a forced sync may replace a zip another writer changed with the folder (none of the base's bytes are only
+   * in the zip).
+   */
   readonly forceable: boolean;
   /** Refuses a forced sync over the changed zip `target` where it cannot write the base's entries. */
   assertForceable(target: string): void;

@@ -41,7 +41,9 @@ export interface ExtractRequest {
   signal?: AbortSignal;
 }
 
-/** Refuses, before anything is written, what open would refuse of these entries together with those already extracted. */
+/**
+ * Refuses, before anything is written, what open would refuse of these entries together with those already extracted.
+ */
 function assertWithinLimits(request: ExtractRequest, todo: number[], trackedCount: number): void {
   const { session, lazy, home, limits } = request;
   for (const index of todo) {
@@ -49,14 +51,18 @@ function assertWithinLimits(request: ExtractRequest, todo: number[], trackedCoun
     if (reason)
       throw new ZipfsError(
         'ZIP_INVALID',
-        `Entry ${quoted(lazy.paths[index]!)} cannot be extracted here: ${reason}. It stays in the zip, where read, grep and sync still reach it; to have it as a file, open the zip with ZIPFS_HOME on a folder that can hold it.`,
+        `Entry ${quoted(lazy.paths[index]!)} cannot be extracted here: ${reason}. It stays in the zip, where ` +
+          `read, grep and sync still reach it; to have it as a file, open the zip with ZIPFS_HOME on a folder that ` +
+          `can hold it.`,
       );
   }
   const count = trackedCount + todo.length;
   if (count > limits.maxEntries) {
     throw new ZipfsError(
       'ZIP_BOMB_DETECTED',
-      `Extracting ${todo.length} more entries would make ${count} extracted in this session, over the limit of ${limits.maxEntries}. Extract fewer (name paths or a narrower glob), or raise ZIPFS_MAX_ENTRIES if the archive is trusted.`,
+      `Extracting ${todo.length} more entries would make ${count} extracted in this session, over the limit of ` +
+        `${limits.maxEntries}. Extract fewer (name paths or a narrower glob), or raise ZIPFS_MAX_ENTRIES if the ` +
+        `archive is trusted.`,
     );
   }
   let bytes = 0;
@@ -65,7 +71,9 @@ function assertWithinLimits(request: ExtractRequest, todo: number[], trackedCoun
   if (after > limits.maxExtractedBytes) {
     throw new ZipfsError(
       'ZIP_BOMB_DETECTED',
-      `Extracting these entries would make ${humanBytes(after)} extracted from this archive, over the limit of ${humanBytes(limits.maxExtractedBytes)}. Extract fewer, read them without extracting (read and grep reach every entry), or raise ZIPFS_MAX_EXTRACTED_BYTES if the archive is trusted.`,
+      `Extracting these entries would make ${humanBytes(after)} extracted from this archive, over the limit of ` +
+        `${humanBytes(limits.maxExtractedBytes)}. Extract fewer, read them without extracting (read and grep reach ` +
+        `every entry), or raise ZIPFS_MAX_EXTRACTED_BYTES if the archive is trusted.`,
     );
   }
   assertRoomInWorkspaces(home, limits, bytes, 'extracting these entries adds');
@@ -84,7 +92,8 @@ export async function extractEntries(request: ExtractRequest): Promise<Extracted
   const tracked = trackedIndexes(manifest);
   const todo = [...new Set(indexes)].filter((index) => !tracked.has(index) && lazy.paths[index] !== '');
   assertWithinLimits(request, todo, tracked.size);
-  todo.sort((a, b) => lazy.directory.localHeaderOffset(a) - lazy.directory.localHeaderOffset(b)); // in file order: the zip is read front to back
+  // in file order: the zip is read front to back
+  todo.sort((a, b) => lazy.directory.localHeaderOffset(a) - lazy.directory.localHeaderOffset(b));
 
   const added: EntryRecord[] = [];
   const result: Extracted = { count: 0, bytes: 0, present: 0 };

@@ -103,7 +103,10 @@ export class LazyBase implements Base {
     // Forced, the folder replaces the zip, but the bytes of the entries never extracted were only in the base.
     throw new ZipfsError(
       'CONFLICT_DETECTED',
-      `The zip ${target} changed since this lazy session's base, whose entries it never extracted it would have to write as they were; a forced sync of a lazy session cannot. Nothing was written. Sync with ${param('merge')} to keep both sides' changes, or extract everything (${invocation('extract')}) and force then.`,
+      `The zip ${target} changed since this lazy session's base, whose entries it never extracted it would have ` +
+        `to write as they were; a forced sync of a lazy session cannot. Nothing was written. Sync with ` +
+        `${param('merge')} to keep both sides' changes, or extract everything (${invocation('extract')}) and force ` +
+        `then.`,
     );
   }
 

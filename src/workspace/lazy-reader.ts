@@ -50,7 +50,10 @@ export class LazyReader {
     if (!base.source) {
       throw new ZipfsError(
         'CONFLICT_DETECTED',
-        `The zip ${session.record.source_path} ${base.state === 'missing' ? 'is gone' : "changed since this session's base (another writer)"}, and entries this lazy session has not extracted are read from it. Sync (with ${param('merge')} to keep both sides' changes) or close the session and open the zip again.`,
+        `The zip ${session.record.source_path} ` +
+          `${base.state === 'missing' ? 'is gone' : "changed since this session's base (another writer)"}, and ` +
+          `entries this lazy session has not extracted are read from it. Sync (with ${param('merge')} to keep both ` +
+          `sides' changes) or close the session and open the zip again.`,
       );
     }
     // The zip is the base: where its directory is must be where the session's record says (its offsets index the zip).
@@ -59,7 +62,9 @@ export class LazyReader {
       base.source.close();
       throw sessionDamaged(
         session.dir,
-        `its manifest places the zip's directory at offset ${facts.central_start} (archive at ${facts.base_offset}), but the zip, still this session's base, has it at ${base.place.start} (archive at ${base.place.baseOffset})`,
+        `its manifest places the zip's directory at offset ${facts.central_start} (archive at ` +
+          `${facts.base_offset}), but the zip, still this session's base, has it at ${base.place.start} (archive ` +
+          `at ${base.place.baseOffset})`,
       );
     }
     this.source = base.source;

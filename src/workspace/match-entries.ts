@@ -30,7 +30,8 @@ export function matchEntries(lazy: LazyEntries, patterns: readonly string[]): nu
     if (chosen.length === before)
       throw new ZipfsError(
         'PATH_NOT_FOUND',
-        `Nothing in the archive matches ${quote(raw)}; give an entry's path, a folder, or a glob (*.xml matches names at any depth, word/** a whole path). List the entries with ls or inspect.`,
+        `Nothing in the archive matches ${quote(raw)}; give an entry's path, a folder, or a glob (*.xml matches ` +
+          `names at any depth, word/** a whole path). List the entries with ls or inspect.`,
       );
   }
   return chosen;

@@ -60,6 +60,7 @@ function refusedByOpen(error: unknown, note: string): never {
   if (!(error instanceof ZipfsError)) throw error;
   throw new ZipfsError(
     error.code,
-    `Sync stopped before replacing the zip, because zipfs open would refuse the new archive: ${error.message.replace(/;? ?the archive was (not opened|refused)\.?$/, '.')}${note} ${LEFT}`,
+    `Sync stopped before replacing the zip, because zipfs open would refuse the new archive: ` +
+      `${error.message.replace(/;? ?the archive was (not opened|refused)\.?$/, '.')}${note} ${LEFT}`,
   );
 }

@@ -54,20 +54,32 @@ export interface Workspace {
   stat(beneath: Beneath, input: string): Seen;
   /** List: the items directly in folder `relative` ('' the root) that are only in the archive, by name. */
   archivedChildren(relative: string): Map<string, ArchivedItem>;
-  /** Read: a file holding an archived item's bytes, checked as open checks what it extracts (reads by page, lines or bytes work on a file). */
+  /**
+   * Read: a file holding an archived item's bytes, checked as open checks what it extracts (reads by page, lines or
+   * bytes work on a file).
+   */
   fileFor(item: ArchivedItem, limits: Limits): Promise<string>;
-  /** The grep items: runs `search` with the files at and below `start` that are only in the archive (none when all are on disk). */
+  /**
+   * The grep items: runs `search` with the files at and below `start` that are only in the archive (none when all are
+   * on disk).
+   */
   withGrepItems<T>(
     start: string,
     accept: (relative: string) => boolean,
     limits: Limits,
     search: (items: GrepZipEntry[] | undefined) => Promise<T>,
   ): Promise<T>;
-  /** Prepare a change: what a change at each of `inputs` needs on disk (a file, or everything in a folder) is put there; the caller holds the lock. */
+  /**
+   * Prepare a change: what a change at each of `inputs` needs on disk (a file, or everything in a folder) is put there;
+   * the caller holds the lock.
+   */
   prepareChange(inputs: string[], options: ChangeOptions): Promise<void>;
   /** Mkdir: the folder `input` sits in, made on disk when it exists only in the archive. */
   prepareFolderOf(input: string): void;
-  /** Remove: the entries only in the archive at `input` (and below, with `recursive`), deleted; returns how many. The caller removes what is on disk. */
+  /**
+   * Remove: the entries only in the archive at `input` (and below, with `recursive`), deleted; returns how many. The
+   * caller removes what is on disk.
+   */
   removeArchived(input: string, recursive: boolean): number;
   /** Extract: the entries `paths` name (every one when absent) put in the folder; the caller holds the lock. */
   extract(paths: readonly string[] | undefined, options: ChangeOptions): Promise<ExtractAnswer>;

@@ -32,7 +32,10 @@ export function openWith(
   return { session, root: opened.json.workspace_path };
 }
 
-/** The session's base as sync reads it (workspace/base.ts), the workspace's diff against it, and the entries it compared, read now. */
+/**
+ * The session's base as sync reads it (workspace/base.ts), the workspace's diff against it, and the entries it
+ * compared, read now.
+ */
 export function diffNow(session: Session): { base: Base; entries: EntryRecord[]; diff: WorkspaceDiff } {
   const base = workspaceOf(session).base();
   const diff = diffWorkspace(session.contents, base);

@@ -117,7 +117,8 @@ describe('assertFinalShape', () => {
       const refused = outcome(() => checkMerge(session, [othersEntry('notes', 'theirs, a file')]));
       expect(refused).toMatchObject({ code: 'CONFLICT_DETECTED' });
       expect((refused as { message: string }).message).toContain(
-        '"notes" is a file added to the zip by its other writer, but "notes/new.txt", in the workspace, needs it to be a folder',
+        '"notes" is a file added to the zip by its other writer, but "notes/new.txt", in the workspace, needs it ' +
+          'to be a folder',
       );
       expect((refused as { message: string }).message).toContain('Move or delete "notes/new.txt" in the workspace');
     });

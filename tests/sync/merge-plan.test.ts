@@ -101,29 +101,33 @@ const zipSteps = (plan: MergePlan) =>
   );
 
 describe('the zip side by path', () => {
-  it("takes a respelled entry as the same entry: quiet when the workspace left it, the workspace's when it changed it", () => {
-    const base = [record(0, 'a.txt', 'file', 'a'), record(1, 'd/b.txt', 'file', 'b')];
-    const now = [placed(0, 'a.txt', 'a.txt', 'file', 'a'), placed(1, 'd\\b.txt', 'd/b.txt', 'file', 'b')];
-    const left = workspace({
-      states: [
-        [0, 'modified'],
-        [1, 'unchanged'],
-      ],
-      disk: { 'a.txt': 'ours', 'd/b.txt': 'b' },
-    });
-    const plan = planMerge({ base, now, ...left });
-    expect(zipSteps(plan)).toStrictEqual(['base a.txt', 'zip d/b.txt (quiet)']);
-    expect(plan.fromZip).toStrictEqual([]);
-    expect(plan.zipDeleted).toStrictEqual([]);
-    const changed = workspace({
-      states: [
-        [0, 'unchanged'],
-        [1, 'modified'],
-      ],
-      disk: { 'a.txt': 'a', 'd/b.txt': 'ours' },
-    });
-    expect(zipSteps(planMerge({ base, now, ...changed }))).toStrictEqual(['base a.txt', 'base d/b.txt']);
-  });
+  it(
+    "takes a respelled entry as the same entry: quiet when the workspace left it, the workspace's when it changed " +
+      'it',
+    () => {
+      const base = [record(0, 'a.txt', 'file', 'a'), record(1, 'd/b.txt', 'file', 'b')];
+      const now = [placed(0, 'a.txt', 'a.txt', 'file', 'a'), placed(1, 'd\\b.txt', 'd/b.txt', 'file', 'b')];
+      const left = workspace({
+        states: [
+          [0, 'modified'],
+          [1, 'unchanged'],
+        ],
+        disk: { 'a.txt': 'ours', 'd/b.txt': 'b' },
+      });
+      const plan = planMerge({ base, now, ...left });
+      expect(zipSteps(plan)).toStrictEqual(['base a.txt', 'zip d/b.txt (quiet)']);
+      expect(plan.fromZip).toStrictEqual([]);
+      expect(plan.zipDeleted).toStrictEqual([]);
+      const changed = workspace({
+        states: [
+          [0, 'unchanged'],
+          [1, 'modified'],
+        ],
+        disk: { 'a.txt': 'a', 'd/b.txt': 'ours' },
+      });
+      expect(zipSteps(planMerge({ base, now, ...changed }))).toStrictEqual(['base a.txt', 'base d/b.txt']);
+    },
+  );
 
   it('lists what status lists, by path: a type change is a deletion and an addition', () => {
     const base = [record(0, 'f', 'file', 'f'), record(1, 'g', 'dir'), record(2, 'g/h.txt', 'file', 'h')];
@@ -181,22 +185,26 @@ describe('the same change on both sides', () => {
     expect(plan.fromZip).toStrictEqual(['A kept.txt', 'D keep.txt']);
   });
 
-  it('a rename whose target the zip added while keeping the old name: the old one goes (the workspace moved it away)', () => {
-    const now = [
-      placed(0, 'a.txt', 'a.txt', 'file', 'a'),
-      placed(1, 'keep.txt', 'keep.txt', 'file', 'kept bytes'),
-      placed(2, 'kept.txt', 'kept.txt', 'file', 'kept bytes'),
-    ];
-    const side = workspace({
-      states: [
-        [0, 'unchanged'],
-        [1, 'renamed'],
-      ],
-      disk: { 'a.txt': 'a', 'kept.txt': 'kept bytes' },
-      renames: [[1, 'kept.txt']],
-    });
-    expect(zipSteps(planMerge({ base, now, ...side }))).toStrictEqual(['base a.txt', 'zip kept.txt']);
-  });
+  it(
+    'a rename whose target the zip added while keeping the old name: the old one goes (the workspace moved it ' +
+      'away)',
+    () => {
+      const now = [
+        placed(0, 'a.txt', 'a.txt', 'file', 'a'),
+        placed(1, 'keep.txt', 'keep.txt', 'file', 'kept bytes'),
+        placed(2, 'kept.txt', 'kept.txt', 'file', 'kept bytes'),
+      ];
+      const side = workspace({
+        states: [
+          [0, 'unchanged'],
+          [1, 'renamed'],
+        ],
+        disk: { 'a.txt': 'a', 'kept.txt': 'kept bytes' },
+        renames: [[1, 'kept.txt']],
+      });
+      expect(zipSteps(planMerge({ base, now, ...side }))).toStrictEqual(['base a.txt', 'zip kept.txt']);
+    },
+  );
 
   it('a rename against a deletion, or to other bytes, is still a conflict', () => {
     const side = workspace({

@@ -109,7 +109,8 @@ describe('findRenames', () => {
   it("moves a folder with its files: a changed file of the same name and the folder's own entry move too", () => {
     const { root, records } = opened();
     move(root, 'pkg-1.0.dist-info', 'pkg-1.1.dist-info');
-    fs.writeFileSync(path.join(root, 'pkg-1.1.dist-info/RECORD'), RECORD_OLD.replace('1.0', '1.1')); // its hashes change
+    // its hashes change
+    fs.writeFileSync(path.join(root, 'pkg-1.1.dist-info/RECORD'), RECORD_OLD.replace('1.0', '1.1'));
     const renames = findRenames(
       deletedOf(records, ['pkg-1.0.dist-info', 'pkg-1.0.dist-info/METADATA', 'pkg-1.0.dist-info/RECORD']),
       additionsAt(root, ['pkg-1.1.dist-info', 'pkg-1.1.dist-info/METADATA', 'pkg-1.1.dist-info/RECORD']),
