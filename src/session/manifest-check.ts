@@ -39,6 +39,10 @@ const ENTRY_FIELDS: Record<string, Kind> = {
 };
 
 const ENTRY_TYPES = new Set(['file', 'dir', 'symlink']);
+/** The fields entryFieldsSound checks, in ENTRY_FIELDS's order. */
+const SOUND_KEYS =
+  'index,name,path,size,compressed_size,crc32,method,flags,dos_time,dos_date,mtime_ms,mode,external_attributes,' +
+  'local_header_offset,central_offset';
 
 function fits(value: unknown, kind: Kind): boolean {
   switch (kind) {
@@ -116,5 +120,34 @@ export function entryRecordProblem(value: unknown): string | undefined {
   const record = value as Record<string, unknown>;
   if (record.kind !== 'entry') return 'it is not an entry record';
   if (!ENTRY_TYPES.has(record.type as string)) return 'field "type" is not file, dir or symlink';
-  return fieldProblem(record, ENTRY_LIST);
+  return entryFieldsSound(record) ? undefined : fieldProblem(record, ENTRY_LIST);
 }
+
+const finite = Number.isFinite;
+
+/**
+ * ENTRY_FIELDS checked in one expression: status reads every entry record, and the loop over the field list cost
+ * ~0.4 us a record (5 ms at 12,500). True only when fieldProblem finds nothing; it names what is wrong otherwise.
+ */
+function entryFieldsSound(r: Record<string, unknown>): boolean {
+  return (
+    finite(r.index) &&
+    typeof r.name === 'string' &&
+    typeof r.path === 'string' &&
+    finite(r.size) &&
+    finite(r.compressed_size) &&
+    finite(r.crc32) &&
+    finite(r.method) &&
+    finite(r.flags) &&
+    finite(r.dos_time) &&
+    finite(r.dos_date) &&
+    finite(r.mtime_ms) &&
+    (r.mode === null || finite(r.mode)) &&
+    finite(r.external_attributes) &&
+    finite(r.local_header_offset) &&
+    finite(r.central_offset)
+  );
+}
+// The expression above lists ENTRY_FIELDS by hand: a field added there and not here would pass unchecked.
+if (ENTRY_LIST.map(([key]) => key).join() !== SOUND_KEYS)
+  throw new Error('manifest-check.ts: entryFieldsSound does not list the fields of ENTRY_FIELDS');

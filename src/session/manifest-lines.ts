@@ -35,11 +35,16 @@ export function readManifestLines(manifestPath: string): ManifestLines {
     throw error;
   }
   let records: unknown[];
-  try {
-    records = JSON.parse(`[${text.trimEnd().replaceAll('\n', ',')}]`) as unknown[];
-  } catch {
-    records = parseLineByLine(manifestPath, text);
-  }
+  // Bun's JSON Lines parser, taken only when it read the whole text without a fault (a cut or doubled line stops
+  // it): a third faster than one JSON.parse of the lines joined (12,500 entries: ~6.5 against ~10 ms).
+  const lines = Bun.JSONL.parseChunk(text);
+  if (lines.done && lines.error === null) records = lines.values;
+  else
+    try {
+      records = JSON.parse(`[${text.trimEnd().replaceAll('\n', ',')}]`) as unknown[];
+    } catch {
+      records = parseLineByLine(manifestPath, text);
+    }
   if (records.length === 0) throw sessionDamaged(path.dirname(manifestPath), 'its manifest.jsonl is empty');
   const first = records[0];
   const sessionProblem = sessionRecordProblem(first, MANIFEST_FORMAT);

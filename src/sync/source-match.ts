@@ -56,3 +56,16 @@ export function findOriginal(
   const named = at === undefined ? undefined : directory.entry(at);
   return same(named) ? named : undefined;
 }
+
+/**
+ * findOriginal for a sync over the very directory the manifest describes (the source's hash matched the session's):
+ * entry `record.index` read in place, with no entry parsed. Its index when it is the record's entry, else undefined.
+ */
+export function originalInPlace(directory: PackedDirectory, record: EntryRecord): number | undefined {
+  const index = record.index;
+  if (index >= directory.count) return undefined;
+  if (directory.field32(index, 16) !== record.crc32) return undefined;
+  if (directory.compressedSize(index) !== record.compressed_size || directory.method(index) !== record.method)
+    return undefined;
+  return (directory.plainName(index) ?? directory.entry(index).name) === record.name ? index : undefined;
+}

@@ -52,7 +52,7 @@ function readNames(dir: string): { names: string[]; badNames: string[] } {
     if (isSystemError(error, 'ENOENT')) return { names: [], badNames: [] }; // removed while the scan ran
     throw error;
   }
-  if (!names.some((name) => name.includes('\uFFFD'))) return { names, badNames: [] };
+  if (!anyUndecoded(names)) return { names, badNames: [] };
   const good: string[] = [];
   const badNames: string[] = [];
   for (const raw of fs.readdirSync(dir, { encoding: 'buffer' })) {
@@ -61,6 +61,13 @@ function readNames(dir: string): { names: string[]; badNames: string[] } {
     else good.push(decoded);
   }
   return { names: good, badNames };
+}
+
+/** Whether a name came out of readdir with U+FFFD. A plain loop: `some` with a callback cost a status of 12,500
+ * names ~3 ms (the callback is not compiled yet when a command runs it once). */
+function anyUndecoded(names: string[]): boolean {
+  for (let i = 0; i < names.length; i++) if (names[i]!.includes('\uFFFD')) return true;
+  return false;
 }
 
 /**

@@ -6,8 +6,8 @@
  * order; and the manifest that describes it.
  */
 import fs from 'node:fs';
-import { FileSource, ZipWriter, parseCentralRecordBytes, readPackedDirectory, type ZipEntry } from '../zip/index.ts';
-import { foldersOf, type ItemType } from '../rules/item-type.ts';
+import { FileSource, ZipWriter, parseCentralRecordBytes, readPackedDirectory } from '../zip/index.ts';
+import { foldersOf } from '../rules/item-type.ts';
 import { entryRecord, type EntryRecord, type SessionRecord } from '../session/manifest.ts';
 import type { ManifestLines } from '../session/manifest.ts';
 import type { Progress } from '../base/progress.ts';
@@ -16,7 +16,8 @@ import { Beneath } from '../files/beneath.ts';
 import { eventLoopTurns } from '../base/event-loop-turns.ts';
 import type { Base } from '../workspace/base.ts';
 import { writeAddition, writeFromWorkspace, type Captured } from './sync-entries.ts';
-import { againstReplaced, findOriginal } from './source-match.ts';
+import { againstReplaced, findOriginal, originalInPlace } from './source-match.ts';
+import { LEFT_IN_ZIP, movedRecord, type WrittenItem } from './written-item.ts';
 import type { MergePlan, Step } from './merge-plan.ts';
 import type { MergeSides } from './merge-sides.ts';
 import { CopyCheck } from './copy-check.ts';
@@ -99,9 +100,9 @@ export async function writeArchive(request: WriteRequest): Promise<Written> {
     const total = (source?.size ?? 0) + changedBytes;
     // Progress notifications and a cancel get through during a long sync.
     const pause = eventLoopTurns(signal);
-    const step = async (label: string) => {
+    const step = (label: string) => {
       progress?.(Math.min(writer.size, total), total, label);
-      await pause();
+      return pause();
     };
     // Raw copies of bytes this session never checked are checked first: a damaged entry is refused, not copied.
     const check =
@@ -114,10 +115,7 @@ export async function writeArchive(request: WriteRequest): Promise<Written> {
       });
 
     // What each entry of the new archive is, in its order: a copied entry (its record from the source) or a fresh one.
-    const written: (
-      | { path: string; type: ItemType; copied?: ZipEntry; at?: number; central?: Uint8Array; fromZip?: true }
-      | typeof LEFT_IN_ZIP
-    )[] = [];
+    const written: WrittenItem[] = [];
     // The entries in their new order: the base's (a plain sync), or the merge's (the zip's current order,
     // merge-plan.ts).
     // The untouched entries (never extracted: workspace/base.ts): unchanged, copied raw from the base, which the
@@ -142,6 +140,8 @@ export async function writeArchive(request: WriteRequest): Promise<Written> {
     };
     // A merge's plan lists the whole base; a plain sync copies the untouched entries between the compared ones.
     const untouched = !plan && baseEntries.length < base.count;
+    // The source is the base (checkSource matched its directory's hash): each record describes its entry as it is.
+    const sameDirectory = directory !== undefined && sourceFd !== undefined && !plan && !forced;
     const steps: Iterable<Step> = plan?.steps ?? baseEntries.map((record) => ({ kind: 'base', record }));
     for (const item of steps) {
       if (untouched && item.kind === 'base') {
@@ -166,6 +166,24 @@ export async function writeArchive(request: WriteRequest): Promise<Written> {
       const state = diff.states.get(record.index);
       if (state === 'deleted') {
         await step(record.path);
+        continue;
+      }
+      // Over the zip the manifest describes, an unchanged entry is matched in place, its record kept: none parsed.
+      const inPlace = state === 'unchanged' && sameDirectory ? originalInPlace(directory!, record) : undefined;
+      if (inPlace !== undefined) {
+        const checking = check!.beforeCopy(inPlace, record);
+        if (checking) await checking;
+        const at = writer.size;
+        writer.copyRange(sourceFd!, directory!.localHeaderOffset(inPlace), ends[inPlace]!);
+        const start = directory!.recordStart(inPlace);
+        writer.addCopiedRecordFrom(directory!.region, start, directory!.recordLength(inPlace), at);
+        written.push(
+          tracked && !tracked.indexes.has(record.index)
+            ? LEFT_IN_ZIP
+            : { path: record.path, type: record.type, kept: record, at },
+        );
+        const turn = step(record.path);
+        if (turn) await turn;
         continue;
       }
       const original = directory ? findOriginal(directory, byName, record) : undefined;
@@ -227,7 +245,9 @@ export async function writeArchive(request: WriteRequest): Promise<Written> {
       if (item === LEFT_IN_ZIP) return;
       const centralOffset = end.centralOffsets[index]!;
       let record: EntryRecord;
-      if (item.copied) {
+      if (item.kept) {
+        record = movedRecord(item.kept, { index, at: item.at!, centralOffset });
+      } else if (item.copied) {
         record = entryRecord(item.copied, item.path, item.type);
         record.index = index;
         record.local_header_offset = item.at!;
@@ -278,9 +298,3 @@ export async function writeArchive(request: WriteRequest): Promise<Written> {
     source?.close();
   }
 }
-
-/**
- * Marks, in the list of what a sync wrote, an entry copied without being on disk (untouched, or left in the zip by a
- * merge).
- */
-const LEFT_IN_ZIP = Symbol('left in the zip');

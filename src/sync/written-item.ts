@@ -1,0 +1,57 @@
+/**
+ * What a sync's writer records of each entry of the new archive, in its order (write-archive.ts): enough to describe
+ * it in the next manifest once the directory's offsets are known.
+ */
+import type { ItemType } from '../rules/item-type.ts';
+import type { EntryRecord } from '../session/manifest.ts';
+import type { ZipEntry } from '../zip/index.ts';
+
+/**
+ * Marks, in the list of what a sync wrote, an entry copied without being on disk (untouched, or left in the zip by a
+ * merge).
+ */
+export const LEFT_IN_ZIP = Symbol('left in the zip');
+
+/** A copied entry (its record from the source, or its manifest record kept) or a fresh one (its central record). */
+export type WrittenItem =
+  | {
+      path: string;
+      type: ItemType;
+      copied?: ZipEntry;
+      /** An unchanged entry's manifest record, kept with its new place (originalInPlace, source-match.ts). */
+      kept?: EntryRecord;
+      at?: number;
+      central?: Uint8Array;
+      fromZip?: true;
+    }
+  | typeof LEFT_IN_ZIP;
+
+/**
+ * An unchanged entry's manifest record at its place in the new archive, its fields in the order entryRecord writes
+ * them (so the manifest line reads as before) and without what was extracted (the caller sets that from the scan).
+ * Field by field: a spread of thousands of records cost a one-file sync several milliseconds.
+ */
+export function movedRecord(
+  record: EntryRecord,
+  place: { index: number; at: number; centralOffset: number },
+): EntryRecord {
+  return {
+    kind: 'entry',
+    index: place.index,
+    name: record.name,
+    path: record.path,
+    type: record.type,
+    size: record.size,
+    compressed_size: record.compressed_size,
+    crc32: record.crc32,
+    method: record.method,
+    flags: record.flags,
+    dos_time: record.dos_time,
+    dos_date: record.dos_date,
+    mtime_ms: record.mtime_ms,
+    mode: record.mode,
+    external_attributes: record.external_attributes,
+    local_header_offset: place.at,
+    central_offset: place.centralOffset,
+  };
+}
