@@ -8,10 +8,9 @@
  * ends, and with the session); a mark whose process is gone counts for nothing.
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { isAlive, lockedByOther, type LockOwner } from './lock.ts';
-import { processStart } from './owner.ts';
+import { ownRecord, readOwner } from './lock-owner.ts';
 import type { Session } from './session-store.ts';
 
 const MARK = 'in-use-';
@@ -19,16 +18,8 @@ const MARK = 'in-use-';
 /** Marks the session in use by this process until the returned function is called (or the process exits). */
 export function markInUse(session: Session, command: string): () => void {
   const file = path.join(session.dir, `${MARK}${process.pid}`);
-  const start = processStart(process.pid);
-  const owner: LockOwner = {
-    pid: process.pid,
-    host: os.hostname(),
-    command,
-    since: new Date().toISOString(),
-    ...(start === undefined ? {} : { start }),
-  };
   try {
-    fs.writeFileSync(file, JSON.stringify(owner));
+    fs.writeFileSync(file, JSON.stringify(ownRecord(command)));
   } catch {
     return () => {}; // closed meanwhile, or not writable: the command itself will say so
   }
@@ -46,13 +37,8 @@ function markedByOther(session: Session): LockOwner | undefined {
     return undefined;
   }
   for (const name of names) {
-    let owner: LockOwner;
-    try {
-      owner = JSON.parse(fs.readFileSync(path.join(session.dir, name), 'utf8')) as LockOwner;
-    } catch {
-      continue;
-    }
-    if (owner.pid !== process.pid && isAlive(owner)) return owner;
+    const owner = readOwner(path.join(session.dir, name));
+    if (owner && owner.pid !== process.pid && isAlive(owner)) return owner;
   }
   return undefined;
 }

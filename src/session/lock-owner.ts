@@ -41,6 +41,11 @@ export function lockedByOther(session: Session): LockOwner | undefined {
   return owner && owner.pid !== process.pid && isAlive(owner) ? owner : undefined;
 }
 
+/** This process as the holder of a lock or an in-use mark (in-use.ts), doing `command`. */
+export function ownRecord(command: string): LockOwner {
+  return { pid: process.pid, host: os.hostname(), command, since: new Date().toISOString(), ...ownStart() };
+}
+
 /** This process's start time, read once: every lock it takes records it. */
 let ownStartTime: { start?: number } | undefined;
 export function ownStart(): { start?: number } {

@@ -16,11 +16,10 @@
  * timeout (ZIPFS_LOCK_WAIT_MS, like SQLite's), before LOCKED.
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { ZipfsError, isSystemError } from '../base/errors.ts';
 import { keepOnExit, removeOnExit } from '../base/exit-cleanup.ts';
-import { type LockOwner, isAlive, ownStart, readOwner } from './lock-owner.ts';
+import { type LockOwner, isAlive, ownRecord, readOwner } from './lock-owner.ts';
 import { type LockTarget, sessionTarget, zipLockPath, zipTarget } from './lock-targets.ts';
 import type { Session } from './session-store.ts';
 
@@ -108,13 +107,7 @@ async function acquireWaiting(target: LockTarget, command: string, wait: LockWai
 /** Takes the lock and returns undefined, or returns who holds it ('busy': it changed hands while we tried). */
 function tryAcquire(target: LockTarget, command: string): LockOwner | 'busy' | undefined {
   const { file } = target;
-  const owner: LockOwner = {
-    pid: process.pid,
-    host: os.hostname(),
-    command,
-    since: new Date().toISOString(),
-    ...ownStart(),
-  };
+  const owner = ownRecord(command);
   const draft = `${file}.${process.pid}-${globalThis.crypto.randomUUID()}`;
   try {
     fs.writeFileSync(draft, JSON.stringify(owner));
