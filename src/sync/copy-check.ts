@@ -69,6 +69,8 @@ export interface CopyCheckOptions {
   /** The source's descriptor, for large stored entries read through one reused buffer. */
   fd: number;
   pause: Pause;
+  /** Entries checked already, as strictly, in this very zip (a merge's plan: MergePlan.dataChecked). */
+  checkedAlready?: ReadonlySet<number>;
 }
 
 export class CopyCheck {
@@ -91,6 +93,7 @@ export class CopyCheck {
    */
   beforeCopy(index: number, record?: EntryRecord): Promise<void> | undefined {
     if (this.trust === 'all' || (this.trust === 'extracted' && record?.extracted)) return undefined;
+    if (this.options.checkedAlready?.has(index)) return undefined;
     const size = Math.max(this.directory.compressedSize(index), this.directory.uncompressedSize(index));
     // Each small entry's inflated bytes are garbage outside the heap's view: a collection every so
     // often keeps a million-entry check near its start's memory (without: 190 MiB more at 1M entries).

@@ -47,6 +47,11 @@ export interface MergePlan {
   same: { added: number; modified: number; deleted: number; renamed: number };
   /** The zip's identity when the plan was read (zip-now.ts): a zip replaced since is a conflict. */
   version?: string;
+  /**
+   * Entries of that zip (by index) whose headers and data the plan checked as open does (zip-now.ts): sync's copy check
+   * need not read them again, for a zip other than that version is refused before the rename.
+   */
+  dataChecked?: ReadonlySet<number>;
 }
 
 export interface MergeInput {

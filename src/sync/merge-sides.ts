@@ -55,8 +55,13 @@ export async function mergePlanFor(request: SyncRequest, base: Base, sides: Merg
   const plan = withBeneath(request.session.contents, (beneath) =>
     planMerge({ base: entries, diff, now, crcOf: (relative) => addedCrc(beneath, relative), caseInsensitive }),
   );
-  await checkTakenData(zipNow, plan.steps, version, tracked && ((relative) => tracked.paths.has(relative)));
-  return { ...plan, version };
+  const dataChecked = await checkTakenData(
+    zipNow,
+    plan.steps,
+    version,
+    tracked && ((relative) => tracked.paths.has(relative)),
+  );
+  return { ...plan, version, dataChecked };
 }
 
 /** A merge's counts: the workspace's side (a change the zip made too is counted once, in from_zip), and the zip's. */

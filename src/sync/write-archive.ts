@@ -112,12 +112,12 @@ export async function writeArchive(request: WriteRequest): Promise<Written> {
         otherWriter: plan !== undefined || forced,
         fd: sourceFd!,
         pause,
+        checkedAlready: plan?.dataChecked,
       });
 
     // What each entry of the new archive is, in its order: a copied entry (its record from the source) or a fresh one.
     const written: WrittenItem[] = [];
-    // The entries in their new order: the base's (a plain sync), or the merge's (the zip's current order,
-    // merge-plan.ts).
+    // The entries in their new order: the base's (a plain sync), or the merge's (the zip's order, merge-plan.ts).
     // The untouched entries (never extracted: workspace/base.ts): unchanged, copied raw from the base, which the
     // source still is (checkSource). By index, between the compared records, with no object per entry: there may be a
     // million.

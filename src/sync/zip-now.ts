@@ -88,7 +88,7 @@ export async function checkTakenData(
   steps: readonly Step[],
   version: string | undefined,
   onDisk?: (relative: string) => boolean,
-): Promise<void> {
+): Promise<Set<number>> {
   const { zipPath } = request;
   try {
     const taken = steps.filter(
@@ -108,6 +108,7 @@ export async function checkTakenData(
       source.close();
     }
     assertSameZip(zipPath, version);
+    return new Set(taken.map(({ entry }) => entry.index));
   } catch (error) {
     throw mergeRefusal(error, request, version);
   }
