@@ -3,8 +3,9 @@
  * it in the next manifest once the directory's offsets are known.
  */
 import type { ItemType } from '../rules/item-type.ts';
-import type { EntryRecord } from '../session/manifest.ts';
-import type { ZipEntry } from '../zip/index.ts';
+import { entryRecord, type EntryRecord } from '../session/manifest.ts';
+import { parseCentralRecordBytes, type ZipEntry } from '../zip/index.ts';
+import type { Observed } from './observed.ts';
 
 /**
  * Marks, in the list of what a sync wrote, an entry copied without being on disk (untouched, or left in the zip by a
@@ -54,4 +55,44 @@ export function movedRecord(
     local_header_offset: place.at,
     central_offset: place.centralOffset,
   };
+}
+
+/**
+ * The next manifest's entries, from what was written once the directory's offsets are known (`centralOffsets`, in
+ * entry order; `base`, the prefix stub's length): each with the stat of the workspace file it came from (`observed`),
+ * so the next status is clean without reading the archive back.
+ */
+export function nextEntries(
+  written: WrittenItem[],
+  where: { centralOffsets: number[]; base: number; observed: (relative: string) => Observed | undefined },
+): EntryRecord[] {
+  const entries: EntryRecord[] = [];
+  for (let index = 0; index < written.length; index++) {
+    const item = written[index]!;
+    // an entry still only in the zip: the session's copy of the directory describes it
+    if (item === LEFT_IN_ZIP) continue;
+    const centralOffset = where.centralOffsets[index]!;
+    let record: EntryRecord;
+    if (item.kept) {
+      record = movedRecord(item.kept, { index, at: item.at!, centralOffset });
+    } else if (item.copied) {
+      record = entryRecord(item.copied, item.path, item.type);
+      record.index = index;
+      record.local_header_offset = item.at!;
+      record.central_offset = centralOffset;
+    } else {
+      const entry = parseCentralRecordBytes(item.central!, index, where.base, centralOffset);
+      record = entryRecord(entry, item.path, item.type !== 'dir' && entry.isSymlink ? 'symlink' : item.type);
+    }
+    const observed = where.observed(item.path);
+    if (record.type !== 'dir' && observed && !item.fromZip)
+      record.extracted = {
+        size: observed.size,
+        mtime_ms: observed.mtime_ms,
+        ctime_ms: observed.ctime_ms,
+        ino: observed.ino,
+      };
+    entries.push(record);
+  }
+  return entries;
 }
