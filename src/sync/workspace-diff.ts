@@ -122,8 +122,12 @@ function compare(beneath: Beneath, base: Base): WorkspaceDiff {
   // is there now, added; keyed by path alone, the new file would pass for the old folder and be lost.
   const known = new Set<string>();
   let unchangedCount = 0;
+  // Noted in this one pass over the entries, not in passes of their own (a status of 12,500 entries paid ~3 ms).
+  const gone: EntryRecord[] = [];
+  let folderEntries = false;
 
   for (const entry of entries) {
+    if (entry.type === 'dir' && entry.path !== '') folderEntries = true;
     const now = items.get(entry.path);
     if (now && (entry.type === 'dir') === (now.kind === 'dir')) known.add(entry.path);
     let state: EntryState;
@@ -141,26 +145,28 @@ function compare(beneath: Beneath, base: Base): WorkspaceDiff {
     states.set(entry.index, state);
     const shown = entry.type === 'dir' ? `${entry.path}/` : entry.path;
     if (state === 'unchanged') unchangedCount++;
-    else (state === 'modified' ? modified : deleted).push(shown);
+    else if (state === 'modified') modified.push(shown);
+    else {
+      deleted.push(shown);
+      gone.push(entry);
+    }
   }
 
   // Folders follow the archive's convention. Where it stores folder entries (a jar, most zip tools), a new
   // folder gets one, empty or not; where it stores none, folders are implied by their files, and only an
   // empty one needs an entry to exist at all. Folders the archive implied are never new.
   let stores: boolean | undefined;
-  const storesFolders = () =>
-    (stores ??= entries.some((entry) => entry.type === 'dir' && entry.path !== '') || base.untouchedStoreFolders());
+  const storesFolders = () => (stores ??= folderEntries || base.untouchedStoreFolders());
   let implied: Set<string> | undefined;
   const isImplied = (dir: string) => (implied ??= foldersOf(entries)).has(dir) || base.untouchedHaveFolder(dir);
   let additions: WorkspaceDiff['additions'] = [];
-  for (const [relative, observed] of items) {
-    if (known.has(relative)) continue;
-    if (observed.kind === 'dir' && ((!storesFolders() && !emptyDirs.has(relative)) || isImplied(relative))) continue;
+  items.forEach((observed, relative) => {
+    if (known.has(relative)) return;
+    if (observed.kind === 'dir' && ((!storesFolders() && !emptyDirs.has(relative)) || isImplied(relative))) return;
     additions.push({ path: relative, observed });
-  }
+  });
   additions.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 
-  const gone = entries.filter((entry) => states.get(entry.index) === 'deleted');
   const found =
     gone.length > 0 && additions.length > 0
       ? findRenames(gone, additions, (relative) => addedCrc(beneath, relative))
