@@ -155,6 +155,7 @@ async function writeBack(
     const central = base.checkWritten(verifyWritten(temporary, total), next.session, {
       limits: request.limits,
       rules: sessionFolderRules(base.record),
+      namesKept: !plan && !source.modified && diff.additions.length === 0 && diff.renamed.length === 0,
     });
     releasePhaseGarbage(next.entries.length);
     request.signal?.throwIfAborted(); // the last moment a cancel can take effect: nothing has replaced the zip yet

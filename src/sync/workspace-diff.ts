@@ -110,10 +110,11 @@ export function diffWorkspace(root: string, base: Base): WorkspaceDiff {
 function compare(beneath: Beneath, base: Base): WorkspaceDiff {
   const session = base.record;
   const fenceMs = session.ctime_fence_ms;
-  const { items, emptyDirs, badNames } = scan(beneath.folder(''));
+  const { items, emptyDirs, badNames, folders } = scan(beneath.folder(''));
   // The base's entries that may differ from the folder; the others are untouched (workspace/base.ts).
   const entries = base.compared(items);
-  if (sessionFolderRules(session).caseInsensitive) matchFoldedNames(items, emptyDirs, entries);
+  const folded = sessionFolderRules(session).caseInsensitive;
+  if (folded) matchFoldedNames(items, emptyDirs, entries);
   const states = new Map<number, EntryState>();
   const modified: string[] = [];
   const deleted: string[] = [];
@@ -122,10 +123,18 @@ function compare(beneath: Beneath, base: Base): WorkspaceDiff {
   // is there now, added; keyed by path alone, the new file would pass for the old folder and be lost.
   const known = new Set<string>();
   let unchangedCount = 0;
+  // Noted in this one pass over the entries, not in passes of their own (a status of 12,500 entries paid ~3 ms).
+  const gone: EntryRecord[] = [];
+  let folderEntries = false;
+  let knownFolders = 0;
 
   for (const entry of entries) {
+    if (entry.type === 'dir' && entry.path !== '') folderEntries = true;
     const now = items.get(entry.path);
-    if (now && (entry.type === 'dir') === (now.kind === 'dir')) known.add(entry.path);
+    if (now && (entry.type === 'dir') === (now.kind === 'dir')) {
+      known.add(entry.path);
+      if (entry.type === 'dir') knownFolders++;
+    }
     let state: EntryState;
     if (entry.type === 'dir')
       // '': a root entry ("./"), the workspace itself
@@ -135,32 +144,42 @@ function compare(beneath: Beneath, base: Base): WorkspaceDiff {
     else if (now.kind === 'file' && untouched(entry, now, fenceMs)) state = 'unchanged';
     else {
       const matches = contentMatches(beneath, entry, now);
-      if (matches === 'gone') items.delete(entry.path);
+      if (matches === 'gone') {
+        items.delete(entry.path);
+        known.delete(entry.path);
+      }
       state = matches === 'gone' ? 'deleted' : matches ? 'unchanged' : 'modified';
     }
     states.set(entry.index, state);
     const shown = entry.type === 'dir' ? `${entry.path}/` : entry.path;
     if (state === 'unchanged') unchangedCount++;
-    else (state === 'modified' ? modified : deleted).push(shown);
+    else if (state === 'modified') modified.push(shown);
+    else {
+      deleted.push(shown);
+      gone.push(entry);
+    }
   }
 
   // Folders follow the archive's convention. Where it stores folder entries (a jar, most zip tools), a new
   // folder gets one, empty or not; where it stores none, folders are implied by their files, and only an
   // empty one needs an entry to exist at all. Folders the archive implied are never new.
   let stores: boolean | undefined;
-  const storesFolders = () =>
-    (stores ??= entries.some((entry) => entry.type === 'dir' && entry.path !== '') || base.untouchedStoreFolders());
+  const storesFolders = () => (stores ??= folderEntries || base.untouchedStoreFolders());
   let implied: Set<string> | undefined;
   const isImplied = (dir: string) => (implied ??= foldersOf(entries)).has(dir) || base.untouchedHaveFolder(dir);
   let additions: WorkspaceDiff['additions'] = [];
-  for (const [relative, observed] of items) {
-    if (known.has(relative)) continue;
-    if (observed.kind === 'dir' && ((!storesFolders() && !emptyDirs.has(relative)) || isImplied(relative))) continue;
+  const consider = (observed: Observed, relative: string) => {
+    if (known.has(relative)) return;
+    if (observed.kind === 'dir' && ((!storesFolders() && !emptyDirs.has(relative)) || isImplied(relative))) return;
     additions.push({ path: relative, observed });
-  }
+  };
+  // Every known path is on disk, files and links with files and links: when as many are known as there are, only a
+  // folder can be new, and the folders are all that is looked at (a status of 12,500 files: ~3 ms less).
+  if (!folded && known.size - knownFolders === items.size - folders.length)
+    for (const folder of folders) consider(items.get(folder)!, folder);
+  else items.forEach(consider);
   additions.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 
-  const gone = entries.filter((entry) => states.get(entry.index) === 'deleted');
   const found =
     gone.length > 0 && additions.length > 0
       ? findRenames(gone, additions, (relative) => addedCrc(beneath, relative))

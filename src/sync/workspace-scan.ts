@@ -70,6 +70,15 @@ function anyUndecoded(names: string[]): boolean {
   return false;
 }
 
+/** What a scan found: every item by path, the empty folders, names that are not UTF-8, and the folders it entered. */
+export interface Scanned {
+  items: Map<string, Observed>;
+  emptyDirs: Set<string>;
+  badNames: string[];
+  /** The folders among `items`, as they were found (a folder swapped for a link mid-scan may be an item not here). */
+  folders: string[];
+}
+
 /**
  * Everything under the workspace root, links reported as links and never
  * followed: each folder is opened through its parent's descriptor without
@@ -77,9 +86,10 @@ function anyUndecoded(names: string[]): boolean {
  * seen as the link, and depth is not bounded by the system's path limit.
  * What vanishes between listing and stat (an editor's swap file) is left out.
  */
-export function scan(root: Folder): { items: Map<string, Observed>; emptyDirs: Set<string>; badNames: string[] } {
+export function scan(root: Folder): Scanned {
   const items = new Map<string, Observed>();
   const emptyDirs = new Set<string>();
+  const folders: string[] = [];
   const badNames: string[] = [];
   const native = libc();
   const visit = (folder: Folder, prefix: string) => {
@@ -99,6 +109,7 @@ export function scan(root: Folder): { items: Map<string, Observed>; emptyDirs: S
         const inner = folder.openChild(name);
         if (inner) {
           items.set(relative, observed);
+          folders.push(relative);
           try {
             visit(inner, `${relative}/`);
           } finally {
@@ -115,7 +126,7 @@ export function scan(root: Folder): { items: Map<string, Observed>; emptyDirs: S
     }
   };
   visit(root, '');
-  return { items, emptyDirs, badNames };
+  return { items, emptyDirs, badNames, folders };
 }
 
 /** The bytes of a symbolic link entry: its target text. `at` is the link's path from beneath.ts. */

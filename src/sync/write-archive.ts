@@ -6,9 +6,9 @@
  * order; and the manifest that describes it.
  */
 import fs from 'node:fs';
-import { FileSource, ZipWriter, parseCentralRecordBytes, readPackedDirectory } from '../zip/index.ts';
+import { FileSource, ZipWriter, readPackedDirectory } from '../zip/index.ts';
 import { foldersOf } from '../rules/item-type.ts';
-import { entryRecord, type EntryRecord, type SessionRecord } from '../session/manifest.ts';
+import type { EntryRecord, SessionRecord } from '../session/manifest.ts';
 import type { ManifestLines } from '../session/manifest.ts';
 import type { Progress } from '../base/progress.ts';
 import { unsupportedFile } from '../base/regular-file.ts';
@@ -17,10 +17,11 @@ import { eventLoopTurns } from '../base/event-loop-turns.ts';
 import type { Base } from '../workspace/base.ts';
 import { writeAddition, writeFromWorkspace, type Captured } from './sync-entries.ts';
 import { againstReplaced, findOriginal, originalInPlace } from './source-match.ts';
-import { LEFT_IN_ZIP, movedRecord, type WrittenItem } from './written-item.ts';
+import { LEFT_IN_ZIP, nextEntries, type WrittenItem } from './written-item.ts';
 import type { MergePlan, Step } from './merge-plan.ts';
 import type { MergeSides } from './merge-sides.ts';
 import { CopyCheck } from './copy-check.ts';
+import { copyRun, inPlaceRun, type RunContext } from './copy-runs.ts';
 import type { WorkspaceDiff } from './workspace-diff.ts';
 import { vanished } from './sync-failure.ts';
 import type { SyncCounts } from './sync-types.ts';
@@ -70,6 +71,8 @@ export async function writeArchive(request: WriteRequest): Promise<Written> {
   const fd = fs.openSync(temporary, 'wx', mode);
   const source = sourceExists ? new FileSource(target) : undefined;
   const sourceFd = source?.fd; // raw copies come from the file the directory was read from
+  // Rewritten entries' local extra fields, a few bytes each: through a small window, not 4 MiB of read-ahead.
+  const extras = source?.sharing(64 << 10);
   const captured: Captured = new Map();
   let beneath: Beneath | undefined;
   try {
@@ -142,8 +145,24 @@ export async function writeArchive(request: WriteRequest): Promise<Written> {
     const untouched = !plan && baseEntries.length < base.count;
     // The source is the base (checkSource matched its directory's hash): each record describes its entry as it is.
     const sameDirectory = directory !== undefined && sourceFd !== undefined && !plan && !forced;
-    const steps: Iterable<Step> = plan?.steps ?? baseEntries.map((record) => ({ kind: 'base', record }));
-    for (const item of steps) {
+    const steps: Step[] = plan?.steps ?? baseEntries.map((record) => ({ kind: 'base', record }));
+    // A plain sync copies its unchanged entries in runs (copy-runs.ts); steps[s] is then baseEntries[s].
+    const runs: RunContext | undefined = sameDirectory
+      ? { directory: directory!, ends, states: diff.states, check: check!, writer, sourceFd: sourceFd! }
+      : undefined;
+    for (let s = 0; s < steps.length; s++) {
+      const item = steps[s]!;
+      const run = runs ? inPlaceRun(baseEntries, s, runs) : 0;
+      if (run > 0) {
+        const first = baseEntries[s]!.index;
+        if (untouched) await copyUntouchedUpTo(first);
+        untouchedNext = first + run;
+        copyRun(baseEntries, s, run, runs!, written);
+        s += run - 1;
+        const turn = step(baseEntries[s]!.path);
+        if (turn) await turn;
+        continue;
+      }
       if (untouched && item.kind === 'base') {
         await copyUntouchedUpTo(item.record.index);
         untouchedNext = item.record.index + 1;
@@ -203,7 +222,7 @@ export async function writeArchive(request: WriteRequest): Promise<Written> {
         const renamedTo = diff.renames.get(record.index);
         const central = await writeFromWorkspace({ writer, beneath: beneath!, captured, pause }, record, {
           original,
-          source,
+          source: extras,
           diff,
           renamedTo,
         });
@@ -239,32 +258,10 @@ export async function writeArchive(request: WriteRequest): Promise<Written> {
     progress?.(total, total, 'done');
     fs.fsyncSync(fd);
 
-    const entries: EntryRecord[] = [];
-    written.forEach((item, index) => {
-      // an entry still only in the zip: the session's copy of the directory describes it
-      if (item === LEFT_IN_ZIP) return;
-      const centralOffset = end.centralOffsets[index]!;
-      let record: EntryRecord;
-      if (item.kept) {
-        record = movedRecord(item.kept, { index, at: item.at!, centralOffset });
-      } else if (item.copied) {
-        record = entryRecord(item.copied, item.path, item.type);
-        record.index = index;
-        record.local_header_offset = item.at!;
-        record.central_offset = centralOffset;
-      } else {
-        const entry = parseCentralRecordBytes(item.central!, index, writer.base, centralOffset);
-        record = entryRecord(entry, item.path, item.type !== 'dir' && entry.isSymlink ? 'symlink' : item.type);
-      }
-      const observed = captured.get(item.path) ?? diff.observed.get(item.path);
-      if (record.type !== 'dir' && observed && !item.fromZip)
-        record.extracted = {
-          size: observed.size,
-          mtime_ms: observed.mtime_ms,
-          ctime_ms: observed.ctime_ms,
-          ino: observed.ino,
-        };
-      entries.push(record);
+    const entries = nextEntries(written, {
+      centralOffsets: end.centralOffsets,
+      base: writer.base,
+      observed: (relative) => captured.get(relative) ?? diff.observed.get(relative),
     });
     // The new archive against the zip it replaces, by name: after a forced sync over a zip another
     // writer changed, these are the counts that say what it kept of the workspace and what it discarded.

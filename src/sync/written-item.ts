@@ -3,8 +3,9 @@
  * it in the next manifest once the directory's offsets are known.
  */
 import type { ItemType } from '../rules/item-type.ts';
-import type { EntryRecord } from '../session/manifest.ts';
-import type { ZipEntry } from '../zip/index.ts';
+import { entryRecord, type EntryRecord } from '../session/manifest.ts';
+import { parseCentralRecordBytes, type ZipEntry } from '../zip/index.ts';
+import type { Observed } from './observed.ts';
 
 /**
  * Marks, in the list of what a sync wrote, an entry copied without being on disk (untouched, or left in the zip by a
@@ -54,4 +55,82 @@ export function movedRecord(
     local_header_offset: place.at,
     central_offset: place.centralOffset,
   };
+}
+
+/**
+ * The next manifest's entries, from what was written once the directory's offsets are known (`centralOffsets`, in
+ * entry order; `base`, the prefix stub's length): each with the stat of the workspace file it came from (`observed`),
+ * so the next status is clean without reading the archive back.
+ */
+export function nextEntries(
+  written: WrittenItem[],
+  where: { centralOffsets: number[]; base: number; observed: (relative: string) => Observed | undefined },
+): EntryRecord[] {
+  const entries: EntryRecord[] = [];
+  for (let index = 0; index < written.length; index++) {
+    const item = written[index]!;
+    // an entry still only in the zip: the session's copy of the directory describes it
+    if (item === LEFT_IN_ZIP) continue;
+    const centralOffset = where.centralOffsets[index]!;
+    const observed = where.observed(item.path);
+    let record: EntryRecord;
+    if (item.kept && keptAsIs(item.kept, index, observed)) {
+      entries.push(placed(item.kept, { at: item.at!, centralOffset }, observed));
+      continue;
+    }
+    if (item.kept) {
+      record = movedRecord(item.kept, { index, at: item.at!, centralOffset });
+    } else if (item.copied) {
+      record = entryRecord(item.copied, item.path, item.type);
+      record.index = index;
+      record.local_header_offset = item.at!;
+      record.central_offset = centralOffset;
+    } else {
+      const entry = parseCentralRecordBytes(item.central!, index, where.base, centralOffset);
+      record = entryRecord(entry, item.path, item.type !== 'dir' && entry.isSymlink ? 'symlink' : item.type);
+    }
+    if (record.type !== 'dir' && observed && !item.fromZip)
+      record.extracted = {
+        size: observed.size,
+        mtime_ms: observed.mtime_ms,
+        ctime_ms: observed.ctime_ms,
+        ino: observed.ino,
+      };
+    entries.push(record);
+  }
+  return entries;
+}
+
+/**
+ * Whether an unchanged entry's record can be the next manifest's as it is, its offsets and stat set in place: at the
+ * same index (a plain sync's base is spent once the archive is written, and what reads it after reads the index),
+ * a folder without a stat, a file or link with one. A one-file sync of 2,500 entries made 5,000 objects otherwise.
+ */
+function keptAsIs(record: EntryRecord, index: number, observed: Observed | undefined): boolean {
+  return record.index === index && (record.type === 'dir' ? record.extracted === undefined : observed !== undefined);
+}
+
+/** keptAsIs's record at its new place, with the stat of its file (a new object only when the stat moved). */
+function placed(
+  record: EntryRecord,
+  place: { at: number; centralOffset: number },
+  observed: Observed | undefined,
+): EntryRecord {
+  record.local_header_offset = place.at;
+  record.central_offset = place.centralOffset;
+  const was = record.extracted;
+  if (
+    observed &&
+    (was?.size !== observed.size ||
+      was.mtime_ms !== observed.mtime_ms ||
+      was.ctime_ms !== observed.ctime_ms ||
+      was.ino !== observed.ino)
+  )
+    record.extracted = {
+      size: observed.size,
+      mtime_ms: observed.mtime_ms,
+      ctime_ms: observed.ctime_ms,
+      ino: observed.ino,
+    };
+  return record;
 }

@@ -22,6 +22,11 @@ export interface OnDisk {
 export interface WrittenChecks {
   limits: Limits;
   rules: FolderRules;
+  /**
+   * Every name the archive holds is one of the base's, as open accepted them (a plain sync that adds and renames
+   * nothing): the names need no second look, only the sizes and counts.
+   */
+  namesKept?: boolean;
 }
 
 export interface Base {

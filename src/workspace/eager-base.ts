@@ -51,8 +51,8 @@ export class EagerBase implements Base {
 
   assertForceable(): void {}
 
-  checkWritten(directory: PackedDirectory, _next: unknown, { limits }: WrittenChecks): undefined {
-    assertReopenable(directory, limits);
+  checkWritten(directory: PackedDirectory, _next: unknown, { limits, namesKept }: WrittenChecks): undefined {
+    assertReopenable(directory, limits, namesKept);
     return undefined;
   }
 }

@@ -62,6 +62,24 @@ export class CentralBuffer {
     this.used += length;
   }
 
+  /**
+   * Appends the records at `[start, end)` of `region` in one piece, each one's local-header offset moved by `shift`:
+   * a run of unchanged entries copied together (sync). The caller makes sure no offset is held in a zip64 field and
+   * every moved one fits 32 bits.
+   */
+  addShiftedRun(region: Uint8Array, start: number, end: number, shift: number): void {
+    this.reserve(end - start);
+    const first = this.used;
+    this.bytes.set(region.subarray(start, end), first);
+    const view = this.view;
+    for (let at = first; at < first + end - start; ) {
+      this.starts.push(at);
+      view.setUint32(at + 42, view.getUint32(at + 42, true) + shift, true);
+      at += 46 + view.getUint16(at + 28, true) + view.getUint16(at + 30, true) + view.getUint16(at + 32, true);
+    }
+    this.used += end - start;
+  }
+
   /** Offsets of the records within the directory, in order. */
   recordStarts(): readonly number[] {
     return this.starts;

@@ -33,6 +33,8 @@ export class PackedDirectory {
   /** Where each record starts in `region`. */
   private readonly starts: Uint32Array;
   private offsetOrder: Uint32Array | undefined;
+  /** Each entry's local-header offset, by index, as byOffset read them. */
+  private offsets: Float64Array | undefined;
   private ends: Float64Array | undefined;
   /** The region as a Buffer, for decoding names in place: one view, not one per name. */
   private text: Buffer | undefined;
@@ -178,6 +180,7 @@ export class PackedDirectory {
     for (let i = 0; i < this.count; i++) order[i] = i;
     // Nearly every writer puts the directory in file order: then there is nothing to sort.
     if (!sorted) order.sort((a, b) => offsets[a]! - offsets[b]!);
+    this.offsets = offsets;
     return (this.offsetOrder = order);
   }
 
@@ -188,9 +191,10 @@ export class PackedDirectory {
   rawEnds(): Float64Array {
     if (this.ends) return this.ends;
     const order = this.byOffset();
+    const offsets = this.offsets!; // byOffset read them: not read again
     const ends = new Float64Array(this.count);
     for (let k = 0; k < order.length; k++)
-      ends[order[k]!] = k + 1 < order.length ? this.localHeaderOffset(order[k + 1]!) : this.centralStart;
+      ends[order[k]!] = k + 1 < order.length ? offsets[order[k + 1]!]! : this.centralStart;
     return (this.ends = ends);
   }
 

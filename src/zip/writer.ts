@@ -43,6 +43,14 @@ export class ZipWriter {
     this.central.addRelocatedFrom(region, start, length, localHeaderPosition - this.base);
   }
 
+  /**
+   * Records of entries copied as one range, from `[start, end)` of a packed directory's region: each one's
+   * local-header offset moved by `shift` (addShiftedRun, central-buffer.ts).
+   */
+  addCopiedRunFrom(region: Uint8Array, start: number, end: number, shift: number): void {
+    this.central.addShiftedRun(region, start, end, shift);
+  }
+
   /** Room for a directory of about `bytes` (the source's): made once, not grown by doubling. */
   reserveDirectory(bytes: number): void {
     this.central.reserveTotal(bytes);
@@ -165,8 +173,10 @@ export class ZipWriter {
     const count = this.central.count;
     const centralOffsets = this.central.recordStarts().map((start) => directoryStart + start);
     const hash = new Bun.CryptoHasher('sha256').update(directory);
-    this.push(directory);
+    // Written as it is: joined to what is buffered (Buffer.concat of a Uint8Array view) it cost ~3 ms at 2,500 entries.
+    this.flushCopy();
     this.flush();
+    this.writeAll(directory);
     this.central.clear(); // written: let it go even while a caller still holds the writer
     const end = encodeEnd(count, directoryStart - this.base, directorySize, comment, keepZip64);
     this.push(end);

@@ -91,6 +91,17 @@ describe("archives over open's limits", () => {
     },
   );
 
+  it('refuses a modified file that compresses past the ratio open calls a bomb, though no name is new', () => {
+    // No name is added or renamed: the names need no second look (reopen-check.ts), the sizes still do.
+    fs.writeFileSync(path.join(root, 'd', 'b.txt'), Buffer.alloc(200_000));
+    const limits = { ZIPFS_RATIO_FLOOR_BYTES: '1000', ZIPFS_MAX_ENTRY_RATIO: '50' };
+    const refused = box.run(['sync', '--json'], { env: limits }).json;
+    expect(refused.error.code).toBe('ZIP_BOMB_DETECTED');
+    expect(refused.error.message).toContain('d/b.txt');
+    expect(refused.error.message).toContain('ZIPFS_MAX_ENTRY_RATIO');
+    expectUntouched();
+  });
+
   it(
     'refuses a file that compresses past the ratio open calls a bomb, leaving no temporary; with the limit raised, ' +
       'both sync and open take it',

@@ -106,6 +106,20 @@ describe('diffWorkspace', () => {
     expect(lists(stored).added).toStrictEqual(['empty/', 'full/', 'full/f.txt']);
   });
 
+  it('finds new folders when every file on disk is an entry (only the folders are looked at then)', () => {
+    const implied = session(FILES);
+    fs.mkdirSync(at(implied.root, 'empty'));
+    fs.mkdirSync(at(implied.root, 'outer/inner'), { recursive: true });
+    expect(lists(implied).added).toStrictEqual(['empty/', 'outer/inner/']);
+    box.run(['close', 'w', '--force']);
+
+    const stored = session(WITH_FOLDERS);
+    fs.mkdirSync(at(stored.root, 'docs/sub'));
+    expect(lists(stored).added).toStrictEqual(['docs/sub/']);
+    fs.writeFileSync(at(stored.root, 'docs/sub/x.txt'), 'x'); // a file not an entry's: every path is looked at
+    expect(lists(stored).added).toStrictEqual(['docs/sub/', 'docs/sub/x.txt']);
+  });
+
   it('agrees with zipfs status on the same workspace', () => {
     const opened = session(WITH_FOLDERS);
     fs.writeFileSync(at(opened.root, 'a.txt'), 'changed');

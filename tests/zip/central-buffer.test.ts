@@ -45,6 +45,23 @@ describe('CentralBuffer', () => {
     expect(parseCentralRecordBytes(records[1]!, 1, 0, 0).localHeaderOffset).toBe(1000);
   });
 
+  it('copies a run of records in one piece, each offset moved, as one by one would', () => {
+    const names = ['a.txt', 'folder/b.txt', 'c'];
+    const records = names.map((name, i) => encodeCentralRecord(fields(name), [], 1000 * i + 5));
+    const region = Buffer.concat([new Uint8Array([9, 9, 9]), ...records]); // the run starts inside a region
+    const run = new CentralBuffer();
+    run.add(records[0]!); // something before the run
+    run.addShiftedRun(region, 3, region.length, 400);
+    const single = new CentralBuffer();
+    single.add(records[0]!);
+    records.forEach((record, i) => single.addRelocated(record, 1000 * i + 405));
+    expect(run.count).toBe(4);
+    expect(run.recordStarts()).toStrictEqual(single.recordStarts());
+    expect(Buffer.from(run.contents()).equals(Buffer.from(single.contents()))).toBe(true);
+    const bytes = run.contents().slice();
+    expect(parseCentralRecordBytes(bytes.subarray(run.recordStarts()[3]!), 3, 0, 0).localHeaderOffset).toBe(2405);
+  });
+
   it('moves an offset past 4 GiB into a zip64 field, and rewrites one already there', () => {
     const buffer = new CentralBuffer();
     const plain = encodeCentralRecord(fields('big-offset.bin'), [], 10);
