@@ -18,8 +18,9 @@ import { writeManifest } from '../session/manifest.ts';
 import { TEMP_MARK, assertBackupPathFree, draftBackup, fsyncDirectory, placeBackup, renameOver } from './sync-files.ts';
 import { verifyWritten } from './verify-written.ts';
 import { isNewArchive } from '../session/source-state.ts';
+import { draftNextBase, dropNextBase, placeNextBase } from '../session/base-archive.ts';
 import { takeZipSide } from './merge-apply.ts';
-import { fileVersion, replacedDuringMerge } from './zip-identity.ts';
+import { changedSince, fileVersion, replacedDuringMerge } from './zip-identity.ts';
 import { removeEmptiedFolders } from './emptied-folders.ts';
 import { assertWithinOpenLimits } from './open-limits.ts';
 import { assertFinalShape } from './final-shape.ts';
@@ -158,7 +159,7 @@ async function writeBack(
     });
     releasePhaseGarbage(next.entries.length);
     request.signal?.throwIfAborted(); // the last moment a cancel can take effect: nothing has replaced the zip yet
-    if (before !== undefined && fileVersion(target) !== before) {
+    if (before !== undefined && changedSince(target, before)) {
       throw new ZipfsError(
         'CONFLICT_DETECTED',
         `The source zip ${target} was changed by another program while this sync was writing; nothing was ` +
@@ -179,6 +180,7 @@ async function writeBack(
     // (resolved with force); the archive itself is whole either way.
     if (central) fs.writeFileSync(nextCentralPath(session), central);
     writeManifest(nextManifestPath(session), next.session, next.entries);
+    const nextBase = draftNextBase(session.dir, temporary); // a link to the new archive (base-archive.ts)
     if (source.exists && request.backup) draft = draftBackup(target);
     if (draft) removeOnExit(draft);
     await renameOver(temporary, target);
@@ -188,6 +190,7 @@ async function writeBack(
     fsyncDirectory(path.dirname(target));
     if (central) fs.renameSync(nextCentralPath(session), directoryCopyPath(session));
     fs.renameSync(nextManifestPath(session), session.manifest);
+    placeNextBase(session.dir, nextBase);
     const moved = [
       ...diff.entries.filter(
         (entry) => diff.states.get(entry.index) === 'deleted' || diff.states.get(entry.index) === 'renamed',
@@ -199,7 +202,7 @@ async function writeBack(
   } catch (error) {
     // Before the rename (the temporary is still there), a merge's zip that is no longer the plan's is what failed: a
     // conflict.
-    const replaced = plan !== undefined && fs.existsSync(temporary) && fileVersion(target) !== plan.version;
+    const replaced = plan !== undefined && fs.existsSync(temporary) && changedSince(target, plan.version);
     fs.rmSync(temporary, { force: true });
     keepOnExit(temporary);
     if (draft) {
@@ -208,6 +211,7 @@ async function writeBack(
     }
     fs.rmSync(nextManifestPath(session), { force: true });
     fs.rmSync(nextCentralPath(session), { force: true });
+    dropNextBase(session.dir);
     if (replaced) throw replacedDuringMerge(target);
     throw syncFailure(error, { temporary, target });
   }
