@@ -34,7 +34,10 @@ import type { Base } from '../workspace/base.ts';
 import { workspaceOf } from '../workspace/session-workspace.ts';
 import { checkSource } from './check-source.ts';
 import { directoryCopyPath, nextCentralPath, nextManifestPath, recoverInterruptedSync } from './interrupted-sync.ts';
-import { mergePlanFor, mergeSides, mergedCounts } from './merge-sides.ts';
+import { fromWorkspace, mergePlanFor, mergeSides, mergedCounts } from './merge-sides.ts';
+import { adoptZipNow, nothingToWrite } from './adopt-zip.ts';
+import { assertNoMarkersLeft, writeMerged } from './line-markers.ts';
+import { clearMergeState } from '../session/merge-state.ts';
 import { refuseUnsupported, syncFailure } from './sync-failure.ts';
 import type { SyncCounts, SyncRequest, SyncResult } from './sync-types.ts';
 import { writeArchive } from './write-archive.ts';
@@ -70,6 +73,8 @@ export async function syncSession(request: SyncRequest): Promise<SyncResult> {
       `Invalid input for sync: ${param('merge')} keeps the zip's other changes and ${param('force')} discards ` +
         `them; pass one.`,
     );
+  // A merge's conflict markers left in a file: refused, whatever else is asked (line-markers.ts).
+  assertNoMarkersLeft(session);
   if (request.dryRun) {
     const source = checkSource(base, { force: request.force, merge: request.merge === true });
     // A merge's plan: what comes from the zip (or CONFLICT_DETECTED naming what cannot merge).
@@ -77,7 +82,12 @@ export async function syncSession(request: SyncRequest): Promise<SyncResult> {
       const sides = mergeSides(base, diff);
       const plan = await mergePlanFor(request, base, sides);
       assertFinalShape({ ...sides, base, plan });
-      return { synced: false, backup_path: null, ...mergedCounts(counts, plan) };
+      return {
+        synced: false,
+        backup_path: null,
+        ...mergedCounts(counts, plan),
+        from_workspace: fromWorkspace(diff, plan),
+      };
     }
     if (request.merge) assertFinalShape({ base, entries: diff.entries, diff });
     return { synced: false, backup_path: null, ...counts };
@@ -120,6 +130,11 @@ async function writeBack(
   if (base.limitsOn === 'archive') assertWithinOpenLimits(diff, request.limits);
   // A merge's final set of paths (final-shape.ts): a file where a folder is needed is refused before writing.
   if (request.merge) assertFinalShape({ ...(sides ?? { entries: diff.entries, diff }), base, plan });
+  // Nothing of the workspace's own to write: the zip stays as it is, and becomes the session's base (adopt-zip.ts).
+  if (plan && sides && nothingToWrite(counts)) {
+    await adoptZipNow(request, base, plan, sides);
+    return { synced: true, backup_path: null, ...counts };
+  }
   if (source.exists && request.backup) assertBackupPathFree(target);
   // A program that is not zipfs takes no lock: what it writes meanwhile is caught before the rename.
   // A merge's zip is the one its plan read: replaced since, it is a conflict (zip-identity.ts).
@@ -132,6 +147,8 @@ async function writeBack(
   removeOnExit(temporary);
   let draft: string | undefined; // the backup, until the rename has worked (sync-files.ts)
   try {
+    // Text files merged by lines: the merged text goes into the workspace, and from there into the new archive.
+    if (plan) writeMerged(session.contents, plan.byLines);
     const { next, gone, replaced, total } = await writeArchive({
       temporary,
       target,
@@ -191,6 +208,7 @@ async function writeBack(
     if (central) fs.renameSync(nextCentralPath(session), directoryCopyPath(session));
     fs.renameSync(nextManifestPath(session), session.manifest);
     placeNextBase(session.dir, nextBase);
+    clearMergeState(session.dir);
     const moved = [
       ...diff.entries.filter(
         (entry) => diff.states.get(entry.index) === 'deleted' || diff.states.get(entry.index) === 'renamed',
