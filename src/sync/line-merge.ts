@@ -72,7 +72,13 @@ export class LineMerger {
     if (workspace === undefined) return { kind: 'whole', reason: 'its file could not be read' };
     const base = this.baseArchive();
     if (!base) return { kind: 'whole', reason: 'no base to merge lines from' };
-    const [baseText, zipText, ours] = [base.read(record), this.zipNow().read(entry), workspace].map(asText);
+    let baseBytes: Uint8Array;
+    try {
+      baseBytes = base.read(record);
+    } catch {
+      return { kind: 'whole', reason: 'its base could not be read' }; // damaged, or over open's limits
+    }
+    const [baseText, zipText, ours] = [baseBytes, this.zipNow().read(entry), workspace].map(asText);
     if (baseText === undefined || zipText === undefined || ours === undefined)
       return { kind: 'whole', reason: 'binary' };
     const merged = mergeLines(baseText, ours, zipText);

@@ -122,14 +122,14 @@ const WORKSPACE_LINES = 500;
  * The workspace's side of a merge, as from_zip shows the zip's: `A path`, `M path`, `D path`, `R from -> to`, in path
  * order, without the changes the zip made too (those are in from_zip).
  */
-export function fromWorkspace(diff: WorkspaceDiff, plan: MergePlan): string[] {
+export function fromWorkspace(diff: WorkspaceDiff, plan?: MergePlan): string[] {
   const lines = [
     ...diff.added.map((at) => ({ at, line: `A ${at}` })),
     ...diff.modified.map((at) => ({ at, line: `M ${at}` })),
     ...diff.deleted.map((at) => ({ at, line: `D ${at}` })),
     ...diff.renamed.map(({ from, to }) => ({ at: from, line: `R ${from} -> ${to}` })),
   ]
-    .filter(({ at }) => !plan.samePaths.has(at))
+    .filter(({ at }) => !plan?.samePaths.has(at))
     .sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0))
     .map(({ line }) => line);
   if (lines.length <= WORKSPACE_LINES) return lines;

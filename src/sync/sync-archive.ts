@@ -89,8 +89,9 @@ export async function syncSession(request: SyncRequest): Promise<SyncResult> {
         from_workspace: fromWorkspace(diff, plan),
       };
     }
-    if (request.merge) assertFinalShape({ base, entries: diff.entries, diff });
-    return { synced: false, backup_path: null, ...counts };
+    if (!request.merge) return { synced: false, backup_path: null, ...counts };
+    assertFinalShape({ base, entries: diff.entries, diff });
+    return { synced: false, backup_path: null, ...counts, from_workspace: fromWorkspace(diff) };
   }
   // The check of the zip and the rename over it are one step against every other zipfs process
   // syncing this zip (two sessions of one zip, in one process or several): under the zip's lock.

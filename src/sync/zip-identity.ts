@@ -17,7 +17,8 @@ export function fileVersion(file: string): string | undefined {
  * Whether two versions are one file's bytes: equal, or differing only in a ctime that moved with the link count. A
  * session's base is a hard link to the zip (session/base-archive.ts): another session's open or close links or
  * unlinks it, which moves the zip's ctime and changes nothing in it. A write that restores the mtime moves the ctime
- * and leaves the count.
+ * and leaves the count. (A link made and removed again between the two moments leaves the count too: taken for a
+ * change, a false conflict that the next sync does not meet.)
  */
 export function sameVersion(a: string | undefined, b: string | undefined): boolean {
   if (a === b) return true;

@@ -5,10 +5,11 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { sandbox, writeZip } from '../helpers/cli.ts';
 import { rawZip } from '../helpers/raw-zip.ts';
-import { BASE_FILE, hasBase, readBaseEntry } from '../../src/session/base-archive.ts';
+import { BASE_COPY_MAX_BYTES, BASE_FILE, hasBase, readBaseEntry } from '../../src/session/base-archive.ts';
 import { readManifestLines } from '../../src/session/manifest-lines.ts';
 import { loadSession, type Session } from '../../src/session/session-store.ts';
 
@@ -89,5 +90,30 @@ describe("a session's base zip", () => {
     expect(pruned.pruned.map((p: { name: string }) => p.name)).toStrictEqual(['two']);
     expect(pruned.freed_bytes).toBe(others);
     expect(fs.statSync(zip).nlink).toBe(1);
+  });
+
+  // Another device than the zip's (/dev/shm, a tmpfs, beside /tmp): no link can be made.
+  const otherDevice = fs.existsSync('/dev/shm') && fs.statSync('/dev/shm').dev !== fs.statSync(os.tmpdir()).dev;
+
+  it.skipIf(!otherDevice)('is a copy on another device when small, and none when large (no /dev/shm: skipped)', () => {
+    const home = fs.mkdtempSync('/dev/shm/zipfs-base-');
+    try {
+      const env = { ZIPFS_HOME: home };
+      box.run(['open', zip, '--name', 'small', '--json'], { env });
+      const small = loadSession(home, 'small')!;
+      expect(fs.statSync(path.join(small.dir, BASE_FILE)).nlink).toBe(1);
+      expect(hasBase(small)).toBe(true);
+      const large = writeZip(
+        box.dir,
+        'large.zip',
+        rawZip([{ name: 'big.bin', data: crypto.getRandomValues(new Uint8Array(BASE_COPY_MAX_BYTES + 1)) }]),
+      );
+      box.run(['open', large, '--name', 'large', '--lazy', '--json'], { env });
+      const kept = loadSession(home, 'large')!;
+      expect(fs.existsSync(path.join(kept.dir, BASE_FILE))).toBe(false);
+      expect(hasBase(kept)).toBe(false);
+    } finally {
+      fs.rmSync(home, { recursive: true, force: true });
+    }
   });
 });
