@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import { foldersOf } from '../rules/item-type.ts';
 import { sessionFolderRules } from '../rules/folder-rules.ts';
-import { draftNextBase, placeNextBase } from '../session/base-archive.ts';
+import { draftNextBase, dropNextBase, placeNextBase } from '../session/base-archive.ts';
 import { entryRecord, writeManifest, type EntryRecord, type SessionRecord } from '../session/manifest.ts';
 import { clearMergeState } from '../session/merge-state.ts';
 import { fingerprintSource } from '../session/source-state.ts';
@@ -88,11 +88,19 @@ export async function adoptZipNow(request: SyncRequest, base: Base, plan: MergeP
     source.close();
   }
   takeZipSide(session.contents, zipPath, plan, tracked ? (relative) => tracked.paths.has(relative) : undefined);
-  if (central) fs.writeFileSync(nextCentralPath(session), central);
-  writeManifest(nextManifestPath(session), next, entries);
-  const nextBase = draftNextBase(session.dir, zipPath);
-  assertSameZip(zipPath, plan.version);
-  if (central) fs.renameSync(nextCentralPath(session), directoryCopyPath(session));
+  let nextBase: boolean;
+  try {
+    if (central) fs.writeFileSync(nextCentralPath(session), central);
+    writeManifest(nextManifestPath(session), next, entries);
+    nextBase = draftNextBase(session.dir, zipPath);
+    assertSameZip(zipPath, plan.version);
+    if (central) fs.renameSync(nextCentralPath(session), directoryCopyPath(session));
+  } catch (error) {
+    // The base stays the old one; the workspace holds only what the zip holds too (merge-apply.ts).
+    for (const draft of [nextCentralPath(session), nextManifestPath(session)]) fs.rmSync(draft, { force: true });
+    dropNextBase(session.dir);
+    throw error;
+  }
   fs.renameSync(nextManifestPath(session), session.manifest);
   placeNextBase(session.dir, nextBase);
   clearMergeState(session.dir);
