@@ -94,16 +94,19 @@ export type ErrorCode = keyof typeof ERROR_CODES;
 
 export class ZipfsError extends Error {
   readonly code: ErrorCode;
+  /** Fields the answer carries beside code and message (a merge's conflicts, each with its path). */
+  readonly details?: Record<string, unknown>;
 
-  constructor(code: ErrorCode, message: string, options?: { cause?: unknown }) {
+  constructor(code: ErrorCode, message: string, options?: { cause?: unknown; details?: Record<string, unknown> }) {
     super(message, options);
     this.name = 'ZipfsError';
     this.code = code;
+    if (options?.details) this.details = options.details;
   }
 
   /** The wire shape shared by `--json` and MCP `structuredContent`. */
-  toJSON(): { error: { code: ErrorCode; message: string } } {
-    return { error: { code: this.code, message: this.message } };
+  toJSON(): { error: { code: ErrorCode; message: string; [field: string]: unknown } } {
+    return { error: { code: this.code, message: this.message, ...this.details } };
   }
 
   get exitCode(): number {

@@ -162,7 +162,9 @@ export const OUTPUT_DOCS: Record<string, Record<string, string>> = {
     next_offset: 'The offset of the next page; absent on the last page.',
   },
   sync: {
-    synced: 'True when the zip was written; false for a dry run.',
+    synced:
+      "True when the sync is done (a merge with nothing of the workspace's own leaves the zip as it was); false " +
+      'for a dry run.',
     backup_path: 'Where the previous zip was kept (ZIP.bak); null when nothing was written or with no backup.',
     files_modified: 'Entries whose content changed.',
     files_added: 'Entries added.',
@@ -171,6 +173,12 @@ export const OUTPUT_DOCS: Record<string, Record<string, string>> = {
     from_zip:
       'With merge: the other writer\'s changes taken in, as status listed them ("A path", "M path", "D path"); a ' +
       'change both sides made is counted here only.',
+    from_workspace:
+      'A dry run with merge: the workspace\'s own changes it would write ("A path", "M path", "D path", "R from -> ' +
+      'to"), without those the zip made too; at most 500 lines, the counts say how many in all.',
+    merged_by_lines:
+      'With merge: text files both sides changed, in different lines, merged as git merge-file does; the merged ' +
+      'text is in the workspace and the zip. Absent when there was none.',
     leftovers_removed:
       'What syncs killed outright left beside the zip (their lock, their temporaries), removed by this sync; absent ' +
       'when there was none.',

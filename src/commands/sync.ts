@@ -7,23 +7,25 @@ import { backupParam, count, flag, NAME, sessionParam } from './schemas.ts';
 export const sync = defineCommand({
   name: 'sync',
   title: 'Sync',
-  description: 'Write changes into the zip, atomically.',
+  description: 'Write changes into the zip.',
   input: v.strictObject({
     session: sessionParam,
-    force: v.optional(v.pipe(v.boolean(), v.description('Overwrite a changed zip')), false),
-    merge: v.optional(v.pipe(v.boolean(), v.description("Keep a changed zip's changes too")), false),
+    force: v.optional(v.pipe(v.boolean(), v.description('Replace a changed zip')), false),
+    merge: v.optional(v.pipe(v.boolean(), v.description('Merge a changed zip')), false),
     dry_run: v.optional(v.pipe(v.boolean(), v.description('Write nothing')), false),
     backup: backupParam,
   }),
   output: v.object({
-    synced: flag('False if dry run'),
+    synced: flag('Written'),
     backup_path: v.pipe(v.nullable(NAME), v.description('Old zip')),
     files_modified: count('Paths'),
     files_added: count('Paths'),
     files_deleted: count('Paths'),
-    files_renamed: v.optional(count('Moved, kept in place')),
-    from_zip: v.optional(v.pipe(v.array(v.string()), v.description('Merged from the zip: A/M/D path'))),
-    leftovers_removed: v.optional(v.pipe(v.array(v.string()), v.description("Killed syncs' lock, temporaries"))),
+    files_renamed: v.optional(count('Moved')),
+    from_zip: v.optional(v.pipe(v.array(v.string()), v.description('From zip: A/M/D'))),
+    from_workspace: v.optional(v.pipe(v.array(v.string()), v.description('Dry run: A/M/D/R'))),
+    merged_by_lines: v.optional(v.pipe(v.array(v.string()), v.description('By lines'))),
+    leftovers_removed: v.optional(v.pipe(v.array(v.string()), v.description("Killed syncs' files"))),
   }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   session: 'write',
@@ -44,16 +46,20 @@ export const sync = defineCommand({
   render(out) {
     const renamed = out.files_renamed ? `, ${out.files_renamed} renamed` : '';
     const counts = `${out.files_modified} modified, ${out.files_added} added, ${out.files_deleted} deleted${renamed}`;
-    const merged = out.from_zip
-      ? `\nFrom the zip (another writer's changes${out.synced ? ', now in the workspace too' : ''}):\n` +
-        out.from_zip.map((change) => `  ${change}`).join('\n')
-      : '';
+    const list = (title: string, lines: string[] | undefined) =>
+      lines && lines.length > 0 ? `\n${title}:\n${lines.map((line) => `  ${line}`).join('\n')}` : '';
+    const merged =
+      list(`From the zip (another writer's changes${out.synced ? ', now in the workspace too' : ''})`, out.from_zip) +
+      list('From the workspace', out.from_workspace) +
+      list('Merged by lines (both sides changed them, in different lines)', out.merged_by_lines);
     if (!out.synced) return `Would sync ${counts} (dry run: nothing written).${merged}`;
     if (
       out.backup_path === null &&
       out.files_modified + out.files_added + out.files_deleted + (out.files_renamed ?? 0) === 0
     )
-      return 'Nothing to sync: the zip already matches the workspace.';
+      return out.from_zip
+        ? `Nothing of the workspace's own to write: the zip was left as it was.${merged}`
+        : 'Nothing to sync: the zip already matches the workspace.';
     return `Synced ${counts}.${out.backup_path ? ` Previous archive kept as ${out.backup_path}` : ''}${merged}`;
   },
   note: (out) =>

@@ -16,7 +16,7 @@ export interface DiffStats {
   deletions: number;
 }
 
-type Op = { kind: ' ' | '-' | '+'; line: string };
+export type Op = { kind: ' ' | '-' | '+'; line: string };
 
 /** Text as lines; whether it ended with a newline (a unified diff says when it did not). */
 function toLines(text: string): { lines: string[]; finalNewline: boolean } {
@@ -70,7 +70,8 @@ function backtrack(trace: Int32Array[], a: string[], b: string[], distance: numb
   return ops.reverse();
 }
 
-function diffOps(a: string[], b: string[]): Op[] {
+/** The edit script from `a` to `b`, line by line: kept (' '), removed ('-') and added ('+') lines in order. */
+export function diffOps(a: string[], b: string[]): Op[] {
   let head = 0;
   while (head < a.length && head < b.length && a[head] === b[head]) head++;
   let tail = 0;

@@ -7,6 +7,7 @@ import { workspaceTarget } from './workspace-rules.ts';
 import { checkArchive } from './archive-checks.ts';
 import { releasePhaseGarbage } from '../base/memory.ts';
 import { fingerprintSource } from '../session/source-state.ts';
+import { keepBaseAtOpen } from '../session/base-archive.ts';
 import { publishOnce, publishedSession } from './publish-session.ts';
 import { openLazy } from './open-lazy.ts';
 import { claimName } from './take-over.ts';
@@ -66,6 +67,7 @@ async function openNamed(request: OpenRequest, zipPath: string): Promise<Opened>
         rules: target.rules,
         owner: request.owner,
       });
+      keepBaseAtOpen(zipPath, staging, source); // for a merge by lines after another writer replaced the zip
       return publishOnce(request, staging, record, entries);
     });
     return publishedSession(request.home, published);

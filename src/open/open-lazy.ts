@@ -15,6 +15,7 @@ import { workspaceTarget } from './workspace-rules.ts';
 import { CENTRAL_FILE, lazyEntriesOf } from '../session/lazy-entries.ts';
 import { countEntries } from '../session/entry-count.ts';
 import { fingerprintSource } from '../session/source-state.ts';
+import { keepBaseAtOpen } from '../session/base-archive.ts';
 import { centralFileFacts } from '../session/lazy-integrity.ts';
 import { loadSession, removeSession } from '../session/session-store.ts';
 import { extractEntries } from '../workspace/extract-entries.ts';
@@ -50,6 +51,7 @@ export async function openLazy(request: OpenRequest, zipPath: string): Promise<O
         }),
         lazy: { ...facts, ...centralFileFacts(central) },
       };
+      keepBaseAtOpen(zipPath, staging, source); // for a merge by lines after another writer replaced the zip
       return publishOnce(request, staging, record, []);
     });
   } finally {

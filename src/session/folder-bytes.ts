@@ -1,7 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
-/** Bytes a folder takes (file sizes; links count as themselves). What cannot be read counts as nothing. */
+/**
+ * Bytes a folder takes (file sizes; links count as themselves), and removing it would free: a file with another name
+ * (a session's base, hard-linked to its zip: base-archive.ts) counts as nothing. What cannot be read counts as nothing.
+ */
 export function folderBytes(dir: string): number {
   let total = 0;
   let entries: fs.Dirent[];
@@ -13,7 +16,11 @@ export function folderBytes(dir: string): number {
   for (const entry of entries) {
     const full = path.join(dir, entry.name);
     try {
-      total += entry.isDirectory() ? folderBytes(full) : fs.lstatSync(full).size;
+      if (entry.isDirectory()) total += folderBytes(full);
+      else {
+        const stats = fs.lstatSync(full);
+        if (stats.isSymbolicLink() || stats.nlink <= 1) total += stats.size;
+      }
     } catch {
       // Gone or unreadable meanwhile.
     }

@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { DIRECTORY_COPY } from '../session/manifest.ts';
+import { dropNextBase, nextBasePath, placeNextBase } from '../session/base-archive.ts';
 import { readManifestLines } from '../session/manifest-lines.ts';
 import type { Session } from '../session/session-store.ts';
 import { currentFingerprint, sameArchive } from '../session/source-state.ts';
@@ -32,13 +33,18 @@ export function nextCentralPath(session: Session): string {
  */
 export function recoverInterruptedSync(session: Session): void {
   const next = nextManifestPath(session);
-  if (!fs.existsSync(next)) return;
+  if (!fs.existsSync(next)) {
+    // Killed between the manifest's rename and the base's: the next base is the archive the manifest describes.
+    if (fs.existsSync(nextBasePath(session.dir))) placeNextBase(session.dir);
+    return;
+  }
   try {
     const draft = readManifestLines(next).session;
     const current = currentFingerprint(draft.source_path);
     if (current && sameArchive(current, draft.source)) {
       if (fs.existsSync(nextCentralPath(session))) fs.renameSync(nextCentralPath(session), directoryCopyPath(session));
       fs.renameSync(next, session.manifest);
+      placeNextBase(session.dir);
       return;
     }
   } catch {
@@ -46,4 +52,5 @@ export function recoverInterruptedSync(session: Session): void {
   }
   fs.rmSync(next, { force: true });
   fs.rmSync(nextCentralPath(session), { force: true });
+  dropNextBase(session.dir);
 }

@@ -9,6 +9,7 @@
  * refuses, nor one file written over the other.
  */
 import { quoted } from '../format/quote-name.ts';
+import type { LineConflict } from '../files/merge-lines.ts';
 import type { ItemType } from '../rules/item-type.ts';
 import { foldCase } from '../rules/platform-names.ts';
 
@@ -24,6 +25,10 @@ export interface Conflict {
   path: string;
   zip: string;
   workspace: string;
+  /** A text file's changes to the same lines (line-merge.ts): the blocks of markers, by line of the merged file. */
+  lines?: LineConflict[];
+  /** Why an entry both sides modified was not merged by lines ("binary", "over 8 MiB", ...). */
+  reason?: string;
 }
 
 interface Claim {

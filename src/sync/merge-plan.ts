@@ -9,8 +9,11 @@
  * or both deleted it). A file turned into a folder (or back) is its deletion
  * and an addition. Two sides that would leave a file where the other needs a
  * folder (or, in a folder that does not tell case apart, two spellings of one
- * path) conflict too (merge-clashes.ts). Entries are merged whole, never line
- * by line (DESIGN.md, "Sync"), as git merges trees before it merges files.
+ * path) conflict too (merge-clashes.ts). A text file both sides modified is
+ * merged by lines where a line merge is offered (line-merge.ts): changes to
+ * different lines merge, changes to the same lines conflict with line ranges;
+ * other entries changed on both sides conflict whole, as git merges trees
+ * before it merges files.
  *
  * The new archive follows the zip's current order: entries the zip kept as
  * they were are written as a plain sync writes them (copied raw, or from the
@@ -18,14 +21,14 @@
  * copied from it raw, and the workspace's additions follow, as a plain sync
  * places them.
  */
-import { ZipfsError } from '../base/errors.ts';
-import { quoted } from '../format/quote-name.ts';
 import { foldersOf, type ItemType } from '../rules/item-type.ts';
 import type { EntryRecord } from '../session/manifest.ts';
 import type { ZipEntry } from '../zip/index.ts';
 import type { WorkspaceDiff } from './workspace-diff.ts';
 import { changeLines, changeLists, zipSideChanges, type PlacedEntry } from './zip-changes.ts';
 import { layoutClashes, type Conflict, type MergedItem } from './merge-clashes.ts';
+import type { LineOutcome } from './line-merge.ts';
+import { conflictError } from './merge-conflicts.ts';
 
 /**
  * One entry of the new archive, in its order. `quiet`: the zip's entry is the base's under
@@ -43,6 +46,10 @@ export interface MergePlan {
   zipDeleted: EntryRecord[];
   /** Workspace additions the zip made too, with the same bytes: written once, from the zip. */
   sameAdditions: Set<string>;
+  /** Text files both sides modified, merged by lines: the merged text goes into the workspace, then the archive. */
+  byLines: { path: string; text: string }[];
+  /** The paths the workspace added, modified or deleted as the zip did (counted in fromZip). */
+  samePaths: ReadonlySet<string>;
   /** How many of the workspace's changes the zip made too: counted once, in fromZip. */
   same: { added: number; modified: number; deleted: number; renamed: number };
   /** The zip's identity when the plan was read (zip-now.ts): a zip replaced since is a conflict. */
@@ -64,10 +71,15 @@ export interface MergeInput {
   crcOf: (relative: string) => number | undefined;
   /** The workspace's folder does not tell case apart: two spellings of one path are one file there. */
   caseInsensitive?: boolean;
+  /** A text file both sides modified, merged by lines (line-merge.ts); without it, such files conflict whole. */
+  mergeLines?: (record: EntryRecord, now: PlacedEntry) => LineOutcome;
+  /** Words for a dry run's refusal: markers would be written, not were. */
+  dryRun?: boolean;
 }
 
 /** The merge of the workspace's changes and the zip's, or CONFLICT_DETECTED naming every path changed on both sides. */
-export function planMerge({ base, diff, now, crcOf, caseInsensitive = false }: MergeInput): MergePlan {
+export function planMerge(input: MergeInput): MergePlan {
+  const { base, diff, now, crcOf, caseInsensitive = false } = input;
   const additions = new Map(diff.additions.map((addition) => [addition.path, addition.observed]));
   const renamedFrom = new Map<string, number>(); // rename target -> the base entry's index
   for (const [index, to] of diff.renames) renamedFrom.set(to, index);
@@ -78,6 +90,22 @@ export function planMerge({ base, diff, now, crcOf, caseInsensitive = false }: M
   const same = { added: 0, modified: 0, deleted: 0, renamed: 0 };
   const conflicts: Conflict[] = [];
   const conflict = (path: string, zip: string, workspace: string) => conflicts.push({ path, zip, workspace });
+  const byLines: MergePlan['byLines'] = [];
+  const samePaths = new Set<string>();
+  // Both sides modified the file: merged by lines where it can be, else a conflict (with its lines, or whole and why).
+  const bothModified = (record: EntryRecord, placed: PlacedEntry) => {
+    const outcome = input.mergeLines?.(record, placed);
+    if (outcome?.kind === 'merged') byLines.push({ path: record.path, text: outcome.text });
+    if (outcome?.kind === 'merged' || outcome?.kind === 'resolved') steps.push({ kind: 'base', record });
+    else
+      conflicts.push({
+        path: record.path,
+        zip: 'modified',
+        workspace: 'modified',
+        ...(outcome?.kind === 'conflict' ? { lines: outcome.lines } : {}),
+        ...(outcome?.kind === 'whole' ? { reason: outcome.reason } : {}),
+      });
+  };
   // The workspace's file at `relative` holds the entry's bytes (a folder holds none: the same kind is enough).
   const sameBytes = (relative: string, { entry, type }: PlacedEntry) => {
     const observed = diff.observed.get(relative);
@@ -104,9 +132,13 @@ export function planMerge({ base, diff, now, crcOf, caseInsensitive = false }: M
       const { record, now: placed } = change;
       const state = diff.states.get(record.index);
       if (state === 'unchanged' || (state === 'modified' && sameBytes(record.path, placed))) {
-        if (state === 'modified') same.modified++;
+        if (state === 'modified') {
+          same.modified++;
+          samePaths.add(record.path);
+        }
         steps.push({ kind: 'zip', ...placed });
-      } else {
+      } else if (state === 'modified') bothModified(record, placed);
+      else {
         conflict(
           record.path,
           'modified',
@@ -131,6 +163,7 @@ export function planMerge({ base, diff, now, crcOf, caseInsensitive = false }: M
         if (addedHere) {
           sameAdditions.add(placed.path);
           same.added++;
+          samePaths.add(placed.path);
         } else sameRenames.add(movedHere!);
       }
       steps.push({ kind: 'zip', ...placed });
@@ -140,9 +173,13 @@ export function planMerge({ base, diff, now, crcOf, caseInsensitive = false }: M
       const became = state === 'unchanged' || state === 'deleted' ? undefined : zipHas(record.path);
       const zipSide = became === undefined ? 'deleted' : `made it ${kindOf(became)}`;
       if (state === 'unchanged') zipDeleted.push(record);
-      else if (state === 'deleted') same.deleted++;
-      else if (state === 'renamed' && sameRenames.has(record.index)) same.renamed++;
-      else conflict(record.path, zipSide, state === 'renamed' ? 'renamed' : 'modified');
+      else if (state === 'deleted') {
+        same.deleted++;
+        samePaths.add(record.path);
+      } else if (state === 'renamed' && sameRenames.has(record.index)) {
+        same.renamed++;
+        samePaths.add(record.path);
+      } else conflict(record.path, zipSide, state === 'renamed' ? 'renamed' : 'modified');
     }
   }
   // A rename both sides made, where the zip kept a copy of the old entry: the workspace moved it away, so it goes.
@@ -152,8 +189,16 @@ export function planMerge({ base, diff, now, crcOf, caseInsensitive = false }: M
       : steps.filter((step) => step.kind !== 'base' || !sameRenames.has(step.record.index));
 
   conflicts.push(...layoutClashes(mergedItems(plannedSteps, diff, sameAdditions), caseInsensitive));
-  if (conflicts.length > 0) throw conflictError(conflicts);
-  return { steps: plannedSteps, fromZip: changeLines(changeLists(changes)), zipDeleted, sameAdditions, same };
+  if (conflicts.length > 0) throw conflictError(conflicts, input.dryRun === true);
+  return {
+    steps: plannedSteps,
+    fromZip: changeLines(changeLists(changes)),
+    zipDeleted,
+    sameAdditions,
+    same,
+    samePaths,
+    byLines,
+  };
 }
 
 /** What the new archive would hold, each with the side it comes from, for the clash check. */
@@ -177,19 +222,4 @@ function mergedItems(steps: readonly Step[], diff: WorkspaceDiff, sameAdditions:
     items.push({ path, type: observed.kind, origin: 'workspace' });
   }
   return items;
-}
-
-function conflictError(found: readonly Conflict[]): ZipfsError {
-  const byPath = new Map<string, Conflict>();
-  for (const c of found) if (!byPath.has(c.path)) byPath.set(c.path, c);
-  const conflicts = [...byPath.values()];
-  const shown = conflicts.slice(0, 10).map((c) => `${quoted(c.path)} (zip: ${c.zip}, workspace: ${c.workspace})`);
-  const more = conflicts.length > 10 ? `, and ${conflicts.length - 10} more` : '';
-  return new ZipfsError(
-    'CONFLICT_DETECTED',
-    `${conflicts.length === 1 ? 'An entry was' : `${conflicts.length} entries were`} changed both in the zip ` +
-      `(by another writer) and in this workspace: ${shown.join('; ')}${more}. Nothing was written. Make each side ` +
-      `agree (take the zip's version into the workspace, or undo it there), then merge again; or sync with force ` +
-      `to keep the workspace's version of everything.`,
-  );
 }

@@ -18,8 +18,9 @@ import { writeManifest } from '../session/manifest.ts';
 import { TEMP_MARK, assertBackupPathFree, draftBackup, fsyncDirectory, placeBackup, renameOver } from './sync-files.ts';
 import { verifyWritten } from './verify-written.ts';
 import { isNewArchive } from '../session/source-state.ts';
+import { draftNextBase, dropNextBase, placeNextBase } from '../session/base-archive.ts';
 import { takeZipSide } from './merge-apply.ts';
-import { fileVersion, replacedDuringMerge } from './zip-identity.ts';
+import { changedSince, fileVersion, replacedDuringMerge } from './zip-identity.ts';
 import { removeEmptiedFolders } from './emptied-folders.ts';
 import { assertWithinOpenLimits } from './open-limits.ts';
 import { assertFinalShape } from './final-shape.ts';
@@ -33,7 +34,10 @@ import type { Base } from '../workspace/base.ts';
 import { workspaceOf } from '../workspace/session-workspace.ts';
 import { checkSource } from './check-source.ts';
 import { directoryCopyPath, nextCentralPath, nextManifestPath, recoverInterruptedSync } from './interrupted-sync.ts';
-import { mergePlanFor, mergeSides, mergedCounts } from './merge-sides.ts';
+import { fromWorkspace, mergePlanFor, mergeSides, mergedCounts } from './merge-sides.ts';
+import { adoptZipNow, nothingToWrite } from './adopt-zip.ts';
+import { assertNoMarkersLeft, writeMerged } from './line-markers.ts';
+import { clearMergeState } from '../session/merge-state.ts';
 import { refuseUnsupported, syncFailure } from './sync-failure.ts';
 import type { SyncCounts, SyncRequest, SyncResult } from './sync-types.ts';
 import { writeArchive } from './write-archive.ts';
@@ -69,6 +73,8 @@ export async function syncSession(request: SyncRequest): Promise<SyncResult> {
       `Invalid input for sync: ${param('merge')} keeps the zip's other changes and ${param('force')} discards ` +
         `them; pass one.`,
     );
+  // A merge's conflict markers left in a file: refused, whatever else is asked (line-markers.ts).
+  assertNoMarkersLeft(session);
   if (request.dryRun) {
     const source = checkSource(base, { force: request.force, merge: request.merge === true });
     // A merge's plan: what comes from the zip (or CONFLICT_DETECTED naming what cannot merge).
@@ -76,10 +82,16 @@ export async function syncSession(request: SyncRequest): Promise<SyncResult> {
       const sides = mergeSides(base, diff);
       const plan = await mergePlanFor(request, base, sides);
       assertFinalShape({ ...sides, base, plan });
-      return { synced: false, backup_path: null, ...mergedCounts(counts, plan) };
+      return {
+        synced: false,
+        backup_path: null,
+        ...mergedCounts(counts, plan),
+        from_workspace: fromWorkspace(diff, plan),
+      };
     }
-    if (request.merge) assertFinalShape({ base, entries: diff.entries, diff });
-    return { synced: false, backup_path: null, ...counts };
+    if (!request.merge) return { synced: false, backup_path: null, ...counts };
+    assertFinalShape({ base, entries: diff.entries, diff });
+    return { synced: false, backup_path: null, ...counts, from_workspace: fromWorkspace(diff) };
   }
   // The check of the zip and the rename over it are one step against every other zipfs process
   // syncing this zip (two sessions of one zip, in one process or several): under the zip's lock.
@@ -119,6 +131,11 @@ async function writeBack(
   if (base.limitsOn === 'archive') assertWithinOpenLimits(diff, request.limits);
   // A merge's final set of paths (final-shape.ts): a file where a folder is needed is refused before writing.
   if (request.merge) assertFinalShape({ ...(sides ?? { entries: diff.entries, diff }), base, plan });
+  // Nothing of the workspace's own to write: the zip stays as it is, and becomes the session's base (adopt-zip.ts).
+  if (plan && sides && nothingToWrite(counts)) {
+    await adoptZipNow(request, base, plan, sides);
+    return { synced: true, backup_path: null, ...counts };
+  }
   if (source.exists && request.backup) assertBackupPathFree(target);
   // A program that is not zipfs takes no lock: what it writes meanwhile is caught before the rename.
   // A merge's zip is the one its plan read: replaced since, it is a conflict (zip-identity.ts).
@@ -131,6 +148,8 @@ async function writeBack(
   removeOnExit(temporary);
   let draft: string | undefined; // the backup, until the rename has worked (sync-files.ts)
   try {
+    // Text files merged by lines: the merged text goes into the workspace, and from there into the new archive.
+    if (plan) writeMerged(session.contents, plan.byLines);
     const { next, gone, replaced, total } = await writeArchive({
       temporary,
       target,
@@ -159,7 +178,7 @@ async function writeBack(
     });
     releasePhaseGarbage(next.entries.length);
     request.signal?.throwIfAborted(); // the last moment a cancel can take effect: nothing has replaced the zip yet
-    if (before !== undefined && fileVersion(target) !== before) {
+    if (before !== undefined && changedSince(target, before)) {
       throw new ZipfsError(
         'CONFLICT_DETECTED',
         `The source zip ${target} was changed by another program while this sync was writing; nothing was ` +
@@ -180,6 +199,7 @@ async function writeBack(
     // (resolved with force); the archive itself is whole either way.
     if (central) fs.writeFileSync(nextCentralPath(session), central);
     writeManifest(nextManifestPath(session), next.session, next.entries);
+    const nextBase = draftNextBase(session.dir, temporary); // a link to the new archive (base-archive.ts)
     if (source.exists && request.backup) draft = draftBackup(target);
     if (draft) removeOnExit(draft);
     await renameOver(temporary, target);
@@ -189,6 +209,8 @@ async function writeBack(
     fsyncDirectory(path.dirname(target));
     if (central) fs.renameSync(nextCentralPath(session), directoryCopyPath(session));
     fs.renameSync(nextManifestPath(session), session.manifest);
+    placeNextBase(session.dir, nextBase);
+    clearMergeState(session.dir);
     const moved = [
       ...diff.entries.filter(
         (entry) => diff.states.get(entry.index) === 'deleted' || diff.states.get(entry.index) === 'renamed',
@@ -200,7 +222,7 @@ async function writeBack(
   } catch (error) {
     // Before the rename (the temporary is still there), a merge's zip that is no longer the plan's is what failed: a
     // conflict.
-    const replaced = plan !== undefined && fs.existsSync(temporary) && fileVersion(target) !== plan.version;
+    const replaced = plan !== undefined && fs.existsSync(temporary) && changedSince(target, plan.version);
     fs.rmSync(temporary, { force: true });
     keepOnExit(temporary);
     if (draft) {
@@ -209,6 +231,7 @@ async function writeBack(
     }
     fs.rmSync(nextManifestPath(session), { force: true });
     fs.rmSync(nextCentralPath(session), { force: true });
+    dropNextBase(session.dir);
     if (replaced) throw replacedDuringMerge(target);
     throw syncFailure(error, { temporary, target });
   }

@@ -30,6 +30,10 @@ export interface SyncResult {
   files_renamed?: number;
   /** A merge: what the zip's side brought into the workspace (`A path`, `M path`, `D path`). */
   from_zip?: string[];
+  /** A merge's dry run: what the workspace's side brings (`A path`, `M path`, `D path`, `R from -> to`). */
+  from_workspace?: string[];
+  /** Text files both sides modified, merged by lines (their merged text is in the workspace and the zip). */
+  merged_by_lines?: string[];
   /** What syncs killed outright had left beside the zip (zip-leftovers.ts), removed by this one. */
   leftovers_removed?: string[];
 }

@@ -26,7 +26,7 @@ import {
 } from '../zip/index.ts';
 import type { Step } from './merge-plan.ts';
 import type { PlacedEntry } from './zip-changes.ts';
-import { assertSameZip, fileVersion, replacedDuringMerge } from './zip-identity.ts';
+import { assertSameZip, changedSince, fileVersion, replacedDuringMerge } from './zip-identity.ts';
 
 export interface ZipNowRequest {
   zipPath: string;
@@ -119,7 +119,7 @@ export async function checkTakenData(
  * on. A zip replaced while it was read is a conflict, whatever the reading made of its halves.
  */
 function mergeRefusal(error: unknown, { zipPath, forceable }: ZipNowRequest, version: string | undefined): unknown {
-  if (fileVersion(zipPath) !== version) return replacedDuringMerge(zipPath);
+  if (changedSince(zipPath, version)) return replacedDuringMerge(zipPath);
   if (!(error instanceof ZipfsError) || error.code === 'CONFLICT_DETECTED') return error;
   const force = !forceable ? '' : `, or sync with ${param('force')} to replace it with this workspace`;
   return new ZipfsError(

@@ -142,7 +142,8 @@ describe('sync --merge', () => {
       const refused = (await call(mcp.client, 'zipfs_sync', { session: 'proj2', merge: true })).data.error;
       expect(refused.code).toBe('CONFLICT_DETECTED');
       expect(refused.message).toContain('3 entries were changed both in the zip');
-      expect(refused.message).toContain('"b.txt" (zip: modified, workspace: modified)');
+      // A text file both changed in the same line: a conflict by lines, marked in the workspace's file.
+      expect(refused.message).toContain('"b.txt" (both changed the same lines: lines 1-7 of the file as marked)');
       expect(refused.message).toContain('"c.txt" (zip: deleted, workspace: modified)');
       expect(refused.message).toContain('"NEWFILE.txt" (zip: added, workspace: added)');
       expect(
@@ -152,7 +153,9 @@ describe('sync --merge', () => {
       await mcp.close();
     }
     expect(fs.readFileSync(zip).equals(before)).toBe(true);
-    expect(fs.readFileSync(path.join(proj2, 'b.txt'), 'utf8')).toBe('b from proj2\n');
+    expect(fs.readFileSync(path.join(proj2, 'b.txt'), 'utf8')).toBe(
+      '<<<<<<< workspace\nb from proj2\n||||||| base\nb\n=======\nb from proj\n>>>>>>> zip\n',
+    );
     // The same change made on both sides is no conflict.
     fs.writeFileSync(path.join(proj2, 'b.txt'), 'b from proj\n');
     fs.writeFileSync(path.join(proj2, 'NEWFILE.txt'), 'new\n');
