@@ -25,7 +25,10 @@ const NAMED_PROBLEMS = 5;
 
 /** Problems as one sentence: the first few named, the others counted. */
 export function problemList(problems: string[]): string {
-  const named = problems.slice(0, NAMED_PROBLEMS).join('; ');
+  const named = problems
+    .slice(0, NAMED_PROBLEMS)
+    .map((problem) => problem.replace(/\.$/, ''))
+    .join('; ');
   return problems.length > NAMED_PROBLEMS ? `${named}; and ${problems.length - NAMED_PROBLEMS} more` : named;
 }
 
