@@ -14,7 +14,9 @@ export const OUTPUT_DOCS: Record<string, Record<string, string>> = {
     workspace_path: 'Absolute path of the folder holding the extracted files.',
     file_count: 'Files in the session.',
     extracted_size_bytes: 'Bytes the files take, as extracted.',
-    not_extracted: 'A lazy session: entries still only in the zip, not in the folder (zipfs extract puts them there).',
+    not_extracted:
+      'A lazy session: files still only in the zip, not in the folder (zipfs extract puts them there); counted as ' +
+      'file_count counts them, folders in neither.',
     already_open: 'Present (true) when the zip already had a session and that one is answered, not a new one.',
     warnings:
       'What inspect would warn of (links extracted as plain files), and a session taken over from a job that is gone.',
@@ -33,6 +35,8 @@ export const OUTPUT_DOCS: Record<string, Record<string, string>> = {
     total_compressed: 'Compressed bytes of all entries.',
     comment: "The archive's comment, when it has one.",
     warnings: 'Why open would refuse or change something; empty when it would open cleanly.',
+    suggestion:
+      'Past 10,000 entries or 1 GiB uncompressed: to open it lazily, and what works on entries left in the zip.',
     next_offset: 'The offset of the next page; absent on the last page.',
   },
   sessions: {
@@ -49,12 +53,12 @@ export const OUTPUT_DOCS: Record<string, Record<string, string>> = {
   path: {
     path: "Absolute path of the session's workspace folder.",
     not_extracted:
-      'A lazy session: entries only in the zip, which other tools do not see in the folder until zipfs extract.',
+      'A lazy session: files (not folders) only in the zip, which other tools do not see in the folder until zipfs extract.',
   },
   extract: {
     extracted: 'Entries written into the folder by this call.',
     bytes: 'Bytes written.',
-    not_extracted: 'Entries still only in the zip afterwards.',
+    not_extracted: 'Files (not folders, as open counts them) still only in the zip afterwards.',
   },
   ls: {
     entries: "The folder's entries (this page): folders first, then files, each by name.",
@@ -91,25 +95,51 @@ export const OUTPUT_DOCS: Record<string, Record<string, string>> = {
     size_bytes: "The file's size afterwards.",
   },
   edit: {
-    sha256: 'SHA-256 of the new content.',
-    size_bytes: "The file's size afterwards.",
-    replacements: 'Matches replaced, over all edits.',
-    diff: 'Unified diff of the change; empty with diff: false.',
+    sha256: 'SHA-256 of the new content (one file, named by path alone).',
+    size_bytes: "The file's size afterwards (one file, named by path alone).",
+    replacements: 'Matches replaced, over all edits and all files.',
+    diff: 'Unified diff of the change (of every file changed, one after another); empty with diff: false.',
     truncated: 'Present (true) when the diff was cut to fit the answer (MCP only): zipfs_diff pages through it.',
     total: 'Lines of the whole diff, when it was cut.',
+    results: 'With paths or a glob: each file changed, skipped or failed (files no edit matched are only counted).',
+    'results[].path': "The file's path, normalised.",
+    'results[].replacements': 'Matches replaced in it.',
+    'results[].sha256': 'SHA-256 of its new content.',
+    'results[].size_bytes': 'Its size afterwards.',
+    'results[].skipped': 'Why a file a glob named was left alone (not text).',
+    'results[].error': 'Why it was not written, though every file was checked first (a file held open).',
+    count: 'With paths or a glob: files changed.',
+    unchanged_count: 'With paths or a glob: files named where no edit matched, left as they were.',
+    failed: 'Files that could not be written (each has an error).',
+    results_total: 'All results, when the list was cut to fit the answer (MCP only).',
   },
   mkdir: {
     created: 'True when the folder was made; false when it was already there.',
     path: "The folder's path, normalised.",
   },
   move: {
-    moved: 'Always true.',
-    from: 'The old path, normalised.',
-    to: 'The new path, normalised.',
+    moved: 'True when every path was moved.',
+    from: 'The old path, normalised (from alone).',
+    to: 'The new path, normalised (from alone).',
+    results: 'With paths or a glob: one result per path, in the order named.',
+    'results[].path': 'The path, normalised.',
+    'results[].to': 'Where it went, normalised.',
+    'results[].error': 'Why it was not moved, though every path was checked first (a file held open).',
+    count: 'With paths or a glob: paths moved.',
+    failed: 'Paths that could not be moved (each has an error).',
+    truncated: 'Present (true) when results was cut to fit the answer (MCP only); count has them all.',
+    total: 'All results, when the list was cut.',
   },
   delete: {
-    deleted: 'Always true.',
-    path: 'The deleted path, normalised.',
+    deleted: 'True when every path was deleted.',
+    path: 'The deleted path, normalised (path alone).',
+    results: 'With paths or a glob: one result per path, in the order named.',
+    'results[].path': 'The path, normalised.',
+    'results[].error': 'Why it was not deleted, though every path was checked first (a file held open).',
+    count: 'With paths or a glob: paths deleted.',
+    failed: 'Paths that could not be deleted (each has an error).',
+    truncated: 'Present (true) when results was cut to fit the answer (MCP only); count has them all.',
+    total: 'All results, when the list was cut.',
   },
   grep: {
     matches: 'Matching lines, by file path and line number (this page).',
@@ -192,6 +222,7 @@ export const OUTPUT_DOCS: Record<string, Record<string, string>> = {
     'sync.files_modified': 'Entries whose content changed.',
     'sync.files_added': 'Entries added.',
     'sync.files_deleted': 'Entries removed.',
+    'sync.files_renamed': 'Entries moved, their bytes kept in place; present only when there were renames.',
   },
   prune: {
     pruned: 'What was removed (or, with dry_run, would be).',

@@ -25,7 +25,10 @@ export function rebaseOnCurrentFolder(
   for (const key of keys) {
     const value = input[key];
     if (value === undefined && key === keys[0] && command.cli.fromCurrentFolder) input[key] = place.folder;
-    if (typeof value === 'string' && !value.startsWith('/') && !value.startsWith('\\'))
-      input[key] = path.posix.join(place.folder, value);
+    const fromHere = (one: unknown) =>
+      typeof one === 'string' && !one.startsWith('/') && !one.startsWith('\\')
+        ? path.posix.join(place.folder!, one)
+        : one;
+    if (value !== undefined) input[key] = Array.isArray(value) ? value.map(fromHere) : fromHere(value);
   }
 }

@@ -34,6 +34,7 @@ export const close = defineCommand({
           files_modified: count('Paths'),
           files_added: count('Paths'),
           files_deleted: count('Paths'),
+          files_renamed: v.optional(count('Moved, kept in place')),
         }),
         v.description('With sync: its counts'),
       ),
@@ -58,7 +59,13 @@ export const close = defineCommand({
       async () => {
         let synced = false;
         let sync:
-          | { backup_path: string | null; files_modified: number; files_added: number; files_deleted: number }
+          | {
+              backup_path: string | null;
+              files_modified: number;
+              files_added: number;
+              files_deleted: number;
+              files_renamed?: number;
+            }
           | undefined;
         if (input.sync) {
           const result = await syncSession({
@@ -77,6 +84,8 @@ export const close = defineCommand({
             files_modified: result.files_modified,
             files_added: result.files_added,
             files_deleted: result.files_deleted,
+            // As sync answers it: only when there were renames.
+            ...(result.files_renamed ? { files_renamed: result.files_renamed } : {}),
           };
         } else if (!input.force) {
           recoverInterruptedSync(session);
@@ -105,6 +114,7 @@ export const close = defineCommand({
     out.sync
       ? `Synced (${out.sync.files_modified} modified, ${out.sync.files_added} added, ` +
         `${out.sync.files_deleted} deleted` +
+        `${out.sync.files_renamed ? `, ${out.sync.files_renamed} renamed` : ''}` +
         `${out.sync.backup_path ? `; previous archive kept as ${out.sync.backup_path}` : ''}) ` +
         `and closed session "${out.name}".`
       : `Closed session "${out.name}".`,

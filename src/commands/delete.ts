@@ -4,39 +4,68 @@ import { deleteWorkspacePath } from '../files/edit.ts';
 import { ZipfsError } from '../base/errors.ts';
 import { normaliseToolPath } from '../files/safe-path.ts';
 import { workspaceOf } from '../workspace/session-workspace.ts';
+import { deleteMany } from '../workspace/delete-many.ts';
+import { plural } from '../format/units.ts';
+import { takePage } from '../table/paging.ts';
 import { flag, name, sessionParam } from './schemas.ts';
+import { assertSomePath, manyResults, morePathsParam, renderResults, resultsCutNote } from './schemas.ts';
 
 export const del = defineCommand({
   name: 'delete',
   title: 'Delete',
-  description: 'Delete a file or folder; links are removed, never followed.',
+  description:
+    'Delete files or folders; links are removed, never followed. Several at once with paths (globs too): all are ' +
+    'checked first, and nothing is deleted if one is missing. Works on entries not extracted.',
   input: v.strictObject({
     session: sessionParam,
-    path: v.pipe(v.string(), v.description('From the workspace root')),
+    path: v.optional(v.pipe(v.string(), v.description('From the workspace root'))),
+    paths: morePathsParam('without recursive, a glob deletes files and links only'),
     recursive: v.optional(v.pipe(v.boolean(), v.description('For a non-empty folder')), false),
   }),
-  output: v.object({ deleted: flag('True'), path: name('Normalised') }),
+  output: v.object({
+    deleted: flag('True when every path was'),
+    path: v.optional(name('Normalised (path alone)')),
+    ...manyResults('deleted'),
+  }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
   session: 'write',
   cli: {
     message: true,
-    workspacePaths: ['path'],
-    positionals: ['path'],
+    workspacePaths: ['path', 'paths'],
+    positionals: ['path', 'paths'],
     short: { session: 's', recursive: 'r' },
-    example: 'zipfs delete data/old -r',
+    example: "zipfs delete data/old -r; zipfs delete a.txt b.txt 'ppt/slides/slide3*'",
   },
+  check: (input) => assertSomePath(input.path, input.paths, 'delete'),
   async run(input, context) {
     const { session } = context;
-    // Entries only in the archive are deleted there; what is on disk, from the folder.
-    const fromZip = workspaceOf(session).removeArchived(input.path, input.recursive);
-    let deleted: string;
-    try {
-      deleted = deleteWorkspacePath(session.contents, input.path, input.recursive);
-    } catch (error) {
-      if (!(fromZip > 0 && error instanceof ZipfsError && error.code === 'PATH_NOT_FOUND')) throw error;
-      deleted = normaliseToolPath(input.path);
+    if (input.paths === undefined && !/[*?[{]/.test(input.path!)) {
+      // One path, answered as before: entries only in the archive are deleted there; what is on disk, from the folder.
+      const fromZip = workspaceOf(session).removeArchived(input.path!, input.recursive);
+      let deleted: string;
+      try {
+        deleted = deleteWorkspacePath(session.contents, input.path!, input.recursive);
+      } catch (error) {
+        if (!(fromZip > 0 && error instanceof ZipfsError && error.code === 'PATH_NOT_FOUND')) throw error;
+        deleted = normaliseToolPath(input.path!);
+      }
+      return { deleted: true, path: deleted };
     }
-    return { deleted: true, path: deleted };
+    const patterns = [...(input.path === undefined ? [] : [input.path]), ...(input.paths ?? [])];
+    const results = deleteMany(workspaceOf(session), patterns, input.recursive);
+    const failed = results.filter((r) => r.error !== undefined).length;
+    // A deletion cannot be asked for again: the list is cut to what fits, with the counts whole.
+    return takePage(results, {}, context.maxAnswerBytes, (page, next) => ({
+      deleted: failed === 0,
+      results: page,
+      count: results.length - failed,
+      ...(failed > 0 ? { failed } : {}),
+      ...(next === undefined ? {} : { truncated: true, total: results.length }),
+    }));
   },
-  render: (out) => `Deleted ${out.path}.`,
+  render: (out) =>
+    out.results
+      ? renderResults(out.results, (r) => `Deleted ${r.path}.`) || `Deleted ${plural(out.count ?? 0, 'path')}.`
+      : `Deleted ${out.path}.`,
+  note: (out) => resultsCutNote(out, 'deleted'),
 });

@@ -10,16 +10,17 @@ import { sessionFolderRules } from '../rules/folder-rules.ts';
 import { unifiedDiff } from '../files/line-diff.ts';
 import { resolveExisting } from '../files/safe-path.ts';
 import { withBeneath } from '../files/beneath.ts';
-import { notReadable, openRegularFile } from '../base/regular-file.ts';
-import { notTextReason, scanFile } from '../files/text-or-binary.ts';
-import { textEncodingOf, WHOLE_TEXT_MAX_BYTES } from '../files/file-encoding.ts';
-import { decodeText, encodeOrRefuse, TEXT_ENCODINGS, type TextEncoding } from '../files/text-encoding.ts';
+import { readText } from '../files/read-text.ts';
+import { encodeOrRefuse, TEXT_ENCODINGS } from '../files/text-encoding.ts';
+import { editMany } from '../workspace/edit-many.ts';
 import { workspaceOf } from '../workspace/session-workspace.ts';
 import { paintDiff } from '../format/paint-diff.ts';
 import { plural } from '../format/units.ts';
-import { param } from '../base/message-marks.ts';
-import { takePage, textChars } from '../table/paging.ts';
-import { count, flag, sessionParam, text } from './schemas.ts';
+import { mcpResultChars, takePage, textChars } from '../table/paging.ts';
+import type { SessionContext } from '../table/command.ts';
+import { assertSomePath, count, flag, morePathsParam, name, sessionParam, text } from './schemas.ts';
+
+const GLOB = /[*?[{]/;
 
 const editSchema = v.strictObject({
   old_text: v.pipe(v.string(), v.description('Exact, unique')),
@@ -28,68 +29,60 @@ const editSchema = v.strictObject({
   regex: v.optional(flag('old_text as regex; $1 refs')),
 });
 
-/**
- * The file's characters (a BOM kept as U+FEFF), the encoding they are written back in, and
- * the file's SHA-256; or why it cannot be edited as text.
- */
-function readText(
-  absolute: string,
-  relative: string,
-  asked: TextEncoding | undefined,
-): { text: string; encoding: TextEncoding; sha256: string } {
-  const { fd, stats } = openRegularFile(absolute, relative, { refuse: (what) => notReadable(relative, what) });
-  try {
-    const { kind, sha256 } = scanFile(fd, stats.size);
-    const encoding =
-      stats.size > WHOLE_TEXT_MAX_BYTES ? undefined : textEncodingOf(fd, stats.size, kind, asked, relative);
-    const text = encoding && decodeText(fs.readFileSync(fd), encoding);
-    if (text === undefined || !encoding) {
-      const why =
-        stats.size > WHOLE_TEXT_MAX_BYTES
-          ? 'over 64 MiB'
-          : kind === 'binary'
-            ? 'binary'
-            : `${notTextReason(kind === 'utf-8' ? 'not-utf-8' : kind)} (name its encoding with ` +
-              `${param('encoding', 'iso-8859-1')} or another, if it is text)`;
-      throw new ZipfsError(
-        'INVALID_INPUT',
-        `${quote(relative)} is ${why}; edit works on text files. Replace it whole with write.`,
-      );
-    }
-    return { text, encoding, sha256 };
-  } finally {
-    fs.closeSync(fd);
-  }
-}
+const editInput = v.strictObject({
+  session: sessionParam,
+  path: v.optional(v.pipe(v.string(), v.description('From the workspace root'))),
+  paths: morePathsParam('text files only, a glob skips others'),
+  edits: v.pipe(v.array(editSchema), v.minLength(1), v.description('Applied in order')),
+  dry_run: v.optional(v.pipe(v.boolean(), v.description('Only the diff')), false),
+  expected_sha256: v.optional(v.pipe(v.string(), v.description('From read'))),
+  // Written back in the same encoding; a byte-order mark decides it when there is one (file-encoding.ts).
+  encoding: v.optional(v.pipe(v.picklist(TEXT_ENCODINGS), v.description('If no BOM (utf-8)'))),
+  diff: v.optional(v.pipe(v.boolean(), v.description('false: leave the diff out')), true),
+});
+
+const editOutput = v.object({
+  sha256: v.optional(text('New content (path alone)')),
+  size_bytes: v.optional(count('New size (path alone)')),
+  replacements: count('Made, in all files'),
+  diff: text('Unified diff'),
+  truncated: v.optional(flag('Diff cut; see zipfs_diff')),
+  total: v.optional(count('All diff lines, if cut')),
+  results: v.optional(
+    v.pipe(
+      v.array(
+        v.object({
+          path: name('Normalised'),
+          replacements: count('Made'),
+          sha256: v.optional(text('New content')),
+          size_bytes: v.optional(count('New size')),
+          skipped: v.optional(text('Why a glob left it')),
+          error: v.optional(text('Why not written')),
+        }),
+      ),
+      v.description('With paths or a glob: each file changed, skipped or failed'),
+    ),
+  ),
+  count: v.optional(count('Files changed')),
+  unchanged_count: v.optional(count('Files no edit matched')),
+  failed: v.optional(count('Files with an error')),
+  results_total: v.optional(count('All results, if the list was cut')),
+});
 
 export const edit = defineCommand({
   name: 'edit',
   title: 'Edit',
-  description: 'Replace exact text; each old_text must match once.',
-  input: v.strictObject({
-    session: sessionParam,
-    path: v.pipe(v.string(), v.description('From the workspace root')),
-    edits: v.pipe(v.array(editSchema), v.minLength(1), v.description('Applied in order')),
-    dry_run: v.optional(v.pipe(v.boolean(), v.description('Only the diff')), false),
-    expected_sha256: v.optional(v.pipe(v.string(), v.description('From read'))),
-    // Written back in the same encoding; a byte-order mark decides it when there is one (file-encoding.ts).
-    encoding: v.optional(v.pipe(v.picklist(TEXT_ENCODINGS), v.description('If no BOM (utf-8)'))),
-    diff: v.optional(v.pipe(v.boolean(), v.description('false: leave the diff out')), true),
-  }),
-  output: v.object({
-    sha256: text('New content'),
-    size_bytes: count('New size'),
-    replacements: count('Made'),
-    diff: text('Unified diff'),
-    truncated: v.optional(flag('Diff cut; see zipfs_diff')),
-    total: v.optional(count('All diff lines, if cut')),
-  }),
+  description:
+    'Replace exact text; each old_text must match once. With paths (globs too), the same edits in every file: ' +
+    'an edit a file lacks is skipped there, all are checked before any is written. Works on entries not extracted.',
+  input: editInput,
+  output: editOutput,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
   session: 'write',
   cli: {
     message: true,
-    workspacePaths: ['path'],
-    positionals: ['path'],
+    workspacePaths: ['path', 'paths'],
+    positionals: ['path', 'paths'],
     short: { session: 's' },
     example: 'zipfs edit data/config.json --old \'"debug": true\' --new \'"debug": false\'',
     options: {
@@ -132,13 +125,19 @@ export const edit = defineCommand({
       }
     },
   },
+  check: (input) => {
+    assertSomePath(input.path, input.paths, 'edit');
+    if (input.expected_sha256 !== undefined && (input.paths !== undefined || GLOB.test(input.path!)))
+      throw new ZipfsError('INVALID_INPUT', 'Invalid input: expected_sha256 is for one file (path); leave it out.');
+  },
   async run(input, context) {
     const { session } = context;
     const { grepBudgetMs } = loadLimits(context.env);
+    if (input.paths !== undefined || GLOB.test(input.path!)) return editFiles(input, context);
     // The file, onto disk first when it is only in the archive.
-    await workspaceOf(session).prepareChange([input.path], { home: context.home, limits: loadLimits(context.env) });
+    await workspaceOf(session).prepareChange([input.path!], { home: context.home, limits: loadLimits(context.env) });
     const file = withBeneath(session.contents, (beneath) => {
-      const found = resolveExisting(beneath, input.path);
+      const found = resolveExisting(beneath, input.path!);
       // The root ('' or '/', an unset variable's path) is a folder too, and said so, not taken for a link.
       if (found.stats.isDirectory())
         throw new ZipfsError(
@@ -156,13 +155,10 @@ export const edit = defineCommand({
           `written. Read it again and redo the edit.`,
       );
     }
-    const after = await applyEditsTimed(
-      before.text,
-      input.edits as TextEdit[],
-      file.relative,
-      grepBudgetMs,
-      context.signal,
-    );
+    const after = await applyEditsTimed(before.text, input.edits as TextEdit[], file.relative, {
+      budgetMs: grepBudgetMs,
+      signal: context.signal,
+    });
     const bytes = encodeOrRefuse(after.text, before.encoding, file.relative);
     if (!input.dry_run)
       writeWorkspaceFile(session.contents, file.relative, bytes, false, { rules: sessionFolderRules(session.record) });
@@ -181,5 +177,63 @@ export const edit = defineCommand({
   },
   render: (out, paint) => paintDiff(out.diff, paint),
   // The CLI has no answer budget: its diff is never cut, so the note need not say so.
-  note: (out, quiet) => (quiet ? undefined : `zipfs: ${plural(out.replacements, 'replacement')}; sha256 ${out.sha256}`),
+  note(out, quiet) {
+    if (quiet && !out.failed) return undefined;
+    if (out.results === undefined) return `zipfs: ${plural(out.replacements, 'replacement')}; sha256 ${out.sha256}`;
+    const failed = (out.results ?? []).filter((r) => r.error).map((r) => `zipfs: ${r.path}: ${r.error}`);
+    return [
+      ...failed,
+      `zipfs: ${plural(out.replacements, 'replacement')} in ${plural(out.count ?? 0, 'file')}` +
+        `${out.unchanged_count ? `; ${out.unchanged_count} without a match` : ''}`,
+    ].join('\n');
+  },
 });
+
+/** edit with several files (workspace/edit-many.ts): the changed files' results, then their diffs, cut to fit. */
+async function editFiles(
+  input: v.InferOutput<typeof editInput>,
+  context: SessionContext,
+): Promise<v.InferOutput<typeof editOutput>> {
+  const { session } = context;
+  const limits = loadLimits(context.env);
+  const patterns = [...(input.path === undefined ? [] : [input.path]), ...(input.paths ?? [])];
+  const done = await editMany(workspaceOf(session), {
+    patterns,
+    edits: input.edits as TextEdit[],
+    dryRun: input.dry_run,
+    encoding: input.encoding,
+    budgetMs: limits.grepBudgetMs,
+    rules: sessionFolderRules(session.record),
+    change: { home: context.home, limits, signal: context.signal },
+  });
+  const listed = done.files.filter((file) => file.replacements > 0 || file.skipped || file.error);
+  const failed = listed.filter((file) => file.error).length;
+  const head = {
+    replacements: done.files.reduce((sum, file) => sum + file.replacements, 0),
+    count: listed.filter((file) => file.replacements > 0 && !file.error).length,
+    unchanged_count: done.files.length - listed.length,
+    ...(failed > 0 ? { failed } : {}),
+  };
+  // Half the budget for the list of files, the rest for the diff: neither can be asked for again.
+  const half = context.maxAnswerBytes === undefined ? undefined : Math.floor(context.maxAnswerBytes / 2);
+  const listPart = takePage(listed, {}, half, (results, next) => ({
+    ...head,
+    diff: '',
+    results,
+    ...(next === undefined ? {} : { results_total: listed.length }),
+  }));
+  const text = input.diff ? done.diff : '';
+  const lines = text === '' ? [] : text.slice(0, -1).split('\n');
+  const left = context.maxAnswerBytes === undefined ? undefined : context.maxAnswerBytes - mcpResultChars(listPart);
+  return takePage(
+    lines,
+    {},
+    left,
+    (page, next) => ({
+      ...listPart,
+      diff: page.map((line) => `${line}\n`).join(''),
+      ...(next === undefined ? {} : { truncated: true, total: lines.length }),
+    }),
+    (line) => textChars(`${line}\n`),
+  );
+}

@@ -17,7 +17,7 @@ export const extract = defineCommand({
   output: v.object({
     extracted: count('Written'),
     bytes: count('Bytes'),
-    not_extracted: count('Still only in zip'),
+    not_extracted: count('Files (not folders) still only in zip'),
   }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   session: 'write',
@@ -40,5 +40,5 @@ export const extract = defineCommand({
   },
   render: (out) =>
     `Extracted ${plural(out.extracted, 'entry', 'entries')} (${humanBytes(out.bytes)}); ` +
-    `${plural(out.not_extracted, 'entry', 'entries')} left in the zip.`,
+    `${plural(out.not_extracted, 'file')} left in the zip.`,
 });

@@ -8,10 +8,29 @@ import { workspaceTarget } from '../open/workspace-rules.ts';
 import { continuation, limitParam, nextOffsetField, offsetParam, pageNote, takePage } from '../table/paging.ts';
 import { count, name, text } from './schemas.ts';
 
+/** Past these, open with lazy is suggested: extracting all of it costs more than an agent's task needs. */
+export const LAZY_ABOVE_ENTRIES = 10_000;
+export const LAZY_ABOVE_BYTES = 1024 ** 3;
+
+/**
+ * A page's characters over MCP when no limit was asked for: about 70 entries, a look at the archive, not all of it
+ * (200 entries took 33,600 characters). A limit asked for gets the whole answer budget.
+ */
+const GLANCE_CHARS = 12_000;
+
+function lazySuggestion(entries: number, bytes: number): string | undefined {
+  if (entries <= LAZY_ABOVE_ENTRIES && bytes <= LAZY_ABOVE_BYTES) return undefined;
+  const size = entries > LAZY_ABOVE_ENTRIES ? `${entries} entries` : `${humanBytes(bytes)} uncompressed`;
+  return (
+    `${size}: open it with lazy: true (--lazy), which extracts nothing; ls, tree, read and grep reach the entries in ` +
+    `the zip, delete, move and edit take what they change, and extract puts what other tools need in the folder.`
+  );
+}
+
 export const inspect = defineCommand({
   name: 'inspect',
   title: 'Inspect a zip',
-  description: 'Entries and warnings, without opening.',
+  description: `Entries and warnings, without opening; past ${LAZY_ABOVE_ENTRIES} entries or 1 GiB it suggests opening lazily.`,
   input: v.strictObject({
     path: v.pipe(v.string(), v.description('Zip path')),
     // start and max_entries came first; offset and limit are the names every paged tool takes.
@@ -39,6 +58,7 @@ export const inspect = defineCommand({
     total_compressed: count('Bytes'),
     comment: name('Comment'),
     warnings: v.pipe(v.array(v.string()), v.description('Empty: opens cleanly')),
+    suggestion: v.optional(text('How to open it: lazy, when big')),
     next_offset: nextOffsetField,
   }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
@@ -52,10 +72,21 @@ export const inspect = defineCommand({
       workspaceTarget(context.home, false),
       { start: offset, max: input.limit ?? input.max_entries },
     );
+    const suggestion = lazySuggestion(found.total_entries, found.total_size);
+    const asked = input.limit !== undefined || input.max_entries !== 200;
+    const budget =
+      context.maxAnswerBytes === undefined || asked
+        ? context.maxAnswerBytes
+        : Math.min(GLANCE_CHARS, context.maxAnswerBytes);
     // The page asked for, cut further to what fits the answer; next_offset counts from the archive's first entry.
-    return takePage(found.entries, {}, context.maxAnswerBytes, (entries) => {
+    return takePage(found.entries, {}, budget, (entries) => {
       const end = Math.min(offset, found.total_entries) + entries.length;
-      return { ...found, entries, ...continuation(end < found.total_entries ? end : undefined) };
+      return {
+        ...found,
+        entries,
+        ...(suggestion ? { suggestion } : {}),
+        ...continuation(end < found.total_entries ? end : undefined),
+      };
     });
   },
   render(out, paint) {
@@ -67,6 +98,7 @@ export const inspect = defineCommand({
     ];
     if (out.comment) lines.push(`comment: ${out.comment}`);
     for (const warning of out.warnings) lines.push(paint.yellow(`warning: ${warning}`));
+    if (out.suggestion) lines.push(`hint: ${out.suggestion.replace('lazy: true (--lazy)', '--lazy')}`);
     return lines.join('\n');
   },
   note: (out) => pageNote('entries', out.total_entries, out.next_offset),

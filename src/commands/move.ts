@@ -2,39 +2,82 @@ import * as v from 'valibot';
 import { defineCommand } from '../table/command.ts';
 import { moveWorkspacePath } from '../files/move.ts';
 import { workspaceOf } from '../workspace/session-workspace.ts';
+import { moveMany } from '../workspace/move-many.ts';
 import { loadLimits } from '../rules/limits.ts';
-import { flag, name, sessionParam } from './schemas.ts';
+import { plural } from '../format/units.ts';
+import { takePage } from '../table/paging.ts';
+import { flag, manyResults, morePathsParam, name, renderResults, resultsCutNote, sessionParam } from './schemas.ts';
+import { assertSomePath } from './schemas.ts';
+
+const GLOB = /[*?[{]/;
 
 export const move = defineCommand({
   name: 'move',
   title: 'Move',
-  description: 'Rename a file or folder.',
+  description:
+    'Rename a file or folder. With paths (globs too), or to ending in "/", each moves into the folder to ' +
+    '(made if missing), as mv does; all are checked first and nothing moves if one fails.',
   input: v.strictObject({
     session: sessionParam,
-    from: v.pipe(v.string(), v.description('Existing path')),
-    to: v.pipe(v.string(), v.description('New path')),
+    from: v.optional(v.pipe(v.string(), v.description('Existing path'))),
+    to: v.pipe(v.string(), v.description('New path; with paths, the folder')),
+    paths: morePathsParam('each moves into the folder to'),
     overwrite: v.optional(v.pipe(v.boolean(), v.description('Replace the target')), false),
   }),
-  output: v.object({ moved: flag('True'), from: name('Normalised'), to: name('Normalised') }),
+  output: v.object({
+    moved: flag('True when every path was'),
+    from: v.optional(name('Normalised (from alone)')),
+    to: v.optional(name('Normalised (from alone)')),
+    ...manyResults('moved', { to: v.optional(name('Where it went')) }),
+  }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
   session: 'write',
   cli: {
     message: true,
-    workspacePaths: ['from', 'to'],
-    positionals: ['from', 'to'],
+    workspacePaths: ['from', 'to', 'paths'],
+    positionals: ['from', 'to', 'paths'],
+    // Positional only: `zipfs mv a b c DEST/`, the last word the folder, as mv takes it.
+    viaOptions: ['paths'],
     short: { session: 's' },
     aliases: ['mv'],
-    example: 'zipfs mv data/old.csv archive/2024.csv',
+    example: "zipfs mv data/old.csv archive/2024.csv; zipfs mv a.txt b.txt 'logs/*.log' old/",
+    fromCli(input) {
+      const more = input.paths as string[] | undefined;
+      if (!more?.length) return;
+      const words = [input.from, input.to, ...more] as string[];
+      input.to = words.pop();
+      input.paths = words;
+      delete input.from;
+    },
   },
+  check: (input) => assertSomePath(input.from, input.paths, 'move'),
   async run(input, context) {
     const { session } = context;
-    // Both ends prepared, so a target only in the archive is on disk to refuse or replace.
-    await workspaceOf(session).prepareChange([input.from, input.to], {
-      home: context.home,
-      limits: loadLimits(context.env),
-    });
-    const moved = moveWorkspacePath(session.contents, input.from, input.to, input.overwrite);
-    return { moved: true, ...moved };
+    const workspace = workspaceOf(session);
+    const change = { home: context.home, limits: loadLimits(context.env) };
+    const one = input.paths === undefined && !GLOB.test(input.from!);
+    if (one && !input.to.endsWith('/')) {
+      // Both ends prepared, so a target only in the archive is on disk to refuse or replace.
+      await workspace.prepareChange([input.from!, input.to], change);
+      const moved = moveWorkspacePath(session.contents, input.from!, input.to, input.overwrite);
+      return { moved: true, ...moved };
+    }
+    const sources = [...(input.from === undefined ? [] : [input.from]), ...(input.paths ?? [])];
+    const results = await moveMany(workspace, { sources, into: input.to, overwrite: input.overwrite, change });
+    const failed = results.filter((r) => r.error !== undefined).length;
+    if (one && failed === 0) return { moved: true, from: results[0]!.path, to: results[0]!.to };
+    // A move cannot be asked for again: the list is cut to what fits, with the counts whole.
+    return takePage(results, {}, context.maxAnswerBytes, (page, next) => ({
+      moved: failed === 0,
+      results: page,
+      count: results.length - failed,
+      ...(failed > 0 ? { failed } : {}),
+      ...(next === undefined ? {} : { truncated: true, total: results.length }),
+    }));
   },
-  render: (out) => `Moved ${out.from} to ${out.to}.`,
+  render: (out) =>
+    out.results
+      ? renderResults(out.results, (r) => `Moved ${r.path} to ${r.to}.`) || `Moved ${plural(out.count ?? 0, 'path')}.`
+      : `Moved ${out.from} to ${out.to}.`,
+  note: (out) => resultsCutNote(out, 'moved'),
 });

@@ -56,7 +56,7 @@ export const open = defineCommand({
     workspace_path: name('Its files'),
     file_count: count('Files'),
     extracted_size_bytes: count('Bytes'),
-    not_extracted: v.optional(count('Not extracted: still in zip')),
+    not_extracted: v.optional(count('Files (as file_count) only in zip')),
     already_open: v.optional(flag('Reused')),
     warnings: v.optional(v.pipe(v.array(v.string()), v.description('As inspect warns'))),
     other_sessions: v.optional(names('Open too: name one in calls')),
@@ -134,7 +134,7 @@ export const open = defineCommand({
       out.not_extracted === undefined
         ? humanBytes(out.extracted_size_bytes)
         : `${humanBytes(out.extracted_size_bytes)} extracted, ` +
-          `${plural(out.not_extracted, 'entry', 'entries')} left in the zip (not extracted)`
+          `${plural(out.not_extracted, 'file')} left in the zip (not extracted)`
     }\n${out.workspace_path}`,
   note(out, quiet) {
     const notes = (out.warnings ?? []).map((warning) => `zipfs: ${warning}.`);

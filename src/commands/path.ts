@@ -8,7 +8,7 @@ export const path = defineCommand({
   title: 'Workspace folder',
   description: "A session's files folder, for other tools.",
   input: v.strictObject({ session: sessionParam }),
-  output: v.object({ path: text('Absolute'), not_extracted: v.optional(count('Not extracted: in zip only')) }),
+  output: v.object({ path: text('Absolute'), not_extracted: v.optional(count('Files (not folders) in zip only')) }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   session: 'read',
   cli: { positionals: ['session'], short: { session: 's' }, example: 'cd "$(zipfs path q4-report)"' },
@@ -21,7 +21,7 @@ export const path = defineCommand({
   render: (out) => out.path,
   note: (out) =>
     out.not_extracted
-      ? `zipfs: not all extracted: ${out.not_extracted} entries are only in the zip, not in this folder; other tools ` +
+      ? `zipfs: not all extracted: ${out.not_extracted} files are only in the zip, not in this folder; other tools ` +
         `see them after zipfs extract.`
       : undefined,
 });

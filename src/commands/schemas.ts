@@ -1,4 +1,5 @@
 /** Schema pieces several commands share, so the same parameter reads the same everywhere. */
+import { ZipfsError } from '../base/errors.ts';
 import * as v from 'valibot';
 
 export const sessionParam = v.optional(v.pipe(v.string(), v.description('Name or id')));
@@ -23,3 +24,53 @@ export const paths = (description: string) => v.pipe(v.array(v.string()), v.desc
 export const NAME = v.string();
 export const name = (description: string) => v.pipe(NAME, v.description(description));
 export const names = (description: string) => v.pipe(v.array(NAME), v.description(description));
+
+/** `paths` beside `path` (delete, move, edit): more paths or globs in one call (issue 31). */
+export const morePathsParam = (more: string) =>
+  v.optional(
+    v.pipe(
+      v.array(v.string()),
+      v.description(`More paths or globs (*.tmp at any depth, ppt/slides/slide3*, word/**); ${more}`),
+    ),
+  );
+
+/** A call with several paths names at least one, in `path` or in `paths`. */
+export function assertSomePath(path: string | undefined, paths: string[] | undefined, verb: string): void {
+  if (path === undefined && !paths?.length)
+    throw new ZipfsError('INVALID_INPUT', `Invalid input: give path, or paths (a list of paths or globs), to ${verb}.`);
+}
+
+/** One path's result in an answer about several, with what the command adds about it. */
+const pathResult = <T extends v.ObjectEntries>(more: T) =>
+  v.object({
+    path: name('Normalised'),
+    ...more,
+    error: v.optional(text('Why not; nothing done to it')),
+  });
+
+/**
+ * The answer's part about several paths: each one's result, cut to what fits the answer (a change
+ * cannot be asked for again, so there is no next page), and the counts of all.
+ */
+export const manyResults = <T extends v.ObjectEntries = Record<never, never>>(done: string, more = {} as T) => ({
+  results: v.optional(v.pipe(v.array(pathResult(more)), v.description('With paths or a glob: one per path'))),
+  count: v.optional(count(`Paths ${done}`)),
+  failed: v.optional(count('Paths with an error')),
+  truncated: v.optional(flag('results cut to fit; count has all')),
+  total: v.optional(count('All results, if cut')),
+});
+
+/** Human lines for several paths' results, failures said as such. */
+export function renderResults<R extends { path: string; error?: string }>(
+  results: R[],
+  done: (r: R) => string,
+): string {
+  return results.map((r) => (r.error === undefined ? done(r) : `Failed ${r.path}: ${r.error}`)).join('\n');
+}
+
+/** The CLI's stderr line when the list of results was cut. */
+export function resultsCutNote(out: { truncated?: boolean; results?: unknown[]; total?: number }, done: string) {
+  return out.truncated
+    ? `zipfs: the answer lists ${out.results?.length ?? 0} of ${out.total} paths ${done}`
+    : undefined;
+}

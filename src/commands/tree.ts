@@ -31,8 +31,8 @@ export const tree = defineCommand({
   }),
   output: v.object({
     tree: text("Drawn: this page's lines"),
-    file_count: count('In the whole tree'),
-    dir_count: count('In the whole tree'),
+    file_count: count('In the whole tree, below max_depth too'),
+    dir_count: count('In the whole tree, below max_depth too'),
     total: totalField('lines'),
     next_offset: nextOffsetField,
   }),
@@ -61,22 +61,25 @@ export const tree = defineCommand({
       const openAtDepth: boolean[] = [];
       let fileCount = 0;
       let dirCount = 0;
+      const maxDepth = input.max_depth ?? Infinity;
+      // The whole tree is walked, to count it all as the schema says; only max_depth levels are drawn.
       walk(
         start.disk ? beneath.folder(start.relative) : undefined,
         {
-          maxDepth: input.max_depth ?? Infinity,
+          maxDepth: Infinity,
           archiveSymlinks: new Set(session.record.symlinks),
           base: start.relative,
           archived: (relative) => workspace.archivedChildren(relative),
         },
         (item, depth, isLast) => {
+          if (item.type === 'dir') dirCount++;
+          else fileCount++;
+          if (depth > maxDepth) return;
           openAtDepth[depth] = !isLast;
           let prefix = '';
           for (let d = 1; d < depth; d++) prefix += openAtDepth[d] ? '│   ' : '    ';
           const name = item.path.slice(item.path.lastIndexOf('/') + 1);
           lines.push(`${prefix}${isLast ? '└── ' : '├── '}${quoteName(item.type === 'dir' ? `${name}/` : name)}`);
-          if (item.type === 'dir') dirCount++;
-          else fileCount++;
         },
       );
       // Pages are runs of the drawing's lines: joined with newlines, the pages give the whole drawing.

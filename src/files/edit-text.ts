@@ -85,6 +85,7 @@ export function applyEdits(
   original: string,
   edits: TextEdit[],
   fileName: string,
+  skipMissing = false,
 ): { text: string; replacements: number } {
   const crlf = usesCrlf(original);
   const lf = (s: string) => (crlf ? s.replaceAll('\r\n', '\n') : s);
@@ -98,6 +99,7 @@ export function applyEdits(
     const pattern = edit.regex ? compilePattern(edit.old_text, which) : undefined;
     const found = pattern ? matchCount(text, pattern, which, fileName) : occurrences(text, needle);
     const what = pattern ? `the pattern ${quote(edit.old_text)}` : `old_text ${quote(edit.old_text)}`;
+    if (found === 0 && skipMissing) return; // edit with several files: this one lacks it
     if (found === 0) {
       const hint = pattern
         ? 'Read the file again; ^ and $ anchor at each line, and lines end in \n (never \r\n) when the pattern runs.'

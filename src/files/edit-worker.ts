@@ -11,6 +11,8 @@ export interface EditJob {
   text: string;
   edits: TextEdit[];
   fileName: string;
+  /** An edit that finds nothing is skipped (edit-text.ts). */
+  skipMissing?: boolean;
 }
 
 export type EditReport =
@@ -19,10 +21,10 @@ export type EditReport =
 
 // The worker global's onmessage; bun-types declares it only alongside the DOM library.
 (globalThis as unknown as { onmessage: (event: MessageEvent<EditJob>) => void }).onmessage = (event) => {
-  const { text, edits, fileName } = event.data;
+  const { text, edits, fileName, skipMissing } = event.data;
   let report: EditReport;
   try {
-    report = { ok: true, ...applyEdits(text, edits, fileName) };
+    report = { ok: true, ...applyEdits(text, edits, fileName, skipMissing) };
   } catch (error) {
     report =
       error instanceof ZipfsError

@@ -41,10 +41,16 @@ export function forgetLazyEntries(): void {
   cached = undefined;
 }
 
-/** How many of a lazy session's entries are not extracted. */
+/**
+ * How many of a lazy session's files are not extracted: entries that are not folders, as file_count counts them, so
+ * a lazy open answers the same number twice (issue 31); folders, stored or implied, are counted in neither.
+ */
 export function notExtractedCount(session: Session): number {
-  const facts = session.record.lazy;
-  return facts
-    ? facts.entries - new Set(readManifestLines(session.manifest).entries.map((entry) => entry.index)).size
-    : 0;
+  const lazy = lazyEntries(session);
+  if (!lazy) return 0;
+  const tracked = new Set(readManifestLines(session.manifest).entries.map((entry) => entry.index));
+  let count = 0;
+  for (let index = 0; index < lazy.count; index++)
+    if (!tracked.has(index) && lazy.type(index) !== 'dir' && lazy.paths[index] !== '') count++;
+  return count;
 }

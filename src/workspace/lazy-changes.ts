@@ -18,11 +18,6 @@ import { listMore } from '../session/manifest.ts';
 import type { Session } from '../session/session-store.ts';
 import { readManifest } from '../session/read-manifest.ts';
 
-/** The entries only in the zip at `relative` and below it. */
-function onlyInZip(session: Session, relative: string): number[] {
-  return lazyView(session).indexesAt(relative);
-}
-
 /** Extracts what a change at each of `inputs` needs on disk (a file, or everything in a folder). */
 export async function extractForChange(
   session: Session,
@@ -32,33 +27,40 @@ export async function extractForChange(
 ): Promise<void> {
   const lazy = lazyEntries(session);
   if (!lazy) return;
-  const wanted = inputs.flatMap((input) => onlyInZip(session, normaliseToolPath(input)));
+  const view = lazyView(session); // once: a call may name a thousand paths
+  const wanted = inputs.flatMap((input) => view.indexesAt(normaliseToolPath(input)));
   if (wanted.length > 0) await extractEntries({ session, lazy, indexes: wanted, home, limits });
 }
 
 /**
- * Records the deletion of the entries only in the zip at `input` (and below,
- * with `recursive`); returns how many. A folder with entries below it is not
- * empty, whether they are on disk or not.
+ * Records the deletion of the entries only in the zip at each of `inputs` (and
+ * below, with `recursive`), in one change of the manifest; returns how many. A
+ * folder with entries below it is not empty, whether they are on disk or not:
+ * without `recursive` it is refused before anything is recorded.
  */
-export function deleteFromZipOnly(session: Session, input: string, recursive: boolean): number {
+export function deleteFromZipOnly(session: Session, inputs: string | readonly string[], recursive: boolean): number {
   const lazy = lazyEntries(session);
   if (!lazy) return 0;
-  const relative = normaliseToolPath(input);
-  const doomed = onlyInZip(session, relative);
-  if (doomed.length === 0) return 0;
-  const folder = doomed.some((index) => lazy.paths[index] !== relative);
-  if (folder && !recursive)
-    throw new ZipfsError(
-      'INVALID_INPUT',
-      `${quote(relative)} is a folder that is not empty; pass ${param('recursive')} to delete it and everything in it.`,
-    );
+  const view = lazyView(session);
+  const doomed = new Set<number>();
+  for (const input of typeof inputs === 'string' ? [inputs] : inputs) {
+    const relative = normaliseToolPath(input);
+    const below = view.indexesAt(relative);
+    if (below.some((index) => lazy.paths[index] !== relative) && !recursive)
+      throw new ZipfsError(
+        'INVALID_INPUT',
+        `${quote(relative)} is a folder that is not empty; pass ${param('recursive')} to delete it and everything ` +
+          `in it.`,
+      );
+    for (const index of below) doomed.add(index);
+  }
+  if (doomed.size === 0) return 0;
   listMore(
     session,
     readManifest(session.manifest),
-    doomed.map((index) => lazy.record(index)),
+    [...doomed].map((index) => lazy.record(index)),
   );
-  return doomed.length;
+  return doomed.size;
 }
 
 /** Makes on disk the folder `input` sits in when that folder exists only in the zip (its entries are not extracted). */

@@ -81,8 +81,8 @@ export class LazyWorkspace implements Workspace {
     makeZipOnlyFolders(this.session, input);
   }
 
-  removeArchived(input: string, recursive: boolean): number {
-    const removed = deleteFromZipOnly(this.session, input, recursive);
+  removeArchived(inputs: string | readonly string[], recursive: boolean): number {
+    const removed = deleteFromZipOnly(this.session, inputs, recursive);
     this.loaded = undefined;
     return removed;
   }

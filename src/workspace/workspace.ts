@@ -77,10 +77,10 @@ export interface Workspace {
   /** Mkdir: the folder `input` sits in, made on disk when it exists only in the archive. */
   prepareFolderOf(input: string): void;
   /**
-   * Remove: the entries only in the archive at `input` (and below, with `recursive`), deleted; returns how many. The
-   * caller removes what is on disk.
+   * Remove: the entries only in the archive at each of `inputs` (and below, with `recursive`), deleted at once; returns
+   * how many. The caller removes what is on disk.
    */
-  removeArchived(input: string, recursive: boolean): number;
+  removeArchived(inputs: string | readonly string[], recursive: boolean): number;
   /** Extract: the entries `paths` name (every one when absent) put in the folder; the caller holds the lock. */
   extract(paths: readonly string[] | undefined, options: ChangeOptions): Promise<ExtractAnswer>;
   /** How many entries are only in the archive; undefined for a kind that keeps none there. */

@@ -1,0 +1,45 @@
+/**
+ * A file's text for edit: its characters, the encoding they are written back
+ * in, and its SHA-256; or why it cannot be edited as text.
+ */
+import fs from 'node:fs';
+import { ZipfsError, quote } from '../base/errors.ts';
+import { param } from '../base/message-marks.ts';
+import { notReadable, openRegularFile } from '../base/regular-file.ts';
+import { notTextReason, scanFile } from './text-or-binary.ts';
+import { textEncodingOf, WHOLE_TEXT_MAX_BYTES } from './file-encoding.ts';
+import { decodeText, type TextEncoding } from './text-encoding.ts';
+
+/**
+ * The file's characters (a BOM kept as U+FEFF), the encoding they are written back in, and
+ * the file's SHA-256; or why it cannot be edited as text.
+ */
+export function readText(
+  absolute: string,
+  relative: string,
+  asked: TextEncoding | undefined,
+): { text: string; encoding: TextEncoding; sha256: string } {
+  const { fd, stats } = openRegularFile(absolute, relative, { refuse: (what) => notReadable(relative, what) });
+  try {
+    const { kind, sha256 } = scanFile(fd, stats.size);
+    const encoding =
+      stats.size > WHOLE_TEXT_MAX_BYTES ? undefined : textEncodingOf(fd, stats.size, kind, asked, relative);
+    const text = encoding && decodeText(fs.readFileSync(fd), encoding);
+    if (text === undefined || !encoding) {
+      const why =
+        stats.size > WHOLE_TEXT_MAX_BYTES
+          ? 'over 64 MiB'
+          : kind === 'binary'
+            ? 'binary'
+            : `${notTextReason(kind === 'utf-8' ? 'not-utf-8' : kind)} (name its encoding with ` +
+              `${param('encoding', 'iso-8859-1')} or another, if it is text)`;
+      throw new ZipfsError(
+        'INVALID_INPUT',
+        `${quote(relative)} is ${why}; edit works on text files. Replace it whole with write.`,
+      );
+    }
+    return { text, encoding, sha256 };
+  } finally {
+    fs.closeSync(fd);
+  }
+}
