@@ -53,7 +53,7 @@ export const del = defineCommand({
     }
     const patterns = [...(input.path === undefined ? [] : [input.path]), ...(input.paths ?? [])];
     const results = deleteMany(workspaceOf(session), patterns, input.recursive);
-    const failed = results.filter((r) => r.error !== undefined).length;
+    const failed = results.filter((r) => r.failure !== undefined).length;
     // A deletion cannot be asked for again: the list is cut to what fits, with the counts whole.
     return takePage(results, {}, context.maxAnswerBytes, (page, next) => ({
       deleted: failed === 0,

@@ -57,7 +57,7 @@ const editOutput = v.object({
           sha256: v.optional(text('New content')),
           size_bytes: v.optional(count('New size')),
           skipped: v.optional(text('Why a glob left it')),
-          error: v.optional(text('Why not written')),
+          failure: v.optional(text('Why not written')),
         }),
       ),
       v.description('With paths or a glob: each file changed, skipped or failed'),
@@ -65,7 +65,7 @@ const editOutput = v.object({
   ),
   count: v.optional(count('Files changed')),
   unchanged_count: v.optional(count('Files no edit matched')),
-  failed: v.optional(count('Files with an error')),
+  failed: v.optional(count('Files with a failure')),
   results_total: v.optional(count('All results, if the list was cut')),
 });
 
@@ -180,7 +180,7 @@ export const edit = defineCommand({
   note(out, quiet) {
     if (quiet && !out.failed) return undefined;
     if (out.results === undefined) return `zipfs: ${plural(out.replacements, 'replacement')}; sha256 ${out.sha256}`;
-    const failed = (out.results ?? []).filter((r) => r.error).map((r) => `zipfs: ${r.path}: ${r.error}`);
+    const failed = (out.results ?? []).filter((r) => r.failure).map((r) => `zipfs: ${r.path}: ${r.failure}`);
     return [
       ...failed,
       `zipfs: ${plural(out.replacements, 'replacement')} in ${plural(out.count ?? 0, 'file')}` +
@@ -206,11 +206,11 @@ async function editFiles(
     rules: sessionFolderRules(session.record),
     change: { home: context.home, limits, signal: context.signal },
   });
-  const listed = done.files.filter((file) => file.replacements > 0 || file.skipped || file.error);
-  const failed = listed.filter((file) => file.error).length;
+  const listed = done.files.filter((file) => file.replacements > 0 || file.skipped || file.failure);
+  const failed = listed.filter((file) => file.failure).length;
   const head = {
     replacements: done.files.reduce((sum, file) => sum + file.replacements, 0),
-    count: listed.filter((file) => file.replacements > 0 && !file.error).length,
+    count: listed.filter((file) => file.replacements > 0 && !file.failure).length,
     unchanged_count: done.files.length - listed.length,
     ...(failed > 0 ? { failed } : {}),
   };

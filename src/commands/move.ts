@@ -64,7 +64,7 @@ export const move = defineCommand({
     }
     const sources = [...(input.from === undefined ? [] : [input.from]), ...(input.paths ?? [])];
     const results = await moveMany(workspace, { sources, into: input.to, overwrite: input.overwrite, change });
-    const failed = results.filter((r) => r.error !== undefined).length;
+    const failed = results.filter((r) => r.failure !== undefined).length;
     if (one && failed === 0) return { moved: true, from: results[0]!.path, to: results[0]!.to };
     // A move cannot be asked for again: the list is cut to what fits, with the counts whole.
     return takePage(results, {}, context.maxAnswerBytes, (page, next) => ({

@@ -45,7 +45,7 @@ const pathResult = <T extends v.ObjectEntries>(more: T) =>
   v.object({
     path: name('Normalised'),
     ...more,
-    error: v.optional(text('Why not; nothing done to it')),
+    failure: v.optional(text('Why not; nothing done to it')),
   });
 
 /**
@@ -55,17 +55,17 @@ const pathResult = <T extends v.ObjectEntries>(more: T) =>
 export const manyResults = <T extends v.ObjectEntries = Record<never, never>>(done: string, more = {} as T) => ({
   results: v.optional(v.pipe(v.array(pathResult(more)), v.description('With paths or a glob: one per path'))),
   count: v.optional(count(`Paths ${done}`)),
-  failed: v.optional(count('Paths with an error')),
+  failed: v.optional(count('Paths with a failure')),
   truncated: v.optional(flag('results cut to fit; count has all')),
   total: v.optional(count('All results, if cut')),
 });
 
 /** Human lines for several paths' results, failures said as such. */
-export function renderResults<R extends { path: string; error?: string }>(
+export function renderResults<R extends { path: string; failure?: string }>(
   results: R[],
   done: (r: R) => string,
 ): string {
-  return results.map((r) => (r.error === undefined ? done(r) : `Failed ${r.path}: ${r.error}`)).join('\n');
+  return results.map((r) => (r.failure === undefined ? done(r) : `Failed ${r.path}: ${r.failure}`)).join('\n');
 }
 
 /** The CLI's stderr line when the list of results was cut. */

@@ -40,7 +40,7 @@ export interface FileEdit {
   size_bytes?: number;
   /** Why a file a glob named was left alone. */
   skipped?: string;
-  error?: string;
+  failure?: string;
 }
 
 interface Read {
@@ -145,7 +145,7 @@ export async function editMany(workspace: Workspace, request: EditManyRequest): 
       diffs.push(unifiedDiff(path, read.text!.text, after.text).text);
     } catch (error) {
       if (!(error instanceof ZipfsError)) throw error;
-      result.error = `${error.code}: ${error.message}`;
+      result.failure = `${error.code}: ${error.message}`;
     }
     results.set(read, result);
   }

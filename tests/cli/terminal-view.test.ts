@@ -52,6 +52,7 @@ describe('the terminal view of a result', () => {
     expect(withNames).toStrictEqual([
       'delete',
       'diff',
+      'edit',
       'grep',
       'inspect',
       'ls',
