@@ -20,13 +20,13 @@ const ADR_PARAMETERS: Record<string, string[]> = {
   zipfs_open: ['path', 'name', 'create', 'lazy', 'only', 'new'],
   zipfs_extract: ['session', 'paths'],
   zipfs_inspect: ['path', 'start', 'max_entries', 'offset', 'limit'],
-  zipfs_edit: ['session', 'path', 'edits', 'dry_run', 'expected_sha256', 'encoding', 'diff'],
-  zipfs_move: ['session', 'from', 'to', 'overwrite'],
+  zipfs_edit: ['session', 'path', 'paths', 'edits', 'dry_run', 'expected_sha256', 'encoding', 'diff'],
+  zipfs_move: ['session', 'from', 'paths', 'to', 'overwrite'],
   zipfs_mkdir: ['session', 'path', 'parents'],
   zipfs_diff: ['session', 'path', 'context_lines', 'stat', 'offset', 'limit'],
   zipfs_close: ['session', 'sync', 'force', 'backup'],
   zipfs_write: ['session', 'path', 'content', 'encoding', 'create_dirs', 'append'],
-  zipfs_delete: ['session', 'path', 'recursive'],
+  zipfs_delete: ['session', 'path', 'paths', 'recursive'],
   zipfs_status: ['session', 'offset', 'limit'],
   zipfs_sync: ['session', 'force', 'dry_run', 'backup', 'merge'],
   zipfs_grep: [
@@ -130,8 +130,9 @@ describe('MCP server: operations', () => {
     const tree = await call(client, 'zipfs_tree', { max_depth: 1 });
     expect(tree.data).toStrictEqual({
       tree: '.\n├── data/\n├── empty/\n├── README.txt\n└── logo.png',
-      file_count: 2,
-      dir_count: 2,
+      // the whole tree's counts, as the schema says, not those of the levels drawn
+      file_count: 6,
+      dir_count: 3,
     });
 
     const where = await call(client, 'zipfs_path', { session: 'reports' });
