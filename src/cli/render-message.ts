@@ -8,6 +8,7 @@ import { quoteName } from '../format/quote-name.ts';
 const word = (value: ParamValue) => quoteName(String(value));
 
 function flag(name: string, value: ParamValue): string {
+  if (Array.isArray(value)) return value.map((item) => flag(name, item)).join(' ');
   if (value === true) return `--${kebab(name)}`;
   if (value === false) return `--no-${kebab(name)}`;
   return `--${kebab(name)} ${word(value)}`;
@@ -19,7 +20,7 @@ const CLI_WORDS: MarkRenderer = {
     const command = findCommand(operation);
     const positionals = command?.cli.positionals ?? [];
     const words = ['zipfs', operation];
-    for (const key of positionals) if (args[key] !== undefined) words.push(word(args[key]));
+    for (const key of positionals) if (args[key] !== undefined) words.push(...[args[key]].flat().map(word));
     for (const [key, value] of Object.entries(args))
       if (!positionals.includes(key)) words.push(flag(command ? flagOf(command, key) : key, value));
     return words.join(' ');

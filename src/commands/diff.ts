@@ -27,14 +27,11 @@ type Item = { file: FileDiff } | { line: string };
 export const diff = defineCommand({
   name: 'diff',
   title: 'Diff',
-  description: "Status's changes as a diff against the base, or against the zip now (another writer's).",
+  description: "Status's changes as a diff against the base, or the zip now.",
   input: v.strictObject({
     session: sessionParam,
     path: v.optional(v.pipe(v.string(), v.description('Limit to a path'))),
-    against: v.optional(
-      v.pipe(v.picklist(['base', 'zip']), v.description('base: as at open or last sync; zip: as on disk now')),
-      'base',
-    ),
+    against: v.optional(v.pipe(v.picklist(['base', 'zip']), v.description('zip: as on disk now')), 'base'),
     context_lines: v.optional(
       v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(100), v.description('Around changes')),
       3,

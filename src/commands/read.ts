@@ -26,10 +26,7 @@ const readInput = v.strictObject({
   session: sessionParam,
   path: v.pipe(v.string(), v.description('From the workspace root')),
   version: v.optional(
-    v.pipe(
-      v.picklist(['workspace', 'zip', 'base']),
-      v.description('zip: as on disk now (another writer may have changed it); base: as at open or last sync'),
-    ),
+    v.pipe(v.picklist(['workspace', 'zip', 'base']), v.description('zip: as on disk now; base: as at open/last sync')),
     'workspace',
   ),
   // utf-8, the default, gives way to a byte-order mark; the others are for files without one (file-encoding.ts).

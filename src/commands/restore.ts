@@ -12,19 +12,17 @@ const LISTED = 200;
 export const restore = defineCommand({
   name: 'restore',
   title: 'Restore',
-  description:
-    "Put paths back as the zip has them now (another writer's) or as the base had them, as git restore " +
-    '--source: resolves a merge conflict in place. A path the version lacks is deleted.',
+  description: 'Put files back as the zip has them now, or the base (git restore --source); to resolve conflicts.',
   input: v.strictObject({
     session: sessionParam,
     paths: v.pipe(v.array(v.string()), v.minLength(1), v.description('Paths, folders or globs')),
-    from: v.optional(v.pipe(v.picklist(['zip', 'base']), v.description('zip: as on disk now; base')), 'zip'),
+    from: v.optional(v.pipe(v.picklist(['zip', 'base']), v.description('Default zip')), 'zip'),
   }),
   output: v.object({
     from: text('zip or base'),
     restored: v.pipe(
-      v.array(v.object({ path: name('Path'), action: text('written, deleted (not in that version), unchanged') })),
-      v.description(`By path, first ${LISTED}`),
+      v.array(v.object({ path: name('Path'), action: text('written, deleted, unchanged') })),
+      v.description(`First ${LISTED}`),
     ),
     written: count('Files written'),
     deleted: count('Paths deleted'),

@@ -8,7 +8,10 @@
  * the version's bytes is left alone (a lazy session's untouched entry equal to it needs nothing).
  *
  * After a restore from the zip, the workspace's file is the zip's: the base stays the base until
- * the next sync, whose merge sees the same change on both sides, which is no conflict.
+ * the next sync, whose merge sees the same change on both sides, which is no conflict. A file the
+ * zip changed since the base is noted as merged with the zip's entry (session/merge-state.ts, as a
+ * merge notes a file it marked): edited after the restore, it is the resolution, taken whole by the
+ * next merge while the zip's entry is still that one, as git takes a file once it is resolved.
  */
 import { ZipfsError, quote } from '../base/errors.ts';
 import { withBeneath, type Beneath } from '../files/beneath.ts';
@@ -18,6 +21,7 @@ import { normaliseToolPath } from '../files/safe-path.ts';
 import { sessionFolderRules } from '../rules/folder-rules.ts';
 import type { Limits } from '../rules/limits.ts';
 import type { EntryRecord } from '../session/manifest.ts';
+import { addToMergeState, type MergeState } from '../session/merge-state.ts';
 import type { Session } from '../session/session-store.ts';
 import { workspaceOf } from '../workspace/session-workspace.ts';
 import { withVersion, type Version, type VersionItem, type VersionName } from '../workspace/versions.ts';
@@ -68,6 +72,8 @@ interface Restoring {
   version: Version;
   beneath: Beneath;
   base: Map<string, EntryRecord>;
+  /** Files written as the zip has them where it changed them since the base: merged with its entry. */
+  merged: MergeState;
 }
 
 /** Whether what the workspace has at the path holds the item's bytes already. */
@@ -102,6 +108,9 @@ function restoreOne(r: Restoring, relative: string): RestoreAction | { reason: s
   if (folderThere)
     return { reason: `a folder in the workspace, a file in the ${r.version.name}: delete the folder first` };
   if (seen?.disk?.stats.isSymbolicLink()) return { reason: 'a link in the workspace: delete it first' };
+  const record = r.base.get(relative);
+  if (r.version.name === 'zip' && (!record || record.crc32 !== item.crc32 || record.size !== item.size))
+    r.merged[relative] = { crc32: item.crc32, size: item.size };
   if (seen && holds(r, seen, item)) return 'unchanged';
   writeWorkspaceFile(r.session.contents, relative, r.version.read(item), true, {
     rules: sessionFolderRules(r.session.record),
@@ -136,13 +145,14 @@ export async function restorePaths(
         });
       }
       const base = new Map(whole.map((record) => [record.path, record]));
-      const r: Restoring = { session, workspace, version, beneath, base };
+      const r: Restoring = { session, workspace, version, beneath, base, merged: {} };
       // Folders first (a file's folder is there before it), deletions of a folder's files before the folder.
       for (const relative of [...chosen].sort()) {
         const done = restoreOne(r, relative);
         if (typeof done === 'string') answer.restored.push({ path: relative, action: done });
         else answer.skipped.push({ path: relative, ...done });
       }
+      if (Object.keys(r.merged).length > 0) addToMergeState(session.dir, r.merged);
     });
     if (answer.restored.length === 0 && answer.skipped.every((s) => s.reason.startsWith('nothing in')))
       throw new ZipfsError(
