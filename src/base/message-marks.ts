@@ -9,7 +9,8 @@ const OPEN = '\uE000';
 const CLOSE = '\uE001';
 const MARK = /\uE000([pc])([^\uE001]*)\uE001/g;
 
-export type ParamValue = string | number | boolean;
+/** A list is a list parameter (restore's `paths`): MCP shows it as JSON, the CLI as one word per item. */
+export type ParamValue = string | number | boolean | readonly string[];
 
 /** An option to pass: `param('force')` (a switch) or `param('stale', '7d')`. */
 export function param(name: string, value: ParamValue = true): string {

@@ -10,6 +10,9 @@ import { fieldInfo } from './schema-introspection.ts';
 
 export const kebab = (key: string) => key.replaceAll('_', '-');
 
+/** The CLI flag of input `key`: its kebab-case name, or the one the command gives it (cli.flagNames). */
+export const flagOf = (command: Command, key: string) => command.cli.flagNames?.[key] ?? kebab(key);
+
 /** The citty key of a positional: upper case, so a parameter can be both a
  * positional and a flag (`zipfs close q4` and `zipfs close --session q4`). */
 export const positionalKey = (key: string) => key.toUpperCase();
@@ -43,17 +46,18 @@ export function commandArgs(command: Command): ArgsDef {
     const info = fieldInfo(schema as GenericSchema);
     const alias = command.cli.short?.[key];
     const shared = { description: info.description, ...(alias ? { alias } : {}) };
+    const flag = flagOf(command, key);
     if (info.type === 'boolean')
-      args[kebab(key)] = { type: 'boolean', ...shared, ...(info.default === true ? { default: true } : {}) };
+      args[flag] = { type: 'boolean', ...shared, ...(info.default === true ? { default: true } : {}) };
     else if (info.type === 'picklist')
-      args[kebab(key)] = {
+      args[flag] = {
         type: 'enum',
         options: info.options,
         ...shared,
         ...(info.default !== undefined ? { default: String(info.default) } : {}),
       };
     else
-      args[kebab(key)] = {
+      args[flag] = {
         type: 'string',
         ...shared,
         ...(info.default !== undefined ? { default: String(info.default) } : {}),

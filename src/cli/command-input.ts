@@ -7,7 +7,7 @@ import { parseArgs, type ArgsDef } from 'citty';
 import type { GenericSchema } from 'valibot';
 import type { Command } from '../table/command.ts';
 import { ZipfsError } from '../base/errors.ts';
-import { commandArgs, kebab, positionalKey } from './args.ts';
+import { commandArgs, flagOf, positionalKey } from './args.ts';
 import { fieldInfo } from './schema-introspection.ts';
 import { stripAnsi } from './style.ts';
 
@@ -86,9 +86,12 @@ export function parseCommandLine(command: Command, argv: string[]): CommandLine 
 
   const input: Record<string, unknown> = {};
   for (const [key, schema] of Object.entries(command.input.entries)) {
-    let value = parsed[kebab(key)] ?? (positionals.includes(key) ? parsed[positionalKey(key)] : undefined);
+    let value = parsed[flagOf(command, key)] ?? (positionals.includes(key) ? parsed[positionalKey(key)] : undefined);
     if (isList(key)) {
-      const items = [...flagValues(argv, kebab(key)), ...(variadic && key === positionals.at(-1) ? rest : [])];
+      const items = [
+        ...flagValues(argv, flagOf(command, key)),
+        ...(variadic && key === positionals.at(-1) ? rest : []),
+      ];
       if (items.length > 0) input[key] = items;
       continue;
     }

@@ -1,13 +1,14 @@
 /** Messages in the CLI's words: `--force`, `--stale 7d`, `zipfs close q4 --force`. */
 import { renderMarks, renderMarksDeep, type MarkRenderer, type ParamValue } from '../base/message-marks.ts';
 import { findCommand } from '../table/registry.ts';
-import { kebab } from './args.ts';
+import { flagOf, kebab } from './args.ts';
 import { quoteName } from '../format/quote-name.ts';
 
 /** A value in a suggested command line: a session or path name can hold anything, so it is quoted as names are. */
 const word = (value: ParamValue) => quoteName(String(value));
 
 function flag(name: string, value: ParamValue): string {
+  if (Array.isArray(value)) return value.map((item) => flag(name, item)).join(' ');
   if (value === true) return `--${kebab(name)}`;
   if (value === false) return `--no-${kebab(name)}`;
   return `--${kebab(name)} ${word(value)}`;
@@ -16,10 +17,12 @@ function flag(name: string, value: ParamValue): string {
 const CLI_WORDS: MarkRenderer = {
   param: flag,
   invocation(operation, args) {
-    const positionals = findCommand(operation)?.cli.positionals ?? [];
+    const command = findCommand(operation);
+    const positionals = command?.cli.positionals ?? [];
     const words = ['zipfs', operation];
-    for (const key of positionals) if (args[key] !== undefined) words.push(word(args[key]));
-    for (const [key, value] of Object.entries(args)) if (!positionals.includes(key)) words.push(flag(key, value));
+    for (const key of positionals) if (args[key] !== undefined) words.push(...[args[key]].flat().map(word));
+    for (const [key, value] of Object.entries(args))
+      if (!positionals.includes(key)) words.push(flag(command ? flagOf(command, key) : key, value));
     return words.join(' ');
   },
 };

@@ -4,6 +4,8 @@ import { paintDiff } from '../format/paint-diff.ts';
 import { plural } from '../format/units.ts';
 import { lockedByOther } from '../session/lock.ts';
 import { diffAgainstArchive, type FileDiff } from '../sync/archive-diff.ts';
+import { diffAgainstZip } from '../sync/zip-diff.ts';
+import { loadLimits } from '../rules/limits.ts';
 import { recoverInterruptedSync } from '../sync/sync-archive.ts';
 import {
   itemChars,
@@ -25,10 +27,11 @@ type Item = { file: FileDiff } | { line: string };
 export const diff = defineCommand({
   name: 'diff',
   title: 'Diff',
-  description: "Status's changes as a diff against the zip.",
+  description: "Status's changes as a diff against the base, or the zip now.",
   input: v.strictObject({
     session: sessionParam,
     path: v.optional(v.pipe(v.string(), v.description('Limit to a path'))),
+    against: v.optional(v.pipe(v.picklist(['base', 'zip']), v.description('zip: as on disk now')), 'base'),
     context_lines: v.optional(
       v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(100), v.description('Around changes')),
       3,
@@ -68,13 +71,15 @@ export const diff = defineCommand({
     flags: { 'exit-code': 'Exit with 1 when there are differences' },
     exitCode: (out, flags) => (flags['exit-code'] && (out.total ?? out.files.length) > 0 ? 1 : 0),
   },
-  run(input, context) {
+  async run(input, context) {
     const { session } = context;
     if (!lockedByOther(session)) recoverInterruptedSync(session);
-    const sections = diffAgainstArchive(session.contents, workspaceOf(session).base(), {
-      path: input.path,
-      context: input.context_lines,
-    });
+    const base = workspaceOf(session).base();
+    const options = { path: input.path, context: input.context_lines };
+    const sections =
+      input.against === 'zip'
+        ? await diffAgainstZip(session, base, { ...options, limits: loadLimits(context.env) })
+        : diffAgainstArchive(session, base, options);
     const items: Item[] = sections.flatMap((section) => [
       { file: section.file },
       ...(input.stat ? [] : section.lines.map((line) => ({ line }))),

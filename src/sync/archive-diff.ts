@@ -1,103 +1,54 @@
 /**
- * What status lists, as a unified diff against the archive's original content,
- * read from the source zip itself. That base is only right while the zip is
- * the one the session opened (or last synced): when it changed, the diff says
- * so instead of comparing with the wrong base. Binary files (grep's rule, or
- * not UTF-8) and special files are listed without a text diff.
+ * What status lists, as a unified diff against the archive's original content: the base, read
+ * from the source zip while it is still the archive the session opened (or last synced), else
+ * from the copy of it the session keeps (session/base-archive.ts). Without either, the diff says
+ * so and names the diff against the zip now (zip-diff.ts). Binary files (grep's rule, or not
+ * UTF-8) and special files are listed without a text diff.
  */
-import fs from 'node:fs';
-import { ZipfsError, isSystemError } from '../base/errors.ts';
+import { ZipfsError } from '../base/errors.ts';
 import { Beneath } from '../files/beneath.ts';
-import { openRegularFile } from '../base/regular-file.ts';
-import { unifiedDiff } from '../files/line-diff.ts';
-import { quoteName } from '../format/quote-name.ts';
 import { normaliseToolPath } from '../files/safe-path.ts';
-import { diffText, invisibleDifference } from '../files/invisible-difference.ts';
 import { invocation, param } from '../base/message-marks.ts';
 import type { EntryRecord } from '../session/manifest.ts';
+import type { Session } from '../session/session-store.ts';
 import { FileSource, readEntryData } from '../zip/index.ts';
-import { isNewArchive, openBase, sourceState } from '../session/source-state.ts';
+import { isNewArchive, sourceState } from '../session/source-state.ts';
 import { diffWorkspace } from './workspace-diff.ts';
-import { readLinkTarget } from './workspace-scan.ts';
 import type { Base } from '../workspace/base.ts';
+import { openBaseSource } from '../workspace/versions.ts';
+import { TEXT_DIFF_MAX_BYTES, fileSection, readCurrent, type FileSection } from './diff-sections.ts';
 
-export interface FileDiff {
-  path: string;
-  status: 'modified' | 'added' | 'deleted' | 'renamed';
-  /** For `renamed`: the path it had. */
-  from?: string;
-  binary: boolean;
-  additions: number;
-  deletions: number;
-  /** For a modified file whose lines read the same: what differs (invisible-difference.ts). */
-  difference?: string;
-}
-
-/** One changed path and its part of the unified diff, as lines without their newline ([] for a folder). */
-export interface FileSection {
-  file: FileDiff;
-  lines: string[];
-}
-
-/** Files larger than this are listed, not diffed line by line. */
-const TEXT_DIFF_MAX_BYTES = 16 << 20;
-
-/** Text, or undefined for what a line diff cannot show (binary, not UTF-8 or UTF-16 with a BOM, too large). */
-function asText(bytes: Uint8Array): string | undefined {
-  if (bytes.length > TEXT_DIFF_MAX_BYTES) return undefined;
-  return diffText(bytes);
-}
-
-/**
- * A changed file's bytes now, reached without links (beneath.ts) and opened
- * without blocking; empty when it vanished or changed kind since the scan.
- */
-function readCurrent(beneath: Beneath, shown: string, link: boolean): Uint8Array {
-  beneath.keepFoldersOf(shown);
-  try {
-    const at = beneath.place(shown).path;
-    if (link) return readLinkTarget(at);
-    const { fd } = openRegularFile(at, shown);
-    try {
-      return fs.readFileSync(fd);
-    } finally {
-      fs.closeSync(fd);
-    }
-  } catch (error) {
-    if (error instanceof ZipfsError || isSystemError(error, 'ENOENT', 'EINVAL', 'ELOOP', 'ENOTDIR'))
-      return new Uint8Array(0);
-    throw error;
-  }
-}
+export type { FileDiff, FileSection } from './diff-sections.ts';
 
 /** Every changed path in scope, by path, with its diff: the diff command pages through them (paging.ts). */
 export function diffAgainstArchive(
-  root: string,
+  session: Session,
   base: Base,
   options: { path?: string; context: number },
 ): FileSection[] {
   const record = base.record;
   const fresh = isNewArchive(record);
-  // The base's bytes are read through the descriptor checked to hold the base (source-state.ts).
-  const opened = fresh ? undefined : openBase(record);
-  const state = opened ? opened.state : sourceState(record);
+  // The base's bytes are read through a descriptor checked to hold the base (source-state.ts, versions.ts).
+  const source = fresh ? undefined : openBaseSource(session);
+  const state = source ? 'unchanged' : sourceState(record);
   if (state === 'changed') {
     throw new ZipfsError(
       'CONFLICT_DETECTED',
-      `The zip ${record.source_path} changed since the session opened it, so its entries are no longer the base ` +
-        `to diff against. Sync with ${param('force')} to replace it, or close the session and open the zip again.`,
+      `The zip ${record.source_path} changed since this session's base (another writer), and the session keeps ` +
+        `no copy of the base to diff against. ${invocation('diff', { against: 'zip' })} diffs the workspace ` +
+        `against the zip as it is now; ${invocation('status')} lists the workspace's changes; sync with ` +
+        `${param('merge')} keeps both sides' changes.`,
     );
   }
   if (state === 'missing' && !fresh) {
     throw new ZipfsError(
       'ZIP_NOT_FOUND',
-      `The zip ${record.source_path} is gone, and with it the original content to diff against; ` +
-        `${invocation('status')} still lists the changes.`,
+      `The zip ${record.source_path} is gone, and the session keeps no copy of the original content to diff ` +
+        `against; ${invocation('status')} still lists the changes.`,
     );
   }
-  const source = opened?.source;
   try {
-    return sectionsOf(root, base, options, source);
+    return sectionsOf(session.contents, base, options, source);
   } finally {
     source?.close();
   }
@@ -163,35 +114,7 @@ function sectionsOf(
       const same = rename !== undefined && rename.modified !== true;
       const before = status === 'added' || folder || same ? new Uint8Array(0) : original(byPath.get(was));
       const after = status === 'deleted' || folder || same ? new Uint8Array(0) : current(bare);
-      const beforeText = asText(before);
-      const afterText = asText(after);
-      const binary = !folder && !same && (special || beforeText === undefined || afterText === undefined);
-      const entry: FileDiff = rename
-        ? { path: shown, status, from: rename.from, binary, additions: 0, deletions: 0 }
-        : { path: shown, status, binary, additions: 0, deletions: 0 };
-      let text = rename ? `rename from ${quoteName(was)}\nrename to ${quoteName(bare)}\n` : '';
-      const invisible =
-        !binary && !folder && !same && (status === 'modified' || status === 'renamed')
-          ? invisibleDifference(before, after, beforeText!, afterText!)
-          : undefined;
-      if (same) {
-        // The rename lines are all there is to show.
-      } else if (binary)
-        text +=
-          `Binary files ${status === 'added' ? '/dev/null' : quoteName(`a/${bare}`)} and ` +
-          `${status === 'deleted' ? '/dev/null' : quoteName(`b/${bare}`)} differ\n`;
-      else if (invisible !== undefined) {
-        entry.difference = invisible;
-        text += `Files ${quoteName(`a/${was}`)} and ${quoteName(`b/${bare}`)} differ only in ${invisible}\n`;
-      } else if (!folder) {
-        const diff = unifiedDiff(bare, beforeText!, afterText!, options.context);
-        entry.additions = diff.additions;
-        entry.deletions = diff.deletions;
-        text += diff.text;
-      }
-      // Names in the diff's own lines are quoted as git quotes them (files[].path keeps the exact name).
-      const header = `diff --git ${quoteName(`a/${was}`)} ${quoteName(`b/${bare}`)}`;
-      sections.push({ file: entry, lines: text === '' ? [] : [header, ...text.slice(0, -1).split('\n')] });
+      sections.push(fileSection({ status, shown, rename, special, before, after, context: options.context }));
     }
     return sections;
   } finally {

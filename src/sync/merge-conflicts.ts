@@ -46,6 +46,13 @@ export function conflictError(found: readonly Conflict[], dryRun: boolean): Zipf
   const more = conflicts.length > SHOWN ? `, and ${conflicts.length - SHOWN} more` : '';
   const marked = conflicts.filter((c) => c.lines).length;
   const whole = conflicts.length - marked;
+  // The calls that resolve them, named exactly: see the zip's side, take it (or the base's), or keep the workspace's.
+  const wholePaths = conflicts.filter((c) => !c.lines).map((c) => c.path);
+  const markedPaths = conflicts.filter((c) => c.lines).map((c) => c.path);
+  const first = (wholePaths[0] ?? markedPaths[0])!;
+  const see =
+    ` See the zip's version with ${invocation('read', { path: first, version: 'zip' })}, or every difference with ` +
+    `${invocation('diff', { against: 'zip' })}.`;
   const markers =
     marked === 0
       ? ''
@@ -54,18 +61,22 @@ export function conflictError(found: readonly Conflict[], dryRun: boolean): Zipf
         : ` git's conflict markers were written into ${marked === 1 ? 'that workspace file' : 'those files'}` +
           ` (<<<<<<< workspace, ||||||| base, =======, >>>>>>> zip): edit ${marked === 1 ? 'it' : 'each'} to ` +
           `resolve the markers (keep the lines that should stay, remove the marker lines, with ` +
-          `${invocation('edit')}), then sync with ${param('merge')} again; sync refuses while markers remain.`;
+          `${invocation('edit')}), or take the zip's whole with ` +
+          `${invocation('restore', { paths: markedPaths, from: 'zip' })}; then sync with ${param('merge')} ` +
+          `again; sync refuses while markers remain.`;
   const rest =
     whole === 0
       ? ''
-      : ` For ${marked === 0 ? 'each' : 'each other'} path, make the sides agree (take the zip's version into the ` +
-        `workspace, or undo the change there), then merge again; or sync with ${param('force')} to keep the ` +
-        `workspace's version of everything.`;
+      : ` For ${marked === 0 ? 'each' : 'each other'} path, take the zip's version into the workspace with ` +
+        `${invocation('restore', { paths: wholePaths, from: 'zip' })} (edit it after if it should keep some of ` +
+        `the workspace's change), or undo the workspace's change with ` +
+        `${invocation('restore', { paths: wholePaths, from: 'base' })}; then sync with ${param('merge')} again. ` +
+        `Or sync with ${param('force')} to keep the workspace's version of everything.`;
   return new ZipfsError(
     'CONFLICT_DETECTED',
     `${conflicts.length === 1 ? 'An entry was' : `${conflicts.length} entries were`} changed both in the zip ` +
       `(by another writer) and in this workspace: ${shown.join('; ')}${more}. Nothing was written to the zip.` +
-      `${markers}${rest}`,
+      `${see}${markers}${rest}`,
     { details: { conflicts: conflicts.map(detail) } },
   );
 }

@@ -84,6 +84,8 @@ export interface CliHints {
   options?: Record<string, string>;
   /** Input keys the CLI gives through `options` instead of a flag of their own. */
   viaOptions?: string[];
+  /** Input keys whose CLI flag has another name (read's `version` is `--from`: `--version` is the program's). */
+  flagNames?: Record<string, string>;
   /** Completes the input from the CLI-only flags and options, before validation. */
   fromCli?(input: Record<string, unknown>, extras: Record<string, string | boolean | undefined>): void;
   /** Other names for the subcommand (`mv` for move). */

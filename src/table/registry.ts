@@ -18,6 +18,7 @@ import { open } from '../commands/open.ts';
 import { path } from '../commands/path.ts';
 import { prune } from '../commands/prune.ts';
 import { read } from '../commands/read.ts';
+import { restore } from '../commands/restore.ts';
 import { sessions } from '../commands/sessions.ts';
 import { status } from '../commands/status.ts';
 import { sync } from '../commands/sync.ts';
@@ -41,6 +42,7 @@ export const COMMANDS: readonly Command[] = [
   grep,
   status,
   diff,
+  restore,
   sync,
   close,
   prune,

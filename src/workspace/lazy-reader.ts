@@ -144,9 +144,9 @@ const READ_CACHE_FILES = 8;
  * paging through a large entry inflates it once.
  */
 export async function entryFileForRead(session: Session, reader: LazyReader, index: number): Promise<string> {
-  const folder = path.join(session.dir, READ_CACHE);
   const entry = reader.check(index);
-  const file = path.join(folder, `${index}-${entry.crc32.toString(16)}-${entry.uncompressedSize}`);
+  const file = readCachePath(session, `${index}-${entry.crc32.toString(16)}-${entry.uncompressedSize}`);
+  const folder = path.dirname(file);
   if (fs.statSync(file, { throwIfNoEntry: false })?.size === entry.uncompressedSize) {
     const now = new Date();
     fs.utimesSync(file, now, now);
@@ -166,12 +166,21 @@ export async function entryFileForRead(session: Session, reader: LazyReader, ind
     fs.rmSync(temporary, { force: true });
     throw error;
   }
-  // The oldest go: the cache holds the latest few entries read.
+  keepLatestReads(folder);
+  return file;
+}
+
+/** Where the session's read cache keeps the file `name`. */
+export function readCachePath(session: Session, name: string): string {
+  return path.join(session.dir, READ_CACHE, name);
+}
+
+/** The oldest go: the cache holds the latest few entries read. */
+export function keepLatestReads(folder: string): void {
   const kept = fs
     .readdirSync(folder)
     .filter((name) => !name.endsWith('.tmp'))
     .map((name) => ({ name, at: fs.statSync(path.join(folder, name)).mtimeMs }))
     .sort((a, b) => b.at - a.at);
   for (const old of kept.slice(READ_CACHE_FILES)) fs.rmSync(path.join(folder, old.name), { force: true });
-  return file;
 }
