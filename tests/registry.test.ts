@@ -2,7 +2,7 @@ import { describe, expect, it } from 'bun:test';
 import { toJsonSchema } from '@valibot/to-json-schema';
 import fs from 'node:fs';
 import path from 'node:path';
-import { commandArgs, kebab } from '../src/cli/args.ts';
+import { commandArgs, flagOf } from '../src/cli/args.ts';
 import { renderHelp } from '../src/cli/run.ts';
 import { toolDefinition } from '../src/mcp/tools.ts';
 import { COMMANDS, MCP_TOOL_PREFIX } from '../src/table/registry.ts';
@@ -40,7 +40,9 @@ describe('the dispatch table', () => {
       const mcpParams = Object.keys((tool.inputSchema as { properties: object }).properties).sort();
       const args = commandArgs(command);
       const cliParams = Object.keys(command.input.entries)
-        .filter((key) => kebab(key) in args || key.toUpperCase() in args || command.cli.viaOptions?.includes(key))
+        .filter(
+          (key) => flagOf(command, key) in args || key.toUpperCase() in args || command.cli.viaOptions?.includes(key),
+        )
         .sort();
       expect(cliParams).toStrictEqual(mcpParams);
       expect(args.json?.type).toBe('boolean');

@@ -60,6 +60,7 @@ describe('the terminal view of a result', () => {
       'move',
       'open',
       'prune',
+      'restore',
       'sessions',
       'status',
       'sync',
