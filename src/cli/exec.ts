@@ -132,10 +132,11 @@ export async function runExec(
       dry_run: false,
       backup: options.backup,
     });
+    const kept = backupsSaid(synced);
     if (!quiet)
       say(
         `zipfs exec: synced ${synced.files_modified} modified, ${synced.files_added} added, ${synced.files_deleted} ` +
-          `deleted${synced.backup_path ? `; previous archive kept as ${synced.backup_path}${backupsSaid(synced)}` : ''}.`,
+          `deleted${synced.backup_path ? `; previous archive kept as ${synced.backup_path}${kept}` : ''}.`,
       );
   } catch (error) {
     // The command did its work and only the sync failed (the zip changed: try --merge; a full disk): the

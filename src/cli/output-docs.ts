@@ -168,11 +168,8 @@ export const OUTPUT_DOCS: Record<string, Record<string, string>> = {
       'no backup.',
     older_backup_path:
       'Where the backup ZIP.bak held before this sync went, the next number (ZIP.1.bak, ZIP.2.bak, ...: higher is ' +
-      'newer), so no sync overwrites a backup; absent when there was none.',
-    backups_kept:
-      'Numbered backups beside the zip now, besides ZIP.bak: at most ZIPFS_KEEP_BACKUPS (default 5); absent with no ' +
-      'backup.',
-    backups_removed: 'The oldest numbered backups removed, beyond ZIPFS_KEEP_BACKUPS; absent when none was.',
+      'newer), so no sync overwrites a backup; absent when there was none. Past ZIPFS_KEEP_BACKUPS (default 5) ' +
+      'numbered ones, the oldest are removed.',
     files_modified: 'Entries whose content changed.',
     files_added: 'Entries added.',
     files_deleted: 'Entries removed.',

@@ -3,7 +3,7 @@ import { defineCommand, lockWait } from '../table/command.ts';
 import { loadLimits } from '../rules/limits.ts';
 import { syncSession } from '../sync/sync-archive.ts';
 import { backupsSaid } from '../sync/backup-history.ts';
-import { backupParam, count, flag, NAME, name, names, sessionParam } from './schemas.ts';
+import { backupParam, count, flag, NAME, name, sessionParam } from './schemas.ts';
 
 export const sync = defineCommand({
   name: 'sync',
@@ -19,9 +19,7 @@ export const sync = defineCommand({
   output: v.object({
     synced: flag('False if dry run'),
     backup_path: v.pipe(v.nullable(NAME), v.description('Old zip')),
-    older_backup_path: v.optional(name('Older .bak, numbered')),
-    backups_kept: v.optional(count('Numbered .bak files')),
-    backups_removed: v.optional(names('Oldest, past the count')),
+    older_backup_path: v.optional(name('Older .bak')),
     files_modified: count('Paths'),
     files_added: count('Paths'),
     files_deleted: count('Paths'),

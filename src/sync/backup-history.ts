@@ -31,10 +31,6 @@ export interface BackupReport {
   backup_path: string;
   /** Where the backup `.bak` held before this sync went: `<zip>.N.bak`. */
   older_backup_path?: string;
-  /** Numbered backups beside the zip now, besides `.bak`. */
-  backups_kept: number;
-  /** The oldest numbered backups removed, beyond ZIPFS_KEEP_BACKUPS. */
-  backups_removed?: string[];
 }
 
 /** `reports.zip` and 3 -> `reports.zip.3.bak`. */
@@ -80,11 +76,10 @@ export class BackupHistory {
   /** `.bak` is there to be moved to a number; not when it already is the zip itself (a killed sync's). */
   readonly #shift: boolean;
   readonly #next: string;
-  #kept: number;
   /** This sync made `.bak` (none was there), or moved the one there to `#next`: what undo reverses. */
   #made = false;
   #shifted = false;
-  readonly #removals: Promise<string | undefined>[] = [];
+  readonly #removals: Promise<boolean>[] = [];
   readonly #lateRemovals: number;
 
   constructor(target: string, keep: number) {
@@ -100,12 +95,11 @@ export class BackupHistory {
     // The ones there now go at once, while the archive is written; one this sync makes, after the rename.
     const early = files.slice(0, Math.min(excess, files.length));
     this.#lateRemovals = excess - early.length;
-    this.#kept = files.length;
     for (const backup of early) this.#remove(backup.path);
   }
 
   #remove(file: string): void {
-    this.#removals.push(removeAside(file).then((removed) => (removed ? file : undefined)));
+    this.#removals.push(removeAside(file));
   }
 
   /**
@@ -151,29 +145,20 @@ export class BackupHistory {
   /** The zip was replaced: a backup this sync made beyond the count goes now, and nothing waits for it here. */
   replaced(): void {
     if (!this.#shifted) return;
-    this.#kept += 1;
     if (this.#lateRemovals > 0) this.#remove(this.#next);
   }
 
-  /** What the answer says, once every removal has finished (they ran beside the sync's own work). */
+  /**
+   * What the answer says, once every removal has finished (they ran beside the sync's own work). Removals are not
+   * listed: the answer's budget in tools/list keeps it to the one backup made (ZIPFS_KEEP_BACKUPS says the rest).
+   */
   async report(): Promise<BackupReport> {
-    const removed = (await Promise.all(this.#removals)).filter((file) => file !== undefined);
-    return {
-      backup_path: this.#backup,
-      ...(this.#shifted ? { older_backup_path: this.#next } : {}),
-      backups_kept: this.#kept - removed.length,
-      ...(removed.length > 0 ? { backups_removed: removed } : {}),
-    };
+    await Promise.all(this.#removals);
+    return { backup_path: this.#backup, ...(this.#shifted ? { older_backup_path: this.#next } : {}) };
   }
 }
 
-/** ", the one before it as x.zip.3.bak; 5 older backups kept, x.zip.1.bak removed (ZIPFS_KEEP_BACKUPS)". */
-export function backupsSaid(report: Partial<Omit<BackupReport, 'backup_path'>>): string {
-  const moved = report.older_backup_path ? `, the one before it as ${report.older_backup_path}` : '';
-  const many = report.backups_kept ?? 0;
-  const kept = many > 0 ? `; ${many} older backup${many === 1 ? '' : 's'} kept` : '';
-  const removed = report.backups_removed
-    ? `${kept ? ',' : ';'} ${report.backups_removed.join(', ')} removed (ZIPFS_KEEP_BACKUPS)`
-    : '';
-  return `${moved}${kept}${removed}`;
+/** ", the one before it as x.zip.3.bak": what the answers' messages add to the backup's path. */
+export function backupsSaid(report: { older_backup_path?: string }): string {
+  return report.older_backup_path ? `, the one before it as ${report.older_backup_path}` : '';
 }

@@ -26,10 +26,6 @@ export interface SyncResult {
   backup_path: string | null;
   /** Where the backup `<zip>.bak` held before this sync went: the next numbered one (backup-history.ts). */
   older_backup_path?: string;
-  /** Numbered backups beside the zip after this sync, besides `<zip>.bak`; with a backup only. */
-  backups_kept?: number;
-  /** The oldest numbered backups this sync removed, beyond ZIPFS_KEEP_BACKUPS. */
-  backups_removed?: string[];
   files_modified: number;
   files_added: number;
   files_deleted: number;
@@ -41,7 +37,4 @@ export interface SyncResult {
 }
 
 /** A sync's counts (its answer without synced and the backups). */
-export type SyncCounts = Omit<
-  SyncResult,
-  'synced' | 'backup_path' | 'older_backup_path' | 'backups_kept' | 'backups_removed'
->;
+export type SyncCounts = Omit<SyncResult, 'synced' | 'backup_path' | 'older_backup_path'>;
