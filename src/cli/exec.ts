@@ -15,6 +15,7 @@ import { MODE_HELP } from './mode-help.ts';
 import { findCommand } from '../table/registry.ts';
 import type { CommandContext } from '../table/command.ts';
 import { runCommand } from '../table/run-command.ts';
+import { backupsSaid } from '../sync/backup-history.ts';
 
 export interface ExecOptions {
   zip: string;
@@ -131,10 +132,11 @@ export async function runExec(
       dry_run: false,
       backup: options.backup,
     });
+    const kept = backupsSaid(synced);
     if (!quiet)
       say(
         `zipfs exec: synced ${synced.files_modified} modified, ${synced.files_added} added, ${synced.files_deleted} ` +
-          `deleted${synced.backup_path ? `; previous archive kept as ${synced.backup_path}` : ''}.`,
+          `deleted${synced.backup_path ? `; previous archive kept as ${synced.backup_path}${kept}` : ''}.`,
       );
   } catch (error) {
     // The command did its work and only the sync failed (the zip changed: try --merge; a full disk): the

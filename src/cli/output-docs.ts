@@ -196,7 +196,13 @@ export const OUTPUT_DOCS: Record<string, Record<string, string>> = {
     synced:
       "True when the sync is done (a merge with nothing of the workspace's own leaves the zip as it was); false " +
       'for a dry run.',
-    backup_path: 'Where the previous zip was kept (ZIP.bak); null when nothing was written or with no backup.',
+    backup_path:
+      'Where the previous zip was kept (ZIP.bak, always the newest backup); null when nothing was written or with ' +
+      'no backup.',
+    older_backup_path:
+      'Where the backup ZIP.bak held before this sync went, the next number (ZIP.1.bak, ZIP.2.bak, ...: higher is ' +
+      'newer), so no sync overwrites a backup; absent when there was none. Past ZIPFS_KEEP_BACKUPS (default 5) ' +
+      'numbered ones, the oldest are removed.',
     files_modified: 'Entries whose content changed.',
     files_added: 'Entries added.',
     files_deleted: 'Entries removed.',
@@ -219,7 +225,9 @@ export const OUTPUT_DOCS: Record<string, Record<string, string>> = {
     synced: 'True when the changes were synced first.',
     name: "The closed session's name.",
     sync: 'With sync: what sync answered.',
-    'sync.backup_path': 'Where the previous zip was kept; null when nothing was written or with no backup.',
+    'sync.backup_path':
+      'Where the previous zip was kept (ZIP.bak; older backups are numbered, as sync answers); null when nothing was ' +
+      'written or with no backup.',
     'sync.files_modified': 'Entries whose content changed.',
     'sync.files_added': 'Entries added.',
     'sync.files_deleted': 'Entries removed.',

@@ -2,7 +2,8 @@ import * as v from 'valibot';
 import { defineCommand, lockWait } from '../table/command.ts';
 import { loadLimits } from '../rules/limits.ts';
 import { syncSession } from '../sync/sync-archive.ts';
-import { backupParam, count, flag, NAME, sessionParam } from './schemas.ts';
+import { backupsSaid } from '../sync/backup-history.ts';
+import { backupParam, count, flag, NAME, name, sessionParam } from './schemas.ts';
 
 export const sync = defineCommand({
   name: 'sync',
@@ -18,6 +19,7 @@ export const sync = defineCommand({
   output: v.object({
     synced: flag('Written'),
     backup_path: v.pipe(v.nullable(NAME), v.description('Old zip')),
+    older_backup_path: v.optional(name('Older .bak')),
     files_modified: count('Paths'),
     files_added: count('Paths'),
     files_deleted: count('Paths'),
@@ -60,7 +62,8 @@ export const sync = defineCommand({
       return out.from_zip
         ? `Nothing of the workspace's own to write: the zip was left as it was.${merged}`
         : 'Nothing to sync: the zip already matches the workspace.';
-    return `Synced ${counts}.${out.backup_path ? ` Previous archive kept as ${out.backup_path}` : ''}${merged}`;
+    const kept = out.backup_path ? ` Previous archive kept as ${out.backup_path}${backupsSaid(out)}.` : '';
+    return `Synced ${counts}.${kept}${merged}`;
   },
   note: (out) =>
     out.leftovers_removed

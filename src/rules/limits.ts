@@ -79,6 +79,15 @@ export const LIMIT_SPECS = {
       'Milliseconds a mutation waits for another process holding the session (or a sync for one syncing the same ' +
       'zip) before LOCKED (0: do not wait)',
   },
+  keepBackups: {
+    env: 'ZIPFS_KEEP_BACKUPS',
+    default: 5,
+    min: 0,
+    integer: true,
+    description:
+      'Older backups sync keeps besides ZIP.bak, numbered ZIP.1.bak, ZIP.2.bak, ... (numbers grow; the oldest beyond ' +
+      'this are removed; 0: ZIP.bak only)',
+  },
   // open splits a large archive between this thread and one worker: there is no third share to give.
   threads: {
     env: 'ZIPFS_THREADS',

@@ -6,16 +6,18 @@
  * moved; modified entries keep their place, name, attributes and method and
  * get new data; added ones are appended in path order. The new archive is
  * written beside the source, flushed, read back (verify-written.ts), and
- * renamed over it after the old one is kept as `<name>.bak` (unless the
- * caller asked for no backup), so the source path always holds a complete
- * archive, old or new, whatever kills the process.
+ * renamed over it once the old one is kept as `<name>.bak`, older backups
+ * numbered (backup-history.ts; none when the caller asked for no backup), so
+ * the source path always holds a complete archive, old or new, whatever kills
+ * the process.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { ZipfsError } from '../base/errors.ts';
 import { keepOnExit, removeOnExit } from '../base/exit-cleanup.ts';
 import { writeManifest } from '../session/manifest.ts';
-import { TEMP_MARK, assertBackupPathFree, draftBackup, fsyncDirectory, placeBackup, renameOver } from './sync-files.ts';
+import { TEMP_MARK, assertBackupPathFree, fsyncDirectory, renameOver } from './sync-files.ts';
+import { BackupHistory } from './backup-history.ts';
 import { verifyWritten } from './verify-written.ts';
 import { isNewArchive } from '../session/source-state.ts';
 import { draftNextBase, dropNextBase, placeNextBase } from '../session/base-archive.ts';
@@ -146,10 +148,12 @@ async function writeBack(
     `.${path.basename(target)}${TEMP_MARK}${process.pid}-${globalThis.crypto.randomUUID()}.tmp`,
   );
   removeOnExit(temporary);
-  let draft: string | undefined; // the backup, until the rename has worked (sync-files.ts)
+  let backups: BackupHistory | undefined;
   try {
     // Text files merged by lines: the merged text goes into the workspace, and from there into the new archive.
     if (plan) writeMerged(session.contents, plan.byLines);
+    // The backups: the oldest beyond the count start to go now, beside the writing (backup-history.ts).
+    if (source.exists && request.backup) backups = new BackupHistory(target, request.limits.keepBackups);
     const { next, gone, replaced, total } = await writeArchive({
       temporary,
       target,
@@ -200,12 +204,13 @@ async function writeBack(
     if (central) fs.writeFileSync(nextCentralPath(session), central);
     writeManifest(nextManifestPath(session), next.session, next.entries);
     const nextBase = draftNextBase(session.dir, temporary); // a link to the new archive (base-archive.ts)
-    if (source.exists && request.backup) draft = draftBackup(target);
-    if (draft) removeOnExit(draft);
-    await renameOver(temporary, target);
+    await backups?.place();
+    await renameOver(temporary, target).catch((error) => {
+      backups?.undo();
+      throw error;
+    });
     keepOnExit(temporary);
-    const backup = draft ? placeBackup(draft, target) : null;
-    if (draft) keepOnExit(draft);
+    backups?.replaced();
     fsyncDirectory(path.dirname(target));
     if (central) fs.renameSync(nextCentralPath(session), directoryCopyPath(session));
     fs.renameSync(nextManifestPath(session), session.manifest);
@@ -218,17 +223,14 @@ async function writeBack(
       ...(plan?.zipDeleted ?? []),
     ];
     removeEmptiedFolders(session.contents, moved, next.entries);
-    return { synced: true, backup_path: backup, ...counts };
+    const kept = await backups?.report();
+    return { synced: true, backup_path: null, ...counts, ...kept };
   } catch (error) {
     // Before the rename (the temporary is still there), a merge's zip that is no longer the plan's is what failed: a
     // conflict.
     const replaced = plan !== undefined && fs.existsSync(temporary) && changedSince(target, plan.version);
     fs.rmSync(temporary, { force: true });
     keepOnExit(temporary);
-    if (draft) {
-      fs.rmSync(draft, { force: true });
-      keepOnExit(draft);
-    }
     fs.rmSync(nextManifestPath(session), { force: true });
     fs.rmSync(nextCentralPath(session), { force: true });
     dropNextBase(session.dir);

@@ -24,10 +24,8 @@ export function backupPathFor(source: string): string {
 }
 
 /**
- * The first half of keeping the current archive as `<name>.bak`: a copy of it
- * beside the zip (a hard link where it can: no copy), made before the new
- * archive replaces it. placeBackup puts it in place once the rename has
- * worked, so a sync that fails at the rename leaves the older backup as it was.
+ * A copy of the zip as it is beside it (a hard link where it can: no copy), made just before the new archive
+ * replaces it: backup-history.ts puts it in place as `<name>.bak`.
  */
 export function draftBackup(target: string): string {
   const draft = `${backupPathFor(target)}${TEMP_MARK}${process.pid}.tmp`;
@@ -35,19 +33,6 @@ export function draftBackup(target: string): string {
   // Not linked on Windows, where a link to a zip another program holds open cannot be renamed or removed while it does.
   if (openFilesBlockRenames() || !linked(target, draft)) fs.copyFileSync(target, draft);
   return draft;
-}
-
-/** The second half: the draft becomes `<name>.bak`, replacing an older backup. Returns the backup's path. */
-export function placeBackup(draft: string, target: string): string {
-  const backup = backupPathFor(target);
-  try {
-    fs.renameSync(draft, backup);
-  } finally {
-    // When the backup already is this very file (a sync killed after taking it), rename(2) does
-    // nothing and leaves the draft; when it failed, the draft stays: either way, remove it.
-    fs.rmSync(draft, { force: true });
-  }
-  return backup;
 }
 
 function linked(existing: string, link: string): boolean {

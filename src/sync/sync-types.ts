@@ -24,6 +24,8 @@ export interface SyncRequest {
 export interface SyncResult {
   synced: boolean;
   backup_path: string | null;
+  /** Where the backup `<zip>.bak` held before this sync went: the next numbered one (backup-history.ts). */
+  older_backup_path?: string;
   files_modified: number;
   files_added: number;
   files_deleted: number;
@@ -38,5 +40,5 @@ export interface SyncResult {
   leftovers_removed?: string[];
 }
 
-/** A sync's counts (its answer without synced and backup_path). */
-export type SyncCounts = Omit<SyncResult, 'synced' | 'backup_path'>;
+/** A sync's counts (its answer without synced and the backups). */
+export type SyncCounts = Omit<SyncResult, 'synced' | 'backup_path' | 'older_backup_path'>;

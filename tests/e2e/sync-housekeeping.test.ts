@@ -35,6 +35,40 @@ describe('the backup', () => {
     expect(sha(`${zip}.bak`)).toBe(previous);
   });
 
+  it('keeps history: the older .bak moves to the next number, the oldest go past ZIPFS_KEEP_BACKUPS', () => {
+    const versions = [sha(zip)];
+    const sync = (env: Record<string, string> = {}) => {
+      box.run(['write', 'notes.txt', `v${versions.length}`]);
+      const answer = box.run(['sync', '--json'], { env }).json;
+      versions.push(sha(zip));
+      return answer;
+    };
+    // The first sync keeps the zip as it was at open; the second moves that to .1.bak, never over it.
+    expect(sync()).toMatchObject({ backup_path: `${zip}.bak` });
+    expect(sync()).toMatchObject({ backup_path: `${zip}.bak`, older_backup_path: `${zip}.1.bak` });
+    expect(beside()).toStrictEqual(['reports.zip', 'reports.zip.1.bak', 'reports.zip.bak']);
+    expect([sha(`${zip}.1.bak`), sha(`${zip}.bak`)]).toStrictEqual(versions.slice(0, 2));
+    // With two kept, the third numbered one removes the oldest, and says so.
+    const keep2 = { ZIPFS_KEEP_BACKUPS: '2' };
+    expect(sync(keep2)).toMatchObject({ older_backup_path: `${zip}.2.bak` });
+    const third = box.run(['write', 'notes.txt', 'v4']) && box.run(['sync'], { env: keep2 });
+    versions.push(sha(zip));
+    expect(third.stdout).toContain(`Previous archive kept as ${zip}.bak, the one before it as ${zip}.3.bak.`);
+    expect(beside()).toStrictEqual(['reports.zip', 'reports.zip.2.bak', 'reports.zip.3.bak', 'reports.zip.bak']);
+    expect([sha(`${zip}.2.bak`), sha(`${zip}.3.bak`), sha(`${zip}.bak`)]).toStrictEqual(versions.slice(1, 4));
+    // 0 keeps .bak only: every numbered one goes, the one this sync made too.
+    expect(sync({ ZIPFS_KEEP_BACKUPS: '0' })).toMatchObject({
+      backup_path: `${zip}.bak`,
+      older_backup_path: `${zip}.4.bak`,
+    });
+    expect(beside()).toStrictEqual(['reports.zip', 'reports.zip.bak']);
+    expect(sha(`${zip}.bak`)).toBe(versions.at(-2)!);
+    // A folder named like a numbered backup is someone's own: never removed, and numbers go past it.
+    fs.mkdirSync(`${zip}.7.bak`);
+    expect(sync({ ZIPFS_KEEP_BACKUPS: '0' })).toMatchObject({ older_backup_path: `${zip}.8.bak` });
+    expect(beside()).toStrictEqual(['reports.zip', 'reports.zip.7.bak', 'reports.zip.bak']);
+  });
+
   it('is not kept with --no-backup (CLI), backup=false (MCP), or close --sync --no-backup', async () => {
     box.run(['write', 'notes.txt', 'one']);
     expect(box.run(['sync', '--no-backup', '--json']).json).toMatchObject({
