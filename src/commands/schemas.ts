@@ -2,7 +2,9 @@
 import { ZipfsError } from '../base/errors.ts';
 import * as v from 'valibot';
 
-export const sessionParam = v.optional(v.pipe(v.string(), v.description('Name or id')));
+export const sessionParam = v.optional(
+  v.pipe(v.string(), v.description('Session name or id (from open); may be left out while only one is open')),
+);
 
 export const workspacePathParam = (description: string) =>
   v.optional(v.pipe(v.string(), v.description(description)), '/');

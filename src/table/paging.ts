@@ -11,13 +11,22 @@ import * as v from 'valibot';
 import { count } from '../commands/schemas.ts';
 
 /** The paging inputs, shared so they read the same on every tool. */
-export const offsetParam = v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.description('A next_offset')));
+export const offsetParam = v.optional(
+  v.pipe(v.number(), v.integer(), v.minValue(0), v.description("Resume: the last answer's next_offset")),
+);
 export const limitParam = (what: string) =>
-  v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.description(`Max ${what} (default: what fits)`)));
+  v.optional(
+    v.pipe(
+      v.number(),
+      v.integer(),
+      v.minValue(1),
+      v.description(`Most ${what} in this page (default: as many as fit one answer)`),
+    ),
+  );
 
 /** The paging outputs. */
-export const nextOffsetField = v.optional(count('Absent at the end'));
-export const totalField = (what: string) => v.optional(count(`All ${what}, if paged`));
+export const nextOffsetField = v.optional(count('Pass as offset for the next page; absent on the last page'));
+export const totalField = (what: string) => v.optional(count(`All ${what}, in every page`));
 
 /** JSON text inside a JSON string: what it adds to the text block that repeats the answer. */
 const escaped = (json: string) => JSON.stringify(json).length - 2;
