@@ -16,6 +16,9 @@ export const OUTPUT_DOCS: Record<string, Record<string, string>> = {
     extracted_size_bytes: 'Bytes the files take, as extracted.',
     not_extracted: 'A lazy session: entries still only in the zip, not in the folder (zipfs extract puts them there).',
     already_open: 'Present (true) when the zip already had a session and that one is answered, not a new one.',
+    zip_changed:
+      "Present (true) when that session's zip changed on disk since its base: the counts are the base's; status " +
+      'lists the changes, sync with merge keeps both sides.',
     warnings:
       'What inspect would warn of (links extracted as plain files), and a session taken over from a job that is gone.',
     other_sessions: 'Names of the other open sessions: later calls must name theirs.',
