@@ -18,6 +18,9 @@ export const OUTPUT_DOCS: Record<string, Record<string, string>> = {
       'A lazy session: files still only in the zip, not in the folder (zipfs extract puts them there); counted as ' +
       'file_count counts them, folders in neither.',
     already_open: 'Present (true) when the zip already had a session and that one is answered, not a new one.',
+    zip_changed:
+      "Present (true) when that session's zip changed on disk since its base: the counts are the base's; status " +
+      'lists the changes, sync with merge keeps both sides.',
     warnings:
       'What inspect would warn of (links extracted as plain files), and a session taken over from a job that is gone.',
     other_sessions: 'Names of the other open sessions: later calls must name theirs.',

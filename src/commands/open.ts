@@ -58,6 +58,7 @@ export const open = defineCommand({
     extracted_size_bytes: count('Bytes'),
     not_extracted: v.optional(count('Files (as file_count) only in zip')),
     already_open: v.optional(flag('Reused')),
+    zip_changed: v.optional(flag('Zip changed since base')),
     warnings: v.optional(v.pipe(v.array(v.string()), v.description('As inspect warns'))),
     other_sessions: v.optional(names('Open too: name one in calls')),
   }),
@@ -108,9 +109,10 @@ export const open = defineCommand({
     // What an agent needs before its next call: links it will find as plain files, and that calls
     // without a session are now ambiguous when other sessions are open.
     const links = session.record.symlinks;
+    const moved = existing ? zipMoved(session) : [];
     const warnings = [
       ...(session.tookOver ? [session.tookOver] : []),
-      ...(existing ? zipMoved(session) : []),
+      ...moved,
       ...links.slice(0, MAX_WARNINGS).map((link) => `${quoted(link)} ${SYMLINK_NOTE}`),
       ...(links.length > MAX_WARNINGS ? [`and ${links.length - MAX_WARNINGS} more symbolic links`] : []),
     ];
@@ -121,6 +123,8 @@ export const open = defineCommand({
     return {
       ...result,
       ...(existing ? { already_open: true } : {}),
+      // Not only a warning: the counts above are the base's, and an agent checks a field before it reads prose.
+      ...(moved.length > 0 ? { zip_changed: true } : {}),
       ...(warnings.length > 0 ? { warnings } : {}),
       ...(others.length > 0 ? { other_sessions: others } : {}),
     };

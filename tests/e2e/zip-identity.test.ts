@@ -57,6 +57,7 @@ describe("another writer that keeps the zip's size and mtime", () => {
     // Opening it again reuses the session, and says the zip moved on.
     const again = box.run(['open', zip, '--json']).json;
     expect(again.already_open).toBe(true);
+    expect(again.zip_changed).toBe(true);
     expect(again.warnings).toEqual([expect.stringContaining("the zip changed since this session's base")]);
     expect(box.run(['status', '--json']).json.zip_changed).toEqual(['M version.txt']);
     const sync = box.run(['sync', '--json']);
