@@ -23,7 +23,16 @@ export const OUTPUT_DOCS: Record<string, Record<string, string>> = {
       'lists the changes, sync with merge keeps both sides.',
     warnings:
       'What inspect would warn of (links extracted as plain files), and a session taken over from a job that is gone.',
-    other_sessions: 'Names of the other open sessions: later calls must name theirs.',
+    held_by:
+      'Over MCP: the zip has a session another live client works in (another connection to this server, or ' +
+      "another process), so this answer is a session of the caller's own; its session, holder and since (ISO time). " +
+      'Name that session in calls to work in it instead.',
+    'held_by.session': "That client's session of this zip.",
+    'held_by.holder': 'Another MCP connection (its client name) or a process (its pid).',
+    'held_by.since': 'When that connection began, or when that session was opened (ISO time).',
+    other_sessions:
+      'Names of the other open sessions: calls that name none go to the one this MCP connection opened or named ' +
+      'last, or on the CLI need a name when several are open.',
   },
   inspect: {
     entries: "This page of the archive's entries, in central-directory order.",

@@ -14,6 +14,7 @@ import { listSessions, sessionOf, type Session } from '../session/session-store.
 import { isNewArchive, sourceState, type SourceState } from '../session/source-state.ts';
 import { invocation, param } from '../base/message-marks.ts';
 import { workspaceOf } from '../workspace/session-workspace.ts';
+import { heldByAnother } from '../open/session-holder.ts';
 
 /**
  * A reused session whose zip another writer changed since its base (by the directory's hash: source-state.ts): said at
@@ -59,6 +60,16 @@ export const open = defineCommand({
     not_extracted: v.optional(count('Files (as file_count) only in zip')),
     already_open: v.optional(flag('Reused')),
     zip_changed: v.optional(flag('Zip changed since base')),
+    held_by: v.optional(
+      v.pipe(
+        v.object({
+          session: text("That client's session of this zip"),
+          holder: text('Another MCP connection (its client) or a process'),
+          since: text('ISO time'),
+        }),
+        v.description('This zip has a session another live client works in: you got your own; name theirs to share'),
+      ),
+    ),
     warnings: v.optional(v.pipe(v.array(v.string()), v.description('As inspect warns'))),
     other_sessions: v.optional(names('Open too: name one in calls')),
   }),
@@ -75,8 +86,11 @@ export const open = defineCommand({
       );
     // The same zip opened again (without asking for another session by name) is the session it already has:
     // a second one would silently conflict with the first on the next sync.
-    const share = input.name === undefined && !input.new;
-    const found = share ? sessionOf(context.home, input.path) : undefined;
+    let share = input.name === undefined && !input.new;
+    let found = share ? sessionOf(context.home, input.path) : undefined;
+    // Over MCP, another live client's session of this zip is not shared by surprise: this caller gets its own.
+    const held = found && heldByAnother(found, context.connection);
+    if (held) [share, found] = [false, undefined];
     // Another open of the zip at the same moment: the one that publishes second shares the first's session
     // (publishOnce).
     const session: Opened =
@@ -125,6 +139,7 @@ export const open = defineCommand({
       ...(existing ? { already_open: true } : {}),
       // Not only a warning: the counts above are the base's, and an agent checks a field before it reads prose.
       ...(moved.length > 0 ? { zip_changed: true } : {}),
+      ...(held ? { held_by: held } : {}),
       ...(warnings.length > 0 ? { warnings } : {}),
       ...(others.length > 0 ? { other_sessions: others } : {}),
     };

@@ -15,12 +15,14 @@ import { mcpMessage, mcpResult } from './render-message.ts';
 import { LineTransport } from './stdio-transport.ts';
 import { toolDefinition } from './tools.ts';
 import { ownerOf } from '../session/owner.ts';
+import { beginConnection, endConnection } from '../session/connections.ts';
 
 const INSTRUCTIONS =
   'zipfs opens a zip archive as a folder: zipfs_open extracts it into a workspace session whose files you read and ' +
   'change with these tools, or with any tool in the folder zipfs_path returns. ' +
-  'zipfs_status shows what changed and zipfs_sync writes it back into the original zip atomically with a backup; ' +
-  'the session argument may be left out whenever exactly one session is open.';
+  'zipfs_status shows what changed and zipfs_sync writes it back into the original zip atomically with a backup. ' +
+  'The session argument may be left out: calls then go to the session this connection opened or named last (or ' +
+  'the only one open). Big archives: open with lazy, and read, grep, ls, diff work on entries not extracted.';
 
 /**
  * What one answer may take: an agent pays for every answer in context, so none is over about
@@ -56,6 +58,13 @@ export async function createMcpServer(options: ServerOptions): Promise<Server> {
   // The server lives as long as its client's job: what it opens is its own.
   const serverOwner = ownerOf(process.pid);
   const tools = (toolList ??= COMMANDS.map((command) => ({ command, definition: toolDefinition(command) })));
+  // This client's memory of its sessions (session/connections.ts), for as long as it is connected.
+  const connection = beginConnection('an MCP client');
+  server.oninitialized = () => {
+    const info = server.getClientVersion();
+    if (info) connection.client = `MCP client ${info.name}${info.version ? ` ${info.version}` : ''}`;
+  };
+  server.onclose = () => endConnection(connection);
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: tools.map((t) => t.definition) }));
 
@@ -75,6 +84,7 @@ export async function createMcpServer(options: ServerOptions): Promise<Server> {
       env: options.env,
       hints: {},
       owner: serverOwner,
+      connection,
       signal: extra.signal,
       maxAnswerBytes: MAX_ANSWER_CHARS - MARGIN_CHARS,
     };

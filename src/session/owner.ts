@@ -75,7 +75,7 @@ export function cliOwner(env: NodeJS.ProcessEnv): SessionOwner {
 }
 
 /** A record's owner as far as it can be trusted: an old manifest has none, and a hand-edited one may be any shape. */
-function validOwner(owner: unknown): SessionOwner | undefined {
+export function validOwner(owner: unknown): SessionOwner | undefined {
   if (typeof owner !== 'object' || owner === null) return undefined;
   const { pid, host, start } = owner as Record<string, unknown>;
   if (!Number.isSafeInteger(pid) || typeof host !== 'string' || (start !== undefined && !Number.isSafeInteger(start)))

@@ -11,6 +11,8 @@ export interface SessionHints {
   env?: string;
   /** The working directory: inside a workspace, it selects that workspace, as git finds its repository. */
   cwd?: string;
+  /** The id of the session an MCP connection opened, named or used last (session/connections.ts), while it exists. */
+  remembered?: string;
 }
 
 const MIN_ID_PREFIX = 8;
@@ -54,7 +56,8 @@ function sessionAt(home: string, cwd: string, sessions: Session[], damaged: Dama
 /**
  * Resolves the session an operation targets (DESIGN.md, "Resolution"): the
  * explicit selector, then $ZIPFS_SESSION, then the working directory, then the
- * only open session. Several open and none chosen is AMBIGUOUS_SESSION, whose
+ * one the MCP connection used last (when it is still open), then the only
+ * open session. Several open and none chosen is AMBIGUOUS_SESSION, whose
  * message lists them so the caller can choose.
  */
 export function resolveSession(
@@ -68,6 +71,7 @@ export function resolveSession(
   if (selector !== undefined) session = select(sessions, damaged, selector, 'Session');
   else if (hints.env) session = select(sessions, damaged, hints.env, 'ZIPFS_SESSION');
   else if (hints.cwd) session = sessionAt(home, hints.cwd, sessions, damaged);
+  if (!session && hints.remembered) session = sessions.find((s) => s.record.id === hints.remembered);
   if (!session) {
     if (sessions.length === 0) {
       // the only one there is: say what is wrong with it

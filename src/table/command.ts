@@ -11,6 +11,7 @@ import type { LockWait } from '../session/lock.ts';
 import type { SessionOwner } from '../session/owner.ts';
 import type { Session } from '../session/session-store.ts';
 import { loadLimits } from '../rules/limits.ts';
+import type { Connection } from '../session/connections.ts';
 
 export type ObjectSchema =
   | v.ObjectSchema<v.ObjectEntries, undefined>
@@ -33,6 +34,8 @@ export interface CommandContext {
   maxAnswerBytes?: number;
   /** The process of the job this caller works for (session/owner.ts): recorded by open, spared by prune. */
   owner?: SessionOwner;
+  /** The MCP connection making the call (connections.ts): where its unnamed calls go; absent on the CLI. */
+  connection?: Connection;
 }
 
 /**

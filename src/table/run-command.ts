@@ -9,6 +9,7 @@ import type { Command, CommandContext, SessionContext } from './command.ts';
 import { lockWait } from './command.ts';
 import { withSessionLock } from '../session/lock.ts';
 import { resolveSession } from '../session/resolve-session.ts';
+import { rememberSession } from '../session/connections.ts';
 
 /** Runs `command` on `input` (validated: validate.ts) and returns its output. */
 export async function runCommand(
@@ -19,10 +20,18 @@ export async function runCommand(
   command.check?.(input as never);
   const run = (given: CommandContext) =>
     command.run(input as never, given as SessionContext) as Record<string, unknown> | Promise<Record<string, unknown>>;
-  if (command.session === undefined) return run(context);
-  // The hints are the CLI's ($ZIPFS_SESSION, the working folder inside a workspace); MCP gives none.
+  // The CLI's hints are $ZIPFS_SESSION and the working folder; an MCP connection's, the session it used last.
+  const { connection } = context;
+  if (connection?.remembered) context = { ...context, hints: { ...context.hints, remembered: connection.remembered } };
+  if (command.session === undefined) {
+    const output = await run(context);
+    // open's session is the connection's from now on
+    if (typeof output.session_id === 'string') rememberSession(connection, output.session_id);
+    return output;
+  }
   const selector = typeof input.session === 'string' ? input.session : undefined;
   const session = resolveSession(context.home, selector, context.hints);
+  rememberSession(connection, session.record.id);
   const withSession: SessionContext = { ...context, session };
   if (command.session === 'read') return run(withSession); // reads never take the lock (lock.ts)
   return withSessionLock(session, command.name, () => run(withSession), lockWait(context));

@@ -73,7 +73,8 @@ describe('MCP server: handshake and tool list', () => {
     expect(client.getServerVersion()?.name).toBe('zipfs');
     const instructions = client.getInstructions() ?? '';
     expect(instructions).toContain('zipfs_open');
-    expect(instructions.split(/(?<=\.)\s/).length).toBe(2);
+    // a few sentences: what zipfs is, the loop, where unnamed calls go, lazy for big archives
+    expect(instructions.split(/(?<=\.)\s/).length).toBeLessThanOrEqual(4);
   });
 
   it('lists the tools with the ADR parameter names, schemas and annotations', async () => {
@@ -231,7 +232,16 @@ describe('MCP server: operations', () => {
       expect(result.isError).toBe(true);
       expect(result.data.error.code).toBe(code);
     };
-    await expectCode('zipfs_read', { path: 'README.txt' }, 'AMBIGUOUS_SESSION');
+    // This connection's unnamed calls go to the session it opened last (issue 31); another's are ambiguous.
+    expect((await call(client, 'zipfs_path')).data.path).toContain(`${path.sep}two${path.sep}`);
+    const other = await connect(box.home);
+    try {
+      expect((await call(other.client, 'zipfs_read', { path: 'README.txt' })).data.error.code).toBe(
+        'AMBIGUOUS_SESSION',
+      );
+    } finally {
+      await other.close();
+    }
     await expectCode('zipfs_open', { path: zip, name: 'one' }, 'NAME_COLLISION');
     await expectCode('zipfs_read', { session: 'one', path: 'nope.txt' }, 'PATH_NOT_FOUND');
     await expectCode('zipfs_ls', { session: 'one', path: '../../..' }, 'PATH_TRAVERSAL');
