@@ -49,10 +49,11 @@ describe('the dispatch table', () => {
 
   // Every tools/list costs an agent context: the whole list has a budget (no tool has its own, so
   // a tool can spend what its clarity needs), and tools/list over MCP is checked in e2e/paging.test.ts.
-  // 20,000 for 17 tools; 21,000 since the 18th (extract) and lazy sessions' parameters, about 5,200 tokens.
-  it('keeps tools/list under 21,000 bytes, with every parameter and output field described', () => {
+  // 20,000 for 17 tools; 21,000 since the 18th (extract) and lazy sessions' parameters; 23,000 since delete, move
+  // and edit take several paths (issue 31: paths, and each path's result), about 5,700 tokens.
+  it('keeps tools/list under 23,000 bytes, with every parameter and output field described', () => {
     const definitions = COMMANDS.map(toolDefinition);
-    expect(Buffer.byteLength(JSON.stringify({ tools: definitions }))).toBeLessThan(21_000);
+    expect(Buffer.byteLength(JSON.stringify({ tools: definitions }))).toBeLessThan(23_000);
     const undescribed: string[] = [];
     const visit = (schema: any, at: string) => {
       for (const [key, property] of Object.entries<any>(schema.properties ?? {})) {

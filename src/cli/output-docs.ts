@@ -53,7 +53,8 @@ export const OUTPUT_DOCS: Record<string, Record<string, string>> = {
   path: {
     path: "Absolute path of the session's workspace folder.",
     not_extracted:
-      'A lazy session: files (not folders) only in the zip, which other tools do not see in the folder until zipfs extract.',
+      'A lazy session: files (not folders) only in the zip, which other tools do not see in the folder until ' +
+      'zipfs extract.',
   },
   extract: {
     extracted: 'Entries written into the folder by this call.',
@@ -104,13 +105,10 @@ export const OUTPUT_DOCS: Record<string, Record<string, string>> = {
     results: 'With paths or a glob: each file changed, skipped or failed (files no edit matched are only counted).',
     'results[].path': "The file's path, normalised.",
     'results[].replacements': 'Matches replaced in it.',
-    'results[].sha256': 'SHA-256 of its new content.',
-    'results[].size_bytes': 'Its size afterwards.',
     'results[].skipped': 'Why a file a glob named was left alone (not text).',
-    'results[].error': 'Why it was not written, though every file was checked first (a file held open).',
+    'results[].failure': 'Why it was not written, though every file was checked first (a file held open).',
     count: 'With paths or a glob: files changed.',
     unchanged_count: 'With paths or a glob: files named where no edit matched, left as they were.',
-    failed: 'Files that could not be written (each has an error).',
     results_total: 'All results, when the list was cut to fit the answer (MCP only).',
   },
   mkdir: {
@@ -124,22 +122,18 @@ export const OUTPUT_DOCS: Record<string, Record<string, string>> = {
     results: 'With paths or a glob: one result per path, in the order named.',
     'results[].path': 'The path, normalised.',
     'results[].to': 'Where it went, normalised.',
-    'results[].error': 'Why it was not moved, though every path was checked first (a file held open).',
+    'results[].failure': 'Why it was not moved, though every path was checked first (a file held open).',
     count: 'With paths or a glob: paths moved.',
-    failed: 'Paths that could not be moved (each has an error).',
     truncated: 'Present (true) when results was cut to fit the answer (MCP only); count has them all.',
-    total: 'All results, when the list was cut.',
   },
   delete: {
     deleted: 'True when every path was deleted.',
     path: 'The deleted path, normalised (path alone).',
     results: 'With paths or a glob: one result per path, in the order named.',
     'results[].path': 'The path, normalised.',
-    'results[].error': 'Why it was not deleted, though every path was checked first (a file held open).',
+    'results[].failure': 'Why it was not deleted, though every path was checked first (a file held open).',
     count: 'With paths or a glob: paths deleted.',
-    failed: 'Paths that could not be deleted (each has an error).',
     truncated: 'Present (true) when results was cut to fit the answer (MCP only); count has them all.',
-    total: 'All results, when the list was cut.',
   },
   grep: {
     matches: 'Matching lines, by file path and line number (this page).',

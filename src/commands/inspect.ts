@@ -30,7 +30,9 @@ function lazySuggestion(entries: number, bytes: number): string | undefined {
 export const inspect = defineCommand({
   name: 'inspect',
   title: 'Inspect a zip',
-  description: `Entries and warnings, without opening; past ${LAZY_ABOVE_ENTRIES} entries or 1 GiB it suggests opening lazily.`,
+  description:
+    `Entries and warnings, without opening; past ${LAZY_ABOVE_ENTRIES} entries or 1 GiB it suggests ` +
+    'opening lazily.',
   input: v.strictObject({
     path: v.pipe(v.string(), v.description('Zip path')),
     // start and max_entries came first; offset and limit are the names every paged tool takes.

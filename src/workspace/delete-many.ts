@@ -17,7 +17,7 @@ import type { Workspace } from './workspace.ts';
 /** One path's result: done, or why not. */
 export interface PathResult {
   path: string;
-  error?: string;
+  failure?: string;
 }
 
 /** At most this many problems are named in one refusal; the count says the rest. */
@@ -68,7 +68,7 @@ export function deleteMany(workspace: Workspace, patterns: readonly string[], re
     } catch (error) {
       // Checked to be there: not on disk now means it was only in the zip (deleted above).
       if (error instanceof ZipfsError && error.code === 'PATH_NOT_FOUND') return { path: relative };
-      if (error instanceof ZipfsError) return { path: relative, error: `${error.code}: ${error.message}` };
+      if (error instanceof ZipfsError) return { path: relative, failure: `${error.code}: ${error.message}` };
       throw error;
     }
     return { path: relative };

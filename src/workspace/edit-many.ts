@@ -36,11 +36,9 @@ export interface EditManyRequest {
 export interface FileEdit {
   path: string;
   replacements: number;
-  sha256?: string;
-  size_bytes?: number;
   /** Why a file a glob named was left alone. */
   skipped?: string;
-  error?: string;
+  failure?: string;
 }
 
 interface Read {
@@ -140,12 +138,10 @@ export async function editMany(workspace: Workspace, request: EditManyRequest): 
     const result: FileEdit = { path, replacements: after.replacements };
     try {
       if (!request.dryRun) writeWorkspaceFile(workspace.root, path, bytes, false, { rules: request.rules });
-      result.sha256 = new Bun.CryptoHasher('sha256').update(bytes).digest('hex');
-      result.size_bytes = bytes.length;
       diffs.push(unifiedDiff(path, read.text!.text, after.text).text);
     } catch (error) {
       if (!(error instanceof ZipfsError)) throw error;
-      result.error = `${error.code}: ${error.message}`;
+      result.failure = `${error.code}: ${error.message}`;
     }
     results.set(read, result);
   }

@@ -18,7 +18,7 @@ import type { ChangeOptions, Workspace } from './workspace.ts';
 export interface MoveResult {
   path: string;
   to: string;
-  error?: string;
+  failure?: string;
 }
 
 interface Planned {
@@ -95,7 +95,7 @@ export async function moveMany(workspace: Workspace, request: MoveManyRequest): 
       moveWorkspacePath(workspace.root, from, to, request.overwrite);
       return { path: from, to };
     } catch (error) {
-      if (error instanceof ZipfsError) return { path: from, to, error: `${error.code}: ${error.message}` };
+      if (error instanceof ZipfsError) return { path: from, to, failure: `${error.code}: ${error.message}` };
       throw error;
     }
   });
