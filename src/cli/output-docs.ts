@@ -117,13 +117,10 @@ export const OUTPUT_DOCS: Record<string, Record<string, string>> = {
     results: 'With paths or a glob: each file changed, skipped or failed (files no edit matched are only counted).',
     'results[].path': "The file's path, normalised.",
     'results[].replacements': 'Matches replaced in it.',
-    'results[].sha256': 'SHA-256 of its new content.',
-    'results[].size_bytes': 'Its size afterwards.',
     'results[].skipped': 'Why a file a glob named was left alone (not text).',
     'results[].failure': 'Why it was not written, though every file was checked first (a file held open).',
     count: 'With paths or a glob: files changed.',
     unchanged_count: 'With paths or a glob: files named where no edit matched, left as they were.',
-    failed: 'Files that could not be written (each has a failure).',
     results_total: 'All results, when the list was cut to fit the answer (MCP only).',
   },
   mkdir: {
@@ -139,9 +136,7 @@ export const OUTPUT_DOCS: Record<string, Record<string, string>> = {
     'results[].to': 'Where it went, normalised.',
     'results[].failure': 'Why it was not moved, though every path was checked first (a file held open).',
     count: 'With paths or a glob: paths moved.',
-    failed: 'Paths that could not be moved (each has a failure).',
     truncated: 'Present (true) when results was cut to fit the answer (MCP only); count has them all.',
-    total: 'All results, when the list was cut.',
   },
   delete: {
     deleted: 'True when every path was deleted.',
@@ -150,9 +145,7 @@ export const OUTPUT_DOCS: Record<string, Record<string, string>> = {
     'results[].path': 'The path, normalised.',
     'results[].failure': 'Why it was not deleted, though every path was checked first (a file held open).',
     count: 'With paths or a glob: paths deleted.',
-    failed: 'Paths that could not be deleted (each has a failure).',
     truncated: 'Present (true) when results was cut to fit the answer (MCP only); count has them all.',
-    total: 'All results, when the list was cut.',
   },
   grep: {
     matches: 'Matching lines, by file path and line number (this page).',

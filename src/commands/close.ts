@@ -34,7 +34,7 @@ export const close = defineCommand({
           files_modified: count('Paths'),
           files_added: count('Paths'),
           files_deleted: count('Paths'),
-          files_renamed: v.optional(count('Moved, kept in place')),
+          files_renamed: v.optional(count('Moved')),
         }),
         v.description('With sync: its counts'),
       ),

@@ -14,18 +14,18 @@ export const del = defineCommand({
   name: 'delete',
   title: 'Delete',
   description:
-    'Delete files or folders; links are removed, never followed. Several at once with paths (globs too): all are ' +
-    'checked first, and nothing is deleted if one is missing. Works on entries not extracted.',
+    'Delete files or folders (a link, never its target). paths: several, globs too; all checked first, none ' +
+    'deleted if one fails.',
   input: v.strictObject({
     session: sessionParam,
     path: v.optional(v.pipe(v.string(), v.description('From the workspace root'))),
-    paths: morePathsParam('without recursive, a glob deletes files and links only'),
+    paths: morePathsParam('a glob takes folders only with recursive'),
     recursive: v.optional(v.pipe(v.boolean(), v.description('For a non-empty folder')), false),
   }),
   output: v.object({
-    deleted: flag('True when every path was'),
-    path: v.optional(name('Normalised (path alone)')),
-    ...manyResults('deleted'),
+    deleted: flag('All done'),
+    path: v.optional(name('Normalised')),
+    ...manyResults(),
   }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
   session: 'write',
@@ -59,8 +59,7 @@ export const del = defineCommand({
       deleted: failed === 0,
       results: page,
       count: results.length - failed,
-      ...(failed > 0 ? { failed } : {}),
-      ...(next === undefined ? {} : { truncated: true, total: results.length }),
+      ...(next === undefined ? {} : { truncated: true }),
     }));
   },
   render: (out) =>

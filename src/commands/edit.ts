@@ -32,7 +32,7 @@ const editSchema = v.strictObject({
 const editInput = v.strictObject({
   session: sessionParam,
   path: v.optional(v.pipe(v.string(), v.description('From the workspace root'))),
-  paths: morePathsParam('text files only, a glob skips others'),
+  paths: morePathsParam('a glob skips non-text'),
   edits: v.pipe(v.array(editSchema), v.minLength(1), v.description('Applied in order')),
   dry_run: v.optional(v.pipe(v.boolean(), v.description('Only the diff')), false),
   expected_sha256: v.optional(v.pipe(v.string(), v.description('From read'))),
@@ -42,9 +42,9 @@ const editInput = v.strictObject({
 });
 
 const editOutput = v.object({
-  sha256: v.optional(text('New content (path alone)')),
-  size_bytes: v.optional(count('New size (path alone)')),
-  replacements: count('Made, in all files'),
+  sha256: v.optional(text('New content')),
+  size_bytes: v.optional(count('New size')),
+  replacements: count('Made'),
   diff: text('Unified diff'),
   truncated: v.optional(flag('Diff cut; see zipfs_diff')),
   total: v.optional(count('All diff lines, if cut')),
@@ -54,27 +54,24 @@ const editOutput = v.object({
         v.object({
           path: name('Normalised'),
           replacements: count('Made'),
-          sha256: v.optional(text('New content')),
-          size_bytes: v.optional(count('New size')),
-          skipped: v.optional(text('Why a glob left it')),
-          failure: v.optional(text('Why not written')),
+          skipped: v.optional(text('Why')),
+          failure: v.optional(text('Why not')),
         }),
       ),
-      v.description('With paths or a glob: each file changed, skipped or failed'),
+      v.description('Files changed, skipped, failed'),
     ),
   ),
   count: v.optional(count('Files changed')),
-  unchanged_count: v.optional(count('Files no edit matched')),
-  failed: v.optional(count('Files with a failure')),
-  results_total: v.optional(count('All results, if the list was cut')),
+  unchanged_count: v.optional(count('No match')),
+  results_total: v.optional(count('If results cut')),
 });
 
 export const edit = defineCommand({
   name: 'edit',
   title: 'Edit',
   description:
-    'Replace exact text; each old_text must match once. With paths (globs too), the same edits in every file: ' +
-    'an edit a file lacks is skipped there, all are checked before any is written. Works on entries not extracted.',
+    'Replace exact text; each old_text must match once. paths (globs too): the same edits in each file, one it ' +
+    'lacks skipped there; all checked before any write.',
   input: editInput,
   output: editOutput,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
@@ -178,7 +175,7 @@ export const edit = defineCommand({
   render: (out, paint) => paintDiff(out.diff, paint),
   // The CLI has no answer budget: its diff is never cut, so the note need not say so.
   note(out, quiet) {
-    if (quiet && !out.failed) return undefined;
+    if (quiet && !out.results?.some((r) => r.failure)) return undefined;
     if (out.results === undefined) return `zipfs: ${plural(out.replacements, 'replacement')}; sha256 ${out.sha256}`;
     const failed = (out.results ?? []).filter((r) => r.failure).map((r) => `zipfs: ${r.path}: ${r.failure}`);
     return [
@@ -207,12 +204,10 @@ async function editFiles(
     change: { home: context.home, limits, signal: context.signal },
   });
   const listed = done.files.filter((file) => file.replacements > 0 || file.skipped || file.failure);
-  const failed = listed.filter((file) => file.failure).length;
   const head = {
     replacements: done.files.reduce((sum, file) => sum + file.replacements, 0),
     count: listed.filter((file) => file.replacements > 0 && !file.failure).length,
     unchanged_count: done.files.length - listed.length,
-    ...(failed > 0 ? { failed } : {}),
   };
   // Half the budget for the list of files, the rest for the diff: neither can be asked for again.
   const half = context.maxAnswerBytes === undefined ? undefined : Math.floor(context.maxAnswerBytes / 2);

@@ -31,8 +31,8 @@ export const inspect = defineCommand({
   name: 'inspect',
   title: 'Inspect a zip',
   description:
-    'Entries and warnings, without opening; past ' +
-    `${LAZY_ABOVE_ENTRIES} entries or 1 GiB it suggests opening lazily.`,
+    `Entries and warnings, without opening; past ${LAZY_ABOVE_ENTRIES} entries or 1 GiB it suggests ` +
+    'opening lazily.',
   input: v.strictObject({
     path: v.pipe(v.string(), v.description('Zip path')),
     // start and max_entries came first; offset and limit are the names every paged tool takes.

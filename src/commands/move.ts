@@ -15,20 +15,20 @@ export const move = defineCommand({
   name: 'move',
   title: 'Move',
   description:
-    'Rename a file or folder. With paths (globs too), or to ending in "/", each moves into the folder to ' +
-    '(made if missing), as mv does; all are checked first and nothing moves if one fails.',
+    'Rename a file or folder. paths (globs too), or to ending in /: each moves into folder to, as mv; all checked ' +
+    'first.',
   input: v.strictObject({
     session: sessionParam,
     from: v.optional(v.pipe(v.string(), v.description('Existing path'))),
-    to: v.pipe(v.string(), v.description('New path; with paths, the folder')),
-    paths: morePathsParam('each moves into the folder to'),
+    to: v.pipe(v.string(), v.description('New path, or folder')),
+    paths: morePathsParam('into to'),
     overwrite: v.optional(v.pipe(v.boolean(), v.description('Replace the target')), false),
   }),
   output: v.object({
-    moved: flag('True when every path was'),
-    from: v.optional(name('Normalised (from alone)')),
-    to: v.optional(name('Normalised (from alone)')),
-    ...manyResults('moved', { to: v.optional(name('Where it went')) }),
+    moved: flag('All done'),
+    from: v.optional(name('Normalised')),
+    to: v.optional(name('Normalised')),
+    ...manyResults({ to: v.optional(name('Normalised')) }),
   }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
   session: 'write',
@@ -71,8 +71,7 @@ export const move = defineCommand({
       moved: failed === 0,
       results: page,
       count: results.length - failed,
-      ...(failed > 0 ? { failed } : {}),
-      ...(next === undefined ? {} : { truncated: true, total: results.length }),
+      ...(next === undefined ? {} : { truncated: true }),
     }));
   },
   render: (out) =>

@@ -29,12 +29,7 @@ export const names = (description: string) => v.pipe(v.array(NAME), v.descriptio
 
 /** `paths` beside `path` (delete, move, edit): more paths or globs in one call (issue 31). */
 export const morePathsParam = (more: string) =>
-  v.optional(
-    v.pipe(
-      v.array(v.string()),
-      v.description(`More paths or globs (*.tmp at any depth, ppt/slides/slide3*, word/**); ${more}`),
-    ),
-  );
+  v.optional(v.pipe(v.array(v.string()), v.description(`Paths or globs (*.x at any depth, a/**); ${more}`)));
 
 /** A call with several paths names at least one, in `path` or in `paths`. */
 export function assertSomePath(path: string | undefined, paths: string[] | undefined, verb: string): void {
@@ -47,19 +42,17 @@ const pathResult = <T extends v.ObjectEntries>(more: T) =>
   v.object({
     path: name('Normalised'),
     ...more,
-    failure: v.optional(text('Why not; nothing done to it')),
+    failure: v.optional(text('Why not')),
   });
 
 /**
  * The answer's part about several paths: each one's result, cut to what fits the answer (a change
  * cannot be asked for again, so there is no next page), and the counts of all.
  */
-export const manyResults = <T extends v.ObjectEntries = Record<never, never>>(done: string, more = {} as T) => ({
-  results: v.optional(v.pipe(v.array(pathResult(more)), v.description('With paths or a glob: one per path'))),
-  count: v.optional(count(`Paths ${done}`)),
-  failed: v.optional(count('Paths with a failure')),
-  truncated: v.optional(flag('results cut to fit; count has all')),
-  total: v.optional(count('All results, if cut')),
+export const manyResults = <T extends v.ObjectEntries = Record<never, never>>(more = {} as T) => ({
+  results: v.optional(v.pipe(v.array(pathResult(more)), v.description('One per path'))),
+  count: v.optional(count('Done')),
+  truncated: v.optional(flag('results cut')),
 });
 
 /** Human lines for several paths' results, failures said as such. */
@@ -71,8 +64,6 @@ export function renderResults<R extends { path: string; failure?: string }>(
 }
 
 /** The CLI's stderr line when the list of results was cut. */
-export function resultsCutNote(out: { truncated?: boolean; results?: unknown[]; total?: number }, done: string) {
-  return out.truncated
-    ? `zipfs: the answer lists ${out.results?.length ?? 0} of ${out.total} paths ${done}`
-    : undefined;
+export function resultsCutNote(out: { truncated?: boolean; results?: unknown[] }, done: string) {
+  return out.truncated ? `zipfs: the answer lists the first ${out.results?.length ?? 0} paths ${done}` : undefined;
 }

@@ -31,8 +31,8 @@ export const tree = defineCommand({
   }),
   output: v.object({
     tree: text("Drawn: this page's lines"),
-    file_count: count('In the whole tree, below max_depth too'),
-    dir_count: count('In the whole tree, below max_depth too'),
+    file_count: count('In the whole tree'),
+    dir_count: count('In the whole tree'),
     total: totalField('lines'),
     next_offset: nextOffsetField,
   }),

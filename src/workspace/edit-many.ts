@@ -36,8 +36,6 @@ export interface EditManyRequest {
 export interface FileEdit {
   path: string;
   replacements: number;
-  sha256?: string;
-  size_bytes?: number;
   /** Why a file a glob named was left alone. */
   skipped?: string;
   failure?: string;
@@ -140,8 +138,6 @@ export async function editMany(workspace: Workspace, request: EditManyRequest): 
     const result: FileEdit = { path, replacements: after.replacements };
     try {
       if (!request.dryRun) writeWorkspaceFile(workspace.root, path, bytes, false, { rules: request.rules });
-      result.sha256 = new Bun.CryptoHasher('sha256').update(bytes).digest('hex');
-      result.size_bytes = bytes.length;
       diffs.push(unifiedDiff(path, read.text!.text, after.text).text);
     } catch (error) {
       if (!(error instanceof ZipfsError)) throw error;
