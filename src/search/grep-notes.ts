@@ -3,7 +3,18 @@ import { quote } from '../base/errors.ts';
 import { param } from '../base/message-marks.ts';
 import type { GaveUp } from './grep-types.ts';
 import { MAX_BUDGET_MS } from './grep-cursor.ts';
-import type { GrepRequest, GrepResult } from './grep.ts';
+/** What the notes read of a request and a result (grep.ts's types, named here so the two files are no circle). */
+interface GrepRequest {
+  countAll: boolean;
+  maxResults: number;
+  budgetMs: number;
+  waitMs?: number;
+}
+interface GrepResult {
+  matches: unknown[];
+  total_matches: number;
+  files_searched: number;
+}
 
 /** The places where the regex engine gave up and answered "no match" (regex-give-up.ts). */
 export function givenUpNote(gaveUp: GaveUp): string | undefined {
@@ -41,9 +52,10 @@ export function budgetNote(result: GrepResult, request: GrepRequest, files: numb
 /** The search got nowhere within the wait: the first file (or its first line) alone takes longer. */
 export function stuckNote(request: GrepRequest, first: string): string {
   const waitMs = Math.max(request.budgetMs, request.waitMs ?? 0);
+  const raise = param('time_budget_ms', Math.min(MAX_BUDGET_MS, waitMs * 4));
   return (
     `Nothing could be searched within ${waitMs} ms: ${quote(first)} alone takes longer (a very large ` +
-    `file, or a pattern that backtracks catastrophically there). Raise ${param('time_budget_ms', Math.min(MAX_BUDGET_MS, waitMs * 4))}, simplify the ` +
+    `file, or a pattern that backtracks catastrophically there). Raise ${raise}, simplify the ` +
     `pattern, or narrow path or glob to leave that file out.`
   );
 }
