@@ -9,6 +9,7 @@ import type { TextEncoding } from '../files/text-encoding.ts';
 import { BinaryScan } from './binary-scan.ts';
 import { HEAD_BYTES, streamDecoder, textPlan } from './file-text.ts';
 import { LineSearch, type MatchSink } from './line-search.ts';
+import type { LinePlace } from './grep-types.ts';
 
 export interface FileSink extends MatchSink {
   /** The file is binary and was not searched. */
@@ -36,10 +37,17 @@ export class FileSearch {
   constructor(
     private readonly file: string,
     private readonly options: SearchOptions,
-    /** The options' pattern compiled once for the whole grep (no 'g': it keeps no state between lines). */
+    /** The options' pattern compiled once for the whole grep, with 'g' (each line starts it at lastIndex 0). */
     private readonly regex: RegExp,
     private readonly sink: FileSink,
+    /** Resume here in a text file (a cursor's place). */
+    private readonly from?: LinePlace,
   ) {}
+
+  /** How far a text file is searched (line-search.ts); undefined before its text starts. */
+  place(): LinePlace | undefined {
+    return this.lines?.search.place();
+  }
 
   /** Takes the next piece of the file; false once nothing more is wanted from it (the caller stops reading). */
   push(bytes: Uint8Array): boolean {
@@ -75,7 +83,7 @@ export class FileSearch {
     const plan = textPlan(head, this.options.encoding);
     if (plan) {
       this.lines = {
-        search: new LineSearch(this.file, this.regex, this.options.contextLines, this.sink),
+        search: new LineSearch(this.file, this.regex, this.options.contextLines, this.sink, this.from),
         decode: streamDecoder(plan.encoding),
       };
       return this.feed(head.subarray(plan.skip));

@@ -26,7 +26,26 @@ export interface GrepItem {
   /** Workspace-relative path, shown in matches (and opened in the workspace when there is no `zip`). */
   file: string;
   zip?: { zipPath: string; zipFd?: number; entry: EntryLocation };
+  /** Resume inside this file: what a previous page already gave is skipped (a cursor's place, grep-cursor.ts). */
+  from?: LinePlace;
 }
+
+/**
+ * A place inside a text file: lines before `line` are done, and in `line` the matches whose column is at most
+ * `column` (0: none of the line).
+ */
+export interface LinePlace {
+  line: number;
+  column: number;
+}
+
+/** A place in a grep's file order: in `file` at `line`/`column`, or past the whole file when line is 0. */
+export interface GrepPlace extends LinePlace {
+  file: string;
+}
+
+/** What grep answers with: every match, the files with a match (grep -l), or a count per file (grep -c). */
+export type GrepOutput = 'matches' | 'files' | 'count';
 
 export interface GrepJob {
   root: string;
@@ -44,6 +63,7 @@ export interface GrepJob {
   encoding: TextEncoding;
   /** Search binary files as Latin-1 bytes: one match per file, with its byte offset. */
   binary: boolean;
+  output: GrepOutput;
 }
 
 export interface GrepMatch {
@@ -52,8 +72,12 @@ export interface GrepMatch {
   line_content: string;
   context_before?: string[];
   context_after?: string[];
+  /** Where the match starts in the line, from 1 (UTF-16 code units); absent for names, binary files and files. */
+  column?: number;
   /** In a binary file: where the first match starts. */
   byte_offset?: number;
+  /** output 'count': the file's matches. */
+  count?: number;
 }
 
 /**
@@ -73,7 +97,12 @@ export type GrepMessage =
   | {
       kind: 'matches';
       matches: GrepMatch[];
+      /** Matches counted (files, for output 'files'). */
       total: number;
+      /** Items counted: matches, or files for output 'files' and 'count' (max_results applies to these). */
+      items: number;
+      /** Everything before this place was searched and its matches sent: where a stopped search resumes. */
+      done?: GrepPlace;
       filesSearched: number;
       skippedBinary: number;
       cutLines: number;

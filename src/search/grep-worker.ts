@@ -9,7 +9,7 @@ import { toZipfsError } from '../base/errors.ts';
 import { Beneath } from '../files/beneath.ts';
 import { FileSearch, type FileSink } from './file-search.ts';
 import { CHUNK_BYTES, ZipSources, readWorkspaceFile, readZipEntry } from './grep-sources.ts';
-import type { GaveUp, GrepJob, GrepMatch, GrepMessage } from './grep-types.ts';
+import type { GaveUp, GrepJob, GrepMatch, GrepMessage, GrepPlace } from './grep-types.ts';
 import { watchedExec } from '../base/regex-give-up.ts';
 
 /** How often, at most, what was found is handed over while a search runs. */
@@ -20,25 +20,28 @@ function post(message: GrepMessage): void {
 }
 
 async function run(job: GrepJob, beneath: Beneath, zips: ZipSources): Promise<void> {
-  const regex = new RegExp(job.pattern, job.flags);
+  const regex = new RegExp(job.pattern, `${job.flags}g`);
   let pending: GrepMatch[] = [];
   let total = 0;
+  let items = 0;
   let filesSearched = 0;
   let skippedBinary = 0;
   let cutLines = 0;
+  let done: GrepPlace | undefined;
   const gaveUp: GaveUp = { count: 0 };
   let lastPost = Date.now();
   const flush = () => {
-    post({ kind: 'matches', matches: pending, total, filesSearched, skippedBinary, cutLines, gaveUp });
+    post({ kind: 'matches', matches: pending, total, items, filesSearched, skippedBinary, cutLines, gaveUp, done });
     pending = [];
     lastPost = Date.now();
   };
-  const sink: FileSink = {
-    count: () => ++total <= job.maxResults,
-    full: () => total > job.maxResults && !job.countAll,
-    keep: (match) => void pending.push(match),
+  const full = () => items > job.maxResults && !job.countAll;
+  /** One more item (a match, a file, a file's count): true when it is to be kept (within max_results). */
+  const take = () => ++items <= job.maxResults;
+  const shared = {
+    keep: (match: GrepMatch) => void pending.push(match),
     cutLine: () => void cutLines++,
-    gaveUp: (file, line) => {
+    gaveUp: (file: string, line: number) => {
       gaveUp.count++;
       gaveUp.first ??= { file, line };
     },
@@ -52,35 +55,64 @@ async function run(job: GrepJob, beneath: Beneath, zips: ZipSources): Promise<vo
     const { file } = item;
     if (job.namesOnly) {
       filesSearched++;
+      regex.lastIndex = 0;
       const { hit, gaveUp: stopped } = watchedExec(regex, file);
-      if (stopped) sink.gaveUp(file, 0);
-      if (hit && sink.count()) sink.keep({ file, line_number: 0, line_content: file });
-      if (sink.full()) return finish(true);
+      regex.lastIndex = 0;
+      if (stopped) shared.gaveUp(file, 0);
+      if (hit && (total++, take())) shared.keep({ file, line_number: 0, line_content: file });
+      done = { file, line: 0, column: 0 };
+      if (full()) return finish(true);
       continue;
     }
-    const search = new FileSearch(file, job, regex, sink);
+    // This file's matches: for output 'files' the first ends the file, for 'count' they are summed.
+    let inFile = 0;
+    const sink: FileSink = {
+      ...shared,
+      count: () => {
+        total++;
+        if (job.output === 'matches') return take();
+        if (++inFile === 1 && job.output === 'files' && take())
+          shared.keep({ file, line_number: 0, line_content: file });
+        return false;
+      },
+      full: () => full() || (job.output === 'files' && inFile > 0),
+    };
+    const search = new FileSearch(file, job, regex, sink, item.from);
+    // Where a stop would resume: inside the file only for matches (a count is whole files, a file listed is done).
+    const place = (): GrepPlace | undefined => {
+      if (job.output === 'count') return done;
+      if (job.output === 'files' && inFile > 0) return { file, line: 0, column: 0 };
+      const at = search.place();
+      return at ? { file, ...at } : done;
+    };
     // And as a large file goes: a search stopped by the time budget midway still returns its first matches.
-    const take = (piece: Uint8Array) => {
+    const feed = (piece: Uint8Array) => {
       const more = search.push(piece);
-      if (Date.now() - lastPost > POST_EVERY_MS) flush();
+      if (Date.now() - lastPost > POST_EVERY_MS) {
+        done = place();
+        flush();
+      }
       return more;
     };
     if (item.zip) {
       filesSearched++;
-      await readZipEntry(zips.get(item.zip.zipPath, item.zip.zipFd), item.zip.entry, take);
+      await readZipEntry(zips.get(item.zip.zipPath, item.zip.zipFd), item.zip.entry, feed);
     } else {
       // removed, or swapped for a link or a special file, while we searched
-      if (!readWorkspaceFile(beneath, file, buffer, take)) continue;
+      if (!readWorkspaceFile(beneath, file, buffer, feed)) continue;
       filesSearched++;
     }
     search.end();
-    if (sink.full()) return finish(true);
+    if (job.output === 'count' && inFile > 0 && take())
+      shared.keep({ file, line_number: 0, line_content: file, count: inFile });
+    if (full()) return finish(true);
+    done = { file, line: 0, column: 0 };
   }
   finish(false);
 
   function finish(truncated: boolean): void {
     flush();
-    post({ kind: 'done', truncated: truncated || total > job.maxResults });
+    post({ kind: 'done', truncated: truncated || items > job.maxResults });
   }
 }
 

@@ -1,17 +1,23 @@
 /**
  * grep over a workspace: the files are listed and filtered here, the regular
  * expression runs in a worker thread under a time budget (see grep-worker.ts).
+ *
+ * The time budget never loses matches: the worker reports, with what it found,
+ * how far it has searched (a place: a file, a line, a column), and a search
+ * the budget stops answers that place, from which the next call resumes
+ * (grep-cursor.ts). A search that has not got anywhere yet when the budget
+ * ends is given until the wait ceiling (waitMs) to get past its first place,
+ * so even a tiny budget moves on.
  */
-import fs from 'node:fs';
 import path from 'node:path';
 import { ZipfsError } from '../base/errors.ts';
-import { withBeneath, type Folder } from '../files/beneath.ts';
-import type { GaveUp, GrepItem, GrepJob, GrepMatch, GrepMessage, GrepZipEntry } from './grep-types.ts';
+import type { GaveUp, GrepJob, GrepMatch, GrepMessage, GrepOutput, GrepPlace, GrepZipEntry } from './grep-types.ts';
 import { LINE_CAP_CHARS } from './line-search.ts';
 import { workerPath } from '../base/worker-path.ts';
 import type { TextEncoding } from '../files/text-encoding.ts';
 import { quote } from '../base/errors.ts';
-import { param } from '../base/message-marks.ts';
+import { itemsFrom, listFiles, mergeZipEntries } from './grep-files.ts';
+import { budgetNote, givenUpNote, stuckNote, truncatedNote } from './grep-notes.ts';
 
 export interface GrepRequest {
   root: string;
@@ -20,13 +26,20 @@ export interface GrepRequest {
   pattern: string;
   glob?: string;
   ignoreCase: boolean;
+  /** Items (matches, or files for output 'files' and 'count') to find before stopping. */
   maxResults: number;
   contextLines: number;
   countAll: boolean;
   namesOnly: boolean;
   encoding: TextEncoding;
   binary: boolean;
+  /** 'matches' unless said. */
+  output?: GrepOutput;
+  /** Resume after this place (a cursor's): what is before it was searched by an earlier call. */
+  after?: GrepPlace;
   budgetMs: number;
+  /** How long a search that has got nowhere past its start may go on (budgetMs unless said). */
+  waitMs?: number;
   /** Cancellation: the worker is terminated at once, as at the time budget. */
   signal?: AbortSignal;
   /**
@@ -46,8 +59,12 @@ export interface GrepResult {
   files_searched: number;
   skipped_binary: number;
   note?: string;
-  /** Stopped by the time budget (a next page would meet it again): for the caller, not the answer. */
+  /** Items counted (matches, or files for output 'files' and 'count'): more than maxResults means more to show. */
+  items: number;
+  /** Stopped by the time budget: for the caller, not the answer. */
   timedOut?: true;
+  /** With timedOut: everything before this place was searched and its matches are in `matches` (absent: nothing). */
+  done?: GrepPlace;
 }
 
 /** Compiles the pattern here first, so a bad one is INVALID_INPUT with the engine's reason. */
@@ -76,112 +93,8 @@ export function globFilter(glob: string | undefined): (relative: string) => bool
     : (relative) => matcher.match(path.posix.basename(relative));
 }
 
-/**
- * Regular files under `start`, sorted; links and what they point at are never
- * searched. Folders are opened through their parents without following links
- * (beneath.ts), so a folder swapped for a link while grep lists is not entered.
- */
-function listFiles(root: string, start: string, accept: (relative: string) => boolean): string[] {
-  const files: string[] = [];
-  const visit = (folder: Folder) => {
-    // The folder's own record of each child's type (no stat per file); the worker checks each file again as it opens
-    // it.
-    const children = fs
-      .readdirSync(folder.path, { withFileTypes: true })
-      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    for (const child of children) {
-      const { name } = child;
-      const relative = folder.childRelative(name);
-      const stats =
-        child.isFile() || child.isDirectory() || child.isSymbolicLink()
-          ? child
-          : fs.lstatSync(folder.child(name), { throwIfNoEntry: false });
-      if (stats?.isFile()) {
-        if (accept(relative)) files.push(relative);
-      } else if (stats?.isDirectory()) {
-        const inner = folder.openChild(name);
-        if (!inner) continue; // swapped for a link since the lstat
-        try {
-          visit(inner);
-        } finally {
-          inner.close();
-        }
-      }
-    }
-  };
-  withBeneath(root, (beneath) => {
-    const stats = beneath.lstat(start);
-    if (stats?.isFile()) {
-      if (accept(start)) files.push(start);
-    } else if (stats?.isDirectory()) {
-      visit(beneath.folder(start));
-    }
-  });
-  return files;
-}
-
-/**
- * The order listFiles walks in: folder by folder, each folder's names sorted
- * by code unit. It is plain string order once "/" sorts below every character
- * a name can hold, so a folder's contents come before a sibling "a.txt" of "a".
- */
-function walkOrderKey(relative: string): string {
-  return relative.replaceAll('/', '\0');
-}
-
-/** Whether `relative` is `start` or lies below it ('' is the root). */
-function isWithin(start: string, relative: string): boolean {
-  return start === '' || relative === start || relative.startsWith(`${start}/`);
-}
-
-/** The workspace files and the zip entries (filtered the same way) merged in walk order. */
-function mergeZipEntries(
-  files: string[],
-  entries: GrepZipEntry[],
-  start: string,
-  accept: (relative: string) => boolean,
-): GrepItem[] {
-  const onDisk = new Set(files);
-  const extra = entries
-    .filter(({ file }) => isWithin(start, file) && accept(file) && !onDisk.has(file))
-    .map(({ file, zipPath, zipFd, entry }) => ({
-      key: walkOrderKey(file),
-      item: { file, zip: { zipPath, zipFd, entry } },
-    }))
-    .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-  const items: GrepItem[] = [];
-  let next = 0;
-  for (const file of files) {
-    const key = walkOrderKey(file);
-    while (next < extra.length && extra[next]!.key < key) items.push(extra[next++]!.item);
-    items.push({ file });
-  }
-  while (next < extra.length) items.push(extra[next++]!.item);
-  return items;
-}
-
-/** The places where the regex engine gave up and answered "no match" (regex-give-up.ts). */
-function givenUpNote(gaveUp: GaveUp): string | undefined {
-  if (gaveUp.count === 0 || !gaveUp.first) return undefined;
-  const { file, line } = gaveUp.first;
-  const where = line > 0 ? `${quote(file)} line ${line}` : quote(file);
-  return (
-    `The regex engine gave up on ${gaveUp.count} line(s) or file(s) (first: ${where}): the pattern backtracks ` +
-    `catastrophically there (nested repeats such as (x+x+)+ do), and a match in them may be missing. Rewrite it ` +
-    `without nested repeats (x{2,}y for (x+x+)+y), or narrow path or glob.`
-  );
-}
-
-/** How to get the matches a full answer left out. */
-function truncatedNote(result: GrepResult, request: GrepRequest): string {
-  const shown =
-    `Showing ${result.matches.length} of ${request.countAll ? '' : 'at least '}${result.total_matches} ` + `matches`;
-  const raise =
-    request.maxResults < 100_000
-      ? `raise ${param('max_results', Math.min(100_000, Math.max(request.maxResults * 10, result.total_matches)))} ` +
-        `(up to 100000) for more, or narrow path or glob`
-      : 'narrow path or glob for the rest';
-  return `${shown}; ${raise}${request.countAll ? '' : `; ${param('count_all')} gives the exact total`}.`;
+function samePlace(a: GrepPlace, b: GrepPlace | undefined): boolean {
+  return b !== undefined && a.file === b.file && a.line === b.line && a.column === b.column;
 }
 
 export async function grepWorkspace(request: GrepRequest): Promise<GrepResult> {
@@ -189,9 +102,10 @@ export async function grepWorkspace(request: GrepRequest): Promise<GrepResult> {
   compile(request.pattern, flags);
   const accept = globFilter(request.glob);
   const listed = listFiles(request.root, request.start, accept);
-  const files = request.zipEntries?.length
+  const all = request.zipEntries?.length
     ? mergeZipEntries(listed, request.zipEntries, request.start, accept)
     : listed.map((file) => ({ file }));
+  const files = itemsFrom(all, request.after);
   const job: GrepJob = {
     root: request.root,
     files,
@@ -203,8 +117,16 @@ export async function grepWorkspace(request: GrepRequest): Promise<GrepResult> {
     namesOnly: request.namesOnly,
     encoding: request.encoding,
     binary: request.binary,
+    output: request.output ?? 'matches',
   };
-  const result: GrepResult = { matches: [], total_matches: 0, truncated: false, files_searched: 0, skipped_binary: 0 };
+  const result: GrepResult = {
+    matches: [],
+    total_matches: 0,
+    truncated: false,
+    files_searched: 0,
+    skipped_binary: 0,
+    items: 0,
+  };
   let cutLines = 0;
   let gaveUp: GaveUp = { count: 0 };
   // Lines searched in part only (line-search.ts), or where the engine gave up (regex-give-up.ts): said,
@@ -220,7 +142,7 @@ export async function grepWorkspace(request: GrepRequest): Promise<GrepResult> {
     return { ...answer, ...(gaveUp.count > 0 ? { truncated: true } : {}), ...(note ? { note } : {}) };
   };
   // Nothing searched is not "nothing found": say why, or an agent concludes the text is absent.
-  if (files.length === 0)
+  if (all.length === 0)
     return request.glob
       ? {
           ...result,
@@ -230,10 +152,13 @@ export async function grepWorkspace(request: GrepRequest): Promise<GrepResult> {
             `the workspace root (a/**/*.csv).`,
         }
       : result;
+  if (files.length === 0) return result; // a cursor past the last file
 
   request.signal?.throwIfAborted();
   const worker = new Worker(workerPath('search/grep-worker.ts'));
   return new Promise<GrepResult>((resolve, reject) => {
+    let done: GrepPlace | undefined;
+    let overBudget = false;
     // A regex deep in backtracking may take a moment to notice termination:
     // unref it so it cannot hold the process open meanwhile.
     const stop = () => {
@@ -246,30 +171,32 @@ export async function grepWorkspace(request: GrepRequest): Promise<GrepResult> {
       stop();
       reject(request.signal!.reason);
     };
-    request.signal?.addEventListener('abort', cancel, { once: true });
-    const timer = setTimeout(() => {
+    const stopAtBudget = () => {
       stop();
-      resolve(
-        noteCuts({
-          ...result,
-          truncated: true,
-          timedOut: true,
-          note:
-            `Stopped after the ${request.budgetMs} ms time budget with ${result.files_searched} of ` +
-            `${files.length} files searched; the pattern may backtrack catastrophically. Simplify it, narrow path ` +
-            `or glob, or raise ZIPFS_GREP_TIME_BUDGET_MS.`,
-        }),
-      );
+      const left = { files: files.length, first: files[0]!.file };
+      const note = done ? budgetNote(result, request, left.files) : stuckNote(request, left.first);
+      resolve(noteCuts({ ...result, truncated: true, timedOut: true, note, ...(done ? { done } : {}) }));
+    };
+    request.signal?.addEventListener('abort', cancel, { once: true });
+    // At the budget: stop if the search got anywhere, else let it go on to the wait ceiling or its first place.
+    let timer = setTimeout(() => {
+      if (done) return stopAtBudget();
+      overBudget = true;
+      timer = setTimeout(stopAtBudget, Math.max(0, (request.waitMs ?? 0) - request.budgetMs));
     }, request.budgetMs);
     worker.onmessage = (event: MessageEvent<GrepMessage>) => {
       const message = event.data;
       if (message.kind === 'matches') {
         result.matches.push(...message.matches);
         result.total_matches = message.total;
+        result.items = message.items;
         result.files_searched = message.filesSearched;
         result.skipped_binary = message.skippedBinary;
         cutLines = message.cutLines;
         gaveUp = message.gaveUp;
+        // The place it resumed from is no progress: a cursor answered again would go round forever.
+        if (message.done && !samePlace(message.done, request.after)) done = message.done;
+        if (overBudget && done) stopAtBudget();
         return;
       }
       stop();

@@ -7,7 +7,9 @@
  * trailing CR removed, numbered from 1. context_before comes from a ring of the
  * last N lines (kept already cut to display length), context_after by feeding
  * the next N lines to the matches still waiting for them, which are handed on
- * in order once complete, so a match is never reported half built.
+ * in order once complete, so a match is never reported half built. Every
+ * match in a line is one match, with its column and its own window of the
+ * line (one-line XML parts hold dozens).
  *
  * The cap: a line longer than LINE_CAP_CHARS (16 Mi characters, far beyond
  * minified code or one-line JSON an agent would read) is searched in its first
@@ -17,9 +19,12 @@
  */
 import { shortenAround as cut } from '../files/shorten-diff-lines.ts';
 import { watchedExec } from '../base/regex-give-up.ts';
-import type { GrepMatch } from './grep-types.ts';
+import type { GrepMatch, LinePlace } from './grep-types.ts';
 
 export const LINE_CAP_CHARS = 16 * 1024 * 1024;
+
+/** Empty matches passed over in one line before it is left: `\b` or `x*` on a long line would try every place. */
+const MAX_EMPTY_SKIPS = 10_000;
 
 /** From this length on, the shown part of a line is copied (own). */
 const COPY_FROM_CHARS = 64 * 1024;
@@ -66,12 +71,16 @@ export class LineSearch {
   /** Kept matches still taking context_after lines, oldest first. */
   private readonly waiting: GrepMatch[] = [];
   private stopped = false;
+  private globalRegex: RegExp | undefined;
 
   constructor(
     private readonly file: string,
+    /** With the g flag: each line's matches are found in turn from lastIndex. */
     private readonly regex: RegExp,
     private readonly contextLines: number,
     private readonly sink: MatchSink,
+    /** Resume here: what a previous page gave is skipped. */
+    private readonly from?: LinePlace,
   ) {}
 
   /** Takes the next piece of text; false once nothing more is wanted from this file. */
@@ -141,13 +150,55 @@ export class LineSearch {
       if (this.waiting.length === 0) this.stopped = true;
       return;
     }
-    const { hit, gaveUp } = watchedExec(this.regex, line);
-    if (gaveUp) this.sink.gaveUp(this.file, this.lineNumber);
-    if (hit && this.sink.count()) {
+    // A resumed search skips the lines a previous page searched (they still feed context_before).
+    if (this.from === undefined || this.lineNumber >= this.from.line) this.search(line, length);
+    if (this.contextLines > 0) {
+      this.before.push(shown);
+      if (this.before.length > this.contextLines) this.before.shift();
+    }
+    if (this.sink.full() && this.waiting.length === 0) this.stopped = true;
+  }
+
+  /**
+   * Every match in the line, left to right. An empty match counts only when the line has no other:
+   * `^$` finds empty lines once each, and `x*` counts the runs of x, not every place between.
+   */
+  private search(line: string, length: number): void {
+    // Without 'g' exec would find the same first match forever.
+    const regex = this.regex.global
+      ? this.regex
+      : (this.globalRegex ??= new RegExp(this.regex.source, `${this.regex.flags}g`));
+    regex.lastIndex = 0;
+    let empty: number | undefined;
+    let found = false;
+    for (let skips = 0; skips < MAX_EMPTY_SKIPS; ) {
+      const { hit, gaveUp } = watchedExec(regex, line);
+      if (gaveUp) this.sink.gaveUp(this.file, this.lineNumber);
+      if (!hit) break;
+      if (hit[0] === '') {
+        empty ??= hit.index;
+        skips++;
+        if (hit.index >= line.length) break;
+        regex.lastIndex = hit.index + 1;
+        continue;
+      }
+      found = true;
+      if (!this.match(line, hit.index, length)) break;
+    }
+    regex.lastIndex = 0;
+    if (!found && empty !== undefined) this.match(line, empty, length);
+  }
+
+  /** The match at `index` of the line; false once no further match is wanted from this line. */
+  private match(line: string, index: number, length: number): boolean {
+    const column = index + 1;
+    if (this.from !== undefined && this.lineNumber === this.from.line && column <= this.from.column) return true;
+    if (this.sink.count()) {
       const match: GrepMatch = {
         file: this.file,
         line_number: this.lineNumber,
-        line_content: own(cut(line, hit.index, length), line),
+        line_content: own(cut(line, index, length), line),
+        column,
       };
       if (this.contextLines > 0) {
         match.context_before = [...this.before];
@@ -157,10 +208,18 @@ export class LineSearch {
         this.sink.keep(match);
       }
     }
-    if (this.contextLines > 0) {
-      this.before.push(shown);
-      if (this.before.length > this.contextLines) this.before.shift();
-    }
-    if (this.sink.full() && this.waiting.length === 0) this.stopped = true;
+    return !this.sink.full();
+  }
+
+  /**
+   * How far this file is searched: every match before this place was handed to the sink (a match
+   * still waiting for its context_after is not). A resumed search is never before where it resumed.
+   */
+  place(): LinePlace {
+    const waiting = this.waiting[0];
+    if (waiting) return { line: waiting.line_number, column: waiting.column! - 1 };
+    const next = { line: this.lineNumber + 1, column: 0 };
+    const { from } = this;
+    return from && (next.line < from.line || (next.line === from.line && next.column < from.column)) ? from : next;
   }
 }

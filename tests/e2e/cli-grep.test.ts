@@ -54,6 +54,7 @@ describe('zipfs grep', () => {
     fs.writeFileSync(path.join(root, 'crlf.txt'), 'one\r\ntwo\r\nthree\r\nfour\r\n');
     const result = grep('three', '-C', '1');
     expect(result.matches[0]).toStrictEqual({
+      column: 1,
       file: 'crlf.txt',
       line_number: 3,
       line_content: 'three',

@@ -39,6 +39,9 @@ const ADR_PARAMETERS: Record<string, string[]> = {
     'context_lines',
     'names_only',
     'count_all',
+    'output',
+    'cursor',
+    'time_budget_ms',
     'encoding',
     'binary',
     'offset',
@@ -338,8 +341,8 @@ describe('MCP server: search and housekeeping', () => {
     });
     expect(result.data).toMatchObject({ total_matches: 3, truncated: true });
     expect(result.data.matches).toStrictEqual([
-      { file: 'data/archive/2024.csv', line_number: 1, line_content: 'id,value' },
-      { file: 'data/input.csv', line_number: 1, line_content: 'id,value' },
+      { file: 'data/archive/2024.csv', line_number: 1, column: 1, line_content: 'id,value' },
+      { file: 'data/input.csv', line_number: 1, column: 1, line_content: 'id,value' },
     ]);
     expect((await call(client, 'zipfs_grep', { pattern: '[' })).data.error.code).toBe('INVALID_INPUT');
   });

@@ -64,15 +64,23 @@ export function wholeFileGrep(
   if (lines.at(-1) === '') lines.pop();
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!.endsWith('\r') ? lines[i]!.slice(0, -1) : lines[i]!;
-    const hit = regex.exec(line);
-    if (!hit) continue;
-    const match: GrepMatch = { file, line_number: i + 1, line_content: cut(line, hit.index) };
-    if (options.contextLines > 0) {
-      const strip = (l: string) => cut(l.endsWith('\r') ? l.slice(0, -1) : l);
-      match.context_before = lines.slice(Math.max(0, i - options.contextLines), i).map(strip);
-      match.context_after = lines.slice(i + 1, i + 1 + options.contextLines).map(strip);
+    // Every match of the line; an empty one only when the line has no other (line-search.ts).
+    const hits = [...line.matchAll(new RegExp(options.pattern, `${options.flags}g`))];
+    const nonEmpty = hits.filter((hit) => hit[0] !== '');
+    for (const hit of nonEmpty.length > 0 ? nonEmpty : hits.slice(0, 1)) {
+      const match: GrepMatch = {
+        file,
+        line_number: i + 1,
+        line_content: cut(line, hit.index),
+        column: hit.index + 1,
+      };
+      if (options.contextLines > 0) {
+        const strip = (l: string) => cut(l.endsWith('\r') ? l.slice(0, -1) : l);
+        match.context_before = lines.slice(Math.max(0, i - options.contextLines), i).map(strip);
+        match.context_after = lines.slice(i + 1, i + 1 + options.contextLines).map(strip);
+      }
+      matches.push(match);
     }
-    matches.push(match);
   }
   return { matches, skippedBinary: false };
 }

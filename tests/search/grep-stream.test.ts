@@ -67,6 +67,7 @@ describe('grep of files larger than the read size', () => {
     expect(result).toStrictEqual({
       matches: whole.matches,
       total_matches: whole.matches.length,
+      items: whole.matches.length,
       truncated: false,
       files_searched: 1,
       skipped_binary: 0,

@@ -90,6 +90,7 @@ describe('grep of entries read from a zip (lazy sessions)', () => {
       file: 'docs/c.md',
       line_number: 2,
       line_content: 'needle stored',
+      column: 1,
     });
     expect(result).toMatchObject({ files_searched: 7, skipped_binary: 1 }); // image.bin; shadow.txt once
   });
