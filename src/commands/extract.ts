@@ -9,7 +9,9 @@ import { assertNarrowing } from '../table/filter-values.ts';
 export const extract = defineCommand({
   name: 'extract',
   title: 'Extract',
-  description: 'Write entries that are only in the zip to the folder.',
+  description:
+    'Write entries still only in the zip into the folder (lazy sessions), for tools outside zipfs; zipfs tools ' +
+    'need no extract.',
   input: v.strictObject({
     session: sessionParam,
     paths: v.optional(v.pipe(v.array(v.string()), v.description('Globs; default all'))),

@@ -110,7 +110,9 @@ function pageOf(searched: GrepResult, { input, offset, cursor, maxAnswerBytes }:
 export const grep = defineCommand({
   name: 'grep',
   title: 'Search',
-  description: 'Regex search, line by line.',
+  description:
+    'Regex search of file contents (names with names_only): every match with line and column. Works on entries ' +
+    'not extracted. Stopped by max_results, answer size or time budget, it gives next_cursor: pass it as cursor.',
   input: grepInput,
   output: v.object({
     matches: v.pipe(v.array(matchSchema), v.description('In path order')),

@@ -25,7 +25,7 @@ const entrySchema = v.object({
 export const ls = defineCommand({
   name: 'ls',
   title: 'List',
-  description: 'List a workspace folder.',
+  description: 'List a workspace folder, entries still only in the zip included.',
   input: v.strictObject({
     session: sessionParam,
     path: workspacePathParam('Folder or file'),

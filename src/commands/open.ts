@@ -41,15 +41,22 @@ const MAX_WARNINGS = 20;
 export const open = defineCommand({
   name: 'open',
   title: 'Open a zip',
-  description: "Extract a zip into a session's workspace.",
+  description:
+    'Open a zip as a session: a workspace folder of its files that the other tools change, and sync writes back. ' +
+    'lazy extracts nothing (for big archives: read, grep, ls, tree, diff, restore, delete and move work on entries ' +
+    'still in the zip; edit and write extract what they change). Opening the same zip again gives the same session, ' +
+    'unless another client works in it: then you get your own (held_by).',
   input: v.strictObject({
     path: v.pipe(v.string(), v.description('Zip file path')),
     name: v.optional(v.pipe(v.string(), v.description('Default: zip base name'))),
     create: v.optional(v.pipe(v.boolean(), v.description('Start empty if none')), false),
-    lazy: v.optional(v.pipe(v.boolean(), v.description('Extract nothing')), false),
-    only: v.optional(v.pipe(v.array(v.string()), v.description('Extract only these'))),
+    lazy: v.optional(
+      v.pipe(v.boolean(), v.description('Extract nothing now; entries are read from the zip when needed')),
+      false,
+    ),
+    only: v.optional(v.pipe(v.array(v.string()), v.description('Paths or globs to extract; the rest as lazy'))),
     // CI jobs sharing a data folder must not share a session: a fresh one, named as a taken derived name is (app-2).
-    new: v.optional(flag('Never reuse one'), false),
+    new: v.optional(flag('A new session even if the zip has one'), false),
   }),
   output: v.object({
     session_id: text('Id'),

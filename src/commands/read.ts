@@ -44,7 +44,9 @@ type ReadInput = v.InferOutput<typeof readInput>;
 export const read = defineCommand({
   name: 'read',
   title: 'Read',
-  description: 'Read a file, a page at a time: text, or base64 if binary.',
+  description:
+    'Read a file, a page at a time: text, or base64 if binary. Works on entries not extracted; version reads the ' +
+    'zip now or the base (to resolve a conflict).',
   input: readInput,
   output: v.object({
     content: text('Page'),

@@ -63,7 +63,8 @@ function zipBehind(base: Base): string[] | undefined {
 export const status = defineCommand({
   name: 'status',
   title: 'Status',
-  description: 'Changes since open or last sync.',
+  description:
+    'Workspace changes since open or last sync, and zip_changed: what another writer changed in the zip meanwhile.',
   input: v.strictObject({ session: sessionParam, offset: offsetParam, limit: limitParam('paths') }),
   output: v.object({
     modified: names('Folders end in /'),

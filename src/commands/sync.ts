@@ -8,7 +8,9 @@ import { backupParam, count, flag, NAME, name, sessionParam } from './schemas.ts
 export const sync = defineCommand({
   name: 'sync',
   title: 'Sync',
-  description: 'Write changes into the zip.',
+  description:
+    'Write changes into the zip atomically, keeping the old one as ZIP.bak. If another writer changed the zip, merge ' +
+    'keeps both sides (text merged by lines; conflicts get git markers to edit); force overwrites theirs.',
   input: v.strictObject({
     session: sessionParam,
     force: v.optional(v.pipe(v.boolean(), v.description('Replace a changed zip')), false),

@@ -21,7 +21,7 @@ import { count, sessionParam, text, workspacePathParam } from './schemas.ts';
 export const tree = defineCommand({
   name: 'tree',
   title: 'Tree',
-  description: 'A workspace folder as a tree.',
+  description: 'A workspace folder as a tree, entries still only in the zip included.',
   input: v.strictObject({
     session: sessionParam,
     path: workspacePathParam('Start folder'),
