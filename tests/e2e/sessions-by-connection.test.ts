@@ -5,50 +5,31 @@
  * servers (two processes), and a zip replaced on disk.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { strToU8, zipSync } from 'fflate';
 import fs from 'node:fs';
 import path from 'node:path';
-import { BINARY } from '../helpers/ensure-binary.ts';
+import { httpAgent, startHttpServer } from '../helpers/http-server.ts';
 import { sandbox, writeZip } from '../helpers/cli.ts';
 import { reportsZip } from '../helpers/fixtures.ts';
 import { call, connect } from '../helpers/mcp-client.ts';
 
 let box: ReturnType<typeof sandbox>;
-let servers: Bun.Subprocess[] = [];
+let stops: (() => void)[] = [];
 beforeEach(() => (box = sandbox()));
 afterEach(() => {
-  for (const server of servers) server.kill();
-  servers = [];
+  for (const stop of stops) stop();
+  stops = [];
   box.cleanup();
 });
 
 async function startHttp(): Promise<string> {
-  const server = Bun.spawn([BINARY, 'mcp', '--http', '0'], {
-    env: { ...process.env, ZIPFS_HOME: box.home },
-    stdout: 'ignore',
-    stderr: 'pipe',
-    stdin: 'ignore',
-  });
-  servers.push(server);
-  const reader = server.stderr.getReader();
-  let text = '';
-  for (const deadline = Date.now() + 10_000; Date.now() < deadline; ) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    text += new TextDecoder().decode(value);
-    const url = /http:\/\/\S+\/mcp/.exec(text)?.[0];
-    if (url) return url;
-  }
-  throw new Error(`zipfs mcp --http did not start: ${text}`);
+  const server = await startHttpServer(box.home);
+  stops.push(server.stop);
+  return server.url;
 }
 
-async function agent(url: string, name: string): Promise<Client> {
-  const client = new Client({ name, version: '1' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
-  return client;
-}
+const agent = httpAgent;
 
 describe('two agents on one zip over Streamable HTTP', () => {
   it('get a session each, and their calls without a session land in their own', async () => {
