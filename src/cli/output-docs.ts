@@ -148,9 +148,10 @@ export const OUTPUT_DOCS: Record<string, Record<string, string>> = {
     truncated: 'Present (true) when results was cut to fit the answer (MCP only); count has them all.',
   },
   grep: {
-    matches: 'Matching lines, by file path and line number (this page).',
+    matches: 'Matches, by file path, line and column (this page); each match on a line is an item of its own.',
     'matches[].file': "The file's workspace path.",
     'matches[].line_number': "The line's number, 1-based; 0 with names_only.",
+    'matches[].column': "The match's column on its line, 1-based, in UTF-16 units.",
     'matches[].line_content': 'The line (a long one shortened around the match).',
     'matches[].context_before': 'Lines before it, with context_lines.',
     'matches[].context_after': 'Lines after it, with context_lines.',
@@ -161,6 +162,12 @@ export const OUTPUT_DOCS: Record<string, Record<string, string>> = {
     skipped_binary: 'Binary files skipped (binary: true searches them).',
     note: 'Why the search stopped early or searched nothing, and what to do.',
     next_offset: 'The offset of the next page; absent on the last page.',
+    next_cursor:
+      'Where the search stopped (time budget, max_results or answer size): pass it as cursor to go on from there, ' +
+      'nothing skipped or repeated; absent when it searched everything.',
+    files: 'With output files (grep -l) or count (grep -c): the files with a match, in path order (this page).',
+    'files[].file': "The file's workspace path.",
+    'files[].count': 'With output count: its matches.',
   },
   status: {
     modified: "Paths whose content changed (a folder's ends in /).",
@@ -237,6 +244,20 @@ export const OUTPUT_DOCS: Record<string, Record<string, string>> = {
     'sync.files_added': 'Entries added.',
     'sync.files_deleted': 'Entries removed.',
     'sync.files_renamed': 'Entries moved, their bytes kept in place; present only when there were renames.',
+  },
+  restore: {
+    from: 'The side the files were put back from: zip (the archive on disk now) or base (as at open or the last sync).',
+    restored: 'The first 200 paths restored, each with what was done; the counts below cover all of them.',
+    'restored[].path': 'The workspace path.',
+    'restored[].action':
+      'written (the file now holds that side), deleted (that side lacks the path, as git restore --source), or ' +
+      'unchanged (it already did).',
+    written: 'Files written from that side.',
+    deleted: 'Paths deleted because that side lacks them.',
+    unchanged: 'Paths that already held that side.',
+    skipped: 'Paths or patterns left as they were, each with why (only the workspace has it: delete it to drop it).',
+    'skipped[].path': 'The path or pattern as given.',
+    'skipped[].reason': 'Why it was left.',
   },
   prune: {
     pruned: 'What was removed (or, with dry_run, would be).',
