@@ -98,12 +98,15 @@ function tree(dir: string, prefix = ''): string[] {
 }
 
 /**
- * The data directory may hold only sessions (contents/, manifest.jsonl, a lazy one's central.bin and read cache):
- * anything else escaped a workspace.
+ * The data directory may hold only sessions (contents/, manifest.jsonl, a lazy one's central.bin and read cache,
+ * the base zip a merge reads, a merge's marked files): anything else escaped a workspace.
  */
 function strayInHome(home: string): string[] {
   return tree(home).filter(
-    (p) => !/^workspaces\/([^/]+\/(manifest\.jsonl|central\.bin|contents\/.*|read-cache\/.*)?)?$/.test(p),
+    (p) =>
+      !/^workspaces\/([^/]+\/(manifest\.jsonl|central\.bin|base\.zip|merging\.json|contents\/.*|read-cache\/.*)?)?$/.test(
+        p,
+      ),
   );
 }
 
@@ -238,7 +241,8 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
     }
     // Nothing outside: the mutant's folder holds its zip (and backup), an untouched cwd, and sessions.
     const outside = tree(dir).filter(
-      (p) => !['x.zip', 'x.zip.bak', 'cwd/', 'home/'].includes(p) && !p.startsWith('home/'),
+      (p) =>
+        !['x.zip', 'x.zip.bak', 'cwd/', 'home/'].includes(p) && !/^x\.zip\.\d+\.bak$/.test(p) && !p.startsWith('home/'),
     );
     if (outside.length > 0 || fs.readdirSync(cwd).length > 0)
       fail(`wrote outside the data directory: ${[...outside, ...fs.readdirSync(cwd)].join(', ')}`);
