@@ -102,12 +102,9 @@ function tree(dir: string, prefix = ''): string[] {
  * the base zip a merge reads, a merge's marked files): anything else escaped a workspace.
  */
 function strayInHome(home: string): string[] {
-  return tree(home).filter(
-    (p) =>
-      !/^workspaces\/([^/]+\/(manifest\.jsonl|central\.bin|base\.zip|merging\.json|contents\/.*|read-cache\/.*)?)?$/.test(
-        p,
-      ),
-  );
+  const sessionFile =
+    /^workspaces\/([^/]+\/(manifest\.jsonl|central\.bin|base\.zip|merging\.json|contents\/.*|read-cache\/.*)?)?$/;
+  return tree(home).filter((p) => !sessionFile.test(p));
 }
 
 /** Python's zipfile over each file (every entry read, CRCs checked): file -> why it failed. */
