@@ -72,6 +72,9 @@ export const OUTPUT_DOCS: Record<string, Record<string, string>> = {
     extracted: 'Entries written into the folder by this call.',
     bytes: 'Bytes written.',
     not_extracted: 'Files (not folders, as open counts them) still only in the zip afterwards.',
+    note:
+      'Present when nothing was extracted: why (not lazy, or already in the folder), and the call that takes the ' +
+      "zip's version.",
   },
   ls: {
     entries: "The folder's entries (this page): folders first, then files, each by name.",
