@@ -20,7 +20,7 @@ import { centralFileFacts } from '../session/lazy-integrity.ts';
 import { loadSession, removeSession } from '../session/session-store.ts';
 import { extractEntries } from '../workspace/extract-entries.ts';
 import { lazyEntries } from '../session/lazy-session.ts';
-import { matchEntries } from '../workspace/match-entries.ts';
+import { matchEntries, unlockedIndexes } from '../workspace/match-entries.ts';
 import { withSessionLock } from '../session/lock.ts';
 import { releasePhaseGarbage } from '../base/memory.ts';
 import { inStaging, openSource, sessionRecord, type Opened, type OpenRequest } from './open-request.ts';
@@ -59,11 +59,11 @@ export async function openLazy(request: OpenRequest, zipPath: string): Promise<O
   }
   const session = publishedSession(request.home, published);
   // A session another open of the zip made meanwhile is answered as it is, as an open after it would be.
-  if (!request.only?.length || session.shared) return session;
+  if ((!request.only?.length && !request.allButLocked) || session.shared) return session;
   // The entries asked for, extracted into the new session; if that fails, there is no session (open made nothing).
   try {
     const lazy = lazyEntries(session)!;
-    const chosen = matchEntries(lazy, request.only);
+    const chosen = request.allButLocked ? unlockedIndexes(lazy) : matchEntries(lazy, request.only!);
     await withSessionLock(
       session,
       'open',

@@ -21,7 +21,7 @@ const UNREADABLE_FLAGS = ENCRYPTED_FLAGS | FLAG_PATCHED;
 const codecs = new Map<number, Codec>();
 /** One decoding per codec for entries under no layer, made once: asked for each entry read, it allocates nothing. */
 const plain = new Map<number, EntryDecoding>();
-const ciphers: EntryCipher[] = [];
+const cipherList: EntryCipher[] = [];
 
 /** Adds a codec for its method; returns what takes it away again. A method has one codec. */
 export function registerCodec(codec: Codec): () => void {
@@ -37,14 +37,19 @@ export function registerCodec(codec: Codec): () => void {
 
 /** Adds an encryption layer; returns what takes it away again. */
 export function registerCipher(cipher: EntryCipher): () => void {
-  ciphers.push(cipher);
+  cipherList.push(cipher);
   return () => {
-    const at = ciphers.indexOf(cipher);
-    if (at >= 0) ciphers.splice(at, 1);
+    const at = cipherList.indexOf(cipher);
+    if (at >= 0) cipherList.splice(at, 1);
   };
 }
 
 for (const codec of BUILT_IN_CODECS) registerCodec(codec);
+
+/** The registered encryption layers, in order (encryption.ts asks whether one unwraps an entry). */
+export function ciphers(): readonly EntryCipher[] {
+  return cipherList;
+}
 
 /** The codec of `method`, if zipfs has one. */
 export function codecFor(method: number): Codec | undefined {
@@ -55,14 +60,14 @@ export function codecFor(method: number): Codec | undefined {
 export function decodingOf(entry: EntryLocation): EntryDecoding | undefined {
   if (!(entry.flags & UNREADABLE_FLAGS)) return plain.get(entry.method);
   if (entry.flags & FLAG_PATCHED) return undefined;
-  const cipher = ciphers.find((layer) => layer.wraps(entry));
+  const cipher = cipherList.find((layer) => layer.wraps(entry));
   const codec = cipher && codecs.get(cipher.innerMethod(entry));
   return codec && { codec, cipher };
 }
 
 /** Why zipfs cannot decode `entry`, as open refuses it (the entry's name goes before it). */
 export function unreadableReason(entry: EntryLocation): string {
-  const cipher = entry.flags & ENCRYPTED_FLAGS ? ciphers.find((layer) => layer.wraps(entry)) : undefined;
+  const cipher = entry.flags & ENCRYPTED_FLAGS ? cipherList.find((layer) => layer.wraps(entry)) : undefined;
   if (entry.flags & ENCRYPTED_FLAGS && !cipher)
     return 'is encrypted, and zipfs does not decrypt; decrypt the archive with its own tool first';
   if (entry.flags & FLAG_PATCHED)

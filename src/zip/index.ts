@@ -15,6 +15,7 @@ export {
   type EntrySpan,
 } from './entry-data.ts';
 export { ZipWriter } from './writer.ts';
+export { encryptionOf, lockedEntry, lockedRefusal, mayBeLocked, type EncryptionKind } from './encryption.ts';
 export {
   codecFor,
   decodeOrUndefined,

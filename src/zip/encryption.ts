@@ -1,0 +1,58 @@
+/**
+ * Which encryption an entry uses, read from its flags, method and extra field (DESIGN.md, "Encryption and
+ * passwords"): traditional PKWARE encryption (ZipCrypto, APPNOTE 6.1) or WinZip AES (method 99, extra field
+ * 0x9901, its strength byte 1/2/3 for 128/192/256 bits). An entry under a layer zipfs knows but cannot unwrap
+ * (no cipher registered, no password) is "locked": it stays in the zip, listed and copied raw, and a read of it
+ * is refused (lockedRefusal). Strong encryption (flag bit 6) stays unreadable as before.
+ */
+import { ZipfsError } from '../base/errors.ts';
+import { quoted } from '../format/quote-name.ts';
+import { ciphers } from './codec-registry.ts';
+import { FLAG_ENCRYPTED, FLAG_PATCHED, FLAG_STRONG_ENCRYPTION } from './constants.ts';
+import { parseExtraFields } from './extra-fields.ts';
+import type { EntryLocation } from './types.ts';
+
+export type EncryptionKind = 'zipcrypto' | 'aes-128' | 'aes-192' | 'aes-256';
+
+export const METHOD_AES = 99;
+export const EXTRA_AES = 0x9901;
+const AES_BITS: Record<number, EncryptionKind> = { 1: 'aes-128', 2: 'aes-192', 3: 'aes-256' };
+
+/** The flags of an entry encrypted by a layer zipfs knows: bit 0 alone, without strong encryption or patch data. */
+function knownLayerFlags(flags: number): boolean {
+  return (flags & (FLAG_ENCRYPTED | FLAG_STRONG_ENCRYPTION | FLAG_PATCHED)) === FLAG_ENCRYPTED;
+}
+
+/**
+ * The encryption of an entry, or undefined when it has none zipfs knows. Without its extra field (`rawExtra`), a
+ * WinZip AES entry is 'aes-256', the strength 7-Zip and WinZip write by default.
+ */
+export function encryptionOf(
+  entry: Pick<EntryLocation, 'flags' | 'method'> & { rawExtra?: Uint8Array },
+): EncryptionKind | undefined {
+  if (!knownLayerFlags(entry.flags)) return undefined;
+  if (entry.method !== METHOD_AES) return 'zipcrypto';
+  const field = entry.rawExtra && parseExtraFields(entry.rawExtra).find((f) => f.id === EXTRA_AES);
+  return (field && field.data.length >= 5 && AES_BITS[field.data[4]!]) || 'aes-256';
+}
+
+/** Whether `entry` is encrypted by a layer zipfs knows and no registered cipher unwraps it: it stays in the zip. */
+export function lockedEntry(entry: EntryLocation): boolean {
+  return knownLayerFlags(entry.flags) && !ciphers().some((layer) => layer.wraps(entry));
+}
+
+/** Packed-directory form of lockedEntry's first test: true sends the caller to lockedEntry with the entry. */
+export function mayBeLocked(flags: number): boolean {
+  return knownLayerFlags(flags);
+}
+
+/** The refusal of a read, extract or change of a locked entry: it stays in the zip, and sync copies it as it is. */
+export function lockedRefusal(entry: Pick<EntryLocation, 'name' | 'flags' | 'method'>): ZipfsError {
+  const kind = encryptionOf(entry) ?? 'zipcrypto';
+  return new ZipfsError(
+    'PERMISSION_DENIED',
+    `Entry ${quoted(entry.name)} is encrypted (${kind}) and zipfs has no password for it, so it cannot be read, ` +
+      `extracted or changed. It stays in the zip as it is: the archive's other entries are usable, and sync copies ` +
+      `it unchanged. To read it, decrypt the archive with its own tool (unzip -P, 7z x -p) and open the copy.`,
+  );
+}
