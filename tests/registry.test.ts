@@ -49,10 +49,11 @@ describe('the dispatch table', () => {
 
   // Every tools/list costs an agent context: the whole list has a budget (no tool has its own, so
   // a tool can spend what its clarity needs), and tools/list over MCP is checked in e2e/paging.test.ts.
-  // 20,000 for 17 tools; 21,000 since the 18th (extract) and lazy sessions' parameters, about 5,200 tokens.
-  it('keeps tools/list under 21,000 bytes, with every parameter and output field described', () => {
+  // 20,000 for 17 tools; 21,000 since the 18th (extract) and lazy sessions' parameters, about 5,200 tokens;
+  // 21,200 since ls and inspect mark encrypted entries (issue 32).
+  it('keeps tools/list under 21,200 bytes, with every parameter and output field described', () => {
     const definitions = COMMANDS.map(toolDefinition);
-    expect(Buffer.byteLength(JSON.stringify({ tools: definitions }))).toBeLessThan(21_000);
+    expect(Buffer.byteLength(JSON.stringify({ tools: definitions }))).toBeLessThan(21_200);
     const undescribed: string[] = [];
     const visit = (schema: any, at: string) => {
       for (const [key, property] of Object.entries<any>(schema.properties ?? {})) {

@@ -30,9 +30,7 @@ export const inspect = defineCommand({
           compressed_size: count('Bytes'),
           method: text('Compression'),
           modified_at: text('ISO time'),
-          encrypted: v.optional(
-            v.pipe(v.picklist(['zipcrypto', 'aes-128', 'aes-192', 'aes-256']), v.description('Encryption')),
-          ),
+          encrypted: v.optional(text('Encryption')),
         }),
       ),
       v.description('This page'),
