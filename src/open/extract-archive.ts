@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ZipfsError, type ErrorCode } from '../base/errors.ts';
 import type { Progress } from '../base/progress.ts';
-import type { CentralDirectory, FileSource } from '../zip/index.ts';
+import { cipherFacts, type CentralDirectory, type FileSource } from '../zip/index.ts';
 import { taskCost, writeFileTask, type FileTask } from '../files/extract-files.ts';
 import type { ExtractJob, ExtractReport } from './extract-worker.ts';
 import type { ExtractionPlan } from './extraction-plan.ts';
@@ -56,6 +56,7 @@ export async function extract(
         uncompressedSize: entry.uncompressedSize,
         crc32: entry.crc32,
         localHeaderOffset: entry.localHeaderOffset,
+        ...cipherFacts(entry),
       },
       path: item.path,
       symlink: item.type === 'symlink',

@@ -13,6 +13,7 @@ import { METHOD_NAMES } from '../zip/constants.ts';
 import {
   FileSource,
   encryptionOf,
+  innerMethodOf,
   lockedEntry,
   readCentralDirectory,
   type EncryptionKind,
@@ -87,7 +88,7 @@ export function inspectArchive(
         type: e.isDirectory ? 'dir' : e.isSymlink ? 'symlink' : 'file',
         size: e.uncompressedSize,
         compressed_size: e.compressedSize,
-        method: METHOD_NAMES[e.method] ?? `method ${e.method}`,
+        method: METHOD_NAMES[innerMethodOf(e)] ?? `method ${innerMethodOf(e)}`,
         modified_at: e.modifiedAt.toISOString().replace(/\.\d{3}Z$/, 'Z'),
         ...encryptedField(e),
       })),

@@ -6,6 +6,7 @@
  */
 import type { Codec, EntryCipher } from './codec-types.ts';
 import { BUILT_IN_CODECS } from './codecs/built-in.ts';
+import { passwordCiphers, passwordFromEnvironment } from './ciphers/password.ts';
 import { FLAG_ENCRYPTED, FLAG_PATCHED, FLAG_STRONG_ENCRYPTION, METHOD_NAMES } from './constants.ts';
 import type { EntryLocation } from './types.ts';
 
@@ -46,8 +47,21 @@ export function registerCipher(cipher: EntryCipher): () => void {
 
 for (const codec of BUILT_IN_CODECS) registerCodec(codec);
 
+let passwordRead = false;
+/**
+ * The layers the process's password unlocks (ciphers/password.ts), registered when an encrypted entry is first
+ * met: a process that meets none never reads a password.
+ */
+function passwordLayers(): void {
+  if (passwordRead) return;
+  passwordRead = true;
+  const password = passwordFromEnvironment();
+  if (password) for (const cipher of passwordCiphers(password)) registerCipher(cipher);
+}
+
 /** The registered encryption layers, in order (encryption.ts asks whether one unwraps an entry). */
 export function ciphers(): readonly EntryCipher[] {
+  passwordLayers();
   return cipherList;
 }
 
@@ -60,6 +74,7 @@ export function codecFor(method: number): Codec | undefined {
 export function decodingOf(entry: EntryLocation): EntryDecoding | undefined {
   if (!(entry.flags & UNREADABLE_FLAGS)) return plain.get(entry.method);
   if (entry.flags & FLAG_PATCHED) return undefined;
+  passwordLayers();
   const cipher = cipherList.find((layer) => layer.wraps(entry));
   const codec = cipher && codecs.get(cipher.innerMethod(entry));
   return codec && { codec, cipher };

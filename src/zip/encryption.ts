@@ -10,7 +10,7 @@ import { quoted } from '../format/quote-name.ts';
 import { ciphers } from './codec-registry.ts';
 import { FLAG_ENCRYPTED, FLAG_PATCHED, FLAG_STRONG_ENCRYPTION } from './constants.ts';
 import { parseExtraFields } from './extra-fields.ts';
-import type { EntryLocation } from './types.ts';
+import type { EntryLocation, ZipEntry } from './types.ts';
 
 export type EncryptionKind = 'zipcrypto' | 'aes-128' | 'aes-192' | 'aes-256';
 
@@ -36,6 +36,13 @@ export function encryptionOf(
   return (field && field.data.length >= 5 && AES_BITS[field.data[4]!]) || 'aes-256';
 }
 
+/** The compression method under an entry's encryption: WinZip AES keeps it in its extra field, else the entry's. */
+export function innerMethodOf(entry: Pick<EntryLocation, 'flags' | 'method'> & { rawExtra?: Uint8Array }): number {
+  if (entry.method !== METHOD_AES || !entry.rawExtra) return entry.method;
+  const field = parseExtraFields(entry.rawExtra).find((f) => f.id === EXTRA_AES);
+  return field && field.data.length >= 7 ? field.data[5]! | (field.data[6]! << 8) : entry.method;
+}
+
 /** Whether `entry` is encrypted by a layer zipfs knows and no registered cipher unwraps it: it stays in the zip. */
 export function lockedEntry(entry: EntryLocation): boolean {
   return knownLayerFlags(entry.flags) && !ciphers().some((layer) => layer.wraps(entry));
@@ -55,4 +62,16 @@ export function lockedRefusal(entry: Pick<EntryLocation, 'name' | 'flags' | 'met
       `extracted or changed. It stays in the zip as it is: the archive's other entries are usable, and sync copies ` +
       `it unchanged. To read it, decrypt the archive with its own tool (unzip -P, 7z x -p) and open the copy.`,
   );
+}
+
+/**
+ * What an encryption layer reads of an entry besides its location (ZipCrypto's check byte may be the DOS time's,
+ * WinZip AES's strength and inner method are in its extra field), for an entry that crosses to a worker: none for
+ * a plain one, and a copy of the extra field (a view would carry the whole directory's buffer with it).
+ */
+export function cipherFacts(entry: Pick<ZipEntry, 'flags' | 'dosTime' | 'rawExtra'>): {
+  dosTime?: number;
+  rawExtra?: Uint8Array;
+} {
+  return knownLayerFlags(entry.flags) ? { dosTime: entry.dosTime, rawExtra: entry.rawExtra.slice() } : {};
 }

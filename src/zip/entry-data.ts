@@ -53,6 +53,15 @@ export function assertReadable(entry: EntryLocation): void {
   decodingFor(entry);
 }
 
+/**
+ * Refuses a wrong password for an encrypted entry before any of its data is decoded: the layer's check value
+ * (ZipCrypto's check byte, WinZip AES's verifier) is read from its header. Nothing for a plain entry.
+ */
+export function assertKeyFits(source: ZipSource, entry: EntryLocation): void {
+  const decoding = decodingOf(entry);
+  if (decoding?.cipher) unwrap(source, entry, decoding.cipher, locateEntryData(source, entry));
+}
+
 /** How `entry` is decoded, asked of the codec registry; an entry it cannot decode is refused, naming its method. */
 function decodingFor(entry: EntryLocation): EntryDecoding {
   const decoding = decodingOf(entry);

@@ -7,6 +7,7 @@ export {
 } from './central-directory.ts';
 export { PackedDirectory } from './packed-directory.ts';
 export {
+  assertKeyFits,
   assertReadable,
   locateEntryData,
   readEntryData,
@@ -15,7 +16,15 @@ export {
   type EntrySpan,
 } from './entry-data.ts';
 export { ZipWriter } from './writer.ts';
-export { encryptionOf, lockedEntry, lockedRefusal, mayBeLocked, type EncryptionKind } from './encryption.ts';
+export {
+  cipherFacts,
+  encryptionOf,
+  innerMethodOf,
+  lockedEntry,
+  lockedRefusal,
+  mayBeLocked,
+  type EncryptionKind,
+} from './encryption.ts';
 export {
   codecFor,
   decodeOrUndefined,
