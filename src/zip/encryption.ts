@@ -1,47 +1,22 @@
 /**
- * Which encryption an entry uses, read from its flags, method and extra field (DESIGN.md, "Encryption and
- * passwords"): traditional PKWARE encryption (ZipCrypto, APPNOTE 6.1) or WinZip AES (method 99, extra field
- * 0x9901, its strength byte 1/2/3 for 128/192/256 bits). An entry under a layer zipfs knows but cannot unwrap
- * (no cipher registered, no password) is "locked": it stays in the zip, listed and copied raw, and a read of it
- * is refused (lockedRefusal). Strong encryption (flag bit 6) stays unreadable as before.
+ * Encrypted entries and the registered layers (encryption-kind.ts says which encryption). An entry under a layer
+ * zipfs knows but cannot unwrap (no cipher registered, no password) is "locked": it stays in the zip, listed and
+ * copied raw, and a read of it is refused (lockedRefusal).
  */
 import { ZipfsError } from '../base/errors.ts';
 import { quoted } from '../format/quote-name.ts';
 import { ciphers } from './codec-registry.ts';
-import { FLAG_ENCRYPTED, FLAG_PATCHED, FLAG_STRONG_ENCRYPTION } from './constants.ts';
-import { parseExtraFields } from './extra-fields.ts';
-import type { EntryLocation, ZipEntry } from './types.ts';
+import { encryptionOf, knownLayerFlags } from './encryption-kind.ts';
+import type { EntryLocation } from './types.ts';
 
-export type EncryptionKind = 'zipcrypto' | 'aes-128' | 'aes-192' | 'aes-256';
-
-export const METHOD_AES = 99;
-export const EXTRA_AES = 0x9901;
-const AES_BITS: Record<number, EncryptionKind> = { 1: 'aes-128', 2: 'aes-192', 3: 'aes-256' };
-
-/** The flags of an entry encrypted by a layer zipfs knows: bit 0 alone, without strong encryption or patch data. */
-function knownLayerFlags(flags: number): boolean {
-  return (flags & (FLAG_ENCRYPTED | FLAG_STRONG_ENCRYPTION | FLAG_PATCHED)) === FLAG_ENCRYPTED;
-}
-
-/**
- * The encryption of an entry, or undefined when it has none zipfs knows. Without its extra field (`rawExtra`), a
- * WinZip AES entry is 'aes-256', the strength 7-Zip and WinZip write by default.
- */
-export function encryptionOf(
-  entry: Pick<EntryLocation, 'flags' | 'method'> & { rawExtra?: Uint8Array },
-): EncryptionKind | undefined {
-  if (!knownLayerFlags(entry.flags)) return undefined;
-  if (entry.method !== METHOD_AES) return 'zipcrypto';
-  const field = entry.rawExtra && parseExtraFields(entry.rawExtra).find((f) => f.id === EXTRA_AES);
-  return (field && field.data.length >= 5 && AES_BITS[field.data[4]!]) || 'aes-256';
-}
-
-/** The compression method under an entry's encryption: WinZip AES keeps it in its extra field, else the entry's. */
-export function innerMethodOf(entry: Pick<EntryLocation, 'flags' | 'method'> & { rawExtra?: Uint8Array }): number {
-  if (entry.method !== METHOD_AES || !entry.rawExtra) return entry.method;
-  const field = parseExtraFields(entry.rawExtra).find((f) => f.id === EXTRA_AES);
-  return field && field.data.length >= 7 ? field.data[5]! | (field.data[6]! << 8) : entry.method;
-}
+export {
+  cipherFacts,
+  encryptionOf,
+  innerMethodOf,
+  EXTRA_AES,
+  METHOD_AES,
+  type EncryptionKind,
+} from './encryption-kind.ts';
 
 /** Whether `entry` is encrypted by a layer zipfs knows and no registered cipher unwraps it: it stays in the zip. */
 export function lockedEntry(entry: EntryLocation): boolean {
@@ -60,18 +35,7 @@ export function lockedRefusal(entry: Pick<EntryLocation, 'name' | 'flags' | 'met
     'PERMISSION_DENIED',
     `Entry ${quoted(entry.name)} is encrypted (${kind}) and zipfs has no password for it, so it cannot be read, ` +
       `extracted or changed. It stays in the zip as it is: the archive's other entries are usable, and sync copies ` +
-      `it unchanged. To read it, decrypt the archive with its own tool (unzip -P, 7z x -p) and open the copy.`,
+      `it unchanged. To read it, give the archive's password: ZIPFS_PASSWORD, or a file whose first line it is, ` +
+      `named by --password-file FILE (CLI) or ZIPFS_PASSWORD_FILE (also an MCP server's setting).`,
   );
-}
-
-/**
- * What an encryption layer reads of an entry besides its location (ZipCrypto's check byte may be the DOS time's,
- * WinZip AES's strength and inner method are in its extra field), for an entry that crosses to a worker: none for
- * a plain one, and a copy of the extra field (a view would carry the whole directory's buffer with it).
- */
-export function cipherFacts(entry: Pick<ZipEntry, 'flags' | 'dosTime' | 'rawExtra'>): {
-  dosTime?: number;
-  rawExtra?: Uint8Array;
-} {
-  return knownLayerFlags(entry.flags) ? { dosTime: entry.dosTime, rawExtra: entry.rawExtra.slice() } : {};
 }

@@ -8,7 +8,7 @@
  */
 import crypto from 'node:crypto';
 import type { EntryCipher, PieceTransform } from '../codec-types.ts';
-import { EXTRA_AES, METHOD_AES } from '../encryption.ts';
+import { EXTRA_AES, METHOD_AES } from '../encryption-kind.ts';
 import { parseExtraFields } from '../extra-fields.ts';
 import type { EntryLocation } from '../types.ts';
 import { wrongPassword } from './zip-crypto.ts';

@@ -8,7 +8,7 @@ import { ZipfsError } from '../../base/errors.ts';
 import { quoted } from '../../format/quote-name.ts';
 import type { EntryCipher, PieceTransform } from '../codec-types.ts';
 import { FLAG_DATA_DESCRIPTOR } from '../constants.ts';
-import { encryptionOf } from '../encryption.ts';
+import { encryptionOf } from '../encryption-kind.ts';
 import type { EntryLocation } from '../types.ts';
 
 const CRC_TABLE = new Uint32Array(256).map((_, n) => {
