@@ -1,15 +1,16 @@
 /**
- * Sync refuses to write a changed or moved encrypted entry: zipfs does not write encryption yet, and written again
- * the entry would lose it (plain bytes under its encrypted flag, or plaintext where the archive had ciphertext).
- * Deleting one is fine, and an unchanged one is copied raw, password or not.
+ * Sync refuses to write a changed or moved encrypted entry when no password is given: it is written back encrypted
+ * under the archive's password (seal-entry.ts), and without one it would lose its encryption. Deleting one is fine,
+ * and an unchanged one is copied raw, password or not.
  */
 import { ZipfsError } from '../base/errors.ts';
 import { invocation } from '../base/message-marks.ts';
 import { quoted } from '../format/quote-name.ts';
-import { encryptionOf } from '../zip/index.ts';
+import { encryptionOf, sealingCipher } from '../zip/index.ts';
 import type { WorkspaceDiff } from './workspace-diff.ts';
 
 export function assertNoLockedChanges(diff: WorkspaceDiff): void {
+  if (sealingCipher()) return;
   const changed = new Set([...diff.modified, ...diff.renamed.map((move) => move.from)]);
   for (const record of diff.entries) {
     const kind = encryptionOf(record);
@@ -17,9 +18,9 @@ export function assertNoLockedChanges(diff: WorkspaceDiff): void {
     throw new ZipfsError(
       'PERMISSION_DENIED',
       `Sync stopped before writing: ${quoted(record.path)} is an encrypted entry (${kind}) that the workspace ` +
-        `changes or moves, and zipfs cannot write entries back encrypted yet. Nothing was written. Undo that ` +
-        `change (or ${invocation('delete', { path: record.path })} to drop the entry), or decrypt the archive with ` +
-        `its own tool and open the copy.`,
+        `changes or moves, and without the archive's password zipfs cannot write it back encrypted. Nothing was ` +
+        `written. Give the password (ZIPFS_PASSWORD, --password-file FILE, or ZIPFS_PASSWORD_FILE) and sync again, ` +
+        `or undo that change (${invocation('delete', { path: record.path })} drops the entry).`,
     );
   }
 }

@@ -65,6 +65,12 @@ export function ciphers(): readonly EntryCipher[] {
   return cipherList;
 }
 
+/** The layer that writes encrypted entries (WinZip AES-256 under the process's password), if a password is given. */
+export function sealingCipher(): EntryCipher | undefined {
+  passwordLayers();
+  return cipherList.find((layer) => layer.encryptor);
+}
+
 /** The codec of `method`, if zipfs has one. */
 export function codecFor(method: number): Codec | undefined {
   return codecs.get(method);

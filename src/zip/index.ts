@@ -20,6 +20,7 @@ export {
   cipherFacts,
   encryptionOf,
   innerMethodOf,
+  METHOD_AES,
   lockedEntry,
   lockedRefusal,
   mayBeLocked,
@@ -31,8 +32,10 @@ export {
   plainlyReadable,
   registerCipher,
   registerCodec,
+  sealingCipher,
   storedAsIs,
 } from './codec-registry.ts';
+export { aesExtraField } from './ciphers/winzip-aes.ts';
 export type { Codec, EncodeChoice, Encoder, EntryCipher, PieceTransform } from './codec-types.ts';
 export { encodeWhole, methodToWrite, startPieceEncoding, type PieceEncoding } from './entry-encode.ts';
 export { LayoutError, checkLayout, entryLayoutFault, layoutFaults, openRefusal, packedLayoutFault } from './layout.ts';

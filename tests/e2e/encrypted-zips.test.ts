@@ -122,15 +122,28 @@ describe.skipIf(needs('zip', 'unzip').skip)('an archive from zip -P, with its pa
     const synced = box.run(['sync', '--json']);
     expect(synced.code).toBe(0);
     expect(execFileSync('unzip', ['-P', PASSWORD, '-p', zip, 's.txt']).toString()).toBe(SECRET_TEXT);
-    // The encrypted entry changed: zipfs does not write encryption, so sync refuses and writes nothing.
-    const before = fs.readFileSync(zip);
+    // The encrypted entry changed, and one added: both are written back as WinZip AES-256 under the password.
     expect(box.run(['write', 's.txt'], { stdin: 'new\n' }).code).toBe(0);
-    const refused = box.run(['sync', '--json']).json.error;
-    expect(refused.code).toBe('PERMISSION_DENIED');
-    expect(refused.message).toContain('cannot write entries back encrypted');
-    expect(fs.readFileSync(zip)).toStrictEqual(before);
-    for (const text of [wrong.stdout, wrong.stderr, opened.stdout, opened.stderr, synced.stdout, allBytes(box.home)])
-      expect(text).not.toContain(PASSWORD);
+    expect(box.run(['write', 'added.txt'], { stdin: 'added\n' }).code).toBe(0);
+    const resynced = box.run(['sync', '--json'], { env: { ZIPFS_PASSWORD: PASSWORD } });
+    expect(resynced.code).toBe(0);
+    box.run(['close']);
+    const raw = fs.readFileSync(zip, 'latin1');
+    expect(raw).not.toContain('added\n');
+    expect(box.run(['inspect', zip, '--json']).json.entries.map((e: { encrypted?: string }) => e.encrypted)).toEqual([
+      undefined,
+      'aes-256',
+      'aes-256',
+    ]);
+    expect(box.run(['open', zip, '--lazy'], { env: { ZIPFS_PASSWORD: PASSWORD } }).code).toBe(0);
+    expect(box.run(['read', 's.txt'], { env: { ZIPFS_PASSWORD: PASSWORD } }).stdout).toBe('new\n');
+    expect(box.run(['read', 'added.txt'], { env: { ZIPFS_PASSWORD: PASSWORD } }).stdout).toBe('added\n');
+    if (!needs('7zz').skip) {
+      execFileSync('7zz', ['t', `-p${PASSWORD}`, zip]);
+      expect(execFileSync('7zz', ['e', '-so', `-p${PASSWORD}`, zip, 's.txt']).toString()).toBe('new\n');
+    }
+    const answers = [wrong, opened, synced, resynced].flatMap((run) => [run.stdout, run.stderr]);
+    for (const text of [...answers, allBytes(box.home)]) expect(text).not.toContain(PASSWORD);
   });
 
   it('reads lazily with --password-file, asking again each time; a wrong or missing password is refused', () => {
@@ -164,7 +177,7 @@ describe.skipIf(needs('zip', 'unzip').skip)('an archive from zip -P, with its pa
 
 describe.skipIf(needs('7zz').skip)('WinZip AES archives from 7-Zip', () => {
   for (const bits of [128, 192, 256]) {
-    it(`AES-${bits}: opens with the password, byte for byte; sync of an added file keeps 7-Zip's test passing`, () => {
+    it(`AES-${bits}: opens with the password, byte for byte; changed and added entries go back as AES`, () => {
       const src = path.join(box.dir, 'src');
       fs.mkdirSync(src);
       const data = new Uint8Array(70_000).map((_, i) => (i * 7919) % 251);
@@ -184,8 +197,11 @@ describe.skipIf(needs('7zz').skip)('WinZip AES archives from 7-Zip', () => {
       expect(new Uint8Array(fs.readFileSync(path.join(contents, 'data.bin')))).toStrictEqual(data);
       expect(fs.readFileSync(path.join(contents, 'notes.txt'), 'utf8')).toBe(SECRET_TEXT.repeat(50));
       expect(box.run(['write', 'added.txt'], { stdin: 'added\n' }).code).toBe(0);
-      expect(box.run(['sync']).code).toBe(0);
+      expect(box.run(['write', 'notes.txt'], { stdin: 'rewritten\n' }).code).toBe(0);
+      expect(box.run(['sync'], { env: { ZIPFS_PASSWORD: PASSWORD } }).code).toBe(0);
       execFileSync('7zz', ['t', `-p${PASSWORD}`, zip]);
+      expect(execFileSync('7zz', ['e', '-so', `-p${PASSWORD}`, zip, 'notes.txt']).toString()).toBe('rewritten\n');
+      expect(execFileSync('7zz', ['e', '-so', `-p${PASSWORD}`, zip, 'added.txt']).toString()).toBe('added\n');
       expect(allBytes(box.home)).not.toContain(PASSWORD);
     });
   }

@@ -69,6 +69,25 @@ export function winZipAesCipher(password: Uint8Array): EntryCipher {
     innerMethod: (entry) => aesField(entry)!.method,
     overhead: (entry) => ({ head: SALT_BYTES[aesField(entry)!.strength]! + 2, tail: MAC_BYTES }),
     skipsCrc: (entry) => aesField(entry)!.version === 2,
+    encryptor() {
+      // AES-256 (strength 3), AE-2: the archive's writers (7-Zip, WinZip) read it, and the MAC stands for the CRC.
+      const salt = crypto.randomBytes(16);
+      const derived = crypto.pbkdf2Sync(password, salt, 1000, 2 * 32 + 2, 'sha1');
+      const stream = new Keystream(256, derived.subarray(0, 32));
+      const mac = crypto.createHmac('sha1', derived.subarray(32, 64));
+      return {
+        head: new Uint8Array([...salt, derived[64]!, derived[65]!]),
+        transform: {
+          piece(chunk: Uint8Array) {
+            const sealed = stream.xor(chunk);
+            mac.update(sealed);
+            return sealed;
+          },
+          end() {},
+        },
+        tail: () => new Uint8Array(mac.digest().subarray(0, MAC_BYTES)),
+      };
+    },
     decryptor(entry, head, tail): PieceTransform {
       const { strength } = aesField(entry)!;
       const keyBytes = 8 * (strength + 1);
@@ -90,4 +109,9 @@ export function winZipAesCipher(password: Uint8Array): EntryCipher {
       };
     },
   };
+}
+
+/** The 0x9901 field of an entry written under AES-256, AE-2, over `innerMethod`. */
+export function aesExtraField(innerMethod: number): { id: number; data: Uint8Array } {
+  return { id: EXTRA_AES, data: new Uint8Array([2, 0, 0x41, 0x45, 3, innerMethod & 0xff, innerMethod >>> 8]) };
 }
