@@ -120,7 +120,10 @@ function startWorker(
   job: ExtractJob,
   advance: (bytes: number) => void,
 ): { finished: Promise<void>; stop(): Promise<void> } {
-  const worker = new Worker(workerPath('open/extract-worker.ts'));
+  // The environment as this process has it now: --password-file sets ZIPFS_PASSWORD_FILE after start-up.
+  const worker = new Worker(workerPath('open/extract-worker.ts'), {
+    env: { ...process.env } as Record<string, string>,
+  });
   const finished = new Promise<void>((resolve, reject) => {
     worker.onmessage = (event: MessageEvent<ExtractReport>) => {
       const report = event.data;

@@ -232,7 +232,9 @@ export async function grepWorkspace(request: GrepRequest): Promise<GrepResult> {
       : result;
 
   request.signal?.throwIfAborted();
-  const worker = new Worker(workerPath('search/grep-worker.ts'));
+  // The environment as this process has it now: --password-file sets ZIPFS_PASSWORD_FILE after start-up.
+  const env = { ...process.env } as Record<string, string>;
+  const worker = new Worker(workerPath('search/grep-worker.ts'), { env });
   return new Promise<GrepResult>((resolve, reject) => {
     // A regex deep in backtracking may take a moment to notice termination:
     // unref it so it cannot hold the process open meanwhile.

@@ -152,6 +152,10 @@ describe.skipIf(needs('zip', 'unzip').skip)('an archive from zip -P, with its pa
     fs.writeFileSync(file, `${PASSWORD}\n`);
     expect(box.run(['open', zip, '--lazy', '--password-file', file]).code).toBe(0);
     expect(box.run(['--password-file', file, 'read', 's.txt']).stdout).toBe(SECRET_TEXT);
+    // grep reads the entry in a worker thread, which gets the password file from --password-file too.
+    const found = box.run(['grep', 'secret text', '--json', '--password-file', file]).json;
+    expect(found.matches?.length ?? found.results?.length).toBe(10);
+    expect(box.run(['grep', 'secret text', '--json']).json.error).toBeUndefined(); // without: skipped, not an error
     expect(box.run(['read', 's.txt', '--json']).json.error.code).toBe('PERMISSION_DENIED');
     const wrong = box.run(['read', 's.txt', '--json'], { env: { ZIPFS_PASSWORD: 'nope' } }).json.error;
     expect(wrong.code).toBe('PERMISSION_DENIED');
