@@ -87,7 +87,7 @@ async function showProgramHelp(run: Invocation): Promise<number> {
   if (unknown)
     run.io.stderr.write(
       `${run.err.red('zipfs:')} unknown option ${escapeUnsafe(unknown.split('=')[0]!)}; options before a command ` +
-        `are --help, --version, --json and --quiet. ${run.err.dim('[INVALID_INPUT]')}\n`,
+        `are --help, --version, --json, --quiet and --password-file FILE. ${run.err.dim('[INVALID_INPUT]')}\n`,
     );
   await printHelp(run);
   return run.globals.help && !unknown ? 0 : ERROR_CODES.INVALID_INPUT.exit;
