@@ -146,6 +146,16 @@ describe.skipIf(needs('zip', 'unzip').skip)('an archive from zip -P, with its pa
     for (const text of [...answers, allBytes(box.home)]) expect(text).not.toContain(PASSWORD);
   });
 
+  it('checks a streamed entry (flag bit 3) by its DOS time, as zip -P from stdin writes it', () => {
+    const zip = path.join(box.dir, 'piped.zip');
+    execFileSync('zip', ['-q', '-P', PASSWORD, zip, '-'], { input: SECRET_TEXT });
+    expect(box.run(['open', zip, '--json'], { env: { ZIPFS_PASSWORD: 'nope' } }).json.error.code).toBe(
+      'PERMISSION_DENIED',
+    );
+    expect(box.run(['open', zip], { env: { ZIPFS_PASSWORD: PASSWORD } }).code).toBe(0);
+    expect(box.run(['read', '--', '-']).stdout).toBe(SECRET_TEXT);
+  });
+
   it('reads lazily with --password-file, asking again each time; a wrong or missing password is refused', () => {
     const zip = mixedZip(PASSWORD);
     const file = path.join(box.dir, 'pw.txt');
