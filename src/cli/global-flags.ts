@@ -1,5 +1,5 @@
 /**
- * The program's global flags (--json, --help/-h, --version/-v, --quiet/-q): they may stand
+ * The program's global flags (--json, --help/-h, --version/-v, --quiet/-q, --password-file FILE): they may stand
  * anywhere before `--`, before or after the command word (`zipfs --json ls`, `zipfs ls --json`),
  * and are taken out before a command or mode parses the rest its own way.
  *
@@ -14,11 +14,16 @@ export interface GlobalFlags {
   help: boolean;
   version: boolean;
   quiet: boolean;
+  /**
+   * --password-file FILE (or =FILE): the file whose first line is an encrypted archive's password. CLI only, and
+   * only a file: a password given as an argument would show in `ps` and in an agent's transcript.
+   */
+  passwordFile?: string;
 }
 
 export function takeGlobals(argv: string[]): GlobalFlags {
   const rest: string[] = [];
-  const flags = { json: false, help: false, version: false, quiet: false };
+  const flags: Omit<GlobalFlags, 'rest'> = { json: false, help: false, version: false, quiet: false };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (arg === '--') {
@@ -29,6 +34,8 @@ export function takeGlobals(argv: string[]): GlobalFlags {
     else if (arg === '--help' || arg === '-h') flags.help = true;
     else if (arg === '--version' || arg === '-v') flags.version = true;
     else if (arg === '--quiet' || arg === '-q') flags.quiet = true;
+    else if (arg === '--password-file' && i + 1 < argv.length) flags.passwordFile = argv[++i];
+    else if (arg.startsWith('--password-file=')) flags.passwordFile = arg.slice('--password-file='.length);
     else rest.push(arg);
   }
   return { rest, ...flags };

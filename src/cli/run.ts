@@ -4,6 +4,7 @@
  * of the table (table-command.ts), each a small handler here; the global flags are taken first
  * (global-flags.ts), and an error of any mode is printed one way (failed()).
  */
+import path from 'node:path';
 import { ERROR_CODES, toZipfsError } from '../base/errors.ts';
 import { logger } from '../base/log.ts';
 import { readSetting } from '../base/env-setting.ts';
@@ -51,6 +52,12 @@ interface Invocation {
 /** Runs the CLI and returns the exit code. */
 export async function runCli(io: CliIo): Promise<number> {
   const globals = takeGlobals(io.argv);
+  // Its path, never the password, is what the process's threads read (zip/ciphers/password.ts).
+  if (globals.passwordFile !== undefined) {
+    const file = path.resolve(globals.passwordFile);
+    process.env.ZIPFS_PASSWORD_FILE = file;
+    io.env.ZIPFS_PASSWORD_FILE = file;
+  }
   const [out, err] = await Promise.all([styleFor(io.stdout, io.env), styleFor(io.stderr, io.env)]);
   const name = globals.rest.find((a) => !a.startsWith('-'));
   const argv = name === undefined ? [] : globals.rest.slice(globals.rest.indexOf(name) + 1);
@@ -80,7 +87,7 @@ async function showProgramHelp(run: Invocation): Promise<number> {
   if (unknown)
     run.io.stderr.write(
       `${run.err.red('zipfs:')} unknown option ${escapeUnsafe(unknown.split('=')[0]!)}; options before a command ` +
-        `are --help, --version, --json and --quiet. ${run.err.dim('[INVALID_INPUT]')}\n`,
+        `are --help, --version, --json, --quiet and --password-file FILE. ${run.err.dim('[INVALID_INPUT]')}\n`,
     );
   await printHelp(run);
   return run.globals.help && !unknown ? 0 : ERROR_CODES.INVALID_INPUT.exit;

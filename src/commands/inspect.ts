@@ -51,6 +51,7 @@ export const inspect = defineCommand({
           compressed_size: count('Bytes'),
           method: text('Compression'),
           modified_at: text('ISO time'),
+          encrypted: v.optional(text('Encryption')),
         }),
       ),
       v.description('This page'),
@@ -92,7 +93,13 @@ export const inspect = defineCommand({
     });
   },
   render(out, paint) {
-    const rows = out.entries.map((e) => [e.type, humanBytes(e.size), humanBytes(e.compressed_size), e.method, e.name]);
+    const rows = out.entries.map((e) => [
+      e.type,
+      humanBytes(e.size),
+      humanBytes(e.compressed_size),
+      e.encrypted ? `${e.method}+${e.encrypted}` : e.method,
+      e.name,
+    ]);
     const lines = [
       table([['TYPE', 'SIZE', 'PACKED', 'METHOD', 'NAME'], ...rows], [1, 2]),
       '',

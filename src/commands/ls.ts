@@ -20,6 +20,7 @@ const entrySchema = v.object({
   type: v.pipe(v.picklist(['file', 'dir', 'symlink']), v.description('Kind')),
   size_bytes: count('Size'),
   modified_at: text('ISO time'),
+  encrypted: v.optional(text('Encryption')),
 });
 
 export const ls = defineCommand({
@@ -63,7 +64,10 @@ export const ls = defineCommand({
         const [size, mtime] = target.archived
           ? [target.archived.size, target.archived.mtime]
           : [target.disk!.stats.size, target.disk!.stats.mtime];
-        return { entries: [{ name, type, size_bytes: size, modified_at: isoSeconds(mtime) }] };
+        const encrypted = target.archived?.encrypted;
+        return {
+          entries: [{ name, type, size_bytes: size, modified_at: isoSeconds(mtime), ...(encrypted && { encrypted }) }],
+        };
       }
       const entries: v.InferOutput<typeof entrySchema>[] = [];
       walk(
@@ -80,6 +84,7 @@ export const ls = defineCommand({
             type: item.type,
             size_bytes: item.size,
             modified_at: isoSeconds(item.mtime),
+            ...(item.encrypted && { encrypted: item.encrypted }),
           });
         },
       );
@@ -95,7 +100,8 @@ export const ls = defineCommand({
       e.type,
       e.type === 'dir' ? '-' : humanBytes(e.size_bytes),
       localMinute(new Date(e.modified_at)),
-      e.type === 'dir' ? paint.bold(paint.cyan(e.name)) : e.type === 'symlink' ? paint.cyan(e.name) : e.name,
+      (e.type === 'dir' ? paint.bold(paint.cyan(e.name)) : e.type === 'symlink' ? paint.cyan(e.name) : e.name) +
+        (e.encrypted ? ` (encrypted: ${e.encrypted})` : ''),
     ]);
     return table(rows, [1]);
   },

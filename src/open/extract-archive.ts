@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ZipfsError, type ErrorCode } from '../base/errors.ts';
 import type { Progress } from '../base/progress.ts';
-import type { CentralDirectory, FileSource } from '../zip/index.ts';
+import { cipherFacts, type CentralDirectory, type FileSource } from '../zip/index.ts';
 import { taskCost, writeFileTask, type FileTask } from '../files/extract-files.ts';
 import type { ExtractJob, ExtractReport } from './extract-worker.ts';
 import type { ExtractionPlan } from './extraction-plan.ts';
@@ -56,6 +56,7 @@ export async function extract(
         uncompressedSize: entry.uncompressedSize,
         crc32: entry.crc32,
         localHeaderOffset: entry.localHeaderOffset,
+        ...cipherFacts(entry),
       },
       path: item.path,
       symlink: item.type === 'symlink',
@@ -119,7 +120,10 @@ function startWorker(
   job: ExtractJob,
   advance: (bytes: number) => void,
 ): { finished: Promise<void>; stop(): Promise<void> } {
-  const worker = new Worker(workerPath('open/extract-worker.ts'));
+  // The environment as this process has it now: --password-file sets ZIPFS_PASSWORD_FILE after start-up.
+  const worker = new Worker(workerPath('open/extract-worker.ts'), {
+    env: { ...process.env } as Record<string, string>,
+  });
   const finished = new Promise<void>((resolve, reject) => {
     worker.onmessage = (event: MessageEvent<ExtractReport>) => {
       const report = event.data;

@@ -3,7 +3,7 @@ import { DeclaredSizes, tooManyEntries } from '../rules/declared-sizes.ts';
 import type { FolderRules } from '../rules/folder-rules.ts';
 import { foldersOf, type ItemType } from '../rules/item-type.ts';
 import type { Limits } from '../rules/limits.ts';
-import { assertReadable, type CentralDirectory, type ZipEntry } from '../zip/index.ts';
+import { assertReadable, lockedEntry, type CentralDirectory, type ZipEntry } from '../zip/index.ts';
 import { quoted } from '../format/quote-name.ts';
 import { assertNoCaseCollisions, assertWindowsNames } from '../rules/platform-names.ts';
 import { entryPath, type EntryPath } from '../rules/entry-paths.ts';
@@ -103,8 +103,9 @@ export function planExtraction(
     const entry = entries[at]!;
     const type = typeOf.get(entry) ?? (entry.isDirectory ? 'dir' : 'file');
     try {
-      // folders too: sync copies them as they are, and other readers refuse these flags on any entry
-      assertReadable(entry);
+      // folders too: sync copies them as they are, and other readers refuse these flags on any entry. An encrypted
+      // entry without its key is no refusal: it stays in the zip (open goes lazy for it, open-archive.ts).
+      if (!lockedEntry(entry)) assertReadable(entry);
     } catch (error) {
       if (!(error instanceof ZipfsError)) throw error;
       refuse(error);

@@ -10,7 +10,15 @@
 import { ZipfsError, isSystemError, pathUnusable } from '../base/errors.ts';
 import type { Limits } from '../rules/limits.ts';
 import { METHOD_NAMES } from '../zip/constants.ts';
-import { FileSource, readCentralDirectory } from '../zip/index.ts';
+import {
+  FileSource,
+  encryptionOf,
+  innerMethodOf,
+  lockedEntry,
+  readCentralDirectory,
+  type EncryptionKind,
+  type ZipEntry,
+} from '../zip/index.ts';
 import { quoted } from '../format/quote-name.ts';
 import { checkArchive } from './archive-checks.ts';
 import type { WorkspaceTarget } from './workspace-rules.ts';
@@ -22,6 +30,8 @@ export interface InspectedEntry {
   compressed_size: number;
   method: string;
   modified_at: string;
+  /** How the entry is encrypted, when it is (without a password it stays in the zip when opened). */
+  encrypted?: EncryptionKind;
 }
 
 export interface Inspection {
@@ -68,6 +78,8 @@ export function inspectArchive(
       if (refused++ < MAX_WARNINGS) refusals.push(refusal);
     });
     const notes = entries.filter((e) => e.isSymlink).map((e) => `${quoted(e.name)} ${SYMLINK_NOTE}`);
+    const locked = entries.filter(lockedEntry).length;
+    if (locked > 0) notes.push(lockedNote(locked));
     const warnings = [...refusals.map((r) => `open would refuse it (${r.code}): ${r.message}`), ...notes];
     const unshown = refused - refusals.length + Math.max(0, warnings.length - MAX_WARNINGS);
     return {
@@ -76,8 +88,9 @@ export function inspectArchive(
         type: e.isDirectory ? 'dir' : e.isSymlink ? 'symlink' : 'file',
         size: e.uncompressedSize,
         compressed_size: e.compressedSize,
-        method: METHOD_NAMES[e.method] ?? `method ${e.method}`,
+        method: METHOD_NAMES[innerMethodOf(e)] ?? `method ${innerMethodOf(e)}`,
         modified_at: e.modifiedAt.toISOString().replace(/\.\d{3}Z$/, 'Z'),
+        ...encryptedField(e),
       })),
       total_entries: entries.length,
       total_size: files.reduce((sum, e) => sum + e.uncompressedSize, 0),
@@ -89,4 +102,18 @@ export function inspectArchive(
   } finally {
     source.close();
   }
+}
+
+/** `encrypted` for an entry under a layer zipfs knows (its method is then the one under it, for WinZip AES). */
+function encryptedField(entry: ZipEntry): { encrypted?: EncryptionKind } {
+  const kind = encryptionOf(entry);
+  return kind ? { encrypted: kind } : {};
+}
+
+/** The note on encrypted entries zipfs has no key for: open keeps them in the zip. */
+function lockedNote(count: number): string {
+  return (
+    `${count} ${count === 1 ? 'entry is' : 'entries are'} encrypted and zipfs has no password: open extracts the ` +
+    `other entries and keeps these in the zip (listed, not readable), and sync copies them as they are`
+  );
 }

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ZipfsError } from '../base/errors.ts';
 import { assertValidName } from '../session/session-name.ts';
-import { readCentralDirectory } from '../zip/index.ts';
+import { assertKeyFits, encryptionOf, lockedEntry, readCentralDirectory } from '../zip/index.ts';
 import { workspaceTarget } from './workspace-rules.ts';
 import { checkArchive } from './archive-checks.ts';
 import { releasePhaseGarbage } from '../base/memory.ts';
@@ -46,10 +46,16 @@ async function openNamed(request: OpenRequest, zipPath: string): Promise<Opened>
   const source = openSource(zipPath);
   try {
     const directory = readCentralDirectory(source);
+    // Encrypted entries without their key stay in the zip, as a lazy session keeps entries; the rest is extracted.
+    if (directory.entries.some(lockedEntry)) return await openLazy({ ...request, allButLocked: true }, zipPath);
     const target = workspaceTarget(request.home, true);
     const plan = checkArchive(source, directory, request.limits, target);
+    // A wrong password is refused before anything is extracted (each encrypted entry's check value).
+    const encrypted = directory.entries.filter((entry) => encryptionOf(entry));
+    for (const entry of encrypted) assertKeyFits(source, entry);
     const published = await inStaging(request, plan.totalBytes, async (staging) => {
       assertDiskSpace(staging, plan.totalBytes);
+      if (encrypted.length > 0) fs.chmodSync(staging, 0o700); // its plaintext is for this user only
       const entries = await extract(source, directory, plan, {
         root: path.join(staging, 'contents'),
         threads: request.limits.threads,

@@ -10,7 +10,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { readPackedDirectory } from '../zip/index.ts';
+import { mayBeLocked, readPackedDirectory, type PackedDirectory } from '../zip/index.ts';
 import { workspaceTarget } from './workspace-rules.ts';
 import { CENTRAL_FILE, lazyEntriesOf } from '../session/lazy-entries.ts';
 import { countEntries } from '../session/entry-count.ts';
@@ -20,7 +20,7 @@ import { centralFileFacts } from '../session/lazy-integrity.ts';
 import { loadSession, removeSession } from '../session/session-store.ts';
 import { extractEntries } from '../workspace/extract-entries.ts';
 import { lazyEntries } from '../session/lazy-session.ts';
-import { matchEntries } from '../workspace/match-entries.ts';
+import { matchEntries, unlockedIndexes } from '../workspace/match-entries.ts';
 import { withSessionLock } from '../session/lock.ts';
 import { releasePhaseGarbage } from '../base/memory.ts';
 import { inStaging, openSource, sessionRecord, type Opened, type OpenRequest } from './open-request.ts';
@@ -36,6 +36,7 @@ export async function openLazy(request: OpenRequest, zipPath: string): Promise<O
     releasePhaseGarbage(lazy.count); // the checks' garbage, before the session is written
     published = await inStaging(request, 0, (staging) => {
       fs.mkdirSync(path.join(staging, 'contents'));
+      if (hasEncrypted(directory)) fs.chmodSync(staging, 0o700); // what it extracts or reads is for this user only
       const central = directory.region.subarray(0, directory.centralEnd - directory.centralStart);
       fs.writeFileSync(path.join(staging, CENTRAL_FILE), central);
       const { files, folders } = countEntries(directory);
@@ -59,11 +60,11 @@ export async function openLazy(request: OpenRequest, zipPath: string): Promise<O
   }
   const session = publishedSession(request.home, published);
   // A session another open of the zip made meanwhile is answered as it is, as an open after it would be.
-  if (!request.only?.length || session.shared) return session;
+  if ((!request.only?.length && !request.allButLocked) || session.shared) return session;
   // The entries asked for, extracted into the new session; if that fails, there is no session (open made nothing).
   try {
     const lazy = lazyEntries(session)!;
-    const chosen = matchEntries(lazy, request.only);
+    const chosen = request.allButLocked ? unlockedIndexes(lazy) : matchEntries(lazy, request.only!);
     await withSessionLock(
       session,
       'open',
@@ -83,4 +84,10 @@ export async function openLazy(request: OpenRequest, zipPath: string): Promise<O
     removeSession(session);
     throw error;
   }
+}
+
+/** Whether any entry is encrypted by a layer zipfs knows (encryption.ts). */
+function hasEncrypted(directory: PackedDirectory): boolean {
+  for (let i = 0; i < directory.count; i++) if (mayBeLocked(directory.flags(i))) return true;
+  return false;
 }

@@ -34,6 +34,11 @@ export interface OpenRequest {
   lazy?: boolean;
   /** Extract only the entries these paths or globs name, and leave the rest lazy. */
   only?: string[];
+  /**
+   * Extract every entry but the encrypted ones zipfs has no key for, which stay in the zip: an eager open of an
+   * archive that has some (open-archive.ts) is a lazy one with everything else extracted.
+   */
+  allButLocked?: boolean;
   /** The job's process, recorded as the session's owner (session/owner.ts). */
   owner?: SessionOwner;
   /**

@@ -155,7 +155,9 @@ export async function grepWorkspace(request: GrepRequest): Promise<GrepResult> {
   if (files.length === 0) return result; // a cursor past the last file
 
   request.signal?.throwIfAborted();
-  const worker = new Worker(workerPath('search/grep-worker.ts'));
+  // The environment as this process has it now: --password-file sets ZIPFS_PASSWORD_FILE after start-up.
+  const env = { ...process.env } as Record<string, string>;
+  const worker = new Worker(workerPath('search/grep-worker.ts'), { env });
   return new Promise<GrepResult>((resolve, reject) => {
     let done: GrepPlace | undefined;
     let overBudget = false;

@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ZipfsError, type Refuse, throwRefusal } from '../base/errors.ts';
 import { quoted } from '../format/quote-name.ts';
-import { PackedDirectory, assertReadable, plainlyReadable } from '../zip/index.ts';
+import { PackedDirectory, assertReadable, lockedEntry, plainlyReadable } from '../zip/index.ts';
 import { entryPath, isPlainPath } from '../rules/entry-paths.ts';
 import { releasePhaseGarbage } from '../base/memory.ts';
 import type { ItemType } from '../rules/item-type.ts';
@@ -169,7 +169,9 @@ export function lazyEntriesOf(
     // As open: sync copies every entry as it is, and other readers refuse these on any entry.
     if (!plainlyReadable(directory.flags(i), directory.method(i))) {
       try {
-        assertReadable(directory.entry(i));
+        // An encrypted entry without its key stays in the zip (encryption.ts): refused only when read.
+        const entry = directory.entry(i);
+        if (!lockedEntry(entry)) assertReadable(entry);
       } catch (error) {
         if (!(error instanceof ZipfsError)) throw error;
         refuse(error);

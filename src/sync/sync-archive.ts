@@ -11,6 +11,7 @@
  * the source path always holds a complete archive, old or new, whatever kills
  * the process.
  */
+import { assertNoLockedChanges } from './locked-changes.ts';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ZipfsError } from '../base/errors.ts';
@@ -77,6 +78,7 @@ export async function syncSession(request: SyncRequest): Promise<SyncResult> {
     );
   // A merge's conflict markers left in a file: refused, whatever else is asked (line-markers.ts).
   assertNoMarkersLeft(session);
+  assertNoLockedChanges(diff);
   if (request.dryRun) {
     const source = checkSource(base, { force: request.force, merge: request.merge === true });
     // A merge's plan: what comes from the zip (or CONFLICT_DETECTED naming what cannot merge).

@@ -9,7 +9,15 @@
 import fs from 'node:fs';
 import type { Beneath } from '../files/beneath.ts';
 import { crc32 } from '../zip/codec.ts';
-import { EXTRA_UNICODE_PATH, FLAG_DATA_DESCRIPTOR, FLAG_UTF8, HOST_UNIX, S_IFDIR, S_IFLNK } from '../zip/constants.ts';
+import {
+  EXTRA_UNICODE_PATH,
+  FLAG_DATA_DESCRIPTOR,
+  FLAG_ENCRYPTED,
+  FLAG_UTF8,
+  HOST_UNIX,
+  S_IFDIR,
+  S_IFLNK,
+} from '../zip/constants.ts';
 import { dateToDosDateTime } from '../zip/dos-time.ts';
 import {
   encodeWhole,
@@ -31,6 +39,7 @@ import { observe, readLinkTarget } from './workspace-scan.ts';
 import type { Observed } from './observed.ts';
 import { openRegularFile } from '../base/regular-file.ts';
 import type { Pause } from '../base/event-loop-turns.ts';
+import { sealFor, sealWhole, withoutAes } from './seal-entry.ts';
 
 /**
  * What was read from the workspace for each written entry, so the new manifest records the stat that matches the bytes.
@@ -51,6 +60,8 @@ export interface EntrySink {
   beneath: Beneath;
   captured: Captured;
   pause: Pause;
+  /** The archive has encrypted entries: additions are written encrypted too (seal-entry.ts). */
+  sealed?: boolean;
 }
 
 /** A workspace item's content: its bytes, or for a large file the open descriptor to stream from. */
@@ -92,6 +103,8 @@ interface NewEntry {
   method: EncodeChoice;
   localExtra: ExtraField[];
   centralExtra: ExtraField[];
+  /** Written encrypted although the entry was not: an addition to an encrypted archive (seal-entry.ts). */
+  sealed?: boolean;
 }
 
 /**
@@ -99,27 +112,32 @@ interface NewEntry {
  * help) and returns its central-directory record.
  */
 async function writeContent({ writer, pause }: EntrySink, entry: NewEntry): Promise<Uint8Array> {
-  const { frame, content, method, localExtra, centralExtra } = entry;
+  const { content, method, localExtra, centralExtra } = entry;
+  const seal = sealFor(entry.sealed || (entry.frame.flags & FLAG_ENCRYPTED) !== 0);
+  const frame = { ...entry.frame, flags: entry.frame.flags & ~FLAG_ENCRYPTED };
   const time = dateToDosDateTime(new Date(content.observed.mtime_ms));
   if (content.fd === undefined) {
     const bytes = content.bytes ?? new Uint8Array(0);
     const packed = encodeWhole(bytes, method);
-    const fields = {
+    const data = seal ? sealWhole(seal, packed.data) : packed.data;
+    const plain = {
       ...frame,
       ...time,
       method: packed.method,
-      crc32: crc32(bytes),
-      compressedSize: packed.data.length,
+      crc32: seal ? 0 : crc32(bytes),
+      compressedSize: data.length,
       uncompressedSize: bytes.length,
     };
-    return writer.addEntry(fields, localExtra, centralExtra, packed.data);
+    if (!seal) return writer.addEntry(plain, withoutAes(localExtra), withoutAes(centralExtra), data);
+    const [local, central] = [seal.extra(localExtra, packed.method), seal.extra(centralExtra, packed.method)];
+    return writer.addEntry(seal.frame(plain), local, central, data);
   }
   const fd = content.fd;
   try {
     const piece = Buffer.allocUnsafe(STREAM_PIECE_BYTES);
     const first = fs.readSync(fd, piece, 0, piece.length, null);
     const encoding = startPieceEncoding(method, piece.subarray(0, first));
-    const fields = {
+    const plain = {
       ...frame,
       ...time,
       method: encoding.method,
@@ -128,14 +146,18 @@ async function writeContent({ writer, pause }: EntrySink, entry: NewEntry): Prom
       uncompressedSize: 0,
       zip64: content.observed.size >= ZIP64_FROM_BYTES,
     };
-    return await writer.addStreamedEntry(fields, localExtra, centralExtra, async (write) => {
+    const fields = seal ? seal.frame(plain) : plain;
+    const extras = (list: ExtraField[]) => (seal ? seal.extra(list, encoding.method) : withoutAes(list));
+    return await writer.addStreamedEntry(fields, extras(localExtra), extras(centralExtra), async (write) => {
       let crc = crc32(piece.subarray(0, first));
       let size = first;
       let packed = 0;
-      const emit = (chunk: Uint8Array) => {
+      const out = (chunk: Uint8Array) => {
         write(chunk);
         packed += chunk.length;
       };
+      const emit = (chunk: Uint8Array) => out(seal ? seal.transform.piece(chunk) : chunk);
+      if (seal) out(seal.head);
       emit(encoding.first);
       for (let n; (n = fs.readSync(fd, piece, 0, piece.length, null)) > 0; ) {
         const chunk = piece.subarray(0, n);
@@ -146,7 +168,8 @@ async function writeContent({ writer, pause }: EntrySink, entry: NewEntry): Prom
         await pause();
       }
       emit(encoding.end());
-      return { crc32: crc, uncompressedSize: size, compressedSize: packed };
+      if (seal) out(seal.tail());
+      return { crc32: seal ? 0 : crc, uncompressedSize: size, compressedSize: packed };
     });
   } finally {
     fs.closeSync(fd);
@@ -245,5 +268,6 @@ export async function writeAddition(sink: EntrySink, relative: string, observed:
     internalAttributes: 0,
     externalAttributes: ((mode << 16) | (isDir ? 0x10 : 0)) >>> 0,
   };
-  return writeContent(sink, { frame, content, method: 'auto', localExtra: extra, centralExtra: extra });
+  const sealed = sink.sealed === true && !isDir;
+  return writeContent(sink, { frame, content, method: 'auto', localExtra: extra, centralExtra: extra, sealed });
 }

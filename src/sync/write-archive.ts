@@ -24,6 +24,7 @@ import { CopyCheck } from './copy-check.ts';
 import { copyRun, inPlaceRun, type RunContext } from './copy-runs.ts';
 import type { WorkspaceDiff } from './workspace-diff.ts';
 import { vanished } from './sync-failure.ts';
+import { sealsAdditions } from './seal-entry.ts';
 import type { SyncCounts } from './sync-types.ts';
 
 export interface WriteRequest {
@@ -103,6 +104,8 @@ export async function writeArchive(request: WriteRequest): Promise<Written> {
     const total = (source?.size ?? 0) + changedBytes;
     // Progress notifications and a cancel get through during a long sync.
     const pause = eventLoopTurns(signal);
+    // Where fresh entries go; an encrypted archive's additions are written encrypted (seal-entry.ts).
+    const sink = { writer, beneath: beneath!, captured, pause, sealed: sealsAdditions(directory) };
     const step = (label: string) => {
       progress?.(Math.min(writer.size, total), total, label);
       return pause();
@@ -220,7 +223,7 @@ export async function writeArchive(request: WriteRequest): Promise<Written> {
       } else {
         // Modified, or renamed (written where it stood, under its new name).
         const renamedTo = diff.renames.get(record.index);
-        const central = await writeFromWorkspace({ writer, beneath: beneath!, captured, pause }, record, {
+        const central = await writeFromWorkspace(sink, record, {
           original,
           source: extras,
           diff,
@@ -240,12 +243,10 @@ export async function writeArchive(request: WriteRequest): Promise<Written> {
       // counted. A file is found gone as it is read, before its entry is begun; a folder is looked for first.
       const there = kind !== 'dir' || beneath!.lstat(addition.path)?.isDirectory() === true;
       const central = there
-        ? await writeAddition({ writer, beneath: beneath!, captured, pause }, addition.path, addition.observed).catch(
-            (error: unknown) => {
-              if (vanished(error)) return undefined;
-              throw error;
-            },
-          )
+        ? await writeAddition(sink, addition.path, addition.observed).catch((error: unknown) => {
+            if (vanished(error)) return undefined;
+            throw error;
+          })
         : undefined;
       if (central === undefined) {
         gone++;

@@ -18,6 +18,9 @@ import {
   streamEntryData,
   type EntryLocation,
   type ZipEntry,
+  assertKeyFits,
+  cipherFacts,
+  encryptionOf,
 } from '../zip/index.ts';
 import { DeclaredSizes } from '../rules/declared-sizes.ts';
 import { param } from '../base/message-marks.ts';
@@ -81,6 +84,8 @@ export class LazyReader {
     // An entry the folder cannot hold (lazy.unrepresentable) is read all the same: only extracting it is refused.
     // Readable, and its size and ratio within open's limits, as an archive of this one entry would be.
     assertReadable(entry);
+    // A wrong password is refused here, before a file read from the zip once is served again (read-page.ts).
+    if (encryptionOf(entry)) assertKeyFits(this.source, entry);
     const sizes = new DeclaredSizes(this.limits, throwRefusal, () => entry.name);
     sizes.add(index, entry.uncompressedSize, entry.compressedSize);
     sizes.finish();
@@ -109,8 +114,9 @@ export class LazyReader {
   /** What a worker needs to read entry `index` itself, once checked here. */
   location(index: number): EntryLocation {
     // Only what a worker needs: the parsed entry's name views and extra fields do not cross threads.
-    const { name, flags, method, compressedSize, uncompressedSize, crc32, localHeaderOffset } = this.check(index);
-    return { name, flags, method, compressedSize, uncompressedSize, crc32, localHeaderOffset };
+    const entry = this.check(index);
+    const { name, flags, method, compressedSize, uncompressedSize, crc32, localHeaderOffset } = entry;
+    return { name, flags, method, compressedSize, uncompressedSize, crc32, localHeaderOffset, ...cipherFacts(entry) };
   }
 
   close(): void {

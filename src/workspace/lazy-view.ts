@@ -10,6 +10,7 @@ import { normaliseToolPath, resolveExisting } from '../files/safe-path.ts';
 import type { LazyEntries } from '../session/lazy-entries.ts';
 import type { Session } from '../session/session-store.ts';
 import { trackedIndexes, readManifest } from '../session/read-manifest.ts';
+import { encryptionOf, lockedEntry } from '../zip/index.ts';
 import type { ArchivedItem, Seen } from './workspace.ts';
 
 const SLASH = 0x2f;
@@ -68,10 +69,18 @@ export class LazyView {
     return found;
   }
 
-  private item(index: number): ArchivedItem {
+  item(index: number): ArchivedItem {
     const entry = this.lazy.directory.entry(index);
     const type = this.lazy.type(index);
-    return { type, size: type === 'dir' ? 0 : entry.uncompressedSize, mtime: entry.modifiedAt, index };
+    const item: ArchivedItem = {
+      type,
+      size: type === 'dir' ? 0 : entry.uncompressedSize,
+      mtime: entry.modifiedAt,
+      index,
+    };
+    const encrypted = lockedEntry(entry) ? encryptionOf(entry) : undefined;
+    if (encrypted) item.encrypted = encrypted;
+    return item;
   }
 }
 

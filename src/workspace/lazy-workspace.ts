@@ -18,7 +18,7 @@ import { deleteFromZipOnly, extractForChange, makeZipOnlyFolders } from './lazy-
 import { LazyBase } from './lazy-base.ts';
 import { entryFileForRead, withLazyReader } from './lazy-reader.ts';
 import { lazyView, resolveSeen, type LazyView } from './lazy-view.ts';
-import { matchEntries } from './match-entries.ts';
+import { matchEntries, unlockedIndexes } from './match-entries.ts';
 import type { ArchivedItem, ChangeOptions, ExtractAnswer, Seen, Workspace } from './workspace.ts';
 
 export class LazyWorkspace implements Workspace {
@@ -65,6 +65,7 @@ export class LazyWorkspace implements Workspace {
       for (const index of view.indexesAt(start)) {
         // Not folders, nor what the glob leaves out (never read, so never refused).
         if (view.lazy.type(index) === 'dir' || !accept(view.lazy.paths[index]!)) continue;
+        if (view.item(index).encrypted) continue; // without its key, an encrypted entry has no text to search
         const file = view.lazy.paths[index]!;
         items.push({ file, zipPath: session.record.source_path, zipFd: reader.fd, entry: reader.location(index) });
       }
@@ -89,7 +90,8 @@ export class LazyWorkspace implements Workspace {
 
   async extract(paths: readonly string[] | undefined, options: ChangeOptions): Promise<ExtractAnswer> {
     const lazy = lazyEntries(this.session)!;
-    const chosen = paths?.length ? matchEntries(lazy, paths) : Array.from({ length: lazy.count }, (_, i) => i);
+    // All of them is every entry zipfs can extract: an encrypted one without its key stays in the zip.
+    const chosen = paths?.length ? matchEntries(lazy, paths) : unlockedIndexes(lazy);
     const done = await extractEntries({ session: this.session, lazy, indexes: chosen, ...options });
     this.loaded = undefined;
     return { extracted: done.count, bytes: done.bytes, not_extracted: notExtractedCount(this.session) };

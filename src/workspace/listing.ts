@@ -9,6 +9,8 @@ export interface ListedItem {
   type: 'file' | 'dir' | 'symlink';
   size: number;
   mtime: Date;
+  /** An encrypted entry only in the archive, which zipfs has no key for. */
+  encrypted?: ArchivedItem['encrypted'];
 }
 
 export interface WalkOptions {
@@ -67,7 +69,13 @@ export function walk(
             : 'file';
       const size = type === 'dir' ? 0 : virtual ? virtual.size : stats!.size;
       visit(
-        { path: childRelative, type, size, mtime: virtual ? virtual.mtime : stats!.mtime },
+        {
+          path: childRelative,
+          type,
+          size,
+          mtime: virtual ? virtual.mtime : stats!.mtime,
+          ...(virtual?.encrypted && { encrypted: virtual.encrypted }),
+        },
         depth,
         i === children.length - 1,
       );

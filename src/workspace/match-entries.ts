@@ -1,5 +1,6 @@
 import { ZipfsError, quote } from '../base/errors.ts';
 import type { LazyEntries } from '../session/lazy-entries.ts';
+import { lockedEntry, mayBeLocked } from '../zip/index.ts';
 
 /**
  * The entries that paths and globs name: a path names its entry, and for a
@@ -35,4 +36,13 @@ export function matchEntries(lazy: LazyEntries, patterns: readonly string[]): nu
       );
   }
   return chosen;
+}
+
+/** Every entry but the encrypted ones zipfs has no key for (encryption.ts), in index order. */
+export function unlockedIndexes(lazy: LazyEntries): number[] {
+  const { directory } = lazy;
+  const found: number[] = [];
+  for (let i = 0; i < lazy.count; i++)
+    if (!mayBeLocked(directory.flags(i)) || !lockedEntry(directory.entry(i))) found.push(i);
+  return found;
 }

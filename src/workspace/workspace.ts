@@ -13,6 +13,7 @@ import type { ItemType } from '../rules/item-type.ts';
 import type { Limits } from '../rules/limits.ts';
 import type { GrepZipEntry } from '../search/grep-types.ts';
 import type { Session } from '../session/session-store.ts';
+import type { EncryptionKind } from '../zip/index.ts';
 import type { Base } from './base.ts';
 
 /** An item only in the archive (not on disk), with the size and time the archive records. */
@@ -22,6 +23,8 @@ export interface ArchivedItem {
   mtime: Date;
   /** The entry, for a file or a stored folder; absent for a folder only implied by paths below it. */
   index?: number;
+  /** Set on an encrypted entry zipfs has no key for: it stays in the zip, listed, and a read of it is refused. */
+  encrypted?: EncryptionKind;
 }
 
 /** A path as ls, tree, read and grep take it: on disk, or else only in the archive. */

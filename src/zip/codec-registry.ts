@@ -6,6 +6,7 @@
  */
 import type { Codec, EntryCipher } from './codec-types.ts';
 import { BUILT_IN_CODECS } from './codecs/built-in.ts';
+import { passwordCiphers, passwordFromEnvironment } from './ciphers/password.ts';
 import { FLAG_ENCRYPTED, FLAG_PATCHED, FLAG_STRONG_ENCRYPTION, METHOD_NAMES } from './constants.ts';
 import type { EntryLocation } from './types.ts';
 
@@ -21,7 +22,7 @@ const UNREADABLE_FLAGS = ENCRYPTED_FLAGS | FLAG_PATCHED;
 const codecs = new Map<number, Codec>();
 /** One decoding per codec for entries under no layer, made once: asked for each entry read, it allocates nothing. */
 const plain = new Map<number, EntryDecoding>();
-const ciphers: EntryCipher[] = [];
+const cipherList: EntryCipher[] = [];
 
 /** Adds a codec for its method; returns what takes it away again. A method has one codec. */
 export function registerCodec(codec: Codec): () => void {
@@ -37,14 +38,38 @@ export function registerCodec(codec: Codec): () => void {
 
 /** Adds an encryption layer; returns what takes it away again. */
 export function registerCipher(cipher: EntryCipher): () => void {
-  ciphers.push(cipher);
+  cipherList.push(cipher);
   return () => {
-    const at = ciphers.indexOf(cipher);
-    if (at >= 0) ciphers.splice(at, 1);
+    const at = cipherList.indexOf(cipher);
+    if (at >= 0) cipherList.splice(at, 1);
   };
 }
 
 for (const codec of BUILT_IN_CODECS) registerCodec(codec);
+
+let passwordRead = false;
+/**
+ * The layers the process's password unlocks (ciphers/password.ts), registered when an encrypted entry is first
+ * met: a process that meets none never reads a password.
+ */
+function passwordLayers(): void {
+  if (passwordRead) return;
+  passwordRead = true;
+  const password = passwordFromEnvironment();
+  if (password) for (const cipher of passwordCiphers(password)) registerCipher(cipher);
+}
+
+/** The registered encryption layers, in order (encryption.ts asks whether one unwraps an entry). */
+export function ciphers(): readonly EntryCipher[] {
+  passwordLayers();
+  return cipherList;
+}
+
+/** The layer that writes encrypted entries (WinZip AES-256 under the process's password), if a password is given. */
+export function sealingCipher(): EntryCipher | undefined {
+  passwordLayers();
+  return cipherList.find((layer) => layer.encryptor);
+}
 
 /** The codec of `method`, if zipfs has one. */
 export function codecFor(method: number): Codec | undefined {
@@ -55,14 +80,15 @@ export function codecFor(method: number): Codec | undefined {
 export function decodingOf(entry: EntryLocation): EntryDecoding | undefined {
   if (!(entry.flags & UNREADABLE_FLAGS)) return plain.get(entry.method);
   if (entry.flags & FLAG_PATCHED) return undefined;
-  const cipher = ciphers.find((layer) => layer.wraps(entry));
+  passwordLayers();
+  const cipher = cipherList.find((layer) => layer.wraps(entry));
   const codec = cipher && codecs.get(cipher.innerMethod(entry));
   return codec && { codec, cipher };
 }
 
 /** Why zipfs cannot decode `entry`, as open refuses it (the entry's name goes before it). */
 export function unreadableReason(entry: EntryLocation): string {
-  const cipher = entry.flags & ENCRYPTED_FLAGS ? ciphers.find((layer) => layer.wraps(entry)) : undefined;
+  const cipher = entry.flags & ENCRYPTED_FLAGS ? cipherList.find((layer) => layer.wraps(entry)) : undefined;
   if (entry.flags & ENCRYPTED_FLAGS && !cipher)
     return 'is encrypted, and zipfs does not decrypt; decrypt the archive with its own tool first';
   if (entry.flags & FLAG_PATCHED)

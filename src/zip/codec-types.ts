@@ -60,10 +60,10 @@ export interface PieceTransform {
 
 /**
  * An encryption layer, applied under the codec: an entry's data is decrypted first and the
- * result decoded by the codec of the method under the encryption. An interface point today: no
- * layer is registered, and an encrypted entry is refused as before ("is encrypted, and zipfs does
- * not decrypt"). How a layer learns its password (a session's, never a tool argument: DESIGN.md,
- * Encryption) is decided with the first layer.
+ * result decoded by the codec of the method under the encryption. ZipCrypto and WinZip AES
+ * (ciphers/) are registered when the process has a password (ciphers/password.ts: an environment
+ * variable or a file, never a tool argument: DESIGN.md, Encryption); without one, an entry they
+ * would unwrap stays in the zip (encryption.ts).
  */
 export interface EntryCipher {
   readonly name: string;

@@ -2,6 +2,7 @@ import { ZipfsError } from '../base/errors.ts';
 import { quoted } from '../format/quote-name.ts';
 import { ByteReader } from './bytes.ts';
 import { InflateError, crc32 } from './codec.ts';
+import { lockedEntry, lockedRefusal } from './encryption.ts';
 import { decodingOf, unreadableReason, type EntryDecoding } from './codec-registry.ts';
 import type { EntryCipher, PieceTransform } from './codec-types.ts';
 import { FLAG_DATA_DESCRIPTOR, LOCAL_HEADER_LENGTH, SIG_DATA_DESCRIPTOR, SIG_LOCAL_HEADER } from './constants.ts';
@@ -48,7 +49,17 @@ export function readLocalExtra(source: ZipSource, entry: EntryLocation): Uint8Ar
 
 /** Refuses entries whose data zipfs cannot decode, before any byte is read. */
 export function assertReadable(entry: EntryLocation): void {
+  if (lockedEntry(entry)) throw lockedRefusal(entry);
   decodingFor(entry);
+}
+
+/**
+ * Refuses a wrong password for an encrypted entry before any of its data is decoded: the layer's check value
+ * (ZipCrypto's check byte, WinZip AES's verifier) is read from its header. Nothing for a plain entry.
+ */
+export function assertKeyFits(source: ZipSource, entry: EntryLocation): void {
+  const decoding = decodingOf(entry);
+  if (decoding?.cipher) unwrap(source, entry, decoding.cipher, locateEntryData(source, entry));
 }
 
 /** How `entry` is decoded, asked of the codec registry; an entry it cannot decode is refused, naming its method. */

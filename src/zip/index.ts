@@ -7,6 +7,7 @@ export {
 } from './central-directory.ts';
 export { PackedDirectory } from './packed-directory.ts';
 export {
+  assertKeyFits,
   assertReadable,
   locateEntryData,
   readEntryData,
@@ -16,13 +17,25 @@ export {
 } from './entry-data.ts';
 export { ZipWriter } from './writer.ts';
 export {
+  cipherFacts,
+  encryptionOf,
+  innerMethodOf,
+  METHOD_AES,
+  lockedEntry,
+  lockedRefusal,
+  mayBeLocked,
+  type EncryptionKind,
+} from './encryption.ts';
+export {
   codecFor,
   decodeOrUndefined,
   plainlyReadable,
   registerCipher,
   registerCodec,
+  sealingCipher,
   storedAsIs,
 } from './codec-registry.ts';
+export { aesExtraField } from './ciphers/winzip-aes.ts';
 export type { Codec, EncodeChoice, Encoder, EntryCipher, PieceTransform } from './codec-types.ts';
 export { encodeWhole, methodToWrite, startPieceEncoding, type PieceEncoding } from './entry-encode.ts';
 export { LayoutError, checkLayout, entryLayoutFault, layoutFaults, openRefusal, packedLayoutFault } from './layout.ts';

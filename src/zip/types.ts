@@ -37,7 +37,8 @@ export interface ZipEntry {
 export type EntryLocation = Pick<
   ZipEntry,
   'name' | 'flags' | 'method' | 'compressedSize' | 'uncompressedSize' | 'crc32' | 'localHeaderOffset'
->;
+> &
+  Partial<Pick<ZipEntry, 'dosTime' | 'rawExtra'>>;
 
 export interface CentralDirectory {
   entries: ZipEntry[];

@@ -66,7 +66,7 @@ const CASES: [string, () => Uint8Array, string, Record<string, string>?][] = [
   ['a name climbing out with ..', () => rawZip([{ name: '../evil.txt', data: 'x' }]), 'PATH_TRAVERSAL'],
   ['an absolute name', () => rawZip([{ name: '/etc/evil', data: 'x' }]), 'PATH_TRAVERSAL'],
   ['a drive letter', () => rawZip([{ name: 'C:\\evil.txt', data: 'x' }]), 'PATH_TRAVERSAL'],
-  ['an encrypted entry', () => rawZip([{ name: 'secret.txt', data: 'x', flags: 1 }]), 'ZIP_INVALID'],
+  ['a strongly encrypted entry', () => rawZip([{ name: 'secret.txt', data: 'x', flags: 0x41 }]), 'ZIP_INVALID'],
   [
     'an unsupported method (bzip2)',
     () =>
@@ -179,7 +179,7 @@ describe("inspect warns of what open refuses, with open's code and message", () 
     const bytes = patchCentral(
       rawZip([
         { name: '../up.txt', data: 'x' },
-        { name: 'secret.txt', data: 'x', flags: 1 },
+        { name: 'secret.txt', data: 'x', flags: 0x41 },
         { name: 'dup.txt', data: '1' },
         { name: 'dup.txt', data: '2' },
         { name: 'dir/', data: '', method: 0 },

@@ -53,6 +53,7 @@ export function binaryReachable(binary: string): boolean {
 /** Where a program the tests borrow comes from on Debian, for the skip message. */
 const DEBIAN_PACKAGES: Record<string, string> = {
   bsdtar: 'libarchive-tools',
+  '7zz': '7zip',
   zipinfo: 'unzip',
   python3: 'python3',
   script: 'bsdutils',
