@@ -8,8 +8,24 @@ import { plural } from '../format/units.ts';
 import { takePage } from '../table/paging.ts';
 import { flag, manyResults, morePathsParam, name, renderResults, resultsCutNote, sessionParam } from './schemas.ts';
 import { assertSomePath } from './schemas.ts';
+import { withBeneath } from '../files/beneath.ts';
+import { ZipfsError } from '../base/errors.ts';
+import type { Workspace } from '../workspace/workspace.ts';
 
 const GLOB = /[*?[{]/;
+
+/** Whether `input` names an item of the workspace (folder or zip) as it is, not as a pattern. */
+function namesItself(workspace: Workspace, input: string): boolean {
+  return withBeneath(workspace.root, (beneath) => {
+    try {
+      workspace.stat(beneath, input);
+      return true;
+    } catch (error) {
+      if (error instanceof ZipfsError && error.code === 'PATH_NOT_FOUND') return false;
+      throw error;
+    }
+  });
+}
 
 export const move = defineCommand({
   name: 'move',
@@ -55,7 +71,8 @@ export const move = defineCommand({
     const { session } = context;
     const workspace = workspaceOf(session);
     const change = { home: context.home, limits: loadLimits(context.env) };
-    const one = input.paths === undefined && !GLOB.test(input.from!);
+    // One path, not a pattern: a name holding glob characters that exists as it is names itself (as expand-paths.ts).
+    const one = input.paths === undefined && (!GLOB.test(input.from!) || namesItself(workspace, input.from!));
     if (one && !input.to.endsWith('/')) {
       // Both ends prepared, so a target only in the archive is on disk to refuse or replace.
       await workspace.prepareChange([input.from!, input.to], change);

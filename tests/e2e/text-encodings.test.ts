@@ -107,7 +107,7 @@ describe('zipfs read, edit, grep and diff over text encodings (CLI)', () => {
     });
     const found = box.run(['grep', 'Café', '--encoding', 'iso-8859-1', '--json']).json;
     expect(found.matches).toStrictEqual([
-      { file: 'com/example/messages.properties', line_number: 2, line_content: 'greeting=Café' },
+      { file: 'com/example/messages.properties', line_number: 2, column: 10, line_content: 'greeting=Café' },
     ]);
     // UTF-8 by default: the byte 0xE9 is no é there
     expect(box.run(['grep', 'Café', '--json']).json.total_matches).toBe(0);
@@ -171,7 +171,7 @@ describe('zipfs read, edit, grep and diff over text encodings (CLI)', () => {
       bytes_read: 2,
     });
     expect(box.run(['grep', '^title=Ü', '--json']).json.matches).toStrictEqual([
-      { file: 'data/utf16.txt', line_number: 1, line_content: 'title=Überblick' },
+      { file: 'data/utf16.txt', line_number: 1, column: 1, line_content: 'title=Überblick' },
     ]);
     box.run(['edit', 'data/utf16.txt', '--old', 'ok', '--new', 'gut', '--json']);
     expect(file('data/utf16.txt')).toStrictEqual(
