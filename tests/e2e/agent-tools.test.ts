@@ -250,11 +250,14 @@ describe('zipfs diff', () => {
   it('says the zip changed instead of diffing against the wrong base; exits 0 with no changes', async () => {
     expect(box.run(['diff', '--exit-code']).code).toBe(0);
     fs.writeFileSync(file('README.txt'), 'changed\n');
+    // Rewritten in place: the session's base.zip (a link to the same file) changed too, so no base is left.
     fs.appendFileSync(zip, 'rewritten elsewhere');
     expect(box.run(['diff', '--json']).json.error.code).toBe('CONFLICT_DETECTED');
     const mcp = await connect(box.home);
     try {
-      expect((await call(mcp.client, 'zipfs_diff', {})).data.error.message).toContain('no longer the base');
+      const refused = (await call(mcp.client, 'zipfs_diff', {})).data.error.message;
+      expect(refused).toContain('keeps no copy of the base');
+      expect(refused).toContain('zipfs_diff with against: "zip"'); // the call that works instead
     } finally {
       await mcp.close();
     }
