@@ -40,7 +40,10 @@ const grepInput = v.strictObject({
     v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(50), v.description('Context lines')),
     0,
   ),
-  names_only: v.optional(v.pipe(v.boolean(), v.description('Match paths instead')), false),
+  names_only: v.optional(
+    v.pipe(v.boolean(), v.description('Match paths, not contents (files whose contents match: output files)')),
+    false,
+  ),
   count_all: v.optional(v.pipe(v.boolean(), v.description('Exact total_matches')), false),
   // For files without a byte-order mark; a BOM names its own (search/file-text.ts).
   encoding: v.optional(v.pipe(v.picklist(TEXT_ENCODINGS), v.description('If no BOM')), 'utf-8'),
