@@ -152,8 +152,20 @@ const READ_CACHE_FILES = 8;
 export async function entryFileForRead(session: Session, reader: LazyReader, index: number): Promise<string> {
   const entry = reader.check(index);
   const file = readCachePath(session, `${index}-${entry.crc32.toString(16)}-${entry.uncompressedSize}`);
+  return cachedRead(file, entry.uncompressedSize, (sink) => reader.stream(index, sink));
+}
+
+/**
+ * `file` in the read cache, holding what `stream` gives (`size` bytes): kept from an earlier read when it is
+ * there whole, else written to a temporary and renamed into place, so a killed read never leaves half a file.
+ */
+export async function cachedRead(
+  file: string,
+  size: number,
+  stream: (sink: (chunk: Uint8Array) => void) => Promise<void>,
+): Promise<string> {
   const folder = path.dirname(file);
-  if (fs.statSync(file, { throwIfNoEntry: false })?.size === entry.uncompressedSize) {
+  if (fs.statSync(file, { throwIfNoEntry: false })?.size === size) {
     const now = new Date();
     fs.utimesSync(file, now, now);
     return file;
@@ -163,7 +175,7 @@ export async function entryFileForRead(session: Session, reader: LazyReader, ind
   const fd = fs.openSync(temporary, 'w', 0o600);
   try {
     try {
-      await reader.stream(index, (chunk) => writeFully(fd, chunk));
+      await stream((chunk) => writeFully(fd, chunk));
     } finally {
       fs.closeSync(fd);
     }

@@ -8,10 +8,7 @@
  * are decoded through the codec registry, held to open's size limits, and verified (CRC-32, sizes)
  * as open verifies what it extracts.
  */
-import fs from 'node:fs';
-import path from 'node:path';
 import { ZipfsError, isSystemError, throwRefusal } from '../base/errors.ts';
-import { writeFully } from '../base/fd-io.ts';
 import { invocation } from '../base/message-marks.ts';
 import { DeclaredSizes } from '../rules/declared-sizes.ts';
 import { sessionFolderRules } from '../rules/folder-rules.ts';
@@ -32,7 +29,7 @@ import {
   streamEntryData,
   type ZipEntry,
 } from '../zip/index.ts';
-import { keepLatestReads, readCachePath } from './lazy-reader.ts';
+import { cachedRead, readCachePath } from './lazy-reader.ts';
 
 export type VersionName = 'zip' | 'base';
 
@@ -185,27 +182,7 @@ export class Version {
    */
   async file(session: Session, item: VersionItem): Promise<string> {
     const file = readCachePath(session, `${this.name}-${item.crc32.toString(16)}-${item.size}`);
-    if (fs.statSync(file, { throwIfNoEntry: false })?.size === item.size) {
-      const now = new Date();
-      fs.utimesSync(file, now, now);
-      return file;
-    }
-    fs.mkdirSync(path.dirname(file), { recursive: true });
-    const temporary = `${file}.${process.pid}.tmp`;
-    const fd = fs.openSync(temporary, 'w', 0o600);
-    try {
-      try {
-        await this.stream(item, (chunk) => writeFully(fd, chunk));
-      } finally {
-        fs.closeSync(fd);
-      }
-      fs.renameSync(temporary, file);
-    } catch (error) {
-      fs.rmSync(temporary, { force: true });
-      throw error;
-    }
-    keepLatestReads(path.dirname(file));
-    return file;
+    return cachedRead(file, item.size, (sink) => this.stream(item, sink));
   }
 
   close(): void {

@@ -16,6 +16,7 @@ import { sandbox, writeZip } from '../helpers/cli.ts';
 import { reportsZip } from '../helpers/fixtures.ts';
 import { rawZip } from '../helpers/raw-zip.ts';
 import { waitFor } from '../helpers/wait-for.ts';
+import { startHttpServer } from '../helpers/http-server.ts';
 
 const root = path.resolve(import.meta.dir, '../..');
 const python = path.join(root, '.cache', 'py', 'bin', 'python');
@@ -41,28 +42,14 @@ afterEach(() => {
   box.cleanup();
 });
 
-/** Starts `zipfs mcp --http ...` and returns its URL once it listens. */
+/** Starts `zipfs mcp --http ...` and returns its URL once it listens; afterEach stops it. */
 async function startServer(
   args: string[] = ['0'],
   env: Record<string, string> = {},
 ): Promise<{ url: string; process: Bun.Subprocess<'ignore', 'ignore', 'pipe'> }> {
-  const server = Bun.spawn([BINARY, 'mcp', '--http', ...args], {
-    env: { ...process.env, ZIPFS_HOME: box.home, ...env },
-    stdout: 'ignore',
-    stderr: 'pipe',
-    stdin: 'ignore',
-  });
-  servers.push(server);
-  const reader = server.stderr.getReader();
-  let text = '';
-  for (const deadline = Date.now() + 10_000; Date.now() < deadline; ) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    text += new TextDecoder().decode(value);
-    const url = /http:\/\/\S+\/mcp/.exec(text)?.[0];
-    if (url) return { url, process: server };
-  }
-  throw new Error(`zipfs mcp --http did not start: ${text}`);
+  const server = await startHttpServer(box.home, args, env);
+  servers.push(server.process);
+  return server;
 }
 
 async function client(url: string, headers: Record<string, string> = {}): Promise<Client> {

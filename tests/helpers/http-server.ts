@@ -3,10 +3,17 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { BINARY } from './ensure-binary.ts';
 
-/** Starts the server with this data folder; returns its URL once it listens, and a way to stop it. */
-export async function startHttpServer(home: string): Promise<{ url: string; stop(): void }> {
-  const server = Bun.spawn([BINARY, 'mcp', '--http', '0'], {
-    env: { ...process.env, ZIPFS_HOME: home },
+/**
+ * Starts `zipfs mcp --http ARGS` with this data folder; returns its URL once it listens, its process, and a way to
+ * stop it.
+ */
+export async function startHttpServer(
+  home: string,
+  args: string[] = ['0'],
+  env: Record<string, string> = {},
+): Promise<{ url: string; process: Bun.Subprocess<'ignore', 'ignore', 'pipe'>; stop(): void }> {
+  const server = Bun.spawn([BINARY, 'mcp', '--http', ...args], {
+    env: { ...process.env, ZIPFS_HOME: home, ...env },
     stdout: 'ignore',
     stderr: 'pipe',
     stdin: 'ignore',
@@ -18,7 +25,7 @@ export async function startHttpServer(home: string): Promise<{ url: string; stop
     if (done) break;
     text += new TextDecoder().decode(value);
     const url = /http:\/\/\S+\/mcp/.exec(text)?.[0];
-    if (url) return { url, stop: () => server.kill() };
+    if (url) return { url, process: server, stop: () => server.kill() };
   }
   server.kill();
   throw new Error(`zipfs mcp --http did not start: ${text}`);
