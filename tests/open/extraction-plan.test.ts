@@ -69,7 +69,7 @@ describe('extraction plan', () => {
       { name: '../up', data: 'x' },
       { name: 'x' },
       { name: 'x' },
-      { name: 'secret', data: 'x', flags: 1 },
+      { name: 'secret', data: 'x', flags: 0x41 }, // strong encryption: still refused (ZipCrypto and AES are read)
       { name: 'C:/win', data: 'x' },
     ];
     const refusals: ZipfsError[] = [];
