@@ -46,10 +46,11 @@ async function openNamed(request: OpenRequest, zipPath: string): Promise<Opened>
   const source = openSource(zipPath);
   try {
     const directory = readCentralDirectory(source);
+    const target = workspaceTarget(request.home, true);
+    // Every entry's headers and place, locked ones' too: sync copies those raw, and must meet no damage open let in.
+    const plan = checkArchive(source, directory, request.limits, target);
     // Encrypted entries without their key stay in the zip, as a lazy session keeps entries; the rest is extracted.
     if (directory.entries.some(lockedEntry)) return await openLazy({ ...request, allButLocked: true }, zipPath);
-    const target = workspaceTarget(request.home, true);
-    const plan = checkArchive(source, directory, request.limits, target);
     // A wrong password is refused before anything is extracted (each encrypted entry's check value).
     const encrypted = directory.entries.filter((entry) => encryptionOf(entry));
     for (const entry of encrypted) assertKeyFits(source, entry);
