@@ -74,7 +74,9 @@ export const open = defineCommand({
           holder: text('Another MCP connection (its client) or a process'),
           since: text('ISO time'),
         }),
-        v.description('This zip has a session another live client works in: you got your own; name theirs to share'),
+        v.description(
+          'Another live client works in a session of this zip: over MCP you got your own; name it to share',
+        ),
       ),
     ),
     warnings: v.optional(v.pipe(v.array(v.string()), v.description('As inspect warns'))),
@@ -95,9 +97,10 @@ export const open = defineCommand({
     // a second one would silently conflict with the first on the next sync.
     let share = input.name === undefined && !input.new;
     let found = share ? sessionOf(context.home, input.path) : undefined;
-    // Over MCP, another live client's session of this zip is not shared by surprise: this caller gets its own.
-    const held = found && heldByAnother(found, context.connection);
-    if (held) [share, found] = [false, undefined];
+    // Another live client's session of this zip is not shared by surprise: over MCP this caller gets its own; on the
+    // CLI (a person at a shell sees every session) it is shared, and the answer says whose it is.
+    const held = found && heldByAnother(found, context.connection, context.owner);
+    if (held && context.connection) [share, found] = [false, undefined];
     // Another open of the zip at the same moment: the one that publishes second shares the first's session
     // (publishOnce).
     const session: Opened =
@@ -164,6 +167,11 @@ export const open = defineCommand({
     }\n${out.workspace_path}`,
   note(out, quiet) {
     const notes = (out.warnings ?? []).map((warning) => `zipfs: ${warning}.`);
+    if (out.held_by && out.already_open)
+      notes.push(
+        `zipfs: ${out.held_by.holder} works in this session too (since ${out.held_by.since}); for one of your own, ` +
+          'open with --new.',
+      );
     if (out.other_sessions && !quiet)
       notes.push(
         `zipfs: ${plural(out.other_sessions.length, 'other session')} open (${out.other_sessions.join(', ')}): ` +

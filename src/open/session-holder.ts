@@ -7,7 +7,7 @@
  */
 import type { Connection } from '../session/connections.ts';
 import { otherHolder } from '../session/connections.ts';
-import { ownerState, validOwner } from '../session/owner.ts';
+import { ownerState, sameOwner, validOwner, type SessionOwner } from '../session/owner.ts';
 import type { Session } from '../session/session-store.ts';
 
 export interface Holder {
@@ -19,13 +19,22 @@ export interface Holder {
   since: string;
 }
 
-/** Who else holds `session`, or undefined when it is this connection's, or nobody live's. */
-export function heldByAnother(session: Session, connection: Connection | undefined): Holder | undefined {
-  if (!connection || connection.held.has(session.record.id)) return undefined;
+/**
+ * Who else holds `session`, or undefined when it is the caller's (this MCP connection's, or on the CLI its job's,
+ * `caller`), or nobody live's.
+ */
+export function heldByAnother(
+  session: Session,
+  connection: Connection | undefined,
+  caller: SessionOwner | undefined,
+): Holder | undefined {
+  if (connection?.held.has(session.record.id)) return undefined;
   const name = session.record.name;
-  const other = otherHolder(connection, session.record.id);
+  const other = connection && otherHolder(connection, session.record.id);
   if (other) return { session: name, holder: `${other.client}, connected to this server`, since: other.since };
   const owner = validOwner(session.record.owner);
-  if (!owner || owner.pid === process.pid || ownerState(owner) !== 'alive') return undefined;
+  if (!owner || sameOwner(owner, caller) || ownerState(owner) !== 'alive') return undefined;
+  // A server's own sessions that no live connection of it holds are free (a client that went away).
+  if (connection && owner.pid === process.pid) return undefined;
   return { session: name, holder: `process ${owner.pid}`, since: session.record.created_at };
 }

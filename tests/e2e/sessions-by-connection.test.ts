@@ -94,8 +94,13 @@ describe('two stdio servers (two processes) on one zip', () => {
       const own = (await call(second.client, 'zipfs_open', { path: zip })).data;
       expect(own.name).not.toBe('site');
       expect(own.held_by).toMatchObject({ session: 'site', holder: expect.stringMatching(/^process \d+$/) });
-      // The CLI shares as before: a person at a shell already sees every session.
-      expect(box.run(['open', zip, '--json']).json).toMatchObject({ name: 'site', already_open: true });
+      // The CLI shares as before (a person at a shell sees every session), and says whose it is.
+      expect(box.run(['open', zip, '--json']).json).toMatchObject({
+        name: 'site',
+        already_open: true,
+        held_by: { session: 'site', holder: expect.stringMatching(/^process \d+$/) },
+      });
+      expect(box.run(['open', zip]).stderr).toMatch(/process \d+ works in this session too .*open with --new/);
     } finally {
       await first.close();
       await second.close();
