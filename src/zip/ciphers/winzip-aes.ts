@@ -6,12 +6,18 @@
  * aes-ecb), followed by the first 10 bytes of HMAC-SHA1 over the ciphertext. AE-2 records no CRC-32: the MAC
  * stands for it. The verifier is checked when the decryptor is made, the MAC after the last piece.
  */
-import crypto from 'node:crypto';
+import type Crypto from 'node:crypto';
 import type { EntryCipher, PieceTransform } from '../codec-types.ts';
 import { EXTRA_AES, METHOD_AES } from '../encryption-kind.ts';
 import { parseExtraFields } from '../extra-fields.ts';
 import type { EntryLocation } from '../types.ts';
 import { wrongPassword } from './zip-crypto.ts';
+
+// node:crypto (and the streams under it) costs every command about 25 ms to load: loaded when an AES entry is met.
+let cryptoModule: typeof Crypto | undefined;
+function nodeCrypto(): typeof Crypto {
+  return (cryptoModule ??= process.getBuiltinModule('node:crypto'));
+}
 
 const MAC_BYTES = 10;
 const SALT_BYTES: Record<number, number> = { 1: 8, 2: 12, 3: 16 };
@@ -27,13 +33,13 @@ function aesField(entry: EntryLocation): { strength: number; version: number; me
 
 /** AES-CTR with WinZip's little-endian counter, from 1, over pieces of any length. */
 class Keystream {
-  private readonly ecb: crypto.Cipheriv;
+  private readonly ecb: Crypto.Cipheriv;
   private counter = 1n;
   private block = new Uint8Array(0);
   private used = 0;
 
   constructor(bits: number, key: Uint8Array) {
-    this.ecb = crypto.createCipheriv(`aes-${bits}-ecb`, key, null).setAutoPadding(false);
+    this.ecb = nodeCrypto().createCipheriv(`aes-${bits}-ecb`, key, null).setAutoPadding(false);
   }
 
   xor(data: Uint8Array): Uint8Array {
@@ -71,10 +77,10 @@ export function winZipAesCipher(password: Uint8Array): EntryCipher {
     skipsCrc: (entry) => aesField(entry)!.version === 2,
     encryptor() {
       // AES-256 (strength 3), AE-2: the archive's writers (7-Zip, WinZip) read it, and the MAC stands for the CRC.
-      const salt = crypto.randomBytes(16);
-      const derived = crypto.pbkdf2Sync(password, salt, 1000, 2 * 32 + 2, 'sha1');
+      const salt = nodeCrypto().randomBytes(16);
+      const derived = nodeCrypto().pbkdf2Sync(password, salt, 1000, 2 * 32 + 2, 'sha1');
       const stream = new Keystream(256, derived.subarray(0, 32));
-      const mac = crypto.createHmac('sha1', derived.subarray(32, 64));
+      const mac = nodeCrypto().createHmac('sha1', derived.subarray(32, 64));
       return {
         head: new Uint8Array([...salt, derived[64]!, derived[65]!]),
         transform: {
@@ -92,11 +98,11 @@ export function winZipAesCipher(password: Uint8Array): EntryCipher {
       const { strength } = aesField(entry)!;
       const keyBytes = 8 * (strength + 1);
       const salt = head.subarray(0, head.length - 2);
-      const derived = crypto.pbkdf2Sync(password, salt, 1000, 2 * keyBytes + 2, 'sha1');
+      const derived = nodeCrypto().pbkdf2Sync(password, salt, 1000, 2 * keyBytes + 2, 'sha1');
       if (derived[2 * keyBytes] !== head[head.length - 2] || derived[2 * keyBytes + 1] !== head[head.length - 1])
         throw wrongPassword(entry);
       const stream = new Keystream(keyBytes * 8, derived.subarray(0, keyBytes));
-      const mac = crypto.createHmac('sha1', derived.subarray(keyBytes, 2 * keyBytes));
+      const mac = nodeCrypto().createHmac('sha1', derived.subarray(keyBytes, 2 * keyBytes));
       return {
         piece(chunk) {
           mac.update(chunk);
@@ -104,7 +110,7 @@ export function winZipAesCipher(password: Uint8Array): EntryCipher {
         },
         end() {
           const sum = mac.digest().subarray(0, MAC_BYTES);
-          if (!crypto.timingSafeEqual(sum, tail)) throw new Error('its WinZip AES authentication code differs');
+          if (!nodeCrypto().timingSafeEqual(sum, tail)) throw new Error('its WinZip AES authentication code differs');
         },
       };
     },
