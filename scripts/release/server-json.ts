@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 export const REPOSITORY = 'https://github.com/zipfs/zipfs';
-/** The registry name: io.github.<owner>/<name>, the owner spelt as GitHub spells it (the namespace is case-sensitive). */
+/** The registry name, io.github.<owner>/<name>: the owner as GitHub spells it (the namespace is case-sensitive). */
 export const MCP_NAME = 'io.github.zipfs/zipfs';
 export const SERVER_SCHEMA = 'https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json';
 

@@ -67,7 +67,7 @@ describe.skipIf(borrowed.skip || !hostTarget)(
       ).toBe(pkg.version);
     });
 
-    it('starts as Claude Desktop starts it, lists the tools the manifest names and opens a zip in a chosen folder', async () => {
+    it("starts as Claude Desktop would, lists the manifest's tools, opens a zip in a chosen folder", async () => {
       const folders = [path.join(box, 'Documents'), path.join(box, 'Projects')];
       for (const folder of folders) fs.mkdirSync(folder, { recursive: true });
       const zip = path.join(folders[1]!, 'notes.zip');
