@@ -109,13 +109,17 @@ export function bundleProblems(dir: string): { manifest?: Manifest; problems: st
       problems.push(`user_config.${key}: a list default needs multiple, and multiple a list default`);
   }
   const config = manifest.server.mcp_config;
-  const strings = [config.command, ...(config.args ?? []), ...Object.values(config.env ?? {})];
-  for (const text of strings)
+  const places: [string, string][] = [
+    ['command', config.command],
+    ...(config.args ?? []).map((arg): [string, string] => ['args', arg]),
+    ...Object.values(config.env ?? {}).map((value): [string, string] => ['env', value]),
+  ];
+  for (const [where, text] of places)
     for (const [, name] of text.matchAll(/\$\{([^}]*)\}/g)) {
       const key = name!.startsWith('user_config.') ? name!.slice('user_config.'.length) : undefined;
       if (key === undefined ? !HOST_VARIABLES.includes(name!) : !(key in options))
         problems.push(`mcp_config names \${${name}}, which no host substitutes`);
-      else if (key !== undefined && options[key]!.multiple && !(config.args ?? []).includes(text))
+      else if (key !== undefined && options[key]!.multiple && !(where === 'args' && text === `\${${name}}`))
         problems.push(`\${${name}} is a list: it can only be a whole item of args`);
     }
   const names = (manifest.tools ?? []).map((tool) => tool.name);
