@@ -64,6 +64,9 @@ function pack(dir: string, into: string): string {
   return path.join(into, name);
 }
 
+// The folder is emptied first: a folder given with --out only when it is empty or an earlier release's.
+if (values.out && fs.existsSync(out) && fs.readdirSync(out).length > 0 && !fs.existsSync(path.join(out, 'SHA256SUMS')))
+  throw new Error(`--out ${values.out} holds files that are not a release's; give an empty or new folder`);
 fs.rmSync(out, { recursive: true, force: true });
 const npmDir = path.join(out, 'npm');
 fs.mkdirSync(npmDir, { recursive: true });
