@@ -2,6 +2,7 @@
 /**
  * Release artefacts, into dist/release/:
  * - zipfs-<version>-<target>.tar.gz (zip for Windows): the binary, README and LICENSE;
+ * - zipfs-<version>-<target>.mcpb: the MCP Bundle Claude Desktop installs (scripts/release/mcpb.ts);
  * - npm/: one package per target (@zipfs/<target>, with `os` and `cpu` so npm
  *   installs only the matching one) and the `zipfs` package, whose `bin` is a
  *   small Node launcher that runs the binary of the platform package npm
@@ -9,15 +10,21 @@
  *   so `npx -y zipfs mcp` works once they are published; each packed with npm pack;
  * - install-release.sh, which installs an archive after checking it against SHA256SUMS (CI
  *   jobs and the GitHub Action in .github/actions/setup-zipfs run it);
+ * - server.json for the MCP Registry: the npm package and the bundles with their SHA-256
+ *   (scripts/release/server-json.ts); the launcher's package.json carries its name as `mcpName`;
  * - SHA256SUMS over all of them.
  *   npm run release                          every target
  *   npm run release -- --target linux-x64    some (the test builds one)
+ *   --binary PATH   the one target's binary, already built (the tests pass dist/zipfs), instead of building it
+ *   --out DIR       write there instead of dist/release
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { zipSync } from 'fflate';
 import pkg from '../package.json' with { type: 'json' };
+import { writeMcpb } from './release/mcpb.ts';
+import { MCP_NAME, serverJson } from './release/server-json.ts';
 
 const TARGETS = {
   'linux-x64': { os: 'linux', cpu: 'x64' },
@@ -29,11 +36,16 @@ const TARGETS = {
 type Target = keyof typeof TARGETS;
 
 const root = path.resolve(import.meta.dir, '..');
-const out = path.join(root, 'dist', 'release');
-const { values } = parseArgs({ options: { target: { type: 'string', multiple: true } } });
+const { values } = parseArgs({
+  options: { target: { type: 'string', multiple: true }, binary: { type: 'string' }, out: { type: 'string' } },
+});
+const out = values.out ? path.resolve(values.out) : path.join(root, 'dist', 'release');
 const targets = (values.target ?? Object.keys(TARGETS)) as Target[];
 for (const target of targets)
   if (!(target in TARGETS)) throw new Error(`unknown target ${target}; targets: ${Object.keys(TARGETS).join(', ')}`);
+if (values.binary && targets.length !== 1) throw new Error('--binary is the binary of one target: give one --target');
+// The registry refuses a longer description (server.json's schema: at most 100 characters).
+if (pkg.description.length > 100) throw new Error(`package.json's description is over 100 characters`);
 
 const version = pkg.version;
 const scope = '@zipfs';
@@ -52,14 +64,18 @@ function pack(dir: string, into: string): string {
   return path.join(into, name);
 }
 
+// The folder is emptied first: a folder given with --out only when it is empty or an earlier release's.
+if (values.out && fs.existsSync(out) && fs.readdirSync(out).length > 0 && !fs.existsSync(path.join(out, 'SHA256SUMS')))
+  throw new Error(`--out ${values.out} holds files that are not a release's; give an empty or new folder`);
 fs.rmSync(out, { recursive: true, force: true });
 const npmDir = path.join(out, 'npm');
 fs.mkdirSync(npmDir, { recursive: true });
 const made: string[] = [];
+const bundles: string[] = [];
 
 for (const target of targets) {
-  run([process.execPath, 'scripts/build.ts', '--target', target]);
-  const binary = path.join(root, 'dist', `zipfs-${target}${exe(target)}`);
+  const binary = values.binary ? path.resolve(values.binary) : path.join(root, 'dist', `zipfs-${target}${exe(target)}`);
+  if (!values.binary) run([process.execPath, 'scripts/build.ts', '--target', target]);
 
   // The archive people download: the binary as `zipfs`, with the README and the licence.
   const base = `zipfs-${version}-${target}`;
@@ -79,6 +95,12 @@ for (const target of targets) {
     made.push(path.join(out, `${base}.tar.gz`));
   }
   fs.rmSync(stage, { recursive: true });
+
+  // The MCP Bundle: the same binary with a manifest that says how to start it and which folders to ask for.
+  const docs = ['README.md', 'LICENSE'].map((doc) => path.join(root, doc));
+  const bundle = { target, os: TARGETS[target].os, version, description: pkg.description, binary, docs, out };
+  bundles.push(writeMcpb(bundle));
+  made.push(bundles.at(-1)!);
 
   // The platform package: only npm installs whose os and cpu match.
   const platformDir = path.join(npmDir, `zipfs-${target}`);
@@ -119,6 +141,8 @@ fs.writeFileSync(
     {
       name: 'zipfs',
       ...common,
+      // The MCP Registry's proof that this package is the server it lists (server.json's name).
+      mcpName: MCP_NAME,
       bin: { zipfs: 'bin/zipfs.js' },
       files: ['bin', 'README.md', 'LICENSE'],
       engines: { node: '>=18' },
@@ -141,6 +165,10 @@ fs.writeFileSync(
 );
 made.push(path.join(out, 'install-release.sh'));
 
+// server.json for the MCP Registry, from this release's version and bundles.
+fs.writeFileSync(path.join(out, 'server.json'), `${JSON.stringify(serverJson(pkg, bundles), null, 2)}\n`);
+made.push(path.join(out, 'server.json'));
+
 const sums = made.map(
   (file) =>
     `${new Bun.CryptoHasher('sha256').update(fs.readFileSync(file)).digest('hex')}  ${path.relative(out, file)}`,
@@ -148,4 +176,4 @@ const sums = made.map(
 fs.writeFileSync(path.join(out, 'SHA256SUMS'), `${sums.join('\n')}\n`);
 for (const file of made)
   console.log(`${(fs.statSync(file).size / 2 ** 20).toFixed(1).padStart(7)} MiB  ${path.relative(root, file)}`);
-console.log(`        dist/release/SHA256SUMS`);
+console.log(`             ${path.relative(root, path.join(out, 'SHA256SUMS'))}`);
