@@ -5,6 +5,7 @@
  */
 import { ZipfsError } from '../base/errors.ts';
 import { quoted } from '../format/quote-name.ts';
+import { askPassword } from './ciphers/password.ts';
 import { ciphers } from './codec-registry.ts';
 import { encryptionOf, knownLayerFlags } from './encryption-kind.ts';
 import type { EntryLocation } from './types.ts';
@@ -21,6 +22,14 @@ export {
 /** Whether `entry` is encrypted by a layer zipfs knows and no registered cipher unwraps it: it stays in the zip. */
 export function lockedEntry(entry: EntryLocation): boolean {
   return knownLayerFlags(entry.flags) && !ciphers().some((layer) => layer.wraps(entry));
+}
+
+/**
+ * Whether `entry` is locked even after the password source was asked (a prompt on a terminal, an MCP elicitation):
+ * for what must decrypt it now (open extracting it, a read), not for what only lists it (inspect, ls).
+ */
+export function stillLocked(entry: EntryLocation): boolean {
+  return lockedEntry(entry) && (!askPassword() || lockedEntry(entry));
 }
 
 /** Packed-directory form of lockedEntry's first test: true sends the caller to lockedEntry with the entry. */
