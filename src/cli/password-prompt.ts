@@ -66,8 +66,10 @@ function promptHidden(prompt: string): Uint8Array | undefined {
     fs.writeSync(2, interrupted ? '^C\n' : '\n');
     fs.closeSync(tty);
   }
-  // As Ctrl-C anywhere else: the signal's own handling (exit-cleanup.ts, or the default: exit at once), 130.
-  process.kill(process.pid, 'SIGINT');
+  // As Ctrl-C anywhere else, 130: the handler that undoes work in flight (exit-cleanup.ts) now, as this thread
+  // stays busy until the throw unwinds past it; without one, the signal's default (exit at once).
+  if (process.listenerCount('SIGINT') > 0) process.emit('SIGINT', 'SIGINT');
+  else process.kill(process.pid, 'SIGINT');
   throw new ZipfsError('INVALID_INPUT', 'The password prompt was interrupted (Ctrl-C); nothing was read.');
 }
 

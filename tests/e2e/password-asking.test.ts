@@ -102,6 +102,17 @@ describe.skipIf(needs('zip', 'script').skip)('the CLI asks for the password on a
     expect(allBytes(box.home)).not.toContain(PASSWORD);
   });
 
+  it('asks again at sync, to write a changed encrypted entry back encrypted', async () => {
+    const zip = reportZip();
+    await typedAtPrompt(`open ${zip}`, `${PASSWORD}\r`);
+    expect(box.run(['write', 's.txt'], { stdin: 'changed\n' }).code).toBe(0);
+    const screen = await typedAtPrompt('sync', `${PASSWORD}\r`);
+    expect(screen).toContain('EXIT=0');
+    expect(screen).not.toContain(PASSWORD);
+    if (!needs('7zz').skip)
+      expect(execFileSync('7zz', ['x', `-p${PASSWORD}`, '-so', zip, 's.txt']).toString()).toBe('changed\n');
+  });
+
   it('refuses a wrong password before reading anything', async () => {
     const zip = reportZip();
     const screen = await typedAtPrompt(`open ${zip}`, 'not-it\r');
@@ -118,6 +129,13 @@ describe.skipIf(needs('zip', 'script').skip)('the CLI asks for the password on a
     expect(screen).toContain('EXIT=130');
     expect(screen).not.toContain('abc');
     expect(screen).toMatch(/[^-]echo /);
+    // In a sync, under the session's lock: released on the way out, as any Ctrl-C releases it.
+    expect(box.run(['open', '--new', '--name', 'eager', zip], { env: { ZIPFS_PASSWORD: PASSWORD } }).code).toBe(0);
+    expect(box.run(['write', '-s', 'eager', 's.txt'], { stdin: 'changed\n' }).code).toBe(0);
+    const stopped = await typedAtPrompt('sync -s eager', 'abc\u0003');
+    expect(stopped).toContain('EXIT=130');
+    expect(stopped).toMatch(/[^-]echo /);
+    expect(box.run(['sync', '-s', 'eager'], { env: { ZIPFS_PASSWORD: PASSWORD } }).code).toBe(0);
   });
 
   it('does not ask off a terminal: the refusal says how to give it', () => {
@@ -223,6 +241,21 @@ describe.skipIf(needs('zip').skip)('the MCP server asks by URL elicitation', () 
     } finally {
       await client.close();
     }
+    // Another connection, which has no password yet, changes the entry: its sync asks, then writes it encrypted.
+    const later = askingClient(PASSWORD);
+    await later.client.connect(stdioTransport().transport);
+    try {
+      expect((await call(later.client, 'zipfs_write', { path: 's.txt', content: 'changed\n' })).isError).toBe(false);
+      expect(later.asked.urls).toHaveLength(0);
+      const synced = await call(later.client, 'zipfs_sync');
+      expect(synced.isError).toBe(false);
+      expect(synced.data.files_modified).toBe(1);
+      expect(later.asked.urls).toHaveLength(1);
+    } finally {
+      await later.client.close();
+    }
+    if (!needs('7zz').skip)
+      expect(execFileSync('7zz', ['x', `-p${PASSWORD}`, '-so', zip, 's.txt']).toString()).toBe('changed\n');
   });
 
   it('a wrong password is refused, forgotten, and asked again', async () => {
