@@ -56,7 +56,13 @@ export function connectionPasswords(server: Server): <T>(turn: CallTurn, run: ()
       );
       // Accepting only says the user agreed to open the page: the password comes through the page.
       if (answer.action !== 'accept') return answer.action === 'decline' ? 'declined' : 'cancelled';
-      const given = await Promise.race([page.submitted, timedOut]);
+      // The call may be cancelled meanwhile (the client gave up waiting): the page goes with it.
+      const cancelled = new Promise<never>((_, reject) => {
+        if (turn.signal.aborted) reject(turn.signal.reason);
+        turn.signal.addEventListener('abort', () => reject(turn.signal.reason), { once: true });
+      });
+      cancelled.catch(() => {}); // observed by the race; never an unhandled rejection after it
+      const given = await Promise.race([page.submitted, timedOut, cancelled]);
       if (typeof given !== 'string')
         await server
           .createElicitationCompletionNotifier(elicitationId, { relatedRequestId: turn.requestId })()

@@ -302,6 +302,36 @@ describe.skipIf(needs('zip').skip)('the MCP server asks by URL elicitation', () 
     }
   });
 
+  it('closes the page when the call is cancelled before the user gives the password', async () => {
+    const zip = reportZip();
+    const client = new Client({ name: 'zipfs-gives-up', version: '1' }, { capabilities: { elicitation: { url: {} } } });
+    const giveUp = new AbortController();
+    let url = '';
+    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+      url = (request.params as { url: string }).url;
+      expect((await fetch(url)).status).toBe(200);
+      queueMicrotask(() => giveUp.abort()); // the user never comes: the agent cancels the call
+      return { action: 'accept' };
+    });
+    await client.connect(stdioTransport().transport);
+    try {
+      await call(client, 'zipfs_open', { path: zip, lazy: true });
+      const read = client.callTool({ name: 'zipfs_read', arguments: { path: 's.txt' } }, undefined, {
+        signal: giveUp.signal,
+      });
+      await expect(read).rejects.toThrow();
+      let closed = false;
+      for (const deadline = Date.now() + 10_000; !closed && Date.now() < deadline; await Bun.sleep(10))
+        closed = await fetch(url).then(
+          () => false,
+          () => true,
+        );
+      expect(closed).toBe(true);
+    } finally {
+      await client.close();
+    }
+  });
+
   it('over Streamable HTTP (zipfs mcp --http): the same, the password in no log', async () => {
     const zip = reportZip();
     const server = Bun.spawn([BINARY, 'mcp', '--http', '0'], {
