@@ -210,6 +210,10 @@ describe.skipIf(needs('zip').skip)('the MCP server asks by URL elicitation', () 
       expect(asked.urls[0]).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/password\/[A-Za-z0-9_-]{43}$/);
       expect(asked.statuses).toStrictEqual({ page: 200, foreignOrigin: 403, wrongToken: 404, posted: 200, again: 410 });
       answers.push((await call(client, 'zipfs_read', { path: 's.txt' })).text);
+      // grep reads the entry on a worker thread, which has the connection's password too.
+      const grep = await call(client, 'zipfs_grep', { pattern: 'secret' });
+      answers.push(grep.text);
+      expect(grep.data.matches.map((m: { file: string }) => m.file)).toContain('s.txt');
       expect(asked.urls).toHaveLength(1); // kept for the connection
       // The page is gone after use.
       expect(
