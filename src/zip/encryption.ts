@@ -45,6 +45,7 @@ export function lockedRefusal(entry: Pick<EntryLocation, 'name' | 'flags' | 'met
     `Entry ${quoted(entry.name)} is encrypted (${kind}) and zipfs has no password for it, so it cannot be read, ` +
       `extracted or changed. It stays in the zip as it is: the archive's other entries are usable, and sync copies ` +
       `it unchanged. To read it, give the archive's password: ZIPFS_PASSWORD, or a file whose first line it is, ` +
-      `named by --password-file FILE (CLI) or ZIPFS_PASSWORD_FILE (also an MCP server's setting).`,
+      `named by --password-file FILE (CLI) or ZIPFS_PASSWORD_FILE (also an MCP server's setting); the CLI on a ` +
+      `terminal asks for it.`,
   );
 }
