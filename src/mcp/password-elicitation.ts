@@ -30,9 +30,12 @@ export interface CallTurn {
 }
 
 /** The password of one connection, and how its calls run with it. */
-export function connectionPasswords(server: Server): <T>(turn: CallTurn, run: () => Promise<T>) => Promise<T> {
+export function connectionPasswords(
+  server: Server,
+  { pageReachable }: { pageReachable: boolean },
+): <T>(turn: CallTurn, run: () => Promise<T>) => Promise<T> {
   let password: Uint8Array | undefined;
-  const canAsk = () => server.getClientCapabilities()?.elicitation?.url !== undefined;
+  const canAsk = () => pageReachable && server.getClientCapabilities()?.elicitation?.url !== undefined;
 
   const elicit = async (archive: string | undefined, turn: CallTurn): Promise<Uint8Array | string> => {
     const name = archive === undefined ? 'the archive' : path.basename(archive);
@@ -88,7 +91,7 @@ export function connectionPasswords(server: Server): <T>(turn: CallTurn, run: ()
     try {
       return await withPasswordSource(source(true), run);
     } catch (error) {
-      if (!(error instanceof PasswordWanted)) throw explained(error, unasked && cannotAsk());
+      if (!(error instanceof PasswordWanted)) throw explained(error, unasked && cannotAsk(pageReachable));
       wanted = error;
     }
     let outcome: Uint8Array | string;
@@ -117,10 +120,13 @@ export function connectionPasswords(server: Server): <T>(turn: CallTurn, run: ()
   }
 }
 
-function cannotAsk(): string {
-  return (
-    'This MCP client cannot ask the user for it (it declares no URL elicitation): the user must give the zipfs ' +
-    "server the password in its configuration, ZIPFS_PASSWORD_FILE (a file whose first line it is) in the server's " +
-    'environment, and restart it; or use a client that supports URL elicitation.'
-  );
+/** Why the user was not asked, and what they must do. */
+function cannotAsk(pageReachable: boolean): string {
+  const configure =
+    'the user must give the zipfs server the password in its configuration, ZIPFS_PASSWORD_FILE (a file whose ' +
+    "first line it is) in the server's environment, and restart it";
+  return pageReachable
+    ? `This MCP client cannot ask the user for it (it declares no URL elicitation): ${configure}; or use a client ` +
+        'that supports URL elicitation.'
+    : `This server listens for other computers, which cannot reach a password page on its loopback: ${configure}.`;
 }

@@ -40,6 +40,8 @@ export interface ServerOptions {
   version: string;
   home: string;
   env: NodeJS.ProcessEnv;
+  /** Listening for other computers (--http with --allow-remote): a password page on loopback is out of their reach. */
+  remote?: boolean;
 }
 
 /** The tool list, made once per process: every session serves the same table. */
@@ -67,7 +69,7 @@ export async function createMcpServer(options: ServerOptions): Promise<Server> {
   };
   server.onclose = () => endConnection(connection);
   // The archive password this connection was given, asked of the user by URL elicitation when a call needs it.
-  const withPassword = connectionPasswords(server);
+  const withPassword = connectionPasswords(server, { pageReachable: !options.remote });
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: tools.map((t) => t.definition) }));
 

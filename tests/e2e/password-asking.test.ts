@@ -338,24 +338,10 @@ describe.skipIf(needs('zip').skip)('the MCP server asks by URL elicitation', () 
 
   it('over Streamable HTTP (zipfs mcp --http): the same, the password in no log', async () => {
     const zip = reportZip();
-    const server = Bun.spawn([BINARY, 'mcp', '--http', '0'], {
-      env: { ...process.env, ZIPFS_HOME: box.home },
-      stdout: 'ignore',
-      stderr: 'pipe',
-      stdin: 'ignore',
-    });
-    const reader = server.stderr.getReader();
-    let log = '';
-    const more = async () => {
-      const { value, done } = await reader.read();
-      if (!done) log += new TextDecoder().decode(value);
-      return !done;
-    };
+    const server = await httpServer(['0']);
     try {
-      while (!/http:\/\/\S+\/mcp/.test(log) && (await more()));
-      const url = /http:\/\/\S+\/mcp/.exec(log)![0];
       const { client, asked } = askingClient(PASSWORD);
-      await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+      await client.connect(new StreamableHTTPClientTransport(new URL(server.url)));
       await call(client, 'zipfs_open', { path: zip, lazy: true });
       const read = await call(client, 'zipfs_read', { path: 's.txt' });
       expect(read.data.content).toBe(SECRET_TEXT);
@@ -363,17 +349,67 @@ describe.skipIf(needs('zip').skip)('the MCP server asks by URL elicitation', () 
       expect(asked.statuses).toStrictEqual({ page: 200, foreignOrigin: 403, wrongToken: 404, posted: 200, again: 410 });
       // Another connection has its own password: it is asked again.
       const other = askingClient(PASSWORD);
-      await other.client.connect(new StreamableHTTPClientTransport(new URL(url)));
+      await other.client.connect(new StreamableHTTPClientTransport(new URL(server.url)));
       expect((await call(other.client, 'zipfs_read', { path: 's.txt', session: 'report' })).data.content).toBe(
         SECRET_TEXT,
       );
       expect(other.asked.urls).toHaveLength(1);
       await Promise.all([client.close(), other.client.close()]);
     } finally {
-      server.kill();
-      while (await more());
+      await server.stop();
     }
-    expect(log).not.toContain(PASSWORD);
+    expect(server.log()).not.toContain(PASSWORD);
     expect(allBytes(box.home)).not.toContain(PASSWORD);
   });
+
+  it('listening for other computers (--allow-remote), sends no loopback page: the server must be configured', async () => {
+    const zip = reportZip();
+    const token = 'a-long-random-secret-for-this-test';
+    const server = await httpServer(['0.0.0.0:0', '--allow-remote'], { ZIPFS_MCP_TOKEN: token });
+    try {
+      const { client, asked } = askingClient(PASSWORD);
+      const headers = { authorization: `Bearer ${token}` };
+      await client.connect(new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers } }));
+      await call(client, 'zipfs_open', { path: zip, lazy: true });
+      const refused = await call(client, 'zipfs_read', { path: 's.txt' });
+      expect(refused.data.error.code).toBe('PERMISSION_DENIED');
+      expect(refused.data.error.message).toContain('cannot reach a password page');
+      expect(asked.urls).toHaveLength(0);
+      await client.close();
+    } finally {
+      await server.stop();
+    }
+  });
 });
+
+/** `zipfs mcp --http ARGS`, its URL once it listens, and all it logged (read to the end by stop). */
+async function httpServer(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ url: string; log(): string; stop(): Promise<void> }> {
+  const server = Bun.spawn([BINARY, 'mcp', '--http', ...args], {
+    env: { ...process.env, ZIPFS_HOME: box.home, ...env },
+    stdout: 'ignore',
+    stderr: 'pipe',
+    stdin: 'ignore',
+  });
+  const reader = server.stderr.getReader();
+  let log = '';
+  const more = async () => {
+    const { value, done } = await reader.read();
+    if (!done) log += new TextDecoder().decode(value);
+    return !done;
+  };
+  while (!/http:\/\/\S+\/mcp/.test(log) && (await more()));
+  const url = /http:\/\/\S+\/mcp/.exec(log)?.[0];
+  if (!url) throw new Error(`zipfs mcp --http did not start: ${log}`);
+  return {
+    // 0.0.0.0 is where it listens; a client reaches it at 127.0.0.1
+    url: url.replace('0.0.0.0', '127.0.0.1'),
+    log: () => log,
+    stop: async () => {
+      server.kill();
+      while (await more());
+    },
+  };
+}
