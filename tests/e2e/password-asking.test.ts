@@ -362,7 +362,7 @@ describe.skipIf(needs('zip').skip)('the MCP server asks by URL elicitation', () 
     expect(allBytes(box.home)).not.toContain(PASSWORD);
   });
 
-  it('listening for other computers (--allow-remote), sends no loopback page: the server must be configured', async () => {
+  it('sends no loopback page when listening for other computers (--allow-remote): configure the server', async () => {
     const zip = reportZip();
     const token = 'a-long-random-secret-for-this-test';
     const server = await httpServer(['0.0.0.0:0', '--allow-remote'], { ZIPFS_MCP_TOKEN: token });
