@@ -18,7 +18,7 @@ export function installPasswordPrompt(): void {
   let given: Uint8Array | undefined;
   let asked = false;
   setPasswordSource({
-    known: () => given,
+    known: () => given, // one archive per run
     ask(archive) {
       if (asked) return given;
       asked = true;

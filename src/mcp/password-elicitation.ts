@@ -34,7 +34,8 @@ export function connectionPasswords(
   server: Server,
   { pageReachable }: { pageReachable: boolean },
 ): <T>(turn: CallTurn, run: () => Promise<T>) => Promise<T> {
-  let password: Uint8Array | undefined;
+  /** By archive (its absolute path; '' when a call names none): archives may have passwords of their own. */
+  const passwords = new Map<string, Uint8Array>();
   const canAsk = () => pageReachable && server.getClientCapabilities()?.elicitation?.url !== undefined;
 
   const elicit = async (archive: string | undefined, turn: CallTurn): Promise<Uint8Array | string> => {
@@ -79,10 +80,12 @@ export function connectionPasswords(
 
   return async (turn, run) => {
     let unasked = false;
+    let archive: string | undefined;
     const source = (mayAsk: boolean): PasswordSource => ({
-      known: () => password,
-      ask(archive) {
-        if (mayAsk && canAsk()) throw new PasswordWanted(archive);
+      known: (at) => passwords.get((archive = at) ?? ''),
+      ask(at) {
+        archive = at;
+        if (mayAsk && canAsk()) throw new PasswordWanted(at);
         unasked ||= mayAsk;
         return undefined;
       },
@@ -91,7 +94,7 @@ export function connectionPasswords(
     try {
       return await withPasswordSource(source(true), run);
     } catch (error) {
-      if (!(error instanceof PasswordWanted)) throw explained(error, unasked && cannotAsk(pageReachable));
+      if (!(error instanceof PasswordWanted)) throw explained(error, archive, unasked && cannotAsk(pageReachable));
       wanted = error;
     }
     let outcome: Uint8Array | string;
@@ -101,20 +104,19 @@ export function connectionPasswords(
       turn.signal.throwIfAborted();
       outcome = `could not be asked (${(error as Error).message})`;
     }
-    if (typeof outcome !== 'string') password = outcome;
+    if (typeof outcome !== 'string') passwords.set(wanted.archive ?? '', outcome);
     try {
       return await withPasswordSource(source(false), run);
     } catch (error) {
-      throw explained(error, typeof outcome === 'string' ? `The user was asked for the password and ${outcome}.` : '');
+      const note = typeof outcome === 'string' ? `The user was asked for the password and ${outcome}.` : '';
+      throw explained(error, archive, note);
     }
   };
 
   /** A refusal with what the user must do added; a wrong password given is forgotten, to be asked again. */
-  function explained(error: unknown, note: string | false): unknown {
-    if (isWrongPassword(error)) {
-      password = undefined;
-      if (canAsk() && error instanceof ZipfsError) error.message += ' The next call that needs it asks the user again.';
-    }
+  function explained(error: unknown, archive: string | undefined, note: string | false): unknown {
+    if (isWrongPassword(error) && passwords.delete(archive ?? '') && canAsk() && error instanceof ZipfsError)
+      error.message += ' The next call that needs it asks the user again.';
     if (note && error instanceof ZipfsError && error.code === 'PERMISSION_DENIED') error.message += ` ${note}`;
     return error;
   }

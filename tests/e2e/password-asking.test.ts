@@ -262,6 +262,34 @@ describe.skipIf(needs('zip').skip)('the MCP server asks by URL elicitation', () 
       expect(execFileSync('7zz', ['x', `-p${PASSWORD}`, '-so', zip, 's.txt']).toString()).toBe('changed\n');
   });
 
+  it('keeps a password per archive for the connection', async () => {
+    const first = reportZip();
+    const second = path.join(box.dir, 'other.zip');
+    execFileSync('zip', ['-q', '-P', 'another-pw', second, 's.txt'], { cwd: path.join(box.dir, 'src') });
+    const client = new Client({ name: 'zipfs-two', version: '1' }, { capabilities: { elicitation: { url: {} } } });
+    const asked: string[] = [];
+    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+      const { url, message } = request.params as { url: string; message: string };
+      asked.push(message);
+      const password = message.includes('other.zip') ? 'another-pw' : PASSWORD;
+      await fetch(url, { method: 'POST', body: new URLSearchParams({ password }) });
+      return { action: 'accept' };
+    });
+    await client.connect(stdioTransport().transport);
+    try {
+      await call(client, 'zipfs_open', { path: first, lazy: true });
+      await call(client, 'zipfs_open', { path: second, lazy: true });
+      for (let round = 0; round < 2; round++)
+        for (const session of ['report', 'other'])
+          expect((await call(client, 'zipfs_read', { path: 's.txt', session })).data.content).toBe(SECRET_TEXT);
+      expect(asked).toHaveLength(2);
+      expect(asked[0]).toContain('report.zip');
+      expect(asked[1]).toContain('other.zip');
+    } finally {
+      await client.close();
+    }
+  });
+
   it('a wrong password is refused, forgotten, and asked again', async () => {
     const zip = reportZip();
     const wrong = askingClient('not-it');

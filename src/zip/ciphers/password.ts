@@ -8,6 +8,7 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import fs from 'node:fs';
+import path from 'node:path';
 import { ZipfsError } from '../../base/errors.ts';
 import type { EntryCipher } from '../codec-types.ts';
 import { winZipAesCipher } from './winzip-aes.ts';
@@ -38,8 +39,11 @@ export function passwordFromEnvironment(env: NodeJS.ProcessEnv = process.env): U
  * run again.
  */
 export interface PasswordSource {
-  /** The password given already (an earlier prompt, the connection's), without asking; the same bytes each time. */
-  known(): Uint8Array | undefined;
+  /**
+   * The password given already for the archive at `archive` (an earlier prompt, the connection's), without asking;
+   * the same bytes each time.
+   */
+  known(archive: string | undefined): Uint8Array | undefined;
   /** Asks for one, for the archive at `archive` when known; undefined when none is given. */
   ask(archive: string | undefined): Uint8Array | undefined;
 }
@@ -64,9 +68,9 @@ export function withPasswordSource<T>(source: PasswordSource, run: () => T): T {
   return scope.run({ ...scope.getStore(), source }, run);
 }
 
-/** Runs `run` knowing the archive it works on, which a prompt names. */
+/** Runs `run` knowing the archive it works on, which a prompt names and a connection keeps a password for. */
 export function withArchive<T>(archive: string | undefined, run: () => T): T {
-  return archive === undefined ? run() : scope.run({ ...scope.getStore(), archive }, run);
+  return archive === undefined ? run() : scope.run({ ...scope.getStore(), archive: path.resolve(archive) }, run);
 }
 
 function currentSource(): PasswordSource | undefined {
@@ -76,7 +80,7 @@ function currentSource(): PasswordSource | undefined {
 /** The password in effect: the environment's first (a configured server's too), else what a source was given. */
 export function currentPassword(): Uint8Array | undefined {
   if (fromEnvironment === undefined) fromEnvironment = passwordFromEnvironment() ?? null;
-  return fromEnvironment ?? currentSource()?.known();
+  return fromEnvironment ?? currentSource()?.known(scope.getStore()?.archive);
 }
 
 /** Asks the password source for a password where there is none; true when there is one now. */
@@ -91,7 +95,7 @@ export function askPassword(): boolean {
  */
 export function passwordEnv(): Record<string, string> {
   const env = { ...process.env } as Record<string, string>;
-  const password = fromEnvironment ? undefined : currentSource()?.known();
+  const password = fromEnvironment ? undefined : currentSource()?.known(scope.getStore()?.archive);
   if (password) env.ZIPFS_PASSWORD = new TextDecoder().decode(password);
   return env;
 }
