@@ -52,6 +52,7 @@ function promptHidden(prompt: string): Uint8Array | undefined {
   const saved = stty(tty, ['-g']);
   // Echo off; byte by byte, so Ctrl-C reaches this loop (not a signal that would leave the terminal silent).
   if (saved === undefined || stty(tty, ['-echo', '-icanon', '-isig', 'min', '1', 'time', '0']) === undefined) {
+    if (saved !== undefined) stty(tty, [saved]);
     fs.closeSync(tty);
     return undefined;
   }
