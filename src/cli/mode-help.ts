@@ -54,7 +54,8 @@ export const MODE_HELP: Record<'mcp' | 'completion' | 'help' | 'exec', ModeHelp>
       'ZIPFS_MCP_TOKEN  bearer token required with --allow-remote (send Authorization: Bearer <token>).',
       'ZIPFS_HOME       where sessions are kept (default ~/.local/share/zipfs).',
       "ZIPFS_PASSWORD or ZIPFS_PASSWORD_FILE (a file, its first line): encrypted archives' password; no tool " +
-        'takes one.',
+        'takes one. Without either, a client with URL elicitation is sent a one-time page on 127.0.0.1 to ask the ' +
+        'user.',
     ],
     example: 'zipfs mcp --http 127.0.0.1:8808',
     documented: 'README.md, "MCP clients", "One zipfs for several agents: Streamable HTTP" and "Using the MCP server"',

@@ -19,6 +19,7 @@ import { takeGlobals, type GlobalFlags } from './global-flags.ts';
 import { renderHelp, unknownCommand } from './help.ts';
 import { serveMcpMode } from './mcp-mode.ts';
 import { isMode } from './mode-help.ts';
+import { installPasswordPrompt } from './password-prompt.ts';
 import { cliMessage } from './render-message.ts';
 import { styleFor, type Style } from './style.ts';
 import { runTableCommand } from './table-command.ts';
@@ -119,6 +120,8 @@ async function runMode(run: Invocation, name: string): Promise<number> {
     await serveMcpMode(argv, { version: io.version, home, env: io.env });
     return 0;
   }
+  // A command that must decrypt an entry, given no password, asks for it on a terminal (never an MCP server).
+  installPasswordPrompt();
   if (name === 'exec') {
     const say = (line: string) => io.stderr.write(`${line}\n`);
     // exec lives as long as its job: it owns its session itself.

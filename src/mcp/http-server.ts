@@ -70,7 +70,7 @@ export async function serveHttp(options: ServerOptions, listen: HttpListen): Pro
   };
 
   const newSession = async (request: Request): Promise<Response> => {
-    const server = await createMcpServer(options);
+    const server = await createMcpServer({ ...options, remote: !local });
     const transport: Transport = new webStandardHttp.WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => globalThis.crypto.randomUUID(),
       onsessioninitialized: (id) => void sessions.set(id, { transport, server }),

@@ -14,6 +14,7 @@ import { runCommand } from '../table/run-command.ts';
 import { mcpMessage, mcpResult } from './render-message.ts';
 import { LineTransport } from './stdio-transport.ts';
 import { toolDefinition } from './tools.ts';
+import { connectionPasswords } from './password-elicitation.ts';
 import { ownerOf } from '../session/owner.ts';
 import { beginConnection, endConnection } from '../session/connections.ts';
 
@@ -39,6 +40,8 @@ export interface ServerOptions {
   version: string;
   home: string;
   env: NodeJS.ProcessEnv;
+  /** Listening for other computers (--http with --allow-remote): a password page on loopback is out of their reach. */
+  remote?: boolean;
 }
 
 /** The tool list, made once per process: every session serves the same table. */
@@ -65,6 +68,8 @@ export async function createMcpServer(options: ServerOptions): Promise<Server> {
     if (info) connection.client = `MCP client ${info.name}${info.version ? ` ${info.version}` : ''}`;
   };
   server.onclose = () => endConnection(connection);
+  // The archive password this connection was given, asked of the user by URL elicitation when a call needs it.
+  const withPassword = connectionPasswords(server, { pageReachable: !options.remote });
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: tools.map((t) => t.definition) }));
 
@@ -98,7 +103,7 @@ export async function createMcpServer(options: ServerOptions): Promise<Server> {
     }
     try {
       const input = validateInput(tool.command, request.params.arguments);
-      const output = mcpResult(await runCommand(tool.command, input, context));
+      const output = mcpResult(await withPassword(extra, () => runCommand(tool.command, input, context)));
       return { content: [{ type: 'text', text: JSON.stringify(output) }], structuredContent: output };
     } catch (error) {
       const failure = toZipfsError(error);

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ZipfsError, type ErrorCode } from '../base/errors.ts';
 import type { Progress } from '../base/progress.ts';
-import { cipherFacts, type CentralDirectory, type FileSource } from '../zip/index.ts';
+import { cipherFacts, passwordEnv, type CentralDirectory, type FileSource } from '../zip/index.ts';
 import { taskCost, writeFileTask, type FileTask } from '../files/extract-files.ts';
 import type { ExtractJob, ExtractReport } from './extract-worker.ts';
 import type { ExtractionPlan } from './extraction-plan.ts';
@@ -120,10 +120,9 @@ function startWorker(
   job: ExtractJob,
   advance: (bytes: number) => void,
 ): { finished: Promise<void>; stop(): Promise<void> } {
-  // The environment as this process has it now: --password-file sets ZIPFS_PASSWORD_FILE after start-up.
-  const worker = new Worker(workerPath('open/extract-worker.ts'), {
-    env: { ...process.env } as Record<string, string>,
-  });
+  // The environment as this process has it now (--password-file sets ZIPFS_PASSWORD_FILE after start-up), with a
+  // password a prompt or an elicitation gave.
+  const worker = new Worker(workerPath('open/extract-worker.ts'), { env: passwordEnv() });
   const finished = new Promise<void>((resolve, reject) => {
     worker.onmessage = (event: MessageEvent<ExtractReport>) => {
       const report = event.data;

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ZipfsError } from '../base/errors.ts';
 import { assertValidName } from '../session/session-name.ts';
-import { assertKeyFits, encryptionOf, lockedEntry, readCentralDirectory } from '../zip/index.ts';
+import { assertKeyFits, encryptionOf, readCentralDirectory, stillLocked } from '../zip/index.ts';
 import { workspaceTarget } from './workspace-rules.ts';
 import { checkArchive } from './archive-checks.ts';
 import { releasePhaseGarbage } from '../base/memory.ts';
@@ -49,8 +49,9 @@ async function openNamed(request: OpenRequest, zipPath: string): Promise<Opened>
     const target = workspaceTarget(request.home, true);
     // Every entry's headers and place, locked ones' too: sync copies those raw, and must meet no damage open let in.
     const plan = checkArchive(source, directory, request.limits, target);
-    // Encrypted entries without their key stay in the zip, as a lazy session keeps entries; the rest is extracted.
-    if (directory.entries.some(lockedEntry)) return await openLazy({ ...request, allButLocked: true }, zipPath);
+    // Encrypted entries without their key (none given, none from a prompt or an elicitation) stay in the zip, as a
+    // lazy session keeps entries; the rest is extracted.
+    if (directory.entries.some(stillLocked)) return await openLazy({ ...request, allButLocked: true }, zipPath);
     // A wrong password is refused before anything is extracted (each encrypted entry's check value).
     const encrypted = directory.entries.filter((entry) => encryptionOf(entry));
     for (const entry of encrypted) assertKeyFits(source, entry);

@@ -14,6 +14,7 @@ import { ZipfsError } from '../base/errors.ts';
 import type { GaveUp, GrepJob, GrepMatch, GrepMessage, GrepOutput, GrepPlace, GrepZipEntry } from './grep-types.ts';
 import { LINE_CAP_CHARS } from './line-search.ts';
 import { workerPath } from '../base/worker-path.ts';
+import { passwordEnv } from '../zip/ciphers/password.ts';
 import type { TextEncoding } from '../files/text-encoding.ts';
 import { quote } from '../base/errors.ts';
 import { itemsFrom, listFiles, mergeZipEntries } from './grep-files.ts';
@@ -155,8 +156,9 @@ export async function grepWorkspace(request: GrepRequest): Promise<GrepResult> {
   if (files.length === 0) return result; // a cursor past the last file
 
   request.signal?.throwIfAborted();
-  // The environment as this process has it now: --password-file sets ZIPFS_PASSWORD_FILE after start-up.
-  const env = { ...process.env } as Record<string, string>;
+  // The environment as this process has it now (--password-file sets ZIPFS_PASSWORD_FILE after start-up), with a
+  // password a prompt or an elicitation gave.
+  const env = passwordEnv();
   const worker = new Worker(workerPath('search/grep-worker.ts'), { env });
   return new Promise<GrepResult>((resolve, reject) => {
     let done: GrepPlace | undefined;

@@ -6,7 +6,7 @@
 import { ZipfsError } from '../base/errors.ts';
 import { invocation } from '../base/message-marks.ts';
 import { quoted } from '../format/quote-name.ts';
-import { encryptionOf, sealingCipher } from '../zip/index.ts';
+import { askPassword, encryptionOf, sealingCipher } from '../zip/index.ts';
 import type { WorkspaceDiff } from './workspace-diff.ts';
 
 export function assertNoLockedChanges(diff: WorkspaceDiff): void {
@@ -15,6 +15,8 @@ export function assertNoLockedChanges(diff: WorkspaceDiff): void {
   for (const record of diff.entries) {
     const kind = encryptionOf(record);
     if (!kind || !changed.has(record.path)) continue;
+    // Asked for now (a prompt on a terminal, an MCP elicitation): it is needed to write the entry back.
+    if (askPassword() && sealingCipher()) return;
     throw new ZipfsError(
       'PERMISSION_DENIED',
       `Sync stopped before writing: ${quoted(record.path)} is an encrypted entry (${kind}) that the workspace ` +

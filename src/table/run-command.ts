@@ -10,6 +10,7 @@ import { lockWait } from './command.ts';
 import { withSessionLock } from '../session/lock.ts';
 import { resolveSession } from '../session/resolve-session.ts';
 import { rememberSession } from '../session/connections.ts';
+import { withArchive } from '../zip/index.ts';
 
 /** Runs `command` on `input` (validated: validate.ts) and returns its output. */
 export async function runCommand(
@@ -24,7 +25,8 @@ export async function runCommand(
   const { connection } = context;
   if (connection?.remembered) context = { ...context, hints: { ...context.hints, remembered: connection.remembered } };
   if (command.session === undefined) {
-    const output = await run(context);
+    // The archive a password prompt names: open's (zip/ciphers/password.ts).
+    const output = await withArchive(typeof input.path === 'string' ? input.path : undefined, () => run(context));
     // open's session is the connection's from now on
     if (typeof output.session_id === 'string') rememberSession(connection, output.session_id);
     return output;
@@ -33,6 +35,9 @@ export async function runCommand(
   const session = resolveSession(context.home, selector, context.hints);
   rememberSession(connection, session.record.id);
   const withSession: SessionContext = { ...context, session };
-  if (command.session === 'read') return run(withSession); // reads never take the lock (lock.ts)
-  return withSessionLock(session, command.name, () => run(withSession), lockWait(context));
+  return withArchive(session.record.source_path, () =>
+    command.session === 'read'
+      ? run(withSession) // reads never take the lock (lock.ts)
+      : withSessionLock(session, command.name, () => run(withSession), lockWait(context)),
+  );
 }

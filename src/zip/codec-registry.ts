@@ -6,7 +6,7 @@
  */
 import type { Codec, EntryCipher } from './codec-types.ts';
 import { BUILT_IN_CODECS } from './codecs/built-in.ts';
-import { passwordCiphers, passwordFromEnvironment } from './ciphers/password.ts';
+import { currentPassword, passwordCiphers } from './ciphers/password.ts';
 import { FLAG_ENCRYPTED, FLAG_PATCHED, FLAG_STRONG_ENCRYPTION, METHOD_NAMES } from './constants.ts';
 import type { EntryLocation } from './types.ts';
 
@@ -47,28 +47,19 @@ export function registerCipher(cipher: EntryCipher): () => void {
 
 for (const codec of BUILT_IN_CODECS) registerCodec(codec);
 
-let passwordRead = false;
 /**
- * The layers the process's password unlocks (ciphers/password.ts), registered when an encrypted entry is first
- * met: a process that meets none never reads a password.
+ * The encryption layers, in order (encryption.ts asks whether one unwraps an entry): the registered ones and those
+ * the password in effect unlocks (ciphers/password.ts), asked when an encrypted entry is met: a process that meets
+ * none never reads a password. It may differ between calls (an MCP connection's own); its layers are made once.
  */
-function passwordLayers(): void {
-  if (passwordRead) return;
-  passwordRead = true;
-  const password = passwordFromEnvironment();
-  if (password) for (const cipher of passwordCiphers(password)) registerCipher(cipher);
-}
-
-/** The registered encryption layers, in order (encryption.ts asks whether one unwraps an entry). */
 export function ciphers(): readonly EntryCipher[] {
-  passwordLayers();
-  return cipherList;
+  const password = currentPassword();
+  return password ? [...cipherList, ...passwordCiphers(password)] : cipherList;
 }
 
-/** The layer that writes encrypted entries (WinZip AES-256 under the process's password), if a password is given. */
+/** The layer that writes encrypted entries (WinZip AES-256 under the password in effect), if a password is given. */
 export function sealingCipher(): EntryCipher | undefined {
-  passwordLayers();
-  return cipherList.find((layer) => layer.encryptor);
+  return ciphers().find((layer) => layer.encryptor);
 }
 
 /** The codec of `method`, if zipfs has one. */
@@ -80,15 +71,14 @@ export function codecFor(method: number): Codec | undefined {
 export function decodingOf(entry: EntryLocation): EntryDecoding | undefined {
   if (!(entry.flags & UNREADABLE_FLAGS)) return plain.get(entry.method);
   if (entry.flags & FLAG_PATCHED) return undefined;
-  passwordLayers();
-  const cipher = cipherList.find((layer) => layer.wraps(entry));
+  const cipher = ciphers().find((layer) => layer.wraps(entry));
   const codec = cipher && codecs.get(cipher.innerMethod(entry));
   return codec && { codec, cipher };
 }
 
 /** Why zipfs cannot decode `entry`, as open refuses it (the entry's name goes before it). */
 export function unreadableReason(entry: EntryLocation): string {
-  const cipher = entry.flags & ENCRYPTED_FLAGS ? cipherList.find((layer) => layer.wraps(entry)) : undefined;
+  const cipher = entry.flags & ENCRYPTED_FLAGS ? ciphers().find((layer) => layer.wraps(entry)) : undefined;
   if (entry.flags & ENCRYPTED_FLAGS && !cipher)
     return 'is encrypted, and zipfs does not decrypt; decrypt the archive with its own tool first';
   if (entry.flags & FLAG_PATCHED)

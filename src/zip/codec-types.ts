@@ -61,9 +61,9 @@ export interface PieceTransform {
 /**
  * An encryption layer, applied under the codec: an entry's data is decrypted first and the
  * result decoded by the codec of the method under the encryption. ZipCrypto and WinZip AES
- * (ciphers/) are registered when the process has a password (ciphers/password.ts: an environment
- * variable or a file, never a tool argument: DESIGN.md, Encryption); without one, an entry they
- * would unwrap stays in the zip (encryption.ts).
+ * (ciphers/) are in effect while a password is (ciphers/password.ts: an environment variable, a
+ * file, a prompt, an MCP elicitation, never a tool argument: DESIGN.md, Encryption); without one,
+ * an entry they would unwrap stays in the zip (encryption.ts).
  */
 export interface EntryCipher {
   readonly name: string;

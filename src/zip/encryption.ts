@@ -5,6 +5,7 @@
  */
 import { ZipfsError } from '../base/errors.ts';
 import { quoted } from '../format/quote-name.ts';
+import { askPassword } from './ciphers/password.ts';
 import { ciphers } from './codec-registry.ts';
 import { encryptionOf, knownLayerFlags } from './encryption-kind.ts';
 import type { EntryLocation } from './types.ts';
@@ -23,6 +24,14 @@ export function lockedEntry(entry: EntryLocation): boolean {
   return knownLayerFlags(entry.flags) && !ciphers().some((layer) => layer.wraps(entry));
 }
 
+/**
+ * Whether `entry` is locked even after the password source was asked (a prompt on a terminal, an MCP elicitation):
+ * for what must decrypt it now (open extracting it, a read), not for what only lists it (inspect, ls).
+ */
+export function stillLocked(entry: EntryLocation): boolean {
+  return lockedEntry(entry) && (!askPassword() || lockedEntry(entry));
+}
+
 /** Packed-directory form of lockedEntry's first test: true sends the caller to lockedEntry with the entry. */
 export function mayBeLocked(flags: number): boolean {
   return knownLayerFlags(flags);
@@ -36,6 +45,7 @@ export function lockedRefusal(entry: Pick<EntryLocation, 'name' | 'flags' | 'met
     `Entry ${quoted(entry.name)} is encrypted (${kind}) and zipfs has no password for it, so it cannot be read, ` +
       `extracted or changed. It stays in the zip as it is: the archive's other entries are usable, and sync copies ` +
       `it unchanged. To read it, give the archive's password: ZIPFS_PASSWORD, or a file whose first line it is, ` +
-      `named by --password-file FILE (CLI) or ZIPFS_PASSWORD_FILE (also an MCP server's setting).`,
+      `named by --password-file FILE (CLI) or ZIPFS_PASSWORD_FILE (also an MCP server's setting); the CLI on a ` +
+      `terminal asks for it.`,
   );
 }

@@ -2,7 +2,7 @@ import { ZipfsError } from '../base/errors.ts';
 import { quoted } from '../format/quote-name.ts';
 import { ByteReader } from './bytes.ts';
 import { InflateError, crc32 } from './codec.ts';
-import { lockedEntry, lockedRefusal } from './encryption.ts';
+import { lockedRefusal, stillLocked } from './encryption.ts';
 import { decodingOf, unreadableReason, type EntryDecoding } from './codec-registry.ts';
 import type { EntryCipher, PieceTransform } from './codec-types.ts';
 import { FLAG_DATA_DESCRIPTOR, LOCAL_HEADER_LENGTH, SIG_DATA_DESCRIPTOR, SIG_LOCAL_HEADER } from './constants.ts';
@@ -49,7 +49,7 @@ export function readLocalExtra(source: ZipSource, entry: EntryLocation): Uint8Ar
 
 /** Refuses entries whose data zipfs cannot decode, before any byte is read. */
 export function assertReadable(entry: EntryLocation): void {
-  if (lockedEntry(entry)) throw lockedRefusal(entry);
+  if (stillLocked(entry)) throw lockedRefusal(entry);
   decodingFor(entry);
 }
 

@@ -24,6 +24,7 @@ export {
   lockedEntry,
   lockedRefusal,
   mayBeLocked,
+  stillLocked,
   type EncryptionKind,
 } from './encryption.ts';
 export {
@@ -36,6 +37,15 @@ export {
   storedAsIs,
 } from './codec-registry.ts';
 export { aesExtraField } from './ciphers/winzip-aes.ts';
+export {
+  askPassword,
+  passwordEnv,
+  setPasswordSource,
+  withArchive,
+  withPasswordSource,
+  type PasswordSource,
+} from './ciphers/password.ts';
+export { isWrongPassword } from './ciphers/zip-crypto.ts';
 export type { Codec, EncodeChoice, Encoder, EntryCipher, PieceTransform } from './codec-types.ts';
 export { encodeWhole, methodToWrite, startPieceEncoding, type PieceEncoding } from './entry-encode.ts';
 export { LayoutError, checkLayout, entryLayoutFault, layoutFaults, openRefusal, packedLayoutFault } from './layout.ts';

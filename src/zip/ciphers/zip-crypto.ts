@@ -44,13 +44,22 @@ class Keys {
   }
 }
 
+const wrongPasswords = new WeakSet<Error>();
+
+/** Whether `error` is wrongPassword's refusal (an MCP connection then forgets the password it was given). */
+export function isWrongPassword(error: unknown): boolean {
+  return error instanceof Error && wrongPasswords.has(error);
+}
+
 /** The refusal of a password that does not fit an entry (its check value, or AES's verifier, differs). */
 export function wrongPassword(entry: Pick<EntryLocation, 'name'>): ZipfsError {
-  return new ZipfsError(
+  const error = new ZipfsError(
     'PERMISSION_DENIED',
     `The password does not fit entry ${quoted(entry.name)}: its check value differs, so nothing of it was read. ` +
       `Give the archive's password (ZIPFS_PASSWORD, or a file named by --password-file or ZIPFS_PASSWORD_FILE).`,
   );
+  wrongPasswords.add(error);
+  return error;
 }
 
 export function zipCryptoCipher(password: Uint8Array): EntryCipher {
