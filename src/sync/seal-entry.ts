@@ -9,6 +9,7 @@ import { FLAG_ENCRYPTED } from '../zip/constants.ts';
 import {
   METHOD_AES,
   aesExtraField,
+  askPassword,
   mayBeLocked,
   sealingCipher,
   type ExtraField,
@@ -73,9 +74,15 @@ export function sealWhole(seal: Seal, data: Uint8Array): Uint8Array {
   return out;
 }
 
-/** Whether additions are written encrypted: the archive has encrypted entries, and a password is given. */
-export function sealsAdditions(directory: PackedDirectory | undefined): boolean {
-  if (!directory || !sealingCipher()) return false;
-  for (let i = 0; i < directory.count; i++) if (mayBeLocked(directory.flags(i))) return true;
-  return false;
+/**
+ * Whether additions are written encrypted: the archive has encrypted entries, and a password is given or, when there
+ * are additions, can be asked for now (a terminal prompt, an MCP elicitation), before a byte of them is written.
+ * Where none can be had they are written plain, as `zip -u` without -P adds files to an encrypted archive.
+ */
+export function sealsAdditions(directory: PackedDirectory | undefined, adding: boolean): boolean {
+  if (!directory || !(sealingCipher() || adding)) return false;
+  let locked = false;
+  for (let i = 0; i < directory.count && !locked; i++) locked = mayBeLocked(directory.flags(i));
+  if (!locked) return false;
+  return Boolean(sealingCipher() || (askPassword() && sealingCipher()));
 }

@@ -113,6 +113,20 @@ describe.skipIf(needs('zip', 'script').skip)('the CLI asks for the password on a
       expect(execFileSync('7zz', ['x', `-p${PASSWORD}`, '-so', zip, 's.txt']).toString()).toBe('changed\n');
   });
 
+  it('asks at a sync that only adds a file, and writes that file encrypted', async () => {
+    const zip = reportZip();
+    box.run(['open', '--lazy', zip]);
+    expect(box.run(['write', 'added.txt'], { stdin: 'new secret\n' }).code).toBe(0);
+    const screen = await typedAtPrompt('sync', `${PASSWORD}\r`);
+    expect(screen).toContain('Password for report.zip: ');
+    expect(screen).toContain('EXIT=0');
+    // The added entry is encrypted: without the password 7-Zip cannot read it, with it, it can.
+    const listing = execFileSync('zipinfo', [zip, 'added.txt']).toString();
+    expect(listing).toMatch(/^-\S+\s+\S+\s+\S+\s+\d+\s+B/m); // zipinfo's capital B: an encrypted binary entry
+    if (!needs('7zz').skip)
+      expect(execFileSync('7zz', ['x', `-p${PASSWORD}`, '-so', zip, 'added.txt']).toString()).toBe('new secret\n');
+  });
+
   it('refuses a wrong password before reading anything', async () => {
     const zip = reportZip();
     const screen = await typedAtPrompt(`open ${zip}`, 'not-it\r');
