@@ -105,13 +105,8 @@ export async function writeArchive(request: WriteRequest): Promise<Written> {
     // Progress notifications and a cancel get through during a long sync.
     const pause = eventLoopTurns(signal);
     // Where fresh entries go; an encrypted archive's additions are written encrypted (seal-entry.ts).
-    const sink = {
-      writer,
-      beneath: beneath!,
-      captured,
-      pause,
-      sealed: sealsAdditions(directory, diff.added.length > 0),
-    };
+    const sealed = sealsAdditions(directory, diff.added.length > 0);
+    const sink = { writer, beneath: beneath!, captured, pause, sealed };
     const step = (label: string) => {
       progress?.(Math.min(writer.size, total), total, label);
       return pause();
