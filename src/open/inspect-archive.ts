@@ -16,9 +16,11 @@ import {
   innerMethodOf,
   lockedEntry,
   readCentralDirectory,
+  type CodePage,
   type EncryptionKind,
   type ZipEntry,
 } from '../zip/index.ts';
+import { nameWarning } from './name-warning.ts';
 import { quoted } from '../format/quote-name.ts';
 import { checkArchive } from './archive-checks.ts';
 import type { WorkspaceTarget } from './workspace-rules.ts';
@@ -55,6 +57,7 @@ export function inspectArchive(
   limits: Limits,
   target: WorkspaceTarget,
   page: { start: number; max: number },
+  nameEncoding?: CodePage,
 ): Inspection {
   let source: FileSource;
   try {
@@ -68,7 +71,7 @@ export function inspectArchive(
     );
   }
   try {
-    const directory = readCentralDirectory(source);
+    const directory = readCentralDirectory(source, nameEncoding);
     const { entries } = directory;
     const files = entries.filter((e) => !e.isDirectory);
     // Only the first refusals are kept (a hostile archive may have one per entry); the rest are counted.
@@ -77,7 +80,11 @@ export function inspectArchive(
     checkArchive(source, directory, limits, target, (refusal) => {
       if (refused++ < MAX_WARNINGS) refusals.push(refusal);
     });
-    const notes = entries.filter((e) => e.isSymlink).map((e) => `${quoted(e.name)} ${SYMLINK_NOTE}`);
+    const names = nameWarning(entries, nameEncoding);
+    const notes = [
+      ...(names ? [names] : []),
+      ...entries.filter((e) => e.isSymlink).map((e) => `${quoted(e.name)} ${SYMLINK_NOTE}`),
+    ];
     const locked = entries.filter(lockedEntry).length;
     if (locked > 0) notes.push(lockedNote(locked));
     const warnings = [...refusals.map((r) => `open would refuse it (${r.code}): ${r.message}`), ...notes];
