@@ -8,7 +8,7 @@ import { param } from '../base/message-marks.ts';
 import { notReadable, openRegularFile } from '../base/regular-file.ts';
 import { notTextReason, scanFile } from './text-or-binary.ts';
 import { textEncodingOf, WHOLE_TEXT_MAX_BYTES } from './file-encoding.ts';
-import { decodeText, type TextEncoding } from './text-encoding.ts';
+import { decodeText, encodeText, encodingLabel, multiByteLegacy, type TextEncoding } from './text-encoding.ts';
 
 /**
  * The file's characters (a BOM kept as U+FEFF), the encoding they are written back in, and
@@ -24,7 +24,8 @@ export function readText(
     const { kind, sha256 } = scanFile(fd, stats.size);
     const encoding =
       stats.size > WHOLE_TEXT_MAX_BYTES ? undefined : textEncodingOf(fd, stats.size, kind, asked, relative);
-    const text = encoding && decodeText(fs.readFileSync(fd), encoding);
+    const bytes = encoding && fs.readFileSync(fd);
+    const text = encoding && decodeText(bytes!, encoding);
     if (text === undefined || !encoding) {
       const why =
         stats.size > WHOLE_TEXT_MAX_BYTES
@@ -38,8 +39,26 @@ export function readText(
         `${quote(relative)} is ${why}; edit works on text files. Replace it whole with write.`,
       );
     }
+    if (multiByteLegacy(encoding)) assertRoundTrip(bytes!, text, encoding, relative);
     return { text, encoding, sha256 };
   } finally {
     fs.closeSync(fd);
   }
+}
+
+/**
+ * A multi-byte code page may decode two byte sequences to one character (code-pages.ts): edit writes the whole file
+ * back, so a file holding the sequence the encoder does not write is refused, never silently changed.
+ */
+function assertRoundTrip(bytes: Buffer, text: string, encoding: TextEncoding, relative: string): void {
+  const again = encodeText(text, encoding);
+  if (Buffer.isBuffer(again) && again.equals(bytes)) return;
+  let at = 0;
+  if (Buffer.isBuffer(again)) while (at < bytes.length && bytes[at] === again[at]) at++;
+  throw new ZipfsError(
+    'INVALID_INPUT',
+    `${quote(relative)} holds a byte sequence (near byte ${at}) that ${encodingLabel(encoding)} also writes ` +
+      `another way, so edit could not write the file back as it is; nothing was written. Replace it whole with ` +
+      `write, or edit it as ${param('encoding', 'iso-8859-1')} (every byte kept, multi-byte characters as pairs).`,
+  );
 }

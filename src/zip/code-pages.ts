@@ -83,6 +83,11 @@ function decodeByTable(bytes: Uint8Array, table: string): string {
   return out;
 }
 
+/** A fatal decoder of a WHATWG code page (all but cp437 and cp850), for checking a file in pieces (stream: true). */
+export function strictCodePageDecoder(page: Exclude<CodePage, 'cp437' | 'cp850'>): TextDecoder {
+  return new TextDecoder(runtimeLabel(page), { fatal: true });
+}
+
 /** The characters `bytes` hold in `page`, or undefined when they are not valid in it (multi-byte pages only). */
 export function decodeCodePage(bytes: Uint8Array, page: CodePage): string | undefined {
   if (page === 'cp437' || page === 'cp850') return decodeByTable(bytes, byteTable(page));

@@ -49,6 +49,7 @@ export {
   decodeCodePage,
   encodeCodePage,
   isMultiByte,
+  strictCodePageDecoder,
   type CodePage,
   type MultiByteCodePage,
   type Unencodable,
