@@ -10,14 +10,16 @@
  *    right guess reads a name in one script; a wrong one mixes Latin, Greek
  *    and Cyrillic, as Russian names read as CP437 do); a letter of another
  *    script: +0.5; Cyrillic outside the Russian alphabet and letters of
- *    scripts no code page here holds count half, hangul +2.5 (letterWeight);
+ *    scripts no code page here holds count half, hangul +2.25 (letterWeight);
  *  - box drawing, blocks, math and arrows (CP437's and CP866's upper half,
  *    which no one names files with): -3; controls, private use and U+FFFD: -4;
  *    half-width katakana (Shift_JIS's reading of single-byte pages): -1; other
  *    punctuation and symbols: -1;
+ *  - a CJK character next to an ASCII letter ("Gr猿e", a Latin name read as
+ *    pairs): +0.5 only;
  *  - a multi-byte pair in its code page's common area (GB2312's first-level
  *    hanzi, Big5's frequent hanzi, Shift_JIS's kana and first-level kanji,
- *    EUC-KR's hangul): +1 per byte, since the four CJK pages often all
+ *    EUC-KR's hangul): +1 per pair, since the four CJK pages often all
  *    decode the same bytes, but only one reads them as common characters;
  *  - valid UTF-8: +0.5 per byte (its sequences rarely occur by chance); names
  *    that are all valid UTF-8 and hold SURELY_UTF8 non-ASCII bytes are UTF-8.
@@ -118,13 +120,14 @@ function scriptOf(code: number): Script | undefined {
 }
 
 const LETTER = /^\p{L}$/u;
+const ASCII_LETTER = /^[A-Za-z]$/;
 
 /** A letter of the dominant script: Cyrillic outside the Russian alphabet and scripts no code page here holds count
  * less; hangul a little more (EUC-KR's hangul and GB2312's hanzi share bytes, and a Korean name is mostly hangul). */
 function letterWeight(script: Script, code: number): number {
   if (script === 'cyrillic') return code >= 0x410 && code <= 0x44f ? 2 : 1;
   if (script === 'other') return 1;
-  return script === 'cjk' && code >= 0xac00 && code <= 0xd7af ? 2.5 : 2;
+  return script === 'cjk' && code >= 0xac00 && code <= 0xd7af ? 2.25 : 2;
 }
 
 function symbolWeight(code: number): number {
@@ -138,21 +141,24 @@ function symbolWeight(code: number): number {
 function scoreReading(names: Uint8Array[], read: string[], page: CodePage | 'utf-8'): number {
   let score = 0;
   read.forEach((text, i) => {
-    const chars = [...text].filter((char) => char.charCodeAt(0) >= 0x80);
-    const scripts = chars.map((char) => scriptOf(char.codePointAt(0)!));
+    const all = [...text];
+    const high = all.flatMap((char, k) => (char.charCodeAt(0) >= 0x80 ? [k] : []));
+    const scripts = high.map((k) => scriptOf(all[k]!.codePointAt(0)!));
     const counts = new Map<Script, number>();
     for (const script of scripts) if (script) counts.set(script, (counts.get(script) ?? 0) + 1);
     const dominant = [...counts].sort((a, b) => b[1] - a[1])[0]?.[0];
     let sum = 0;
-    chars.forEach((char, k) => {
-      const code = char.codePointAt(0)!;
-      const script = scripts[k];
-      sum += !script ? symbolWeight(code) : script !== dominant ? 0.5 : letterWeight(script, code);
+    high.forEach((k, n) => {
+      const code = all[k]!.codePointAt(0)!;
+      const script = scripts[n];
+      // A CJK character inside a word of ASCII letters ("Gr猿e") is a Latin letter read as the half of a pair.
+      const inWord = script === 'cjk' && (ASCII_LETTER.test(all[k - 1] ?? '') || ASCII_LETTER.test(all[k + 1] ?? ''));
+      sum += !script ? symbolWeight(code) : script !== dominant || inWord ? 0.5 : letterWeight(script, code);
     });
     const bytes = names[i]!.filter((byte) => byte >= 0x80).length;
-    score += chars.length > 0 ? (sum * bytes) / chars.length : 0;
+    score += high.length > 0 ? (sum * bytes) / high.length : 0;
     if (page === 'utf-8') score += bytes / 2;
-    else if (isMultiByte(page)) score += commonPairBytes(names[i]!, page);
+    else if (isMultiByte(page)) score += commonPairBytes(names[i]!, page) / 2;
   });
   return score;
 }
