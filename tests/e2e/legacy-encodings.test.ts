@@ -160,6 +160,27 @@ describe.skipIf(needs('zip', 'unzip', '7zz', 'python3').skip)('names in a legacy
   });
 });
 
+describe.skipIf(needs('zip', 'python3').skip)('a session with a name encoding, merging another writer', () => {
+  it("reads the other writer's CP866 names as the session does: status and sync --merge name them right", () => {
+    const zip = rawNameZip('cp866', 'cp866', RUSSIAN);
+    expect(box.run(['open', zip, '--name-encoding', 'cp866']).code).toBe(0);
+    expect(box.run(['write', 'Мой.txt'], { stdin: 'mine\n' }).code).toBe(0);
+    // Another writer (Info-ZIP zip again) adds an entry with a CP866 name to the zip.
+    const theirs = path.join(box.dir, 'theirs');
+    fs.mkdirSync(theirs);
+    fs.writeFileSync(Buffer.concat([Buffer.from(`${theirs}/`), encoded('Чужой.txt', 'cp866')]), 'theirs\n');
+    execFileSync('zip', ['-qr', zip, '.'], {
+      cwd: theirs,
+      env: { ...process.env, LC_ALL: 'C', LANG: 'C' },
+    });
+    expect(box.run(['status', '--json']).json.zip_changed).toStrictEqual(['A Чужой.txt']);
+    expect(box.run(['sync', '--merge', '--json']).code).toBe(0);
+    expect(box.run(['read', 'Чужой.txt']).stdout).toBe('theirs\n');
+    expect(box.run(['status', '--json']).json).toMatchObject({ modified: [], added: [], deleted: [] });
+    expect(centralNames(zip)).toContainEqual({ hex: encoded('Чужой.txt', 'cp866').toString('hex'), utf8: false });
+  });
+});
+
 const RU_TEXT = 'Привет, мир!\nВторая строка: отчёт\n';
 const JA_TEXT = 'こんにちは世界\n二行目：報告書～①\n';
 
