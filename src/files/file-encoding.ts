@@ -3,7 +3,9 @@
  * mark names (the only certain sign), else the one the caller names, else
  * UTF-8 when the file is UTF-8 text (text-or-binary.ts). 'utf-8', the
  * default, gives way to a BOM; another encoding that contradicts the file's
- * BOM is refused, since reading UTF-16 as Latin-1 can only mangle it.
+ * BOM is refused, since reading UTF-16 as Latin-1 can only mangle it. A
+ * single-byte encoding takes any file; UTF-16 and the multi-byte code pages
+ * (Shift_JIS, GBK, Big5, EUC-KR) only one that decodes whole in them.
  */
 import fs from 'node:fs';
 import { ZipfsError, quote } from '../base/errors.ts';

