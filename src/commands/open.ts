@@ -117,9 +117,9 @@ export const open = defineCommand({
     let found = share ? sessionOf(context.home, input.path) : undefined;
     // Another live client's session of this zip is not shared by surprise: over MCP this caller gets its own; on the
     // CLI (a person at a shell sees every session) it is shared, and the answer says whose it is.
-    if (found) sameNameEncoding(found, input.name_encoding);
     const held = found && heldByAnother(found, context.connection, context.owner);
     if (held && context.connection) [share, found] = [false, undefined];
+    if (found) sameNameEncoding(found, input.name_encoding);
     // Another open of the zip at the same moment: the one that publishes second shares the first's session
     // (publishOnce).
     const session: Opened =
