@@ -47,18 +47,20 @@ export function readText(
 }
 
 /**
- * A multi-byte code page may decode two byte sequences to one character (code-pages.ts): edit writes the whole file
- * back, so a file holding the sequence the encoder does not write is refused, never silently changed.
+ * A multi-byte code page may decode two byte sequences to one character, and GBK's decoder takes GB18030's four-byte
+ * sequences its encoder does not write (code-pages.ts): edit writes the whole file back, so a file that would not
+ * come back byte for byte is refused, never silently changed.
  */
 function assertRoundTrip(bytes: Buffer, text: string, encoding: TextEncoding, relative: string): void {
   const again = encodeText(text, encoding);
   if (Buffer.isBuffer(again) && again.equals(bytes)) return;
   let at = 0;
   if (Buffer.isBuffer(again)) while (at < bytes.length && bytes[at] === again[at]) at++;
+  const where = Buffer.isBuffer(again) ? `near byte ${at}` : `${quote(again.char)}`;
   throw new ZipfsError(
     'INVALID_INPUT',
-    `${quote(relative)} holds a byte sequence (near byte ${at}) that ${encodingLabel(encoding)} also writes ` +
-      `another way, so edit could not write the file back as it is; nothing was written. Replace it whole with ` +
+    `${quote(relative)} holds a byte sequence (${where}) that ${encodingLabel(encoding)} would write back another ` +
+      `way, so edit cannot keep the file's other bytes as they are; nothing was written. Replace it whole with ` +
       `write, or edit it as ${param('encoding', 'iso-8859-1')} (every byte kept, multi-byte characters as pairs).`,
   );
 }

@@ -225,6 +225,14 @@ describe.skipIf(needs('zip', 'python3').skip)('contents in a legacy code page', 
       expect(refused.json.error.message).toContain('nothing was written');
       expect(fs.readFileSync(path.join(root, file))).toStrictEqual(bytes);
     }
+    // IBM's 0xFA4A is "Ⅰ" too, which Shift_JIS writes as NEC's 0x8754: edit would change it, so it refuses the file.
+    const ibm = Buffer.from([0x41, 0xfa, 0x4a, 0x0a]);
+    fs.writeFileSync(path.join(root, 'ibm.txt'), ibm);
+    const refused = box.run(['edit', 'ibm.txt', '--encoding', 'shift_jis', '--old', 'A', '--new', 'B', '--json']);
+    expect(refused.json.error.code).toBe('INVALID_INPUT');
+    expect(refused.json.error.message).toContain('nothing was written');
+    expect(fs.readFileSync(path.join(root, 'ibm.txt'))).toStrictEqual(ibm);
+    expect(box.run(['read', 'ibm.txt', '--encoding', 'shift_jis']).stdout).toBe('AⅠ\n');
   });
 
   it('MCP: read, grep and edit Shift_JIS and Windows-1251 exactly', async () => {
