@@ -12,6 +12,7 @@ import type { Limits } from '../rules/limits.ts';
 import { METHOD_NAMES } from '../zip/constants.ts';
 import {
   FileSource,
+  decodeCodePage,
   encryptionOf,
   innerMethodOf,
   lockedEntry,
@@ -102,7 +103,8 @@ export function inspectArchive(
       total_entries: entries.length,
       total_size: files.reduce((sum, e) => sum + e.uncompressedSize, 0),
       total_compressed: files.reduce((sum, e) => sum + e.compressedSize, 0),
-      comment: directory.comment,
+      // The archive comment has no UTF-8 flag: a tool that wrote names in a code page wrote it in the same one.
+      comment: (nameEncoding && decodeCodePage(directory.commentBytes, nameEncoding)) || directory.comment,
       warnings:
         unshown > 0 ? [...warnings.slice(0, MAX_WARNINGS), `and ${unshown} more warnings like these`] : warnings,
     };

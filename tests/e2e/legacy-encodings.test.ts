@@ -91,6 +91,7 @@ const JAPANESE = {
 describe.skipIf(needs('zip', 'unzip', '7zz', 'python3').skip)('names in a legacy code page', () => {
   it('CLI, CP866: warns naming CP866, reads the names with --name-encoding, keeps their bytes through a sync', () => {
     const zip = rawNameZip('cp866', 'cp866', RUSSIAN);
+    execFileSync('zip', ['-qz', zip], { input: encoded('Архив', 'cp866') }); // the archive comment, raw too
     const before = centralNames(zip);
     expect(before.every((name) => !name.utf8)).toBe(true);
 
@@ -104,6 +105,7 @@ describe.skipIf(needs('zip', 'unzip', '7zz', 'python3').skip)('names in a legacy
       ['Документы/', 'Документы/Письмо.txt', 'Отчёт за квартал.txt', 'readme.txt'].sort(),
     );
     expect(asCp866.warnings).toStrictEqual([]);
+    expect(asCp866.comment).toBe('Архив');
 
     // Without the encoding, open warns; the session then refuses another encoding until it is closed.
     const opened = box.run(['open', zip, '--json']).json;
@@ -125,12 +127,13 @@ describe.skipIf(needs('zip', 'unzip', '7zz', 'python3').skip)('names in a legacy
     for (const name of before) expect(after).toContainEqual(name);
     expect(after).toContainEqual({ hex: Buffer.from('Новый.txt').toString('hex'), utf8: true });
     expect(after).toHaveLength(before.length + 1);
+    expect(box.run(['inspect', zip, '--name-encoding', 'cp866', '--json']).json.comment).toBe('Архив');
     execFileSync('unzip', ['-tq', zip]);
     expect(execFileSync('7zz', ['t', zip]).toString()).toContain('Everything is Ok');
     expect(pythonRead(zip, encoded('Отчёт за квартал.txt', 'cp866'))).toBe('quarterly report\n');
   });
 
-  it('MCP, CP932: inspect names Shift_JIS; open with name_encoding, edit and sync keep the kept names', async () => {
+  it('MCP, CP932: inspect names Shift_JIS; name_encoding reads them; edit, move and sync keep the kept names', async () => {
     const zip = rawNameZip('cp932', 'cp932', JAPANESE);
     const before = centralNames(zip);
     const mcp = await connect(box.home);
@@ -149,12 +152,19 @@ describe.skipIf(needs('zip', 'unzip', '7zz', 'python3').skip)('names in a legacy
         edits: [{ old_text: 'minutes', new_text: 'the minutes' }],
       });
       expect(edited.isError).toBe(false);
+      expect((await call(mcp.client, 'zipfs_move', { from: 'テスト.txt', to: '試験.txt' })).isError).toBe(false);
       expect((await call(mcp.client, 'zipfs_sync')).isError).toBe(false);
       expect((await call(mcp.client, 'zipfs_status')).data).toMatchObject({ modified: [], added: [], deleted: [] });
     } finally {
       await mcp.close();
     }
-    expect(centralNames(zip)).toStrictEqual(before);
+    // The kept names' bytes are as they were, the edited entry's too; the renamed one is UTF-8, flagged.
+    const moved = encoded('テスト.txt', 'cp932').toString('hex');
+    const after = centralNames(zip);
+    expect(after.filter((name) => name.utf8)).toStrictEqual([
+      { hex: Buffer.from('試験.txt').toString('hex'), utf8: true },
+    ]);
+    expect(after.filter((name) => !name.utf8)).toStrictEqual(before.filter((name) => name.hex !== moved));
     expect(execFileSync('7zz', ['t', zip]).toString()).toContain('Everything is Ok');
     expect(pythonRead(zip, encoded('資料/会議録.txt', 'cp932'))).toBe('the minutes\n');
   });
