@@ -133,7 +133,7 @@ describe.skipIf(needs('zip', 'unzip', '7zz', 'python3').skip)('names in a legacy
     expect(pythonRead(zip, encoded('Отчёт за квартал.txt', 'cp866'))).toBe('quarterly report\n');
   });
 
-  it('MCP, CP932: inspect names Shift_JIS; name_encoding reads them; edit, move and sync keep the kept names', async () => {
+  it('MCP, CP932: inspect names Shift_JIS; name_encoding reads them; edit, move, sync keep kept names', async () => {
     const zip = rawNameZip('cp932', 'cp932', JAPANESE);
     const before = centralNames(zip);
     const mcp = await connect(box.home);
