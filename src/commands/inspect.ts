@@ -6,7 +6,7 @@ import { loadLimits } from '../rules/limits.ts';
 import { inspectArchive } from '../open/inspect-archive.ts';
 import { workspaceTarget } from '../open/workspace-rules.ts';
 import { continuation, limitParam, nextOffsetField, offsetParam, pageNote, takePage } from '../table/paging.ts';
-import { count, name, text } from './schemas.ts';
+import { count, name, nameEncodingParam, text } from './schemas.ts';
 
 /** Past these, open with lazy is suggested: extracting all of it costs more than an agent's task needs. */
 export const LAZY_ABOVE_ENTRIES = 10_000;
@@ -40,6 +40,7 @@ export const inspect = defineCommand({
     max_entries: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.description('= limit')), 200),
     offset: offsetParam,
     limit: limitParam('entries (200)'),
+    name_encoding: nameEncodingParam,
   }),
   output: v.object({
     entries: v.pipe(
@@ -74,6 +75,7 @@ export const inspect = defineCommand({
       loadLimits(context.env),
       workspaceTarget(context.home, false),
       { start: offset, max: input.limit ?? input.max_entries },
+      input.name_encoding,
     );
     const suggestion = lazySuggestion(found.total_entries, found.total_size);
     const asked = input.limit !== undefined || input.max_entries !== 200;

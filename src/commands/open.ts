@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { assertNarrowing } from '../table/filter-values.ts';
 import { ZipfsError } from '../base/errors.ts';
-import { count, flag, name, names, text } from './schemas.ts';
+import { count, flag, name, nameEncodingParam, names, text } from './schemas.ts';
 import { quoted } from '../format/quote-name.ts';
 import { SYMLINK_NOTE } from '../open/inspect-archive.ts';
 import { defineCommand, lockWait } from '../table/command.ts';
@@ -15,6 +15,7 @@ import { isNewArchive, sourceState, type SourceState } from '../session/source-s
 import { invocation, param } from '../base/message-marks.ts';
 import { workspaceOf } from '../workspace/session-workspace.ts';
 import { heldByAnother } from '../open/session-holder.ts';
+import type { CodePage } from '../zip/index.ts';
 
 /**
  * A reused session whose zip another writer changed since its base (by the directory's hash: source-state.ts): said at
@@ -33,6 +34,22 @@ function zipMoved(session: Session): string[] {
           `and sync with ${param('merge')} keeps both sides'`,
       ]
     : [];
+}
+
+/**
+ * A name encoding asked for that the zip's session does not read names in: refused, since that session's workspace
+ * names its files as it read them. Closing it (nothing is lost when it has no changes) lets open read them anew.
+ */
+function sameNameEncoding(session: Session, asked: CodePage | undefined): void {
+  const current = session.record.name_encoding;
+  if (asked === undefined || asked === current) return;
+  throw new ZipfsError(
+    'INVALID_INPUT',
+    `Invalid argument name_encoding: the zip is open already as session "${session.record.name}", which reads its ` +
+      `names ${current ? `as ${current}` : 'without a name encoding'}. Close it first (${invocation('close', {
+        session: session.record.name,
+      })}; sync before, to keep its changes), then open again with ${param('name_encoding', asked)}.`,
+  );
 }
 
 /** Warnings listed at most; an archive may hold a link per entry. */
@@ -57,6 +74,7 @@ export const open = defineCommand({
     only: v.optional(v.pipe(v.array(v.string()), v.description('Paths or globs to extract; the rest as lazy'))),
     // CI jobs sharing a data folder must not share a session: a fresh one, named as a taken derived name is (app-2).
     new: v.optional(flag('A new session even if the zip has one'), false),
+    name_encoding: nameEncodingParam,
   }),
   output: v.object({
     session_id: text('Id'),
@@ -101,6 +119,7 @@ export const open = defineCommand({
     // CLI (a person at a shell sees every session) it is shared, and the answer says whose it is.
     const held = found && heldByAnother(found, context.connection, context.owner);
     if (held && context.connection) [share, found] = [false, undefined];
+    if (found) sameNameEncoding(found, input.name_encoding);
     // Another open of the zip at the same moment: the one that publishes second shares the first's session
     // (publishOnce).
     const session: Opened =
@@ -117,6 +136,7 @@ export const open = defineCommand({
         signal: context.signal,
         owner: context.owner,
         share,
+        nameEncoding: input.name_encoding,
       }));
     const existing = found !== undefined || session.shared === true;
     // Reusing a killed job's session makes it this job's: prune --orphaned must not take it from under it.
@@ -136,6 +156,7 @@ export const open = defineCommand({
     const moved = existing ? zipMoved(session) : [];
     const warnings = [
       ...(session.tookOver ? [session.tookOver] : []),
+      ...(session.nameWarning ? [session.nameWarning] : []),
       ...moved,
       ...links.slice(0, MAX_WARNINGS).map((link) => `${quoted(link)} ${SYMLINK_NOTE}`),
       ...(links.length > MAX_WARNINGS ? [`and ${links.length - MAX_WARNINGS} more symbolic links`] : []),

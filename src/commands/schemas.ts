@@ -1,6 +1,7 @@
 /** Schema pieces several commands share, so the same parameter reads the same everywhere. */
 import { ZipfsError } from '../base/errors.ts';
 import * as v from 'valibot';
+import { CODE_PAGES } from '../zip/index.ts';
 
 export const sessionParam = v.optional(
   v.pipe(v.string(), v.description('Session name or id (from open); may be left out while only one is open')),
@@ -8,6 +9,11 @@ export const sessionParam = v.optional(
 
 export const workspacePathParam = (description: string) =>
   v.optional(v.pipe(v.string(), v.description(description)), '/');
+
+/** open and inspect's encoding of entry names that carry no UTF-8 flag (zip/names.ts). */
+export const nameEncodingParam = v.optional(
+  v.pipe(v.picklist(CODE_PAGES), v.description('Of names without the UTF-8 flag (default: UTF-8, else cp437)')),
+);
 
 export const backupParam = v.optional(v.pipe(v.boolean(), v.description('Keep <zip>.bak')), true);
 

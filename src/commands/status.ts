@@ -52,7 +52,7 @@ function zipBehind(base: Base): string[] | undefined {
   }
   if (state !== 'changed' || isNewArchive(base.record)) return undefined;
   // Against the whole base: an entry never extracted is not taken for one the other writer added.
-  const changes = zipChangesSince(base.whole(), base.record.source_path);
+  const changes = zipChangesSince(base.whole(), base.record.source_path, base.record.name_encoding);
   if (!changes) return [];
   const all = changeLines(changes);
   return all.length > MAX_ZIP_CHANGES

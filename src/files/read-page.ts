@@ -11,8 +11,8 @@ import { readFully } from '../base/fd-io.ts';
 import { notReadable, openRegularFile } from '../base/regular-file.ts';
 import { notTextReason, scanFile } from './text-or-binary.ts';
 import { textEncodingOf, WHOLE_TEXT_MAX_BYTES } from './file-encoding.ts';
-import { decodeText, type TextEncoding } from './text-encoding.ts';
-import { lineStarts, wholeCharacters } from './text-units.ts';
+import { decodeText, multiByteLegacy, type TextEncoding } from './text-encoding.ts';
+import { legacyAnchor, legacyCharacters, lineStarts, wholeCharacters } from './text-units.ts';
 
 export interface PageRequest {
   /** The path for system calls, reached without links (beneath.ts), and the path the caller gave. */
@@ -153,12 +153,16 @@ function pageAt(
   want: number,
   encoding: TextEncoding | undefined,
 ): Omit<Page, 'sha256'> {
+  // A multi-byte code page's characters are counted from one known to start where the page does or before.
+  const start = encoding && multiByteLegacy(encoding) ? legacyAnchor(fd, offset) : offset;
   // Up to 4 bytes past the page, to see whether its end cuts a character (a UTF-16 pair is 4 bytes).
-  const raw = Buffer.allocUnsafe(Math.min(size - offset, want + 4));
-  const bytes = raw.subarray(0, readFully(fd, raw, offset));
-  const { from, to } = encoding
-    ? wholeCharacters(bytes, offset, want, encoding)
-    : { from: 0, to: Math.min(want, bytes.length) };
+  const raw = Buffer.allocUnsafe(Math.min(size - start, offset - start + want + 4));
+  const bytes = raw.subarray(0, readFully(fd, raw, start));
+  const { from, to } = !encoding
+    ? { from: 0, to: Math.min(want, bytes.length) }
+    : multiByteLegacy(encoding)
+      ? legacyCharacters(bytes, offset - start, want, encoding)
+      : wholeCharacters(bytes, offset, want, encoding);
   const slice = bytes.subarray(from, to);
   const decoded = encoding ? decodeText(slice, encoding) : undefined;
   // A text file too large to check whole may still hold a page that is not UTF-8: that page is base64, never mangled.
@@ -166,7 +170,7 @@ function pageAt(
   return {
     content,
     encoding: decoded === undefined ? 'base64' : encoding!,
-    offset: offset + from,
+    offset: start + from,
     bytesRead: slice.length,
     size,
   };

@@ -11,12 +11,42 @@
  * ISO-8859-1 is decoded here by hand: WHATWG's 'latin1' and 'iso-8859-1'
  * labels mean windows-1252, whose 0x80-0x9F are other characters. Encoding is
  * by hand for every encoding but UTF-8, refusing what the encoding cannot hold
- * instead of writing '?' as a lossy encoder would.
+ * instead of writing '?' as a lossy encoder would. The legacy code pages
+ * (cp437 ... euc-kr, the ones entry names may be in too) are zip/code-pages.ts's.
  */
 import { ZipfsError, quote } from '../base/errors.ts';
+import { decodeCodePage, encodeCodePage, isMultiByte, type CodePage } from '../zip/index.ts';
 
-export const TEXT_ENCODINGS = ['utf-8', 'utf-16le', 'utf-16be', 'iso-8859-1', 'windows-1252'] as const;
+export const TEXT_ENCODINGS = [
+  'utf-8',
+  'utf-16le',
+  'utf-16be',
+  'iso-8859-1',
+  'windows-1252',
+  'cp437',
+  'cp850',
+  'cp866',
+  'windows-1250',
+  'windows-1251',
+  'shift_jis',
+  'gbk',
+  'big5',
+  'euc-kr',
+] as const;
 export type TextEncoding = (typeof TEXT_ENCODINGS)[number];
+
+/** A code page of zip/code-pages.ts other than windows-1252 (which is done here, as before there were others). */
+export function legacyPage(encoding: TextEncoding): Exclude<CodePage, 'windows-1252'> | undefined {
+  return encoding.startsWith('utf-') || encoding === 'iso-8859-1' || encoding === 'windows-1252'
+    ? undefined
+    : (encoding as Exclude<CodePage, 'windows-1252'>);
+}
+
+/** Whether a character may take more than one byte in `encoding` other than UTF-8 and UTF-16 (Shift_JIS, GBK...). */
+export function multiByteLegacy(encoding: TextEncoding): encoding is 'shift_jis' | 'gbk' | 'big5' | 'euc-kr' {
+  const page = legacyPage(encoding);
+  return page !== undefined && isMultiByte(page);
+}
 
 /** The encoding a byte-order mark at the start of `head` names, if it starts with one. */
 export function bomEncoding(head: Uint8Array): TextEncoding | undefined {
@@ -42,7 +72,16 @@ export function encodingLabel(encoding: TextEncoding): string {
     'utf-16le': 'UTF-16LE',
     'utf-16be': 'UTF-16BE',
     'iso-8859-1': 'ISO-8859-1',
+    cp437: 'CP437',
+    cp850: 'CP850',
+    cp866: 'CP866',
+    'windows-1250': 'Windows-1250',
+    'windows-1251': 'Windows-1251',
     'windows-1252': 'Windows-1252',
+    shift_jis: 'Shift_JIS',
+    gbk: 'GBK',
+    big5: 'Big5',
+    'euc-kr': 'EUC-KR',
   }[encoding];
 }
 
@@ -61,8 +100,10 @@ const strict = {
 export function decodeText(bytes: Uint8Array, encoding: TextEncoding): string | undefined {
   // Node's latin1 is exact: byte n is U+00n
   if (encoding === 'iso-8859-1') return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('latin1');
+  const page = legacyPage(encoding);
+  if (page) return decodeCodePage(bytes, page);
   try {
-    return strict[encoding].decode(bytes);
+    return strict[encoding as keyof typeof strict].decode(bytes);
   } catch {
     return undefined;
   }
@@ -84,6 +125,8 @@ export interface Unencodable {
 /** `text` as bytes in `encoding`, or the first character it cannot hold. */
 export function encodeText(text: string, encoding: TextEncoding): Buffer | Unencodable {
   if (encoding === 'utf-8') return Buffer.from(text, 'utf8');
+  const page = legacyPage(encoding);
+  if (page) return encodeCodePage(text, page);
   if (encoding === 'utf-16le' || encoding === 'utf-16be') {
     const bytes = Buffer.alloc(text.length * 2);
     for (let i = 0; i < text.length; i++) {

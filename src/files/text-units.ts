@@ -2,8 +2,11 @@
  * Where lines and characters start in encoded bytes, so read's pages and line
  * ranges cut text only between characters, in every encoding it takes:
  * UTF-8 never inside a multi-byte sequence, UTF-16 never inside a code unit
- * or a surrogate pair, single-byte encodings anywhere.
+ * or a surrogate pair, single-byte encodings anywhere, multi-byte code pages
+ * (Shift_JIS, GBK, Big5, EUC-KR) counted from a byte known to start a
+ * character, since their trail bytes may look like lead bytes or ASCII.
  */
+import fs from 'node:fs';
 import type { TextEncoding } from './text-encoding.ts';
 
 /** Byte offsets where each line starts (the first at 0); a newline at the very end starts no line. */
@@ -53,4 +56,48 @@ export function wholeCharacters(
   if (to - 2 >= from && isHigh(to - 2)) to -= 2; // the first half of a pair
   if (to <= from && from + 1 < bytes.length) to = Math.min(bytes.length, from + (isHigh(from) ? 4 : 2));
   return { from, to };
+}
+
+type MultiBytePage = 'shift_jis' | 'gbk' | 'big5' | 'euc-kr';
+
+/** Bytes of the character at `bytes[at]` of a valid text in `page`. */
+function legacyCharLength(bytes: Uint8Array, at: number, page: MultiBytePage): number {
+  const byte = bytes[at]!;
+  if (page === 'shift_jis') return (byte >= 0x81 && byte <= 0x9f) || (byte >= 0xe0 && byte <= 0xfc) ? 2 : 1;
+  if (byte < 0x81 || byte === 0xff) return 1;
+  const next = bytes[at + 1] ?? 0;
+  return page === 'gbk' && next >= 0x30 && next <= 0x39 ? 4 : 2; // a four-byte GB18030 sequence
+}
+
+/**
+ * Where a character starts at or before file offset `offset` of a valid text in a multi-byte code page: just after
+ * the last byte below 0x30 before it (no such byte is ever part of a longer character), else the file's start.
+ */
+export function legacyAnchor(fd: number, offset: number): number {
+  const piece = Buffer.allocUnsafe(4096);
+  for (let end = offset; end > 0; ) {
+    const start = Math.max(0, end - piece.length);
+    const n = fs.readSync(fd, piece, 0, end - start, start);
+    for (let i = n - 1; i >= 0; i--) if (piece[i]! < 0x30) return start + i + 1;
+    end = start;
+  }
+  return 0;
+}
+
+/**
+ * [from, to) of `bytes`, read from a character's start: whole characters, the first starting at or after `skip`, the
+ * last ending by `skip + want`; one whole character at least while there is one.
+ */
+export function legacyCharacters(
+  bytes: Uint8Array,
+  skip: number,
+  want: number,
+  page: MultiBytePage,
+): { from: number; to: number } {
+  let from = 0;
+  while (from < skip && from < bytes.length) from += legacyCharLength(bytes, from, page);
+  let to = from;
+  for (let next; to < bytes.length && (next = to + legacyCharLength(bytes, to, page)) <= skip + want; ) to = next;
+  if (to === from && from < bytes.length) to = Math.min(bytes.length, from + legacyCharLength(bytes, from, page));
+  return { from: Math.min(from, bytes.length), to };
 }

@@ -12,13 +12,16 @@ import type { Limits } from '../rules/limits.ts';
 import { METHOD_NAMES } from '../zip/constants.ts';
 import {
   FileSource,
+  decodeCodePage,
   encryptionOf,
   innerMethodOf,
   lockedEntry,
   readCentralDirectory,
+  type CodePage,
   type EncryptionKind,
   type ZipEntry,
 } from '../zip/index.ts';
+import { nameWarning } from './name-warning.ts';
 import { quoted } from '../format/quote-name.ts';
 import { checkArchive } from './archive-checks.ts';
 import type { WorkspaceTarget } from './workspace-rules.ts';
@@ -55,6 +58,7 @@ export function inspectArchive(
   limits: Limits,
   target: WorkspaceTarget,
   page: { start: number; max: number },
+  nameEncoding?: CodePage,
 ): Inspection {
   let source: FileSource;
   try {
@@ -68,7 +72,7 @@ export function inspectArchive(
     );
   }
   try {
-    const directory = readCentralDirectory(source);
+    const directory = readCentralDirectory(source, nameEncoding);
     const { entries } = directory;
     const files = entries.filter((e) => !e.isDirectory);
     // Only the first refusals are kept (a hostile archive may have one per entry); the rest are counted.
@@ -77,7 +81,11 @@ export function inspectArchive(
     checkArchive(source, directory, limits, target, (refusal) => {
       if (refused++ < MAX_WARNINGS) refusals.push(refusal);
     });
-    const notes = entries.filter((e) => e.isSymlink).map((e) => `${quoted(e.name)} ${SYMLINK_NOTE}`);
+    const names = nameWarning(entries, nameEncoding);
+    const notes = [
+      ...(names ? [names] : []),
+      ...entries.filter((e) => e.isSymlink).map((e) => `${quoted(e.name)} ${SYMLINK_NOTE}`),
+    ];
     const locked = entries.filter(lockedEntry).length;
     if (locked > 0) notes.push(lockedNote(locked));
     const warnings = [...refusals.map((r) => `open would refuse it (${r.code}): ${r.message}`), ...notes];
@@ -95,7 +103,8 @@ export function inspectArchive(
       total_entries: entries.length,
       total_size: files.reduce((sum, e) => sum + e.uncompressedSize, 0),
       total_compressed: files.reduce((sum, e) => sum + e.compressedSize, 0),
-      comment: directory.comment,
+      // The archive comment has no UTF-8 flag: a tool that wrote names in a code page wrote it in the same one.
+      comment: (nameEncoding && decodeCodePage(directory.commentBytes, nameEncoding)) || directory.comment,
       warnings:
         unshown > 0 ? [...warnings.slice(0, MAX_WARNINGS), `and ${unshown} more warnings like these`] : warnings,
     };

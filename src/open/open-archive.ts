@@ -12,6 +12,7 @@ import { publishOnce, publishedSession } from './publish-session.ts';
 import { openLazy } from './open-lazy.ts';
 import { claimName } from './take-over.ts';
 import { extract } from './extract-archive.ts';
+import { nameWarning } from './name-warning.ts';
 import {
   assertDiskSpace,
   inStaging,
@@ -45,7 +46,7 @@ async function openNamed(request: OpenRequest, zipPath: string): Promise<Opened>
   if (request.lazy || (request.only?.length ?? 0) > 0) return openLazy(request, zipPath);
   const source = openSource(zipPath);
   try {
-    const directory = readCentralDirectory(source);
+    const directory = readCentralDirectory(source, request.nameEncoding);
     const target = workspaceTarget(request.home, true);
     // Every entry's headers and place, locked ones' too: sync copies those raw, and must meet no damage open let in.
     const plan = checkArchive(source, directory, request.limits, target);
@@ -74,11 +75,14 @@ async function openNamed(request: OpenRequest, zipPath: string): Promise<Opened>
         counts: { files: plan.fileCount, dirs: plan.dirCount, bytes: plan.totalBytes, symlinks },
         rules: target.rules,
         owner: request.owner,
+        nameEncoding: request.nameEncoding,
       });
       keepBaseAtOpen(zipPath, staging, source); // for a merge by lines after another writer replaced the zip
       return publishOnce(request, staging, record, entries);
     });
-    return publishedSession(request.home, published);
+    const warning = nameWarning(directory.entries, request.nameEncoding, true);
+    const session = publishedSession(request.home, published);
+    return warning && !session.shared ? { ...session, nameWarning: warning } : session;
   } finally {
     source.close();
   }

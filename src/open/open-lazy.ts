@@ -25,12 +25,15 @@ import { withSessionLock } from '../session/lock.ts';
 import { releasePhaseGarbage } from '../base/memory.ts';
 import { inStaging, openSource, sessionRecord, type Opened, type OpenRequest } from './open-request.ts';
 import { publishOnce, publishedSession, type Published } from './publish-session.ts';
+import { nameWarning, packedSamples } from './name-warning.ts';
 
 export async function openLazy(request: OpenRequest, zipPath: string): Promise<Opened> {
   const source = openSource(zipPath);
   let published: Published;
+  let warning: string | undefined;
   try {
-    const directory = readPackedDirectory(source);
+    const directory = readPackedDirectory(source, request.nameEncoding);
+    warning = nameWarning(packedSamples(directory), request.nameEncoding, true);
     const target = workspaceTarget(request.home, true);
     const { lazy, facts } = lazyEntriesOf(directory, target.rules);
     releasePhaseGarbage(lazy.count); // the checks' garbage, before the session is written
@@ -49,6 +52,7 @@ export async function openLazy(request: OpenRequest, zipPath: string): Promise<O
           counts,
           rules: target.rules,
           owner: request.owner,
+          nameEncoding: request.nameEncoding,
         }),
         lazy: { ...facts, ...centralFileFacts(central) },
       };
@@ -59,8 +63,10 @@ export async function openLazy(request: OpenRequest, zipPath: string): Promise<O
     source.close();
   }
   const session = publishedSession(request.home, published);
+  const warned = (opened: Opened): Opened =>
+    warning && !session.shared ? { ...opened, nameWarning: warning } : opened;
   // A session another open of the zip made meanwhile is answered as it is, as an open after it would be.
-  if ((!request.only?.length && !request.allButLocked) || session.shared) return session;
+  if ((!request.only?.length && !request.allButLocked) || session.shared) return warned(session);
   // The entries asked for, extracted into the new session; if that fails, there is no session (open made nothing).
   try {
     const lazy = lazyEntries(session)!;
@@ -79,7 +85,7 @@ export async function openLazy(request: OpenRequest, zipPath: string): Promise<O
         }),
       { waitMs: 0 },
     );
-    return loadSession(request.home, published.name)!;
+    return warned(loadSession(request.home, published.name)!);
   } catch (error) {
     removeSession(session);
     throw error;

@@ -8,7 +8,7 @@ import { ZipfsError, diskFull, isSystemError, pathUnusable } from '../base/error
 import type { Progress } from '../base/progress.ts';
 import type { Limits } from '../rules/limits.ts';
 import type { FolderRules } from '../rules/folder-rules.ts';
-import { FileSource } from '../zip/index.ts';
+import { FileSource, type CodePage } from '../zip/index.ts';
 import { workspacesDir } from '../session/data-dir.ts';
 import { ctimeFence } from './ctime-fence.ts';
 import { MANIFEST_FORMAT, type SessionRecord } from '../session/manifest.ts';
@@ -41,6 +41,8 @@ export interface OpenRequest {
   allButLocked?: boolean;
   /** The job's process, recorded as the session's owner (session/owner.ts). */
   owner?: SessionOwner;
+  /** The encoding of names without the UTF-8 flag (zip/names.ts), kept in the session for every later read. */
+  nameEncoding?: CodePage;
   /**
    * No name was asked for: when another open of this zip published a session while this one
    * extracted, that session is the answer (`shared`), as it is for an open that comes after.
@@ -49,10 +51,11 @@ export interface OpenRequest {
 }
 
 /**
- * A new session, and the warning when an orphaned session of the same name was taken over to make
- * it; `shared` when another open of the zip made one meanwhile and this open answers with it.
+ * A new session, the warning when an orphaned session of the same name was taken over to make it,
+ * and the one on names in another encoding (name-warning.ts); `shared` when another open of the zip
+ * made one meanwhile and this open answers with it.
  */
-export type Opened = Session & { tookOver?: string; shared?: true };
+export type Opened = Session & { tookOver?: string; shared?: true; nameWarning?: string };
 
 /**
  * Runs `fill` on a fresh staging folder (prepareStaging's checks first), which it turns into a
@@ -97,9 +100,11 @@ export interface NewSession {
   /** The rules of the workspaces' folder (workspace-rules.ts): whether it folds case is recorded. */
   rules: FolderRules;
   owner: SessionOwner | undefined;
+  nameEncoding?: CodePage | undefined;
 }
 
-export function sessionRecord({ zipPath, source, staging, counts, rules, owner }: NewSession): SessionRecord {
+export function sessionRecord(facts: NewSession): SessionRecord {
+  const { zipPath, source, staging, counts, rules, owner, nameEncoding } = facts;
   return {
     kind: 'session',
     format: MANIFEST_FORMAT,
@@ -115,6 +120,7 @@ export function sessionRecord({ zipPath, source, staging, counts, rules, owner }
     symlinks: counts.symlinks,
     case_insensitive: rules.caseInsensitive === true,
     ...(owner ? { owner } : {}),
+    ...(nameEncoding ? { name_encoding: nameEncoding } : {}),
   };
 }
 

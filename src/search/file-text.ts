@@ -5,7 +5,8 @@
  * file alone, so a file is read once, as a stream, whatever its size.
  */
 import { BINARY_PROBE_BYTES, looksBinary } from '../files/text-or-binary.ts';
-import { bomEncoding, bomLength, type TextEncoding } from '../files/text-encoding.ts';
+import { bomEncoding, bomLength, legacyPage, type TextEncoding } from '../files/text-encoding.ts';
+import { codePageStream } from '../zip/index.ts';
 
 /** How many bytes of a file textPlan needs (fewer only when the file is shorter). */
 export const HEAD_BYTES = BINARY_PROBE_BYTES;
@@ -41,6 +42,8 @@ export function streamDecoder(encoding: TextEncoding): (bytes: Uint8Array | unde
   // ISO-8859-1 by hand: WHATWG's label means windows-1252. Node's latin1 is exact (byte n is U+00n) and has no state.
   if (encoding === 'iso-8859-1')
     return (bytes) => (bytes ? Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('latin1') : '');
-  const decoder = new TextDecoder(encoding, { ignoreBOM: true });
+  const page = legacyPage(encoding);
+  if (page) return codePageStream(page);
+  const decoder = new TextDecoder(encoding as 'utf-8' | 'utf-16le' | 'utf-16be' | 'windows-1252', { ignoreBOM: true });
   return (bytes) => (bytes ? decoder.decode(bytes, { stream: true }) : decoder.decode());
 }

@@ -211,6 +211,7 @@ export function loadLazyEntries(dir: string, record: SessionRecord): LazyEntries
       comment: '',
       commentBytes: new Uint8Array(0),
       zip64: false,
+      nameEncoding: record.name_encoding,
     });
   } catch (error) {
     if (!(error instanceof ZipfsError)) throw error;

@@ -4,6 +4,8 @@
  * it: a record of the wrong shape must become a clear SESSION_DAMAGED, never
  * a TypeError deep inside status or sync.
  */
+import { CODE_PAGES, type CodePage } from '../zip/index.ts';
+
 type Kind = 'string' | 'number' | 'number|null' | 'string[]' | 'object';
 
 const SESSION_FIELDS: Record<string, Kind> = {
@@ -107,10 +109,15 @@ export function sessionRecordProblem(value: unknown, format: number): string | u
       : fits(record.lazy, 'object')
         ? lazyProblem(record.lazy as Record<string, unknown>)
         : 'field "lazy" is not a object';
+  const encoding =
+    record.name_encoding === undefined || CODE_PAGES.includes(record.name_encoding as CodePage)
+      ? undefined
+      : 'field "name_encoding" is not an encoding this zipfs knows';
   return (
     fieldProblem(record, SESSION_LIST) ??
     fieldProblem(record.source as Record<string, unknown>, SOURCE_LIST, 'source.') ??
-    lazy
+    lazy ??
+    encoding
   );
 }
 

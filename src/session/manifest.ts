@@ -8,7 +8,7 @@ import path from 'node:path';
 import { ZipfsError, isSystemError, quote } from '../base/errors.ts';
 import { writeFully } from '../base/fd-io.ts';
 import { sessionRecordProblem } from './manifest-check.ts';
-import type { ZipEntry } from '../zip/index.ts';
+import type { CodePage, ZipEntry } from '../zip/index.ts';
 import type { ItemType } from '../rules/item-type.ts';
 import { invocation } from '../base/message-marks.ts';
 import type { SessionOwner } from './owner.ts';
@@ -72,6 +72,11 @@ export interface SessionRecord {
   lazy?: LazyFacts;
   /** The process of the job that opened it (owner.ts); absent in older manifests, whose owner is unknown. */
   owner?: SessionOwner;
+  /**
+   * The encoding open was asked to read names without the UTF-8 flag in (zip/names.ts): every later read of the zip
+   * reads them so. Absent: UTF-8 when valid, else CP437.
+   */
+  name_encoding?: CodePage;
 }
 
 export interface EntryRecord {

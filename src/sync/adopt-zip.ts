@@ -61,7 +61,7 @@ export async function adoptZipNow(request: SyncRequest, base: Base, plan: MergeP
   let central: Uint8Array | undefined;
   let next: SessionRecord;
   try {
-    const directory = readPackedDirectory(source);
+    const directory = readPackedDirectory(source, base.record.name_encoding);
     const check = new CopyCheck(source, directory, {
       checked: base.copiesChecked,
       otherWriter: true,

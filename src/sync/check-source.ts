@@ -40,7 +40,7 @@ export function checkSource(base: Base, { force, merge }: SourceCheck): { exists
     }
     // Say what the other writer did, and what force would throw away of it.
     // Against the whole base: an entry never extracted is not taken for one the other writer added.
-    const changes = zipChangesSince(base.whole(), record.source_path);
+    const changes = zipChangesSince(base.whole(), record.source_path, record.name_encoding);
     const what = changes
       ? `changed since this session's base (another session or program wrote it): ${describeZipChanges(changes)}`
       : "was replaced since this session's base by something that cannot be read as a zip";

@@ -96,6 +96,7 @@ export function zipNowRequest(request: SyncRequest, base: Base): ZipNowRequest {
     rules: sessionFolderRules(base.record),
     limits: request.limits,
     workspaces: workspacesOf(request.session.dir),
+    nameEncoding: base.record.name_encoding,
   };
 }
 

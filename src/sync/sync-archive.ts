@@ -177,7 +177,7 @@ async function writeBack(
     releasePhaseGarbage(Math.max(next.entries.length, base.count));
     // Read back (every entry's headers and place, overlaps included: verify-written.ts), then through the checks
     // its next open makes; what the session keeps beside its manifest (a central.bin) comes from it.
-    const central = base.checkWritten(verifyWritten(temporary, total), next.session, {
+    const central = base.checkWritten(verifyWritten(temporary, total, base.record.name_encoding), next.session, {
       limits: request.limits,
       rules: sessionFolderRules(base.record),
       namesKept: !plan && !source.modified && diff.additions.length === 0 && diff.renamed.length === 0,

@@ -7,18 +7,24 @@
  * so the check costs about one central-directory read, whatever the data.
  */
 import { ZipfsError } from '../base/errors.ts';
-import { FileSource, packedLayoutFault, readPackedDirectory, type PackedDirectory } from '../zip/index.ts';
+import {
+  FileSource,
+  packedLayoutFault,
+  readPackedDirectory,
+  type CodePage,
+  type PackedDirectory,
+} from '../zip/index.ts';
 
 const HEADER_WINDOW_BYTES = 64 * 1024;
 
 /**
  * Returns the written archive's central directory, packed (a million entries would be 500 MiB as
- * objects), for the checks open would make of it: every local header is read and compared with
- * its record, one entry at a time, without an object per entry.
+ * objects), its names read in the session's `nameEncoding`, for the checks open would make of it:
+ * every local header is read and compared with its record, one entry at a time, without an object per entry.
  */
-export function verifyWritten(file: string, entriesWritten: number): PackedDirectory {
+export function verifyWritten(file: string, entriesWritten: number, nameEncoding?: CodePage): PackedDirectory {
   return checked(file, entriesWritten, (source) => {
-    const directory = readPackedDirectory(source);
+    const directory = readPackedDirectory(source, nameEncoding);
     if (directory.count !== entriesWritten)
       throw new Error(`its central directory holds ${directory.count} entries, not the ${entriesWritten} written`);
     const ends = directory.byOffset();

@@ -80,7 +80,7 @@ export async function writeArchive(request: WriteRequest): Promise<Written> {
     beneath = new Beneath(root);
     fs.fchmodSync(fd, mode); // the umask must not narrow the archive's permissions
     // Packed: a source of a million entries costs its directory's bytes, not an object per entry.
-    let directory = source ? readPackedDirectory(source) : undefined;
+    let directory = source ? readPackedDirectory(source, base.record.name_encoding) : undefined;
     const writer = new ZipWriter(fd, directory?.baseOffset ?? 0);
     if (directory) writer.reserveDirectory(directory.centralEnd - directory.centralStart + (64 << 10));
     const ends = directory ? directory.rawEnds() : new Float64Array(0);
@@ -263,6 +263,7 @@ export async function writeArchive(request: WriteRequest): Promise<Written> {
     const entries = nextEntries(written, {
       centralOffsets: end.centralOffsets,
       base: writer.base,
+      nameEncoding: base.record.name_encoding,
       observed: (relative) => captured.get(relative) ?? diff.observed.get(relative),
     });
     // The new archive against the zip it replaces, by name: after a forced sync over a zip another

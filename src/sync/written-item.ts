@@ -4,7 +4,7 @@
  */
 import type { ItemType } from '../rules/item-type.ts';
 import { entryRecord, type EntryRecord } from '../session/manifest.ts';
-import { parseCentralRecordBytes, type ZipEntry } from '../zip/index.ts';
+import { parseCentralRecordBytes, type CodePage, type ZipEntry } from '../zip/index.ts';
 import type { Observed } from './observed.ts';
 
 /**
@@ -64,7 +64,13 @@ export function movedRecord(
  */
 export function nextEntries(
   written: WrittenItem[],
-  where: { centralOffsets: number[]; base: number; observed: (relative: string) => Observed | undefined },
+  where: {
+    centralOffsets: number[];
+    base: number;
+    /** The session's name encoding, to read copied names as the session read them. */
+    nameEncoding: CodePage | undefined;
+    observed: (relative: string) => Observed | undefined;
+  },
 ): EntryRecord[] {
   const entries: EntryRecord[] = [];
   for (let index = 0; index < written.length; index++) {
@@ -86,7 +92,7 @@ export function nextEntries(
       record.local_header_offset = item.at!;
       record.central_offset = centralOffset;
     } else {
-      const entry = parseCentralRecordBytes(item.central!, index, where.base, centralOffset);
+      const entry = parseCentralRecordBytes(item.central!, index, where.base, centralOffset, where.nameEncoding);
       record = entryRecord(entry, item.path, item.type !== 'dir' && entry.isSymlink ? 'symlink' : item.type);
     }
     if (record.type !== 'dir' && observed && !item.fromZip)

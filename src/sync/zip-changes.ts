@@ -15,7 +15,7 @@ import { ZipfsError, isSystemError } from '../base/errors.ts';
 import { entryPath } from '../rules/entry-paths.ts';
 import type { ItemType } from '../rules/item-type.ts';
 import type { EntryRecord } from '../session/manifest.ts';
-import { FileSource, readCentralDirectory, type CentralDirectory, type ZipEntry } from '../zip/index.ts';
+import { FileSource, readCentralDirectory, type CentralDirectory, type CodePage, type ZipEntry } from '../zip/index.ts';
 
 export interface ZipChanges {
   added: string[];
@@ -125,6 +125,7 @@ export function placeLeniently(entries: readonly ZipEntry[]): PlacedEntry[] {
 export function readCurrentZip<T>(
   zipPath: string,
   read: (source: FileSource, directory: CentralDirectory) => T,
+  nameEncoding?: CodePage,
 ): T | undefined {
   let source: FileSource;
   try {
@@ -133,7 +134,7 @@ export function readCurrentZip<T>(
     return undefined;
   }
   try {
-    return read(source, readCentralDirectory(source));
+    return read(source, readCentralDirectory(source, nameEncoding));
   } catch (error) {
     if (error instanceof ZipfsError || isSystemError(error)) return undefined;
     throw error;
@@ -142,10 +143,19 @@ export function readCurrentZip<T>(
   }
 }
 
-/** The zip's changes since the base; undefined when it cannot be read as a zip (gone, damaged: the caller says so). */
-export function zipChangesSince(entries: readonly EntryRecord[], zipPath: string): ZipChanges | undefined {
-  return readCurrentZip(zipPath, (_source, directory) =>
-    changeLists(zipSideChanges(entries, placeLeniently(directory.entries))),
+/**
+ * The zip's changes since the base (names read in the session's `nameEncoding`); undefined when it cannot be read as
+ * a zip (gone, damaged: the caller says so).
+ */
+export function zipChangesSince(
+  entries: readonly EntryRecord[],
+  zipPath: string,
+  nameEncoding?: CodePage,
+): ZipChanges | undefined {
+  return readCurrentZip(
+    zipPath,
+    (_source, directory) => changeLists(zipSideChanges(entries, placeLeniently(directory.entries))),
+    nameEncoding,
   );
 }
 

@@ -23,6 +23,7 @@ import {
   readCentralDirectory,
   readPackedDirectory,
   streamEntryData,
+  type CodePage,
 } from '../zip/index.ts';
 import type { Step } from './merge-plan.ts';
 import type { PlacedEntry } from './zip-changes.ts';
@@ -41,6 +42,8 @@ export interface ZipNowRequest {
   limits: Limits;
   /** The folder the session's workspace is in (open's path-length limit). */
   workspaces: string;
+  /** The session's encoding of names without the UTF-8 flag (zip/names.ts). */
+  nameEncoding: CodePage | undefined;
 }
 
 export interface ZipNow {
@@ -56,10 +59,10 @@ export function readZipNow(request: ZipNowRequest): ZipNow {
   try {
     const source = new FileSource(zipPath);
     try {
-      const directory = readCentralDirectory(source);
+      const directory = readCentralDirectory(source, request.nameEncoding);
       let now: PlacedEntry[];
       if (request.limitsOn === 'extracted') {
-        const place = unextractedPlaces(readPackedDirectory(source), request.rules);
+        const place = unextractedPlaces(readPackedDirectory(source, request.nameEncoding), request.rules);
         now = directory.entries.map((entry, i) => ({ entry, ...place(i) }));
         for (const fault of layoutFaults(source, directory)) throw openRefusal(fault);
       } else {

@@ -105,7 +105,10 @@ export class Version {
     const source = name === 'zip' ? zipSource(session) : openBaseSource(session);
     if (!source) throw noBase(session);
     try {
-      const { lazy } = lazyEntriesOf(readPackedDirectory(source), sessionFolderRules(session.record));
+      const { lazy } = lazyEntriesOf(
+        readPackedDirectory(source, session.record.name_encoding),
+        sessionFolderRules(session.record),
+      );
       return new Version(name, source, lazy, limits);
     } catch (error) {
       source.close();

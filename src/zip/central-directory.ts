@@ -4,6 +4,7 @@ import { readDirectoryEnd } from './end-of-central-directory.ts';
 import { invalid } from './central-record.ts';
 import { PackedDirectory } from './packed-directory.ts';
 import type { ZipSource } from './source.ts';
+import type { CodePage } from './code-pages.ts';
 import type { CentralDirectory, ZipEntry } from './types.ts';
 
 /**
@@ -12,8 +13,8 @@ import type { CentralDirectory, ZipEntry } from './types.ts';
  * Each entry becomes an object (about 0.5 KB): for archives of hundreds of
  * thousands of entries, readPackedDirectory keeps the records as bytes instead.
  */
-export function readCentralDirectory(source: ZipSource): CentralDirectory {
-  const packed = readPackedDirectory(source);
+export function readCentralDirectory(source: ZipSource, nameEncoding?: CodePage): CentralDirectory {
+  const packed = readPackedDirectory(source, nameEncoding);
   const entries: ZipEntry[] = new Array(packed.count);
   for (let i = 0; i < packed.count; i++) entries[i] = packed.entry(i);
   return {
@@ -27,8 +28,11 @@ export function readCentralDirectory(source: ZipSource): CentralDirectory {
   };
 }
 
-/** The directory as it was read: records as bytes, the end record's facts beside them. */
-export function readPackedDirectory(source: ZipSource): PackedDirectory {
+/**
+ * The directory as it was read: records as bytes, the end record's facts beside them; names without the UTF-8 flag
+ * read in `nameEncoding` when given (names.ts).
+ */
+export function readPackedDirectory(source: ZipSource, nameEncoding?: CodePage): PackedDirectory {
   const end = readDirectoryEnd(source);
   const start = findDirectoryStart(source, end.endOffset, end.directoryOffset, end.directorySize);
   const baseOffset = start - end.directoryOffset;
@@ -49,6 +53,7 @@ export function readPackedDirectory(source: ZipSource): PackedDirectory {
     comment: end.comment,
     commentBytes: end.commentBytes,
     zip64: end.zip64,
+    nameEncoding,
   });
 
   // Writers that do not know zip64 let the 16-bit count wrap past 65,535, so only

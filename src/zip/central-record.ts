@@ -7,7 +7,8 @@ import { ByteReader } from './bytes.ts';
 import { CENTRAL_HEADER_LENGTH, HOST_MACOS, HOST_UNIX, S_IFLNK, S_IFMT } from './constants.ts';
 import { dosDateTimeToDate } from './dos-time.ts';
 import { applyZip64, extendedTimestamp, parseExtraFields, unicodePath, type ExtraField } from './extra-fields.ts';
-import { decodeZipText } from './names.ts';
+import type { CodePage } from './code-pages.ts';
+import { decodeEntryText } from './names.ts';
 import { quoted } from '../format/quote-name.ts';
 import type { ZipEntry } from './types.ts';
 
@@ -16,17 +17,28 @@ export function invalid(message: string): ZipfsError {
 }
 
 /**
+ * Where a record's bytes sit: the archive's base offset, the file offset of the reader's first byte, and the
+ * encoding names without the UTF-8 flag are read in (names.ts; undefined: UTF-8, else CP437).
+ */
+export interface RecordPlace {
+  baseOffset: number;
+  regionStart: number;
+  nameEncoding?: CodePage | undefined;
+}
+
+/**
  * Parses one central-directory record held on its own (one a sync has just
  * encoded), as if found at file offset `centralOffset` of an archive whose
- * offsets start at `baseOffset`.
+ * offsets start at `baseOffset`, its name read as the session reads names.
  */
 export function parseCentralRecordBytes(
   record: Uint8Array,
   index: number,
   baseOffset: number,
   centralOffset: number,
+  nameEncoding?: CodePage,
 ): ZipEntry {
-  return parseCentralRecord(new ByteReader(record), 0, index, baseOffset, centralOffset);
+  return parseCentralRecord(new ByteReader(record), 0, index, { baseOffset, regionStart: centralOffset, nameEncoding });
 }
 
 const NO_BYTES = new Uint8Array(0);
@@ -70,8 +82,7 @@ class CentralRecord implements ZipEntry {
     reader: ByteReader,
     at: number,
     readonly index: number,
-    baseOffset: number,
-    regionStart: number,
+    { baseOffset, regionStart, nameEncoding }: RecordPlace,
   ) {
     const region = reader.bytes;
     const nameLength = reader.u16(at + 28);
@@ -89,7 +100,9 @@ class CentralRecord implements ZipEntry {
     const rawExtra = extraLength > 0 ? region.subarray(extraStart, commentStart) : NO_BYTES;
     const rawComment = commentLength > 0 ? region.subarray(commentStart, at + length) : NO_BYTES;
     const fields = extraLength > 0 ? parseExtraFields(rawExtra) : NO_FIELDS;
-    const name = (extraLength > 0 ? unicodePath(fields, rawName) : undefined) ?? decodeZipText(rawName);
+    const flags = reader.u16(at + 8);
+    const name =
+      (extraLength > 0 ? unicodePath(fields, rawName) : undefined) ?? decodeEntryText(rawName, flags, nameEncoding);
     const sizes = applyZip64(fields, {
       compressedSize: reader.u32(at + 20),
       uncompressedSize: reader.u32(at + 24),
@@ -110,7 +123,7 @@ class CentralRecord implements ZipEntry {
     this.isSymlink = unixMode !== undefined && (unixMode & S_IFMT) === S_IFLNK;
     this.versionMadeBy = versionMadeBy;
     this.versionNeeded = reader.u16(at + 6);
-    this.flags = reader.u16(at + 8);
+    this.flags = flags;
     this.method = reader.u16(at + 10);
     this.dosTime = reader.u16(at + 12);
     this.dosDate = reader.u16(at + 14);
@@ -124,7 +137,7 @@ class CentralRecord implements ZipEntry {
     this.internalAttributes = reader.u16(at + 36);
     this.externalAttributes = externalAttributes;
     this.unixMode = unixMode;
-    this.comment = commentLength > 0 ? decodeZipText(rawComment) : '';
+    this.comment = commentLength > 0 ? decodeEntryText(rawComment, flags, nameEncoding) : '';
     this.rawExtra = rawExtra;
     this.rawComment = rawComment;
     this.localHeaderOffset = baseOffset + sizes.localHeaderOffset;
@@ -140,12 +153,6 @@ class CentralRecord implements ZipEntry {
   }
 }
 
-export function parseCentralRecord(
-  reader: ByteReader,
-  at: number,
-  index: number,
-  baseOffset: number,
-  regionStart: number,
-): ZipEntry {
-  return new CentralRecord(reader, at, index, baseOffset, regionStart);
+export function parseCentralRecord(reader: ByteReader, at: number, index: number, place: RecordPlace): ZipEntry {
+  return new CentralRecord(reader, at, index, place);
 }

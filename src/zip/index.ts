@@ -53,3 +53,15 @@ export { refreshExtraFields, type EntryFields } from './records.ts';
 export { extendedTimestampField, type ExtraField } from './extra-fields.ts';
 export { BufferSource, FileSource, type ZipSource } from './source.ts';
 export type { CentralDirectory, EntryLocation, ZipEntry } from './types.ts';
+export {
+  CODE_PAGES,
+  codePageStream,
+  decodeCodePage,
+  encodeCodePage,
+  isMultiByte,
+  strictCodePageDecoder,
+  type CodePage,
+  type MultiByteCodePage,
+  type Unencodable,
+} from './code-pages.ts';
+export { legacyNames, surveyNames, type NameSample, type NameSurvey } from './name-survey.ts';

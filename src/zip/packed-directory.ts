@@ -7,7 +7,8 @@
  */
 import { ByteReader } from './bytes.ts';
 import { CENTRAL_HEADER_LENGTH, HOST_MACOS, HOST_UNIX, SIG_CENTRAL_HEADER, UINT32_MAX } from './constants.ts';
-import { invalid, parseCentralRecord } from './central-record.ts';
+import { invalid, parseCentralRecord, type RecordPlace } from './central-record.ts';
+import type { CodePage } from './code-pages.ts';
 import type { ZipEntry } from './types.ts';
 
 export interface PackedFacts {
@@ -18,6 +19,8 @@ export interface PackedFacts {
   comment: string;
   commentBytes: Uint8Array;
   zip64: boolean;
+  /** The encoding of names without the UTF-8 flag, when the session names one (names.ts). */
+  nameEncoding?: CodePage | undefined;
 }
 
 export class PackedDirectory {
@@ -30,6 +33,8 @@ export class PackedDirectory {
   readonly commentBytes: Uint8Array;
   readonly zip64: boolean;
   private readonly reader: ByteReader;
+  /** Where records sit and how their names are read: one object for every entry() call. */
+  private readonly place: RecordPlace;
   /** Where each record starts in `region`. */
   private readonly starts: Uint32Array;
   private offsetOrder: Uint32Array | undefined;
@@ -38,6 +43,10 @@ export class PackedDirectory {
   private ends: Float64Array | undefined;
   /** The region as a Buffer, for decoding names in place: one view, not one per name. */
   private text: Buffer | undefined;
+
+  get nameEncoding(): CodePage | undefined {
+    return this.place.nameEncoding;
+  }
 
   /** `region`: the directory's bytes from its first record; what follows the last record (end records) is ignored. */
   constructor(
@@ -52,6 +61,7 @@ export class PackedDirectory {
       zip64: this.zip64,
     } = facts);
     this.reader = new ByteReader(region);
+    this.place = { baseOffset: this.baseOffset, regionStart: this.centralStart, nameEncoding: facts.nameEncoding };
     if (region.length > UINT32_MAX) throw invalid('The central directory is over 4 GiB');
     // Records are walked twice (count, then starts) so the starts array is allocated once at its size.
     let count = 0;
@@ -73,7 +83,7 @@ export class PackedDirectory {
 
   /** Entry `index`, parsed now (not kept: ask again, or keep it yourself). */
   entry(index: number): ZipEntry {
-    return parseCentralRecord(this.reader, this.starts[index]!, index, this.baseOffset, this.centralStart);
+    return parseCentralRecord(this.reader, this.starts[index]!, index, this.place);
   }
 
   /** Where entry `index`'s record starts in `region`, and its length: for copying it without a view. */

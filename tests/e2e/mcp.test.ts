@@ -17,9 +17,9 @@ import { rawZip } from '../helpers/raw-zip.ts';
  * and edit's `diff` (issue 21), open's `new` and prune's `orphaned` and `include_live` (issue 24), open's `lazy` and
  * `only` and the `zipfs_extract` tool (issue 23), prune's `discard_changes` and diff's `stat` (issue 28). */
 const ADR_PARAMETERS: Record<string, string[]> = {
-  zipfs_open: ['path', 'name', 'create', 'lazy', 'only', 'new'],
+  zipfs_open: ['path', 'name', 'create', 'lazy', 'only', 'new', 'name_encoding'],
   zipfs_extract: ['session', 'paths'],
-  zipfs_inspect: ['path', 'start', 'max_entries', 'offset', 'limit'],
+  zipfs_inspect: ['path', 'start', 'max_entries', 'offset', 'limit', 'name_encoding'],
   zipfs_edit: ['session', 'path', 'paths', 'edits', 'dry_run', 'expected_sha256', 'encoding', 'diff'],
   zipfs_move: ['session', 'from', 'paths', 'to', 'overwrite'],
   zipfs_mkdir: ['session', 'path', 'parents'],
@@ -103,9 +103,23 @@ describe('MCP server: handshake and tool list', () => {
     expect(read.inputSchema.required).toStrictEqual(['path']);
     expect((read.inputSchema.properties as any).encoding).toMatchObject({
       type: 'string',
-      enum: ['utf-8', 'utf-16le', 'utf-16be', 'iso-8859-1', 'windows-1252', 'base64'],
+      enum: [
+        'utf-8',
+        'utf-16le',
+        'utf-16be',
+        'iso-8859-1',
+        'windows-1252',
+        ...['cp437', 'cp850', 'cp866', 'windows-1250', 'windows-1251', 'shift_jis', 'gbk', 'big5', 'euc-kr'],
+        'base64',
+      ],
       default: 'utf-8',
     });
+    const encodings = ['cp437', 'cp850', 'cp866', 'windows-1250', 'windows-1251', 'windows-1252'];
+    for (const tool of ['zipfs_open', 'zipfs_inspect'])
+      expect((tools.find((t) => t.name === tool)!.inputSchema.properties as any).name_encoding).toMatchObject({
+        type: 'string',
+        enum: [...encodings, 'shift_jis', 'gbk', 'big5', 'euc-kr'],
+      });
     expect((read.inputSchema.properties as any).offset.type).toBe('integer');
     expect(hints('zipfs_ls')).toMatchObject({ readOnlyHint: true });
     expect(hints('zipfs_close')).toMatchObject({ readOnlyHint: false, destructiveHint: true, idempotentHint: false });

@@ -3,6 +3,7 @@
  * decoded in one piece and split into lines. The streaming search must give
  * exactly these results; the tests compare the two on the same bytes.
  */
+import { streamDecoder } from '../../src/search/file-text.ts';
 import { shortenAround as cut } from '../../src/files/shorten-diff-lines.ts';
 import { looksBinary } from '../../src/files/text-or-binary.ts';
 import { bomEncoding, bomLength, decodeText, type TextEncoding } from '../../src/files/text-encoding.ts';
@@ -21,7 +22,8 @@ function grepText(bytes: Buffer, asked: TextEncoding): string | undefined {
   const encoding = bom ?? asked;
   if (!bom && !encoding.startsWith('utf-16') && looksBinary(bytes)) return undefined;
   const body = bytes.subarray(bom ? bomLength(bom) : 0);
-  return decodeText(body, encoding) ?? new TextDecoder(encoding, { ignoreBOM: true }).decode(body);
+  const decode = streamDecoder(encoding);
+  return decodeText(body, encoding) ?? decode(body) + decode(undefined);
 }
 
 function binaryMatch(bytes: Buffer, regex: RegExp): { offset: number; text: string } | undefined {

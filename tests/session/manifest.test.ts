@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { MANIFEST_FORMAT, writeManifest, type EntryRecord, type SessionRecord } from '../../src/session/manifest.ts';
 import { readManifest } from '../../src/session/read-manifest.ts';
+import { sessionRecordProblem } from '../../src/session/manifest-check.ts';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'zipfs-manifest-'));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -80,4 +81,23 @@ test('a manifest of several MiB round-trips through writeManifest and readManife
   const back = readManifest(file);
   expect(back.session).toEqual(session);
   expect(back.entries).toEqual(entries);
+});
+
+test('a session record names a name encoding this zipfs knows, or none', () => {
+  const record = {
+    kind: 'session',
+    format: MANIFEST_FORMAT,
+    id: 'i',
+    name: 'n',
+    source_path: '/z.zip',
+    source: { size: 1, mtime_ms: 1, directory_sha256: '' },
+    created_at: '',
+    file_count: 0,
+    dir_count: 0,
+    extracted_size_bytes: 0,
+    symlinks: [],
+  };
+  expect(sessionRecordProblem(record, MANIFEST_FORMAT)).toBeUndefined();
+  expect(sessionRecordProblem({ ...record, name_encoding: 'cp866' }, MANIFEST_FORMAT)).toBeUndefined();
+  expect(sessionRecordProblem({ ...record, name_encoding: 'klingon' }, MANIFEST_FORMAT)).toContain('name_encoding');
 });
