@@ -10,6 +10,7 @@ import { lockWait } from './command.ts';
 import { withSessionLock } from '../session/lock.ts';
 import { resolveSession } from '../session/resolve-session.ts';
 import { rememberSession } from '../session/connections.ts';
+import { quote } from '../base/errors.ts';
 
 /** Runs `command` on `input` (validated: validate.ts) and returns its output. */
 export async function runCommand(
@@ -31,6 +32,8 @@ export async function runCommand(
   }
   const selector = typeof input.session === 'string' ? input.session : undefined;
   const session = resolveSession(context.home, selector, context.hints);
+  // A session of a zip outside the caller's roots (one removed since it was opened) is not its to use.
+  context.zips?.assert(session.record.source_path, `Session ${quote(session.record.name)}'s zip`);
   rememberSession(connection, session.record.id);
   const withSession: SessionContext = { ...context, session };
   if (command.session === 'read') return run(withSession); // reads never take the lock (lock.ts)
