@@ -121,7 +121,7 @@ describe.each(['stdio', 'http'] as const)('allowed roots over %s', (kind) => {
     expect((await call(client, 'zipfs_inspect', { path: path.join(work, 'sub', '..', 'in.zip') })).isError).toBe(false);
   }, 60_000);
 
-  it('refuses a zip outside, through .., a linked folder, a hard link or another case, and creates nothing', async () => {
+  it('refuses a zip outside, through .., a linked folder, a hard link or another case; creates nothing', async () => {
     const { work, outside, inside, secret } = layout();
     const sameName = path.join(box.dir, 'WORK'); // another folder on this case-sensitive disk
     fs.mkdirSync(sameName);
@@ -169,7 +169,7 @@ describe.each(['stdio', 'http'] as const)('allowed roots over %s', (kind) => {
     expect(fs.readFileSync(secret)).toStrictEqual(before);
   }, 60_000);
 
-  it('makes the sessions of a root the client removes unreachable, and reachable again when it comes back', async () => {
+  it('makes the sessions of a root the client removes unreachable, reachable again when it is back', async () => {
     const { work, outside, inside, secret } = layout();
     const { client, setRoots } = await agent(kind, { roots: [work, outside] });
     const opened = await call(client, 'zipfs_open', { path: secret });
@@ -214,7 +214,7 @@ describe.each(['stdio', 'http'] as const)('allowed roots over %s', (kind) => {
     denied(await call(client, 'zipfs_inspect', { path: third }));
   }, 60_000);
 
-  it('judges a hard link by its own path: one inside is used, and sync replaces it without writing the file outside', async () => {
+  it('judges a hard link by its path: one inside is used; sync replaces it, the file outside stays', async () => {
     const { work, secret } = layout();
     const hard = path.join(work, 'hard.zip');
     fs.linkSync(secret, hard);
