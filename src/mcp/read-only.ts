@@ -9,6 +9,10 @@ import { ZipfsError } from '../base/errors.ts';
 import type { Command } from '../table/command.ts';
 import { MCP_TOOL_PREFIX } from '../table/registry.ts';
 
+/** Said in the server's instructions, so an agent does not plan a change it cannot make. */
+export const READ_ONLY_NOTE =
+  'This server is read-only (--read-only): it reads archives and their workspaces, and changes no file.';
+
 /** Tools that change no zip and no workspace file, though their annotations cannot say readOnlyHint. */
 const ALSO_READ_ONLY = new Set(['open', 'close']);
 

@@ -17,7 +17,7 @@ import { toolDefinition } from './tools.ts';
 import { ownerOf } from '../session/owner.ts';
 import { beginConnection, endConnection } from '../session/connections.ts';
 import { ClientRoots, type RootsConfig } from './roots.ts';
-import { refuseIfChanging, servedReadOnly } from './read-only.ts';
+import { READ_ONLY_NOTE, refuseIfChanging, servedReadOnly } from './read-only.ts';
 
 const INSTRUCTIONS =
   'zipfs opens a zip archive as a folder: zipfs_open extracts it into a workspace session whose files you read and ' +
@@ -59,7 +59,10 @@ export async function createMcpServer(options: ServerOptions): Promise<Server> {
   const log = await logger();
   const server = new Server(
     { name: 'zipfs', title: 'zipfs', version: options.version },
-    { capabilities: { tools: {} }, instructions: INSTRUCTIONS },
+    {
+      capabilities: { tools: {} },
+      instructions: options.readOnly ? `${INSTRUCTIONS} ${READ_ONLY_NOTE}` : INSTRUCTIONS,
+    },
   );
   const roots = new ClientRoots(server, options.roots);
   // The server lives as long as its client's job: what it opens is its own.

@@ -232,6 +232,7 @@ describe.each(['stdio', 'http'] as const)('allowed roots over %s', (kind) => {
     const before = fs.readFileSync(inside);
     const { client } = await agent(kind, { args: ['--read-only'], roots: [work] });
     const listed = (await client.listTools()).tools;
+    expect(client.getInstructions()).toContain('read-only');
     const expected = ['open', 'inspect', 'sessions', 'path', 'ls', 'tree', 'read', 'grep', 'status', 'diff', 'close'];
     expect(listed.map((t) => t.name).sort()).toStrictEqual(expected.map((name) => `zipfs_${name}`).sort());
     expect((await call(client, 'zipfs_open', { path: inside })).isError).toBe(false);
