@@ -24,11 +24,12 @@ const USAGE =
 /** A flag that takes a value: `--root DIR` or `--root=DIR`; undefined when `arg` is not that flag. */
 function valueOf(argv: string[], i: number, flag: string): { value: string; words: number } | undefined {
   const arg = argv[i]!;
-  if (arg.startsWith(`${flag}=`)) return { value: arg.slice(flag.length + 1), words: 1 };
-  if (arg !== flag) return undefined;
-  const value = argv[i + 1];
+  const joined = arg.startsWith(`${flag}=`);
+  if (!joined && arg !== flag) return undefined;
+  const value = joined ? arg.slice(flag.length + 1) : argv[i + 1];
+  // An empty one would be the working folder, or no address, without saying so.
   if (value === undefined || value === '') throw new ZipfsError('INVALID_INPUT', `${flag} needs a value; ${USAGE}.`);
-  return { value, words: 2 };
+  return { value, words: joined ? 1 : 2 };
 }
 
 /**
