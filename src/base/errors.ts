@@ -68,7 +68,9 @@ export const ERROR_CODES = {
   },
   PERMISSION_DENIED: {
     exit: 17,
-    summary: 'A file or folder zipfs needs is not readable or writable by this user, or read-only (zipfs extension)',
+    summary:
+      'A file or folder zipfs needs is not readable or writable by this user, or read-only; MCP: a zip outside the ' +
+      "server's roots, or a tool that changes files on a --read-only server (zipfs extension)",
   },
   SESSION_DAMAGED: {
     exit: 18,

@@ -6,6 +6,7 @@
  * saying where each is documented. Parsing stays with each mode (run.ts,
  * exec.ts, completion.ts); this file only describes it.
  */
+import path from 'node:path';
 import type { ArgsDef, CommandDef } from 'citty';
 import { QUIET_FLAG } from './args.ts';
 
@@ -44,6 +45,18 @@ export const MODE_HELP: Record<'mcp' | 'completion' | 'help' | 'exec', ModeHelp>
           description:
             'Let --http listen on an address other than loopback; every request must then carry the bearer token',
         },
+        root: {
+          type: 'string',
+          valueHint: 'DIR',
+          description:
+            "A folder where zips may be opened, inspected, created and synced (repeatable); the client's MCP roots " +
+            'are added to these. Default: the working folder, unless it is / or the home folder',
+        },
+        'read-only': {
+          type: 'boolean',
+          description:
+            'Serve only the tools that change nothing (open, inspect, read, grep, status, close without sync...)',
+        },
       },
     ),
     details: [
@@ -51,6 +64,7 @@ export const MODE_HELP: Record<'mcp' | 'completion' | 'help' | 'exec', ModeHelp>
         'parameters and results as --json.',
       'Without --http it speaks MCP on stdin/stdout until the client closes it; with --http it also answers GET ' +
         '/health.',
+      `ZIPFS_ROOTS      more --root folders, separated by "${path.delimiter}".`,
       'ZIPFS_MCP_TOKEN  bearer token required with --allow-remote (send Authorization: Bearer <token>).',
       'ZIPFS_HOME       where sessions are kept (default ~/.local/share/zipfs).',
       "ZIPFS_PASSWORD or ZIPFS_PASSWORD_FILE (a file, its first line): encrypted archives' password; no tool " +

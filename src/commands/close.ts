@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { defineCommand, lockWait } from '../table/command.ts';
-import { ZipfsError } from '../base/errors.ts';
+import { ZipfsError, quote } from '../base/errors.ts';
 import { loadLimits } from '../rules/limits.ts';
 import { withSessionLock } from '../session/lock.ts';
 import { resolveSession } from '../session/resolve-session.ts';
@@ -53,6 +53,7 @@ export const close = defineCommand({
       }
     }
     const session = resolveSession(context.home, input.session, context.hints, { intact: !discard });
+    context.zips?.assert(session.record.source_path, `Session ${quote(session.record.name)}'s zip`);
     return withSessionLock(
       session,
       'close',

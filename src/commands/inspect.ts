@@ -68,6 +68,7 @@ export const inspect = defineCommand({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   cli: { positionals: ['path'], example: 'zipfs inspect download.zip --max-entries 20' },
   run(input, context) {
+    context.zips?.assert(input.path);
     // Open's checks as they would run for a session under this data folder: its case folding, its path length.
     const offset = input.offset ?? input.start;
     const found = inspectArchive(

@@ -103,6 +103,7 @@ export const open = defineCommand({
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   cli: { message: true, positionals: ['path'], example: 'zipfs open reports.zip --name q4-report' },
   async run(input, context) {
+    context.zips?.assert(input.path);
     assertNarrowing(input.only, 'only', 'extract everything (or pass lazy to extract nothing)');
     // An empty list names nothing to extract: not "everything" either (an MCP client's filled-in default).
     if (input.only?.length === 0)

@@ -39,6 +39,7 @@ export const prune = defineCommand({
       discardChanges: input.discard_changes,
       caller: context.owner,
       dryRun: input.dry_run,
+      reaches: context.zips && ((zipPath) => context.zips!.allows(zipPath)),
       pendingChanges,
       leftovers: (sessions, dryRun) => pruneLeftovers(context.home, sessions, dryRun),
     });

@@ -30,16 +30,19 @@ export const sessions = defineCommand({
   cli: { example: 'zipfs sessions --json' },
   run(_input, context) {
     return {
-      sessions: listSessions(context.home).map((s) => ({
-        id: s.record.id,
-        name: s.record.name,
-        source_path: s.record.source_path,
-        state: 'open' as const,
-        created_at: s.record.created_at,
-        last_accessed_at: isoSeconds(s.lastAccessedAt),
-        file_count: s.record.file_count,
-        extracted_size_bytes: s.record.extracted_size_bytes,
-      })),
+      // Over MCP, the sessions of zips in the client's roots only: the others are not its to use.
+      sessions: listSessions(context.home)
+        .filter((s) => context.zips?.allows(s.record.source_path) ?? true)
+        .map((s) => ({
+          id: s.record.id,
+          name: s.record.name,
+          source_path: s.record.source_path,
+          state: 'open' as const,
+          created_at: s.record.created_at,
+          last_accessed_at: isoSeconds(s.lastAccessedAt),
+          file_count: s.record.file_count,
+          extracted_size_bytes: s.record.extracted_size_bytes,
+        })),
     };
   },
   render(out, paint) {

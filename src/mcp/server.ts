@@ -17,6 +17,8 @@ import { toolDefinition } from './tools.ts';
 import { connectionPasswords } from './password-elicitation.ts';
 import { ownerOf } from '../session/owner.ts';
 import { beginConnection, endConnection } from '../session/connections.ts';
+import { ClientRoots, type RootsConfig } from './roots.ts';
+import { READ_ONLY_NOTE, refuseIfChanging, servedReadOnly } from './read-only.ts';
 
 const INSTRUCTIONS =
   'zipfs opens a zip archive as a folder: zipfs_open extracts it into a workspace session whose files you read and ' +
@@ -42,6 +44,10 @@ export interface ServerOptions {
   env: NodeJS.ProcessEnv;
   /** Listening for other computers (--http with --allow-remote): a password page on loopback is out of their reach. */
   remote?: boolean;
+  /** Where zips may be reached (roots.ts): --root, ZIPFS_ROOTS, the working folder. */
+  roots: RootsConfig;
+  /** --read-only: only the tools that change nothing (read-only.ts). */
+  readOnly?: boolean;
 }
 
 /** The tool list, made once per process: every session serves the same table. */
@@ -56,11 +62,17 @@ export async function createMcpServer(options: ServerOptions): Promise<Server> {
   const log = await logger();
   const server = new Server(
     { name: 'zipfs', title: 'zipfs', version: options.version },
-    { capabilities: { tools: {} }, instructions: INSTRUCTIONS },
+    {
+      capabilities: { tools: {} },
+      instructions: options.readOnly ? `${INSTRUCTIONS} ${READ_ONLY_NOTE}` : INSTRUCTIONS,
+    },
   );
+  const roots = new ClientRoots(server, options.roots);
   // The server lives as long as its client's job: what it opens is its own.
   const serverOwner = ownerOf(process.pid);
   const tools = (toolList ??= COMMANDS.map((command) => ({ command, definition: toolDefinition(command) })));
+  const served = options.readOnly ? tools.filter((t) => servedReadOnly(t.command)) : tools;
+  const servedNames = served.map((t) => t.definition.name).join(', ');
   // This client's memory of its sessions (session/connections.ts), for as long as it is connected.
   const connection = beginConnection('an MCP client');
   server.oninitialized = () => {
@@ -71,15 +83,14 @@ export async function createMcpServer(options: ServerOptions): Promise<Server> {
   // The archive password this connection was given, asked of the user by URL elicitation when a call needs it.
   const withPassword = connectionPasswords(server, { pageReachable: !options.remote });
 
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: tools.map((t) => t.definition) }));
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: served.map((t) => t.definition) }));
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const tool = tools.find((t) => t.definition.name === request.params.name);
     if (!tool) {
-      const names = tools.map((t) => t.definition.name).join(', ');
       // A plain error with a JSON-RPC code: McpError would put "MCP error -32602:" in the text, which clients add
       // again.
-      throw Object.assign(new Error(`Unknown tool ${quote(request.params.name)}; zipfs tools are ${names}.`), {
+      throw Object.assign(new Error(`Unknown tool ${quote(request.params.name)}; zipfs tools are ${servedNames}.`), {
         code: ErrorCode.InvalidParams,
       });
     }
@@ -102,6 +113,8 @@ export async function createMcpServer(options: ServerOptions): Promise<Server> {
       });
     }
     try {
+      if (options.readOnly) refuseIfChanging(tool.command, request.params.arguments, servedNames);
+      context.zips = await roots.current(extra.sendRequest);
       const input = validateInput(tool.command, request.params.arguments);
       const output = mcpResult(await withPassword(extra, () => runCommand(tool.command, input, context)));
       return { content: [{ type: 'text', text: JSON.stringify(output) }], structuredContent: output };

@@ -33,6 +33,8 @@ export interface PruneRequest {
   /** The caller's job: its own sessions are never spared as another's. */
   caller?: SessionOwner;
   dryRun: boolean;
+  /** Sessions of zips this says no to are left alone, as if not there (an MCP server's roots). */
+  reaches?(zipPath: string): boolean;
   /**
    * What the layers above know and this one does not (they import it): a session's unsynced
    * changes (the status scan: sync/unsynced.ts), and what interrupted opens and syncs left
@@ -94,7 +96,10 @@ export async function prune(request: PruneRequest): Promise<PruneResult> {
   }
   const result: PruneResult = { pruned: [], skipped: [], freed_bytes: 0, dry_run: request.dryRun };
   const now = Date.now();
-  const { sessions, damaged } = scanWorkspaces(request.home);
+  const scanned = scanWorkspaces(request.home);
+  const sessions = scanned.sessions.filter((s) => request.reaches?.(s.record.source_path) ?? true);
+  // A damaged session's zip is unknown: a caller with roots leaves it to the CLI.
+  const damaged = request.reaches ? [] : scanned.damaged;
   for (const session of sessions) {
     const idle = now - session.lastAccessedAt.getTime();
     const owner = session.record.owner;

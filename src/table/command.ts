@@ -12,6 +12,7 @@ import type { SessionOwner } from '../session/owner.ts';
 import type { Session } from '../session/session-store.ts';
 import { loadLimits } from '../rules/limits.ts';
 import type { Connection } from '../session/connections.ts';
+import type { ZipReach } from '../rules/allowed-roots.ts';
 
 export type ObjectSchema =
   | v.ObjectSchema<v.ObjectEntries, undefined>
@@ -36,6 +37,8 @@ export interface CommandContext {
   owner?: SessionOwner;
   /** The MCP connection making the call (connections.ts): where its unnamed calls go; absent on the CLI. */
   connection?: Connection;
+  /** The zips this caller may open, inspect and sync (an MCP server's roots: rules/allowed-roots.ts); absent: any. */
+  zips?: ZipReach;
 }
 
 /**

@@ -11,6 +11,7 @@ import { withSessionLock } from '../session/lock.ts';
 import { resolveSession } from '../session/resolve-session.ts';
 import { rememberSession } from '../session/connections.ts';
 import { withArchive } from '../zip/index.ts';
+import { quote } from '../base/errors.ts';
 
 /** Runs `command` on `input` (validated: validate.ts) and returns its output. */
 export async function runCommand(
@@ -33,6 +34,8 @@ export async function runCommand(
   }
   const selector = typeof input.session === 'string' ? input.session : undefined;
   const session = resolveSession(context.home, selector, context.hints);
+  // A session of a zip outside the caller's roots (one removed since it was opened) is not its to use.
+  context.zips?.assert(session.record.source_path, `Session ${quote(session.record.name)}'s zip`);
   rememberSession(connection, session.record.id);
   const withSession: SessionContext = { ...context, session };
   return withArchive(session.record.source_path, () =>

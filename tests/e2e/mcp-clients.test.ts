@@ -11,7 +11,7 @@ import path from 'node:path';
 import { BINARY } from '../helpers/ensure-binary.ts';
 import { sandbox, writeZip } from '../helpers/cli.ts';
 import { rawZip } from '../helpers/raw-zip.ts';
-import { connect } from '../helpers/mcp-client.ts';
+import { TEST_ROOTS, connect } from '../helpers/mcp-client.ts';
 import { reportsZip } from '../helpers/fixtures.ts';
 import { COMMANDS } from '../../src/table/registry.ts';
 
@@ -74,7 +74,7 @@ describe.skipIf(!hasInspector)(
   () => {
     const inspect = (args: string[]) => {
       const result = Bun.spawnSync([inspector, '--cli', BINARY, 'mcp', ...args], {
-        env: { ...process.env, ZIPFS_HOME: box.home },
+        env: { ...process.env, ZIPFS_HOME: box.home, ...TEST_ROOTS },
         timeout: 60_000,
       });
       if (result.exitCode !== 0) throw new Error(`inspector failed: ${result.stderr.toString()}`);

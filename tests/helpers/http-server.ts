@@ -2,6 +2,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { BINARY } from './ensure-binary.ts';
+import { TEST_ROOTS } from './mcp-client.ts';
 
 /**
  * Starts `zipfs mcp --http ARGS` with this data folder; returns its URL once it listens, its process, and a way to
@@ -13,7 +14,7 @@ export async function startHttpServer(
   env: Record<string, string> = {},
 ): Promise<{ url: string; process: Bun.Subprocess<'ignore', 'ignore', 'pipe'>; stop(): void }> {
   const server = Bun.spawn([BINARY, 'mcp', '--http', ...args], {
-    env: { ...process.env, ZIPFS_HOME: home, ...env },
+    env: { ...process.env, ZIPFS_HOME: home, ...TEST_ROOTS, ...env },
     stdout: 'ignore',
     stderr: 'pipe',
     stdin: 'ignore',

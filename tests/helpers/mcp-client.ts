@@ -1,8 +1,21 @@
 /** Connects the MCP SDK's own Client to `zipfs mcp` over stdio. */
 import { expect } from 'bun:test';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { BINARY } from './ensure-binary.ts';
+import { CORPUS_DIR } from './corpus.ts';
+
+/**
+ * The MCP server reaches zips only in its roots (issue 33); the tests' zips are in the system's temporary folder and
+ * the shared corpus, so those are the roots of a test's server unless the test gives its own
+ * (tests/e2e/mcp-roots.test.ts).
+ */
+export const TEST_ROOTS = {
+  ZIPFS_ROOTS: [os.tmpdir(), ...(fs.existsSync(CORPUS_DIR) ? [CORPUS_DIR] : [])].join(path.delimiter),
+};
 
 export async function connect(
   home: string,
@@ -11,7 +24,7 @@ export async function connect(
   const transport = new StdioClientTransport({
     command: BINARY,
     args: ['mcp'],
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ZIPFS_HOME: home, ...env },
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ZIPFS_HOME: home, ...TEST_ROOTS, ...env },
     stderr: 'pipe',
   });
   let stderr = '';

@@ -1,5 +1,6 @@
 /** Talks JSON-RPC to `zipfs mcp` by hand, to see every byte it writes to stdout. */
 import { BINARY } from './ensure-binary.ts';
+import { TEST_ROOTS } from './mcp-client.ts';
 
 /**
  * Sends each message as one line (a string is sent as it is: malformed input), then reads until the ids are answered.
@@ -13,7 +14,7 @@ export async function rawSession(
     stdin: 'pipe',
     stdout: 'pipe',
     stderr: 'pipe',
-    env: { ...process.env, ZIPFS_HOME: home },
+    env: { ...process.env, ZIPFS_HOME: home, ...TEST_ROOTS },
   });
   for (const message of messages)
     child.stdin.write(`${typeof message === 'string' ? message : JSON.stringify(message)}\n`);

@@ -307,7 +307,8 @@ export function mcpCalls(
     fs.writeFileSync(path.join(dir, 'calls.json'), JSON.stringify(calls));
     const result = spawnWine(
       [WINE64, path.join(TOOLS_DIR, 'mcp-client.exe'), toWindows(EXE), toWindows(path.join(dir, 'calls.json'))],
-      { env, timeoutMs: 120_000 },
+      // The server's root (issue 33): the scratch folders are in the temporary folder.
+      { env: { ZIPFS_ROOTS: toWindows(os.tmpdir()), ...env }, timeoutMs: 120_000 },
     );
     if (result.code !== 0) throw new Error(`mcp-client.exe exited ${result.code}: ${result.stderr}`);
     return JSON.parse(result.stdout);

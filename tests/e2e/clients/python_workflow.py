@@ -40,7 +40,8 @@ def cpu_seconds(pid: int) -> float:
 
 async def main() -> None:
     seen: dict = {}
-    env = {'ZIPFS_HOME': home, 'ZIPFS_GREP_TIME_BUDGET_MS': '30000'}
+    # the server's root (issue 33): the folder holding the data folder and the zips
+    env = {'ZIPFS_HOME': home, 'ZIPFS_GREP_TIME_BUDGET_MS': '30000', 'ZIPFS_ROOTS': os.path.dirname(home)}
     async with stdio_client(StdioServerParameters(command=binary, args=['mcp'], env=env)) as streams:
         async with ClientSession(streams[0], streams[1]) as session:
             seen['protocol'] = (await session.initialize()).protocol_version
