@@ -198,7 +198,7 @@ function askingClient(password: string, action: 'accept' | 'decline' = 'accept')
 function stdioTransport(): { transport: StdioClientTransport; stderr: () => string } {
   const transport = new StdioClientTransport({
     command: BINARY,
-    args: ['mcp'],
+    args: ['mcp', '--root', box.dir],
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ZIPFS_HOME: box.home },
     stderr: 'pipe',
   });
@@ -429,7 +429,7 @@ async function httpServer(
   args: string[],
   env: Record<string, string> = {},
 ): Promise<{ url: string; log(): string; stop(): Promise<void> }> {
-  const server = Bun.spawn([BINARY, 'mcp', '--http', ...args], {
+  const server = Bun.spawn([BINARY, 'mcp', '--root', box.dir, '--http', ...args], {
     env: { ...process.env, ZIPFS_HOME: box.home, ...env },
     stdout: 'ignore',
     stderr: 'pipe',
