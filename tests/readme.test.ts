@@ -15,7 +15,8 @@ const README = path.join(root, 'README.md');
 const DOCS = [README, path.join(root, 'tests', 'README.md'), path.join(root, 'scripts', 'bench', 'README.md')];
 // 40,000 when the README was cut from 98 KB to generated tables; 44,000 since issue 31 (restore, numbered
 // backups, line merges, several paths per call, grep cursors, sessions by connection): each a few lines.
-const BUDGET = 44_000;
+// 52,000 since issues 32-34 (passwords asked, code pages, other methods, roots and bundles, remote stores).
+const BUDGET = 52_000;
 
 /** The text outside fenced code blocks and inline code, where links and headings live. */
 function prose(markdown: string): string {

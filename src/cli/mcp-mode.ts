@@ -18,8 +18,8 @@ interface McpWords {
 }
 
 const USAGE =
-  'zipfs mcp takes --root DIR... (repeatable) and --read-only, and serves stdio, or with --http [HOST:]PORT Streamable ' +
-  'HTTP (with --allow-remote for an address other than 127.0.0.1)';
+  'zipfs mcp takes --root DIR... (repeatable) and --read-only, and serves stdio, or with --http [HOST:]PORT ' +
+  'Streamable HTTP (with --allow-remote for an address other than 127.0.0.1)';
 
 /** A flag that takes a value: `--root DIR` or `--root=DIR`; undefined when `arg` is not that flag. */
 function valueOf(argv: string[], i: number, flag: string): { value: string; words: number } | undefined {

@@ -39,6 +39,7 @@ describe('zipfs completion', () => {
       'utf-16be',
       'iso-8859-1',
       'windows-1252',
+      ...['cp437', 'cp850', 'cp866', 'windows-1250', 'windows-1251', 'shift_jis', 'gbk', 'big5', 'euc-kr'],
       'base64',
     ]);
     expect(complete(['zipfs', 'sync', '-s', 'q4'])).toStrictEqual(['q4-report']);
