@@ -12,6 +12,8 @@ import { publishOnce, publishedSession } from './publish-session.ts';
 import { openLazy } from './open-lazy.ts';
 import { claimName } from './take-over.ts';
 import { extract } from './extract-archive.ts';
+import { remoteRequest } from './open-remote.ts';
+import { isRemote } from '../remote/remote-url.ts';
 import {
   assertDiskSpace,
   inStaging,
@@ -29,7 +31,9 @@ import {
  * `create`, a path where no file is yet opens an empty session whose first
  * sync writes the archive.
  */
-export async function openArchive(request: OpenRequest): Promise<Opened> {
+export async function openArchive(asked: OpenRequest): Promise<Opened> {
+  // A remote archive is opened as its local mirror, made ready first (open-remote.ts).
+  const request = isRemote(asked.zipPath) ? await remoteRequest(asked) : asked;
   const zipPath = path.resolve(request.zipPath);
   let tookOver: string | undefined;
   if (request.name !== undefined) {
@@ -73,6 +77,7 @@ async function openNamed(request: OpenRequest, zipPath: string): Promise<Opened>
         counts: { files: plan.fileCount, dirs: plan.dirCount, bytes: plan.totalBytes, symlinks },
         rules: target.rules,
         owner: request.owner,
+        remote: request.remote,
       });
       keepBaseAtOpen(zipPath, staging, source); // for a merge by lines after another writer replaced the zip
       return publishOnce(request, staging, record, entries);

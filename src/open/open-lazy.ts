@@ -49,6 +49,7 @@ export async function openLazy(request: OpenRequest, zipPath: string): Promise<O
           counts,
           rules: target.rules,
           owner: request.owner,
+          remote: request.remote,
         }),
         lazy: { ...facts, ...centralFileFacts(central) },
       };

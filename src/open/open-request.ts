@@ -19,6 +19,7 @@ import { createStaging, discardStaging, removeDeadStaging } from './staging.ts';
 import { invocation, param } from '../base/message-marks.ts';
 import { assertRoomInWorkspaces } from '../session/workspace-room.ts';
 import type { SessionOwner } from '../session/owner.ts';
+import type { RemoteFacts } from '../remote/remote-url.ts';
 
 export interface OpenRequest {
   zipPath: string;
@@ -46,6 +47,10 @@ export interface OpenRequest {
    * extracted, that session is the answer (`shared`), as it is for an open that comes after.
    */
   share?: boolean;
+  /** A remote archive: zipPath is its mirror (open-remote.ts), and this what the session records of it. */
+  remote?: RemoteFacts;
+  /** A remote archive fetched whole at open (a server that ignores ranges). */
+  download?: boolean;
 }
 
 /**
@@ -97,9 +102,11 @@ export interface NewSession {
   /** The rules of the workspaces' folder (workspace-rules.ts): whether it folds case is recorded. */
   rules: FolderRules;
   owner: SessionOwner | undefined;
+  remote?: RemoteFacts;
 }
 
-export function sessionRecord({ zipPath, source, staging, counts, rules, owner }: NewSession): SessionRecord {
+export function sessionRecord(made: NewSession): SessionRecord {
+  const { zipPath, source, staging, counts, rules, owner, remote } = made;
   return {
     kind: 'session',
     format: MANIFEST_FORMAT,
@@ -115,6 +122,7 @@ export function sessionRecord({ zipPath, source, staging, counts, rules, owner }
     symlinks: counts.symlinks,
     case_insensitive: rules.caseInsensitive === true,
     ...(owner ? { owner } : {}),
+    ...(remote ? { remote } : {}),
   };
 }
 

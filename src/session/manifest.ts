@@ -3,6 +3,7 @@
  * archive entry, in central-directory order. JSON Lines keeps each record
  * independent, so the session record can be read without parsing the rest.
  */
+import type { RemoteFacts } from '../remote/remote-url.ts';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ZipfsError, isSystemError, quote } from '../base/errors.ts';
@@ -72,6 +73,11 @@ export interface SessionRecord {
   lazy?: LazyFacts;
   /** The process of the job that opened it (owner.ts); absent in older manifests, whose owner is unknown. */
   owner?: SessionOwner;
+  /**
+   * An archive on a server (DESIGN.md, "Remote stores"): source_path is its local mirror, and this its URL (no
+   * credentials) and the ETag of the version the base is.
+   */
+  remote?: RemoteFacts;
 }
 
 export interface EntryRecord {

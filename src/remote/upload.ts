@@ -1,0 +1,112 @@
+/**
+ * Writing a remote archive back: the new archive is PUT whole with `If-Match` on the ETag of the
+ * version it was made from, so the store itself refuses it (412) when another writer got there
+ * first: zipfs's CONFLICT_DETECTED, and a sync with merge works as it does locally. A 409 (a write
+ * in flight) is tried again a bounded number of times. The previous version is kept first as
+ * `<url>.bak` by a WebDAV COPY, made on the same condition.
+ */
+import fs from 'node:fs';
+import { ZipfsError } from '../base/errors.ts';
+import { TRIES, call, failure, remoteChanged, strongEtag, transferred } from './http-client.ts';
+import { shown } from './remote-url.ts';
+
+export interface Uploaded {
+  /** The new version's ETag ('' when the server would not say which it is: the next sync is then a conflict). */
+  etag: string;
+  /** Bytes of archive sent. */
+  sent: number;
+  /** Where the previous version is kept (no credentials), when it was kept. */
+  backup?: string;
+}
+
+/** PUTs `file` to `url` if the object there is still `etag`; keeps the old one as `<url>.bak` first with `backup`. */
+export async function uploadArchive(
+  url: string,
+  file: string,
+  options: { etag: string; backup: boolean; signal?: AbortSignal },
+): Promise<Uploaded> {
+  const { etag } = options;
+  const backup = options.backup ? await copyToBackup(url, etag, options.signal) : undefined;
+  const before = transferred.sent;
+  const ours = lastBytes(file, 4096);
+  for (let attempt = 1; ; attempt++) {
+    const response = await call({
+      method: 'PUT',
+      url,
+      headers: { 'If-Match': etag, 'Content-Type': 'application/zip' },
+      body: Bun.file(file),
+      signal: options.signal,
+    });
+    void response.body?.cancel();
+    if (response.status === 412) throw remoteChanged(url, etag);
+    if (response.status === 409 && attempt < TRIES) {
+      await Bun.sleep(300 * attempt);
+      continue;
+    }
+    if (response.status >= 300) throw uploadFailure(response, url);
+    const sent = transferred.sent - before;
+    const told = strongEtag(response);
+    return { etag: told ?? (await etagOfOurs(url, ours, options.signal)), sent, ...(backup ? { backup } : {}) };
+  }
+}
+
+/** The previous version copied on the server to `<url>.bak` (overwriting an older backup), if it is still `etag`. */
+async function copyToBackup(url: string, etag: string, signal?: AbortSignal): Promise<string> {
+  const target = `${url}.bak`;
+  const response = await call({
+    method: 'COPY',
+    url,
+    headers: { Destination: target, Overwrite: 'T', 'If-Match': etag },
+    signal,
+  });
+  void response.body?.cancel();
+  if (response.status === 412) throw remoteChanged(url, etag);
+  if (response.status === 405 || response.status === 501)
+    throw new ZipfsError(
+      'SYNC_FAILED',
+      `${shown(url)} does not copy on the server (${response.status}: not WebDAV), so the previous version cannot be ` +
+        'kept as a backup there; sync with backup off to replace it without one. Nothing was written.',
+    );
+  if (response.status >= 300) throw uploadFailure(response, url);
+  return shown(target);
+}
+
+/**
+ * The new version's ETag, when the PUT's answer had none: asked by HEAD (again while it is weak), and taken only when
+ * the object's last bytes are the archive's just sent (another writer may have replaced it meanwhile).
+ */
+async function etagOfOurs(url: string, ours: Uint8Array, signal?: AbortSignal): Promise<string> {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    if (attempt > 0) await Bun.sleep(400);
+    const response = await call({ method: 'GET', url, headers: { Range: `bytes=-${ours.length}` }, signal });
+    const etag = strongEtag(response);
+    const tail = new Uint8Array(await response.arrayBuffer());
+    transferred.received += tail.length;
+    if (!etag) continue;
+    return response.status === 206 && Buffer.compare(tail, ours) === 0 ? etag : '';
+  }
+  return '';
+}
+
+/** The last `count` bytes of `file` (all of a shorter one). */
+function lastBytes(file: string, count: number): Uint8Array {
+  const fd = fs.openSync(file, 'r');
+  try {
+    const size = fs.fstatSync(fd).size;
+    const bytes = new Uint8Array(Math.min(count, size));
+    fs.readSync(fd, bytes, 0, bytes.length, size - bytes.length);
+    return bytes;
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+function uploadFailure(response: Response, url: string): ZipfsError {
+  const refused = failure(response, url, 'the upload');
+  if (refused.code === 'PERMISSION_DENIED') return refused;
+  return new ZipfsError(
+    'SYNC_FAILED',
+    `${shown(url)} answered ${response.status} to the upload; the archive there is unchanged (the server ` +
+      'refused it whole). Try again later.',
+  );
+}

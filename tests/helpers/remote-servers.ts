@@ -1,0 +1,263 @@
+/**
+ * Real servers on loopback for the remote-archive tests (src/remote/): Apache with mod_dav (WebDAV,
+ * ETag preconditions that answer 412) and nginx (HTTPS ranges, with a test CA made by openssl).
+ * Each starts in a temporary folder on a free port, logs every request with the bytes it moved,
+ * and stops when the test says. Without the binary, `missing` says which, for a visible skip.
+ */
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+
+export const APACHE = '/usr/sbin/apache2';
+export const NGINX = '/usr/sbin/nginx';
+export const HTPASSWD = '/usr/bin/htpasswd';
+
+/** What a test needs that is not installed, for the skip's reason ('' when all is there). */
+export function missing(...programs: string[]): string {
+  const absent = programs.filter((program) => !fs.existsSync(program));
+  return absent.length > 0 ? `needs ${absent.join(', ')} (apt-get install apache2 nginx-light)` : '';
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+    server.on('error', reject);
+  });
+}
+
+export interface LoggedRequest {
+  method: string;
+  path: string;
+  status: number;
+  /** Bytes of the request (headers and body) and of the answer (headers and body), as the server counted. */
+  received: number;
+  sent: number;
+  range: string;
+}
+
+export interface Server {
+  /** The URL of the served folder, ending in `/`. */
+  url: string;
+  /** The folder served. */
+  root: string;
+  /** Every request so far, in order. */
+  requests(): LoggedRequest[];
+  /** Forget the requests so far (the log is read from here on). */
+  mark(): void;
+  stop(): void;
+}
+
+function logReader(file: string): Pick<Server, 'requests' | 'mark'> {
+  let from = 0;
+  const all = () =>
+    fs.existsSync(file)
+      ? fs
+          .readFileSync(file, 'utf8')
+          .split('\n')
+          .filter(Boolean)
+          .map((line) => {
+            const [method, url, status, received, sent, range] = line.split('\t');
+            return {
+              method: method!,
+              path: url!,
+              status: Number(status),
+              received: Number(received),
+              sent: Number(sent),
+              range: range ?? '-',
+            };
+          })
+      : [];
+  return {
+    requests: () => all().slice(from),
+    mark: () => {
+      from = all().length;
+    },
+  };
+}
+
+async function waitForPort(port: number): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    const up = await new Promise<boolean>((resolve) => {
+      const socket = net.connect(port, '127.0.0.1', () => {
+        socket.end();
+        resolve(true);
+      });
+      socket.on('error', () => resolve(false));
+    });
+    if (up) return;
+    await Bun.sleep(50);
+  }
+  throw new Error(`no server came up on port ${port}`);
+}
+
+/** Apache with mod_dav on a free loopback port; with `user`, Basic authentication for that user and password. */
+export async function startWebdav(options: { user?: string; password?: string } = {}): Promise<Server> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'zipfs-dav-'));
+  fs.chmodSync(dir, 0o755); // Apache's workers (www-data, under root) must reach the folder it serves
+  const root = path.join(dir, 'www');
+  fs.mkdirSync(root);
+  const port = await freePort();
+  const modules = '/usr/lib/apache2/modules';
+  const load = ['mpm_event', 'authz_core', 'authn_core', 'authn_file', 'auth_basic', 'authz_user', 'dav', 'dav_fs']
+    .map((name) => `LoadModule ${name}_module ${modules}/mod_${name}.so`)
+    .join('\n');
+  const auth = options.user
+    ? `AuthType Basic\nAuthName zipfs\nAuthUserFile ${dir}/users\nRequire valid-user`
+    : 'Require all granted';
+  if (options.user) {
+    const made = spawnSync(HTPASSWD, ['-bc', `${dir}/users`, options.user, options.password ?? '']);
+    if (made.status !== 0) throw new Error(`htpasswd failed: ${made.stderr}`);
+  }
+  // As root, Apache's workers run as www-data: the served folder and the lock database must be theirs to write.
+  const asRoot = process.getuid?.() === 0;
+  fs.writeFileSync(
+    path.join(dir, 'httpd.conf'),
+    `ServerRoot ${dir}
+ServerName localhost
+Listen 127.0.0.1:${port}
+${load}
+${asRoot ? 'User www-data\nGroup www-data' : ''}
+PidFile ${dir}/httpd.pid
+ErrorLog ${dir}/error.log
+LogFormat "%m\\t%U\\t%>s\\t%I\\t%O\\t%{Range}i" zipfs
+CustomLog ${dir}/access.log zipfs
+DavLockDB ${dir}/lock/davlock
+DocumentRoot ${root}
+<Directory ${root}>
+  Dav On
+  AllowOverride None
+  ${auth}
+</Directory>
+`,
+  );
+  fs.mkdirSync(path.join(dir, 'lock'));
+  if (asRoot) spawnSync('chown', ['-R', 'www-data:www-data', root, path.join(dir, 'lock')]);
+  const started = spawnSync(APACHE, ['-f', path.join(dir, 'httpd.conf'), '-k', 'start'], { encoding: 'utf8' });
+  if (started.status !== 0) throw new Error(`apache2 did not start: ${started.stderr}`);
+  await waitForPort(port);
+  return {
+    url: `http://127.0.0.1:${port}/`,
+    root,
+    ...logReader(path.join(dir, 'access.log')),
+    stop() {
+      spawnSync(APACHE, ['-f', path.join(dir, 'httpd.conf'), '-k', 'stop']);
+      const pid = Number(fs.readFileSync(path.join(dir, 'httpd.pid'), 'utf8').trim() || 0);
+      for (let i = 0; i < 100 && pid && alive(pid); i++) Bun.sleepSync(20);
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** nginx serving a folder over HTTPS (certificate signed by a CA made here: `ca` is its file), ranges on. */
+export async function startHttps(): Promise<Server & { ca: string }> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'zipfs-nginx-'));
+  const root = path.join(dir, 'www');
+  fs.mkdirSync(root);
+  const port = await freePort();
+  const ssl = (args: string[]) => {
+    const made = spawnSync('openssl', args, { cwd: dir, encoding: 'utf8' });
+    if (made.status !== 0) throw new Error(`openssl ${args[0]} failed: ${made.stderr}`);
+  };
+  ssl([
+    'req',
+    '-x509',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-keyout',
+    'ca.key',
+    '-out',
+    'ca.pem',
+    '-days',
+    '2',
+    '-subj',
+    '/CN=zipfs test CA',
+  ]);
+  ssl([
+    'req',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-keyout',
+    'server.key',
+    '-out',
+    'server.csr',
+    '-subj',
+    '/CN=localhost',
+  ]);
+  fs.writeFileSync(path.join(dir, 'ext.cnf'), 'subjectAltName=DNS:localhost,IP:127.0.0.1\n');
+  ssl([
+    'x509',
+    '-req',
+    '-in',
+    'server.csr',
+    '-CA',
+    'ca.pem',
+    '-CAkey',
+    'ca.key',
+    '-CAcreateserial',
+    '-out',
+    'server.pem',
+    '-days',
+    '2',
+    '-extfile',
+    'ext.cnf',
+  ]);
+  const asRoot = process.getuid?.() === 0;
+  fs.writeFileSync(
+    path.join(dir, 'nginx.conf'),
+    `${asRoot ? 'user root;' : ''}
+worker_processes 1;
+daemon on;
+pid ${dir}/nginx.pid;
+error_log ${dir}/error.log;
+events { worker_connections 64; }
+http {
+  access_log off;
+  client_body_temp_path ${dir}/body;
+  proxy_temp_path ${dir}/proxy;
+  fastcgi_temp_path ${dir}/fastcgi;
+  uwsgi_temp_path ${dir}/uwsgi;
+  scgi_temp_path ${dir}/scgi;
+  log_format zipfs "$request_method\\t$uri\\t$status\\t$request_length\\t$bytes_sent\\t$http_range";
+  server {
+    listen 127.0.0.1:${port} ssl;
+    ssl_certificate ${dir}/server.pem;
+    ssl_certificate_key ${dir}/server.key;
+    access_log ${dir}/access.log zipfs;
+    root ${root};
+  }
+}
+`,
+  );
+  const started = spawnSync(NGINX, ['-c', path.join(dir, 'nginx.conf'), '-p', dir], { encoding: 'utf8' });
+  if (started.status !== 0) throw new Error(`nginx did not start: ${started.stderr}`);
+  await waitForPort(port);
+  return {
+    url: `https://localhost:${port}/`,
+    root,
+    ca: path.join(dir, 'ca.pem'),
+    ...logReader(path.join(dir, 'access.log')),
+    stop() {
+      spawnSync(NGINX, ['-c', path.join(dir, 'nginx.conf'), '-p', dir, '-s', 'stop']);
+      const pidFile = path.join(dir, 'nginx.pid');
+      for (let i = 0; i < 100 && fs.existsSync(pidFile); i++) Bun.sleepSync(20);
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
