@@ -25,15 +25,31 @@ export async function uploadArchive(
   file: string,
   options: { etag: string; backup: boolean; signal?: AbortSignal },
 ): Promise<Uploaded> {
+  // Apache checks If-Match and writes in two steps: two PUTs on the same ETag at once may both pass. Under the
+  // server's exclusive write lock (WebDAV LOCK), the check, the write and the new ETag's read are one step.
+  const token = await lockOn(url, options.signal);
+  try {
+    return await uploadLocked(url, file, { ...options, token });
+  } finally {
+    if (token) await unlock(url, token);
+  }
+}
+
+async function uploadLocked(
+  url: string,
+  file: string,
+  options: { etag: string; backup: boolean; signal?: AbortSignal; token?: string },
+): Promise<Uploaded> {
   const { etag } = options;
   const backup = options.backup ? await copyToBackup(url, etag, options.signal) : undefined;
   const before = transferred.sent;
   const ours = lastBytes(file, 4096);
+  const locked: Record<string, string> = options.token ? { If: `(${options.token})` } : {};
   for (let attempt = 1; ; attempt++) {
     const response = await call({
       method: 'PUT',
       url,
-      headers: { 'If-Match': etag, 'Content-Type': 'application/zip' },
+      headers: { 'If-Match': etag, 'Content-Type': 'application/zip', ...locked },
       body: Bun.file(file),
       signal: options.signal,
     });
@@ -86,6 +102,47 @@ async function etagOfOurs(url: string, ours: Uint8Array, signal?: AbortSignal): 
     return response.status === 206 && Buffer.compare(tail, ours) === 0 ? etag : '';
   }
   return '';
+}
+
+const LOCK_BODY =
+  '<?xml version="1.0" encoding="utf-8"?><D:lockinfo xmlns:D="DAV:"><D:lockscope><D:exclusive/></D:lockscope>' +
+  '<D:locktype><D:write/></D:locktype><D:owner>zipfs sync</D:owner></D:lockinfo>';
+
+/** How long another writer's lock is waited for (its upload in flight), in tries of growing waits. */
+const LOCK_TRIES = 8;
+
+/**
+ * The server's exclusive write lock on `url` (its token), for the upload; undefined where the server has no locks (not
+ * WebDAV: If-Match alone guards it). Held by another writer: waited for a bounded time, then LOCKED.
+ */
+async function lockOn(url: string, signal?: AbortSignal): Promise<string | undefined> {
+  for (let attempt = 1; attempt <= LOCK_TRIES; attempt++) {
+    const response = await call({
+      method: 'LOCK',
+      url,
+      headers: { Timeout: 'Second-120', Depth: '0', 'Content-Type': 'application/xml; charset=utf-8' },
+      body: new TextEncoder().encode(LOCK_BODY),
+      signal,
+    });
+    void response.body?.cancel();
+    if (response.status === 200 || response.status === 201) return response.headers.get('lock-token') ?? undefined;
+    if (response.status === 405 || response.status === 501 || response.status === 400) return undefined;
+    if (response.status !== 423) throw uploadFailure(response, url);
+    await Bun.sleep(150 * attempt);
+  }
+  throw new ZipfsError(
+    'LOCKED',
+    `Another writer holds the server's lock on ${shown(url)} (its upload in flight); sync again in a moment.`,
+  );
+}
+
+async function unlock(url: string, token: string): Promise<void> {
+  try {
+    const response = await call({ method: 'UNLOCK', url, headers: { 'Lock-Token': token }, retry: false });
+    void response.body?.cancel();
+  } catch {
+    // The lock times out on the server (Timeout above) if it cannot be given back now.
+  }
 }
 
 /** The last `count` bytes of `file` (all of a shorter one). */

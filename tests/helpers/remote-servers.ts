@@ -39,6 +39,8 @@ export interface LoggedRequest {
   received: number;
   sent: number;
   range: string;
+  /** The request's If-Match header ('-' without one). */
+  ifMatch: string;
 }
 
 export interface Server {
@@ -62,7 +64,7 @@ function logReader(file: string): Pick<Server, 'requests' | 'mark'> {
           .split('\n')
           .filter(Boolean)
           .map((line) => {
-            const [method, url, status, received, sent, range] = line.split('\t');
+            const [method, url, status, received, sent, range, ifMatch] = line.split('\t');
             return {
               method: method!,
               path: url!,
@@ -70,6 +72,7 @@ function logReader(file: string): Pick<Server, 'requests' | 'mark'> {
               received: Number(received),
               sent: Number(sent),
               range: range ?? '-',
+              ifMatch: ifMatch ?? '-',
             };
           })
       : [];
@@ -125,7 +128,7 @@ ${load}
 ${asRoot ? 'User www-data\nGroup www-data' : ''}
 PidFile ${dir}/httpd.pid
 ErrorLog ${dir}/error.log
-LogFormat "%m\\t%U\\t%>s\\t%I\\t%O\\t%{Range}i" zipfs
+LogFormat "%m\\t%U\\t%>s\\t%I\\t%O\\t%{Range}i\\t%{If-Match}i" zipfs
 CustomLog ${dir}/access.log zipfs
 DavLockDB ${dir}/lock/davlock
 DocumentRoot ${root}
@@ -234,13 +237,15 @@ http {
   fastcgi_temp_path ${dir}/fastcgi;
   uwsgi_temp_path ${dir}/uwsgi;
   scgi_temp_path ${dir}/scgi;
-  log_format zipfs "$request_method\\t$uri\\t$status\\t$request_length\\t$bytes_sent\\t$http_range";
+  log_format zipfs "$request_method\\t$uri\\t$status\\t$request_length\\t$bytes_sent"
+    "\\t$http_range\\t$http_if_match";
   server {
     listen 127.0.0.1:${port} ssl;
     ssl_certificate ${dir}/server.pem;
     ssl_certificate_key ${dir}/server.key;
     access_log ${dir}/access.log zipfs;
     root ${root};
+    location /norange/ { max_ranges 0; }
   }
 }
 `,
