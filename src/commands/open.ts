@@ -47,7 +47,7 @@ export const open = defineCommand({
     'lazy extracts nothing (for big archives: read, grep, ls, tree, diff, restore, delete and move work on entries ' +
     'still in the zip; edit and write extract what they change). Opening the same zip again gives the same session, ' +
     'unless another client works in it: then you get your own (held_by). path may be an http(s):// URL (WebDAV ' +
-    'too): opened lazily by range reads, synced back with If-Match.',
+    'too) or s3://bucket/key: opened lazily by range reads, synced back with If-Match.',
   input: v.strictObject({
     path: v.pipe(v.string(), v.description('Zip file path')),
     name: v.optional(v.pipe(v.string(), v.description('Default: zip base name'))),
@@ -60,6 +60,7 @@ export const open = defineCommand({
     // CI jobs sharing a data folder must not share a session: a fresh one, named as a taken derived name is (app-2).
     new: v.optional(flag('A new session even if the zip has one'), false),
     download: v.optional(flag('A URL: fetch the whole archive now (for a server that ignores ranges)'), false),
+    endpoint: v.optional(v.pipe(v.string(), v.description('s3:// on an S3-compatible store: its URL'))),
   }),
   output: v.object({
     session_id: text('Id'),
@@ -99,7 +100,7 @@ export const open = defineCommand({
     // The same zip opened again (without asking for another session by name) is the session it already has:
     // a second one would silently conflict with the first on the next sync.
     let share = input.name === undefined && !input.new;
-    let found = share ? sessionOf(context.home, localPathOf(context.home, input.path)) : undefined;
+    let found = share ? sessionOf(context.home, localPathOf(context.home, input.path, input.endpoint)) : undefined;
     // Another live client's session of this zip is not shared by surprise: over MCP this caller gets its own; on the
     // CLI (a person at a shell sees every session) it is shared, and the answer says whose it is.
     const held = found && heldByAnother(found, context.connection, context.owner);
@@ -121,6 +122,7 @@ export const open = defineCommand({
         owner: context.owner,
         share,
         download: input.download,
+        endpoint: input.endpoint,
       }));
     const existing = found !== undefined || session.shared === true;
     // Reusing a killed job's session makes it this job's: prune --orphaned must not take it from under it.

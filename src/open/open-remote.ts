@@ -16,8 +16,15 @@ export function remoteFolder(home: string): string {
 }
 
 /** The file a session of `input` reads: the mirror for a URL, else the path itself. */
-export function localPathOf(home: string, input: string): string {
-  return isRemote(input) ? path.join(remoteFolder(home), mirrorName(remoteUrl(input).href)) : input;
+export function localPathOf(home: string, input: string, endpoint?: string): string {
+  return isRemote(input) ? path.join(remoteFolder(home), mirrorName(urlOf(input, endpoint))) : input;
+}
+
+/** The URL a session records: an S3 one with the endpoint it was opened with (no credentials in either). */
+function urlOf(input: string, endpoint: string | undefined): string {
+  const url = remoteUrl(input);
+  if (endpoint && url.protocol === 's3:') url.searchParams.set('endpoint', remoteUrl(endpoint).href);
+  return url.href;
 }
 
 /** The open of a URL as the open of its mirror, made ready (its directory, or all of it with download). */
@@ -27,7 +34,7 @@ export async function remoteRequest(request: OpenRequest): Promise<OpenRequest> 
       'INVALID_INPUT',
       'create makes a new archive at a local path; a remote archive must exist already (upload an empty zip first).',
     );
-  const url = remoteUrl(request.zipPath).href;
+  const url = urlOf(request.zipPath, request.endpoint);
   const { mirror, facts } = await mirrorRemote(url, remoteFolder(request.home), {
     download: request.download,
     signal: request.signal,

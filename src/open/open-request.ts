@@ -51,6 +51,8 @@ export interface OpenRequest {
   remote?: RemoteFacts;
   /** A remote archive fetched whole at open (a server that ignores ranges). */
   download?: boolean;
+  /** An S3-compatible store's endpoint, for an s3:// URL. */
+  endpoint?: string;
 }
 
 /**

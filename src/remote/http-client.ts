@@ -8,6 +8,7 @@
 import fs from 'node:fs';
 import { ZipfsError } from '../base/errors.ts';
 import { shown } from './remote-url.ts';
+import { s3HttpUrl, s3Place, signS3 } from './s3-sign.ts';
 
 /** What went over the wire since the process began (a sync answers what it sent). */
 export const transferred = { requests: 0, received: 0, sent: 0 };
@@ -44,6 +45,17 @@ function tlsOptions(): { tls?: { ca: string } } {
   }
 }
 
+/** The HTTP request for `request`: an s3:// one addressed and signed (s3-sign.ts), another with its credentials. */
+function prepared(request: Call): { url: string; headers: Record<string, string> } {
+  if (!isS3(request.url)) return { url: request.url, headers: { ...request.headers, ...authorization() } };
+  const url = s3HttpUrl(s3Place(request.url));
+  return { url, headers: signS3(request.method, url, request.headers ?? {}) };
+}
+
+export function isS3(url: string): boolean {
+  return url.startsWith('s3://');
+}
+
 export interface Call {
   method: string;
   url: string;
@@ -60,10 +72,12 @@ export async function call(request: Call): Promise<Response> {
   let reason = '';
   for (let attempt = 1; attempt <= tries; attempt++) {
     const timeout = AbortSignal.timeout(timeoutMs());
+    // Signed at each try: a signature holds the time it was made.
+    const { url, headers } = prepared(request);
     try {
-      const response = await fetch(request.url, {
+      const response = await fetch(url, {
         method: request.method,
-        headers: { ...request.headers, ...authorization() },
+        headers,
         body: request.body,
         signal: request.signal ? AbortSignal.any([request.signal, timeout]) : timeout,
         ...tlsOptions(),
@@ -92,6 +106,12 @@ export async function call(request: Call): Promise<Response> {
 export function failure(response: Response, url: string, doing: string): ZipfsError {
   void response.body?.cancel();
   const where = shown(url);
+  if ((response.status === 401 || response.status === 403) && isS3(url))
+    return new ZipfsError(
+      'PERMISSION_DENIED',
+      `${where} refused ${doing} (${response.status}): check AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (or the ` +
+        'AWS_PROFILE in ~/.aws/credentials), AWS_REGION, and that the keys may do this.',
+    );
   if (response.status === 401 || response.status === 403)
     return new ZipfsError(
       'PERMISSION_DENIED',

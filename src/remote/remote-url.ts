@@ -1,6 +1,8 @@
 /**
  * Where a remote archive is (DESIGN.md, "Remote stores"): an `http(s)://` URL (a plain server that
- * answers ranges, or a WebDAV share that takes PUT and COPY too). Credentials never go in the URL:
+ * answers ranges, or a WebDAV share that takes PUT and COPY too), or `s3://bucket/key` (the
+ * endpoint of an S3-compatible store, when open is given one, kept in the URL's query).
+ * Credentials never go in the URL:
  * they come from the environment at each call (http-client.ts), so the URL a session records, and
  * every message that names it, holds none.
  */
@@ -18,7 +20,7 @@ export interface RemoteFacts {
 
 /** Whether `input` names a remote archive rather than a local path. */
 export function isRemote(input: string): boolean {
-  return /^https?:\/\//i.test(input);
+  return /^(https?|s3):\/\//i.test(input);
 }
 
 /** `input` as a URL zipfs can use; one with a user or password in it is refused, naming where they go instead. */
@@ -27,7 +29,10 @@ export function remoteUrl(input: string): URL {
   try {
     url = new URL(input);
   } catch {
-    throw new ZipfsError('INVALID_INPUT', `${shown(input)} is not a URL zipfs can read; give an http(s):// URL.`);
+    throw new ZipfsError(
+      'INVALID_INPUT',
+      `${shown(input)} is not a URL zipfs can read; give an http(s):// or s3:// URL.`,
+    );
   }
   if (url.username || url.password)
     throw new ZipfsError(
@@ -36,6 +41,8 @@ export function remoteUrl(input: string): URL {
         '(or ZIPFS_HTTP_TOKEN) in the environment instead, so they never reach a session record or a log.',
     );
   url.hash = '';
+  if (url.protocol === 's3:' && (!url.hostname || url.pathname.length < 2))
+    throw new ZipfsError('INVALID_INPUT', `Give an S3 archive as s3://BUCKET/KEY (got ${shown(input)}).`);
   return url;
 }
 

@@ -7,7 +7,8 @@
  */
 import fs from 'node:fs';
 import { ZipfsError } from '../base/errors.ts';
-import { TRIES, call, failure, remoteChanged, strongEtag, transferred } from './http-client.ts';
+import { TRIES, call, failure, isS3, remoteChanged, strongEtag, transferred } from './http-client.ts';
+import { s3Place } from './s3-sign.ts';
 import { shown } from './remote-url.ts';
 
 export interface Uploaded {
@@ -44,12 +45,14 @@ async function uploadLocked(
   const backup = options.backup ? await copyToBackup(url, etag, options.signal) : undefined;
   const before = transferred.sent;
   const ours = lastBytes(file, 4096);
+  const size = fs.statSync(file).size;
   const locked: Record<string, string> = options.token ? { If: `(${options.token})` } : {};
   for (let attempt = 1; ; attempt++) {
     const response = await call({
       method: 'PUT',
       url,
-      headers: { 'If-Match': etag, 'Content-Type': 'application/zip', ...locked },
+      // A length, not chunks: S3 takes no chunked PUT (and what it was not told the size of, it may store empty).
+      headers: { 'If-Match': etag, 'Content-Type': 'application/zip', 'Content-Length': String(size), ...locked },
       body: Bun.file(file),
       signal: options.signal,
     });
@@ -68,13 +71,24 @@ async function uploadLocked(
 
 /** The previous version copied on the server to `<url>.bak` (overwriting an older backup), if it is still `etag`. */
 async function copyToBackup(url: string, etag: string, signal?: AbortSignal): Promise<string> {
-  const target = `${url}.bak`;
-  const response = await call({
-    method: 'COPY',
-    url,
-    headers: { Destination: target, Overwrite: 'T', 'If-Match': etag },
-    signal,
-  });
+  const bak = new URL(url);
+  bak.pathname += '.bak';
+  const target = bak.href;
+  // S3: CopyObject (a PUT naming its source), on the same condition; WebDAV: COPY.
+  const place = isS3(url) ? s3Place(url) : undefined;
+  const response = await call(
+    place
+      ? {
+          method: 'PUT',
+          url: target,
+          headers: {
+            'x-amz-copy-source': `/${place.bucket}/${place.key.split('/').map(encodeURIComponent).join('/')}`,
+            'x-amz-copy-source-if-match': etag,
+          },
+          signal,
+        }
+      : { method: 'COPY', url, headers: { Destination: target, Overwrite: 'T', 'If-Match': etag }, signal },
+  );
   void response.body?.cancel();
   if (response.status === 412) throw remoteChanged(url, etag);
   if (response.status === 405 || response.status === 501)
@@ -116,6 +130,7 @@ const LOCK_TRIES = 8;
  * WebDAV: If-Match alone guards it). Held by another writer: waited for a bounded time, then LOCKED.
  */
 async function lockOn(url: string, signal?: AbortSignal): Promise<string | undefined> {
+  if (isS3(url)) return undefined; // S3 checks If-Match as it writes: no lock to take
   for (let attempt = 1; attempt <= LOCK_TRIES; attempt++) {
     const response = await call({
       method: 'LOCK',

@@ -45,7 +45,7 @@ function place(server: Server, name: string, bytes: Uint8Array = ARCHIVE): void 
 }
 
 /** An entry of the archive on the server now, by Python's zipfile (not zipfs's reader). */
-function remoteEntry(server: Server, name: string, entry: string): string {
+function remoteEntry(server: Pick<Server, 'root'>, name: string, entry: string): string {
   const read = spawnSync(
     'python3',
     [

@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { signS3 } from '../../src/remote/s3-sign.ts';
 
 export const APACHE = '/usr/sbin/apache2';
 export const NGINX = '/usr/sbin/nginx';
@@ -262,6 +263,78 @@ http {
       spawnSync(NGINX, ['-c', path.join(dir, 'nginx.conf'), '-p', dir, '-s', 'stop']);
       const pidFile = path.join(dir, 'nginx.pid');
       for (let i = 0; i < 100 && fs.existsSync(pidFile); i++) Bun.sleepSync(20);
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** moto's S3 server: on PATH, or in .cache/py (where .ci/run installs it). */
+export function motoServer(): string | undefined {
+  const cached = path.join(import.meta.dir, '..', '..', '.cache', 'py', 'bin', 'moto_server');
+  if (fs.existsSync(cached)) return cached;
+  const found = Bun.which('moto_server');
+  if (!found) return undefined;
+  // A pyenv shim starts the server as its child: the real script is run instead, so that stopping it stops the server.
+  if (!fs.readFileSync(found, 'utf8').includes('pyenv')) return found;
+  const real = spawnSync('pyenv', ['which', 'moto_server'], { encoding: 'utf8' }).stdout.trim();
+  return real || found;
+}
+
+export interface S3Server {
+  /** The endpoint, e.g. http://127.0.0.1:PORT. */
+  endpoint: string;
+  /** Requests so far (method, path, status), from the server's log. */
+  requests(): { method: string; path: string; status: number }[];
+  mark(): void;
+  /** Puts `bytes` at `key` in `bucket` (made when missing), unsigned: moto does not check. */
+  put(bucket: string, key: string, bytes: Uint8Array): Promise<void>;
+  /** The object's bytes now. */
+  get(bucket: string, key: string): Promise<Uint8Array>;
+  stop(): void;
+}
+
+/** moto_server (an S3-compatible store: ranges, If-Match on GET and PUT, multipart, copies) on a free port. */
+export async function startS3(binary: string): Promise<S3Server> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'zipfs-s3-'));
+  const port = await freePort();
+  const log = path.join(dir, 'requests.log');
+  const child = Bun.spawn([binary, '-H', '127.0.0.1', '-p', String(port)], {
+    stdout: 'ignore',
+    stderr: Bun.file(log),
+  });
+  await waitForPort(port);
+  const endpoint = `http://127.0.0.1:${port}`;
+  let from = 0;
+  const all = () =>
+    (fs.existsSync(log) ? fs.readFileSync(log, 'utf8') : '')
+      .split('\n')
+      .map((line) => line.match(/"([A-Z]+) (\S+) HTTP\/[\d.]+" (\d+)/))
+      .filter((match) => match !== null)
+      .map((match) => ({ method: match[1]!, path: match[2]!, status: Number(match[3]) }));
+  const made = new Set<string>();
+  return {
+    endpoint,
+    requests: () => all().slice(from),
+    mark: () => {
+      from = all().length;
+    },
+    async put(bucket, key, bytes) {
+      if (!made.has(bucket)) {
+        await fetch(`${endpoint}/${bucket}`, { method: 'PUT' });
+        made.add(bucket);
+      }
+      const response = await fetch(`${endpoint}/${bucket}/${key}`, { method: 'PUT', body: bytes });
+      if (!response.ok) throw new Error(`moto refused the PUT: ${response.status}`);
+    },
+    async get(bucket, key) {
+      // moto answers an unsigned GET 403: signed (it checks no keys), by the signer the tests check against AWS's.
+      const url = `${endpoint}/${bucket}/${key}`;
+      const credentials = { accessKeyId: 'AKIDTEST', secretAccessKey: 'test' };
+      const headers = signS3('GET', url, {}, { credentials, region: 'us-east-1' });
+      return new Uint8Array(await (await fetch(url, { headers })).arrayBuffer());
+    },
+    stop() {
+      child.kill();
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };
