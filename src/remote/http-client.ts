@@ -48,7 +48,11 @@ function tlsOptions(): { tls?: { ca: string } } {
 /** The HTTP request for `request`: an s3:// one addressed and signed (s3-sign.ts), another with its credentials. */
 function prepared(request: Call): { url: string; headers: Record<string, string> } {
   if (!isS3(request.url)) return { url: request.url, headers: { ...request.headers, ...authorization() } };
-  const url = s3HttpUrl(s3Place(request.url));
+  // The request's own query (a multipart upload's) goes with it; the endpoint is where, not what.
+  const made = new URL(s3HttpUrl(s3Place(request.url)));
+  for (const [key, value] of new URL(request.url).searchParams)
+    if (key !== 'endpoint') made.searchParams.set(key, value);
+  const url = made.href;
   return { url, headers: signS3(request.method, url, request.headers ?? {}) };
 }
 

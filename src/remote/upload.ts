@@ -9,6 +9,8 @@ import fs from 'node:fs';
 import { ZipfsError } from '../base/errors.ts';
 import { TRIES, call, failure, isS3, remoteChanged, strongEtag, transferred } from './http-client.ts';
 import { s3Place } from './s3-sign.ts';
+import { copiesAny, copyRuns, planParts } from './s3-parts.ts';
+import { multipartUpload } from './s3-multipart.ts';
 import { shown } from './remote-url.ts';
 
 export interface Uploaded {
@@ -24,7 +26,7 @@ export interface Uploaded {
 export async function uploadArchive(
   url: string,
   file: string,
-  options: { etag: string; backup: boolean; signal?: AbortSignal },
+  options: { etag: string; backup: boolean; signal?: AbortSignal; base?: string },
 ): Promise<Uploaded> {
   // Apache checks If-Match and writes in two steps: two PUTs on the same ETag at once may both pass. Under the
   // server's exclusive write lock (WebDAV LOCK), the check, the write and the new ETag's read are one step.
@@ -39,10 +41,16 @@ export async function uploadArchive(
 async function uploadLocked(
   url: string,
   file: string,
-  options: { etag: string; backup: boolean; signal?: AbortSignal; token?: string },
+  options: { etag: string; backup: boolean; signal?: AbortSignal; token?: string; base?: string },
 ): Promise<Uploaded> {
   const { etag } = options;
   const backup = options.backup ? await copyToBackup(url, etag, options.signal) : undefined;
+  // S3, with the old version at hand (`base`): what is unchanged is copied on the server (s3-multipart.ts).
+  const parts = isS3(url) && options.base ? planParts(fs.statSync(file).size, copyRuns(file, options.base)) : [];
+  if (copiesAny(parts)) {
+    const done = await multipartUpload(url, file, { etag, parts, signal: options.signal });
+    return { ...done, ...(backup ? { backup } : {}) };
+  }
   const before = transferred.sent;
   const ours = lastBytes(file, 4096);
   const size = fs.statSync(file).size;

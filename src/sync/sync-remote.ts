@@ -42,7 +42,7 @@ export async function uploadRemote(
   const mirror = record.source_path;
   const state = readState(mirror);
   if (!state) throw remoteChanged(url, record.remote!.etag);
-  const up = await uploadArchive(url, temporary, { etag: state.etag, ...options });
+  const up = await uploadArchive(url, temporary, { etag: state.etag, base: mirror, ...options });
   const { ino, size } = fs.statSync(temporary);
   writeState(mirror, { ino, size, etag: up.etag, url, ranges: [[0, size]] });
   return { remote: { url, etag: up.etag, size }, bytes_sent: up.sent, ...(up.backup ? { backup: up.backup } : {}) };

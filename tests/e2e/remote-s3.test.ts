@@ -115,3 +115,44 @@ describe.skipIf(!moto)(`an archive on S3 (moto_server)${moto ? '' : SKIPPED}`, (
     expect(refused.json.error.message).toContain('AWS_ACCESS_KEY_ID');
   });
 });
+
+describe.skipIf(!moto)(`a big archive on S3: unchanged bytes are copied on the server${moto ? '' : SKIPPED}`, () => {
+  it('syncs one changed small entry sending about the minimum part, not the archive', async () => {
+    const s3 = await startS3(moto!);
+    const box = sandbox();
+    try {
+      const big = new Uint8Array(12 * 1024 * 1024);
+      for (let i = 0; i < big.length; i += 65536) crypto.getRandomValues(big.subarray(i, i + 65536));
+      const archive = rawZip([
+        { name: 'big.bin', data: big, method: 0, unixMode: 0o100644 },
+        { name: 'small.txt', data: 'small\n', method: 0, unixMode: 0o100644 },
+      ]);
+      await s3.put('bucket1', 'big.zip', archive);
+      const env = {
+        AWS_ACCESS_KEY_ID: 'AKIDZIPFSTEST',
+        AWS_SECRET_ACCESS_KEY: SECRET,
+        AWS_REGION: 'us-east-1',
+        AWS_ENDPOINT_URL: s3.endpoint,
+      };
+      expect(box.run(['open', 's3://bucket1/big.zip'], { env }).code).toBe(0);
+      expect(box.run(['write', 'small.txt'], { env, stdin: 'changed\n' }).code).toBe(0);
+      s3.mark();
+      const synced = box.run(['sync', '--json'], { env }).json;
+      expect(synced.synced).toBe(true);
+      // The minimum part (5 MiB) holds the change; the rest of the 12 MiB entry is copied on the server.
+      expect(synced.bytes_sent).toBeLessThan(5.5 * 1024 * 1024);
+      expect(s3.requests().filter((r) => r.method === 'PUT' && r.path.includes('partNumber=')).length).toBe(2);
+      const now = await s3.get('bucket1', 'big.zip');
+      const file = path.join(box.dir, 'now.zip');
+      fs.writeFileSync(file, now);
+      const script =
+        'import sys,zipfile;z=zipfile.ZipFile(sys.argv[1]);' +
+        'print(z.read("small.txt").decode(),end="");print(z.testzip())';
+      expect(spawnSync('python3', ['-c', script, file], { encoding: 'utf8' }).stdout).toBe('changed\nNone\n');
+      expect(Buffer.compare(Buffer.from(now.subarray(30 + 'big.bin'.length, 30 + 7 + big.length)), big)).toBe(0);
+    } finally {
+      box.cleanup();
+      s3.stop();
+    }
+  });
+});
