@@ -107,6 +107,28 @@ describe.skipIf(httpsMissing !== '')(
       expect(server.requests().length).toBeLessThanOrEqual(2); // the entries before the tail, coalesced
     });
 
+    it('diffs, restores and reads the zip version of entries never fetched', () => {
+      place(server, 'b.zip');
+      expect(box.run(['open', `${server.url}b.zip`], { env: env() }).code).toBe(0);
+      expect(box.run(['delete', 'data/e09.txt'], { env: env() }).code).toBe(0);
+      const diff = box.run(['diff', '--json'], { env: env() });
+      expect(diff.code).toBe(0);
+      expect(diff.stdout).toContain('data/e09.txt');
+      const zipSide = box.run(['read', 'data/e10.txt', '--from', 'zip'], { env: env() });
+      expect(zipSide.stdout.startsWith('entry 10\n')).toBe(true);
+      expect(box.run(['restore', 'data/e09.txt'], { env: env() }).code).toBe(0);
+      expect(box.run(['read', 'data/e09.txt'], { env: env() }).stdout.startsWith('entry 9\n')).toBe(true);
+    });
+
+    it('refuses to mix versions: an archive replaced on the server after open is a conflict on the next read', () => {
+      place(server, 'c.zip');
+      expect(box.run(['open', `${server.url}c.zip`], { env: env() }).code).toBe(0);
+      place(server, 'c.zip', rawZip(entries(31)));
+      const read = box.run(['read', 'data/e04.txt', '--json'], { env: env() });
+      expect(read.json.error.code).toBe('CONFLICT_DETECTED');
+      expect(read.json.error.message).toContain('changed on the server');
+    });
+
     it('checks the certificate: without the test CA the open fails, and says nothing secret', () => {
       const opened = box.run(['open', `${server.url}a.zip`, '--json'], { env: { ZIPFS_HTTP_TOKEN: 'tok-123-secret' } });
       expect(opened.code).not.toBe(0);
