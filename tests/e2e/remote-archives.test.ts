@@ -118,6 +118,10 @@ describe.skipIf(httpsMissing !== '')(
       expect(zipSide.stdout.startsWith('entry 10\n')).toBe(true);
       expect(box.run(['restore', 'data/e09.txt'], { env: env() }).code).toBe(0);
       expect(box.run(['read', 'data/e09.txt'], { env: env() }).stdout.startsWith('entry 9\n')).toBe(true);
+      // Closed, the session takes its mirror of the archive with it (the mirror and its record of ranges).
+      expect(fs.readdirSync(path.join(box.home, 'remote')).length).toBe(2);
+      expect(box.run(['close', '--force'], { env: env() }).code).toBe(0);
+      expect(fs.readdirSync(path.join(box.home, 'remote'))).toStrictEqual([]);
     });
 
     it('refuses to mix versions: an archive replaced on the server after open is a conflict on the next read', () => {
