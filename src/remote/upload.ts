@@ -184,6 +184,12 @@ function lastBytes(file: string, count: number): Uint8Array {
 function uploadFailure(response: Response, url: string): ZipfsError {
   const refused = failure(response, url, 'the upload');
   if (refused.code === 'PERMISSION_DENIED') return refused;
+  if (response.status === 413)
+    return new ZipfsError(
+      'SYNC_FAILED',
+      `${shown(url)} refuses an upload this large (413); the archive there is unchanged. Raise the server's limit ` +
+        "(Apache's LimitRequestBody is 1 GiB by default, nginx's client_max_body_size 1 MiB), or use S3.",
+    );
   return new ZipfsError(
     'SYNC_FAILED',
     `${shown(url)} answered ${response.status} to the upload; the archive there is unchanged (the server ` +

@@ -132,6 +132,7 @@ ErrorLog ${dir}/error.log
 LogFormat "%m\\t%U\\t%>s\\t%I\\t%O\\t%{Range}i\\t%{If-Match}i" zipfs
 CustomLog ${dir}/access.log zipfs
 DavLockDB ${dir}/lock/davlock
+LimitRequestBody 0
 DocumentRoot ${root}
 <Directory ${root}>
   Dav On
