@@ -202,6 +202,22 @@ describe.skipIf(davMissing !== '')(
       }
     });
 
+    it('syncs an edit, a move and a delete of entries never extracted, copying the rest from the mirror', () => {
+      place(server, 'changes.zip');
+      const url = `${server.url}changes.zip`;
+      expect(box.run(['open', url], { env }).code).toBe(0);
+      expect(box.run(['edit', 'data/e03.txt', '--old', 'entry 3\n', '--new', 'entry three\n'], { env }).code).toBe(0);
+      expect(box.run(['move', 'data/e04.txt', 'moved/e04.txt'], { env }).code).toBe(0);
+      expect(box.run(['delete', 'data/e05.txt'], { env }).code).toBe(0);
+      const synced = box.run(['sync', '--json'], { env }).json;
+      expect(synced).toMatchObject({ synced: true, files_modified: 1, files_deleted: 1, files_renamed: 1 });
+      expect(remoteEntry(server, 'changes.zip', 'data/e03.txt')).toStartWith('entry three\n');
+      expect(remoteEntry(server, 'changes.zip', 'moved/e04.txt')).toBe(ENTRIES[4]!.data as string);
+      expect(remoteEntry(server, 'changes.zip', 'data/e29.txt')).toBe(ENTRIES[29]!.data as string);
+      expect(() => remoteEntry(server, 'changes.zip', 'data/e05.txt')).toThrow();
+      expect(box.run(['inspect', url, '--json'], { env }).json.error.code).toBe('INVALID_INPUT');
+    });
+
     it('two data folders syncing the same archive at once lose nothing: one wins, the other merges', async () => {
       place(server, 'shared.zip');
       const url = `${server.url}shared.zip`;
@@ -240,7 +256,7 @@ describe.skipIf(davMissing !== '')(
       }
     });
 
-    it('works over MCP: open, read and grep a remote archive, credentials from the environment', async () => {
+    it('works over MCP: open, read, grep, write and sync, credentials from the environment', async () => {
       place(server, 'mcp.zip');
       const mcp = await connect(box.home, env);
       try {
@@ -252,6 +268,12 @@ describe.skipIf(davMissing !== '')(
         expect(JSON.stringify(read.data)).toContain('entry 7');
         const grep = await call(mcp.client, 'zipfs_grep', { pattern: 'needle' });
         expect(JSON.stringify(grep.data)).toContain('data/e12.txt');
+        const wrote = await call(mcp.client, 'zipfs_write', { path: 'data/e07.txt', content: 'over MCP\n' });
+        expect(wrote.isError).toBe(false);
+        const synced = await call(mcp.client, 'zipfs_sync', {});
+        expect(synced.data).toMatchObject({ synced: true, files_modified: 1 });
+        expect(synced.data.bytes_sent).toBeGreaterThan(0);
+        expect(remoteEntry(server, 'mcp.zip', 'data/e07.txt')).toBe('over MCP\n');
         expect(mcp.stderr()).not.toContain(PASSWORD);
       } finally {
         await mcp.close();
