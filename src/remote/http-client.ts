@@ -84,6 +84,8 @@ export async function call(request: Call): Promise<Response> {
         headers,
         body: request.body,
         signal: request.signal ? AbortSignal.any([request.signal, timeout]) : timeout,
+        // Not followed: credentials must not go to a host the user did not name (failure() says where to look).
+        redirect: 'manual',
         ...tlsOptions(),
       } as RequestInit);
       transferred.requests++;
@@ -122,6 +124,12 @@ export function failure(response: Response, url: string, doing: string): ZipfsEr
       `${where} refused ${doing} (${response.status}): set the credentials in ZIPFS_HTTP_USER and ` +
         'ZIPFS_HTTP_PASSWORD ' +
         '(or ZIPFS_HTTP_TOKEN), and check that they may do this.',
+    );
+  if (response.status >= 300 && response.status < 400)
+    return new ZipfsError(
+      'ZIP_NOT_FOUND',
+      `${where} redirects elsewhere (${response.status}); zipfs does not follow redirects, so that credentials go ` +
+        'only where you send them: open the URL it redirects to.',
     );
   if (response.status === 404 || response.status === 410)
     return new ZipfsError('ZIP_NOT_FOUND', `No archive at ${where} (${response.status}); check the URL.`);

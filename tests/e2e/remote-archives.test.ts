@@ -140,6 +140,16 @@ describe.skipIf(httpsMissing !== '')(
       expect(opened.stdout + opened.stderr).not.toContain('tok-123-secret');
     });
 
+    it('follows no redirect (credentials go only where they are sent), and says so', () => {
+      server.mark();
+      const moved = box.run(['open', `${server.url}moved.zip`, '--json'], {
+        env: { ...env(), ZIPFS_HTTP_TOKEN: 'tok-x' },
+      });
+      expect(moved.json.error.code).toBe('ZIP_NOT_FOUND');
+      expect(moved.json.error.message).toContain('redirects');
+      expect(server.requests().map((r) => [r.path, r.status])).toStrictEqual([['/moved.zip', 302]]);
+    });
+
     it('refuses a server that ignores ranges, naming download, which fetches it whole', () => {
       const lazy = box.run(['open', `${server.url}norange/a.zip`, '--json'], { env: env() });
       expect(lazy.code).not.toBe(0);

@@ -248,6 +248,7 @@ http {
     access_log ${dir}/access.log zipfs;
     root ${root};
     location /norange/ { max_ranges 0; }
+    location = /moved.zip { return 302 /a.zip; }
   }
 }
 `,
