@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, beforeEach, afterEach, describe, expect, it } from 'bun:test';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { BINARY } from '../helpers/ensure-binary.ts';
 import { sandbox } from '../helpers/cli.ts';
@@ -228,6 +229,14 @@ describe.skipIf(davMissing !== '')(
       expect(box.run(['inspect', url, '--json'], { env }).json.error.code).toBe('INVALID_INPUT');
     });
 
+    it('opens an archive written this second (Apache gives it only a weak ETag, which no If-Match matches)', () => {
+      fs.writeFileSync(path.join(server.root, 'fresh.zip'), ARCHIVE);
+      if (process.getuid?.() === 0) spawnSync('chown', ['-R', 'www-data:www-data', server.root]);
+      const opened = box.run(['open', `${server.url}fresh.zip`, '--json'], { env });
+      expect(opened.json.file_count).toBe(30);
+      expect(box.run(['read', 'data/e02.txt'], { env }).stdout.startsWith('entry 2\n')).toBe(true);
+    });
+
     it('two data folders syncing the same archive at once lose nothing: one wins, the other merges', async () => {
       place(server, 'shared.zip');
       const url = `${server.url}shared.zip`;
@@ -291,3 +300,24 @@ describe.skipIf(davMissing !== '')(
     });
   },
 );
+
+describe('a server that never answers', () => {
+  it('is given up after bounded tries, each bounded by ZIPFS_REMOTE_TIMEOUT_MS, and the answer says so', async () => {
+    // The kernel accepts the connection (this process is blocked in spawnSync meanwhile); nothing ever answers.
+    const silent = net.createServer(() => {});
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const box = sandbox();
+    try {
+      const { port } = silent.address() as net.AddressInfo;
+      const opened = box.run(['open', `http://127.0.0.1:${port}/a.zip`, '--json'], {
+        env: { ZIPFS_REMOTE_TIMEOUT_MS: '300' },
+      });
+      expect(opened.json.error.code).toBe('ZIP_NOT_FOUND');
+      expect(opened.json.error.message).toContain('no answer within 300 ms, 3 tries');
+      expect(fs.existsSync(path.join(box.home, 'workspaces'))).toBe(false);
+    } finally {
+      silent.close();
+      box.cleanup();
+    }
+  });
+});
