@@ -229,6 +229,16 @@ describe.skipIf(davMissing !== '')(
       expect(box.run(['inspect', url, '--json'], { env }).json.error.code).toBe('INVALID_INPUT');
     });
 
+    it('opens with download as an eager session (every entry extracted) and syncs it back', () => {
+      place(server, 'eager.zip');
+      const opened = box.run(['open', `${server.url}eager.zip`, '--download', '--json'], { env }).json;
+      expect(opened.not_extracted).toBeUndefined();
+      expect(opened.extracted_size_bytes).toBeGreaterThan(30 * ENTRY_BYTES);
+      expect(box.run(['write', 'data/e00.txt'], { env, stdin: 'eager\n' }).code).toBe(0);
+      expect(box.run(['sync', '--json'], { env }).json.synced).toBe(true);
+      expect(remoteEntry(server, 'eager.zip', 'data/e00.txt')).toBe('eager\n');
+    });
+
     it('opens an archive written this second (Apache gives it only a weak ETag, which no If-Match matches)', () => {
       fs.writeFileSync(path.join(server.root, 'fresh.zip'), ARCHIVE);
       if (process.getuid?.() === 0) spawnSync('chown', ['-R', 'www-data:www-data', server.root]);
