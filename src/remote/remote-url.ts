@@ -18,6 +18,9 @@ export interface RemoteFacts {
   size: number;
 }
 
+/** Query parameters that carry a credential (presigned S3 and Azure URLs, tokens, keys). */
+const SECRET_PARAMETER = /signature|credential|token|secret|password|passwd|^sig$|^key$|api[-_]?key|auth/i;
+
 /** Whether `input` names a remote archive rather than a local path. */
 export function isRemote(input: string): boolean {
   return /^(https?|s3):\/\//i.test(input);
@@ -41,6 +44,15 @@ export function remoteUrl(input: string): URL {
         '(or ZIPFS_HTTP_TOKEN) in the environment instead, so they never reach a session record or a log.',
     );
   url.hash = '';
+  // A presigned URL's query is a credential: the session would have to record it. Refused, before any request.
+  const secret = [...url.searchParams.keys()].find((key) => SECRET_PARAMETER.test(key));
+  if (secret)
+    throw new ZipfsError(
+      'INVALID_INPUT',
+      `The URL's query holds a credential (${secret}), which a session would have to record; give the URL without ` +
+        'it and the credentials in the environment (ZIPFS_HTTP_TOKEN, or ZIPFS_HTTP_USER and ZIPFS_HTTP_PASSWORD; ' +
+        'for S3, s3://BUCKET/KEY with the AWS variables).',
+    );
   if (url.protocol === 's3:' && (!url.hostname || url.pathname.length < 2))
     throw new ZipfsError('INVALID_INPUT', `Give an S3 archive as s3://BUCKET/KEY (got ${shown(input)}).`);
   return url;
