@@ -108,6 +108,25 @@ describe.skipIf(httpsMissing !== '')(
       expect(server.requests().length).toBeLessThanOrEqual(2); // the entries before the tail, coalesced
     });
 
+    it('opens an archive whose directory is larger than the tail read in two range requests', () => {
+      const many = Array.from({ length: 4000 }, (_, i) => ({
+        name: `many/file-${String(i).padStart(5, '0')}.txt`,
+        data: `${i}\n`,
+        method: 0,
+        unixMode: 0o100644,
+      }));
+      place(server, 'many.zip', rawZip(many));
+      server.mark();
+      const opened = box.run(['open', `${server.url}many.zip`, '--json'], { env: env() });
+      expect(opened.json.file_count).toBe(4000);
+      const ranges = server.requests();
+      expect(ranges.map((r) => r.status)).toStrictEqual([206, 206]);
+      expect(ranges[1]!.ifMatch).not.toBe('-');
+      const size = fs.statSync(path.join(server.root, 'many.zip')).size;
+      expect(ranges.reduce((sum, r) => sum + r.sent, 0)).toBeLessThan(size + 2048); // the directory is most of it
+      expect(box.run(['read', 'many/file-01234.txt'], { env: env() }).stdout).toBe('1234\n');
+    });
+
     it('diffs, restores and reads the zip version of entries never fetched', () => {
       place(server, 'b.zip');
       expect(box.run(['open', `${server.url}b.zip`], { env: env() }).code).toBe(0);
