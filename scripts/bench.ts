@@ -8,6 +8,7 @@
  *   bun run bench -- --quick             a smoke run in well under a minute
  *   bun run bench -- --only open,sync    some tasks (open, sync, status, memory, entries, verify, large, grep, mcp,
  * lazy)
+ *   bun run bench -- --only remote --scale 1   archives on loopback HTTPS, WebDAV and S3 servers (1 GiB)
  *   bun run bench -- --only lazy --million   lazy sessions, with unzip and an eager session of the
  *                                        1,000,000-entry archive too (minutes more, 1M files written)
  * Archives are generated deterministically into .cache/bench (not committed).
@@ -25,6 +26,7 @@ import { verifyCost } from './bench/verify-cost.ts';
 import { entriesMemory } from './bench/entries-memory.ts';
 import { grepContenders, grepLargeFile } from './bench/grep-cost.ts';
 import { lazyReport } from './bench/lazy.ts';
+import { remoteReport } from './bench/remote.ts';
 
 const root = path.resolve(import.meta.dir, '..');
 const { values } = parseArgs({
@@ -391,6 +393,10 @@ try {
       calls: values.quick ? 100 : 1000,
     });
     print(lazy);
+  }
+  if (tasks.has('remote')) {
+    // Not in the default set: it needs nginx, Apache and moto, and an archive of scale x 1 GiB.
+    print(await remoteReport({ scratch, bytes: scale * 2 ** 30 }));
   }
   fs.mkdirSync(cache, { recursive: true });
   fs.writeFileSync(path.join(cache, `results-${scale}.md`), `${out.join('\n')}\n`);

@@ -16,6 +16,7 @@ export const LAYERS = [
   ['session'], // the data folder: store, manifest, locks, owners, prune, source state
   ['search'], // grep over files and entries
   ['files'], // file operations confined to a workspace, encodings, diffs
+  ['remote'], // archives on HTTP(S)/WebDAV: range reads into a local mirror, uploads with If-Match (zip: end records)
   ['zip'], // container bytes in and out, codecs
   ['rules'], // entry paths, platform rules, limits: what every layer above asks
   ['base'], // errors, settings, logging, process plumbing

@@ -236,6 +236,9 @@ export const OUTPUT_DOCS: Record<string, Record<string, string>> = {
     leftovers_removed:
       'What syncs killed outright left beside the zip (their lock, their temporaries), removed by this sync; absent ' +
       'when there was none.',
+    bytes_sent:
+      'A zip on a server (http(s), WebDAV, s3): the bytes uploaded (on S3, unchanged runs are copied there instead); ' +
+      'absent for a local zip. backup_path is then the URL of the backup object (URL.bak).',
   },
   close: {
     closed: 'Always true.',

@@ -79,7 +79,7 @@ export const diff = defineCommand({
     const sections =
       input.against === 'zip'
         ? await diffAgainstZip(session, base, { ...options, limits: loadLimits(context.env) })
-        : diffAgainstArchive(session, base, options);
+        : await diffAgainstArchive(session, base, options);
     const items: Item[] = sections.flatMap((section) => [
       { file: section.file },
       ...(input.stat ? [] : section.lines.map((line) => ({ line }))),

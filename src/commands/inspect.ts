@@ -1,4 +1,6 @@
 import path from 'node:path';
+import { ZipfsError } from '../base/errors.ts';
+import { isRemote } from '../remote/remote-url.ts';
 import * as v from 'valibot';
 import { defineCommand } from '../table/command.ts';
 import { humanBytes, table } from '../format/units.ts';
@@ -71,6 +73,12 @@ export const inspect = defineCommand({
     context.zips?.assert(input.path);
     // Open's checks as they would run for a session under this data folder: its case folding, its path length.
     const offset = input.offset ?? input.start;
+    if (isRemote(input.path))
+      throw new ZipfsError(
+        'INVALID_INPUT',
+        'inspect reads a zip on this machine; open the URL instead (lazily: it fetches only the central directory), ' +
+          'then ls and tree list its entries.',
+      );
     const found = inspectArchive(
       path.resolve(input.path),
       loadLimits(context.env),

@@ -16,6 +16,7 @@ import { invocation, param } from '../base/message-marks.ts';
 import { workspaceOf } from '../workspace/session-workspace.ts';
 import { heldByAnother } from '../open/session-holder.ts';
 import type { CodePage } from '../zip/index.ts';
+import { localPathOf } from '../open/open-remote.ts';
 
 /**
  * A reused session whose zip another writer changed since its base (by the directory's hash: source-state.ts): said at
@@ -62,7 +63,8 @@ export const open = defineCommand({
     'Open a zip as a session: a workspace folder of its files that the other tools change, and sync writes back. ' +
     'lazy extracts nothing (for big archives: read, grep, ls, tree, diff, restore, delete and move work on entries ' +
     'still in the zip; edit and write extract what they change). Opening the same zip again gives the same session, ' +
-    'unless another client works in it: then you get your own (held_by).',
+    'unless another client works in it: then you get your own (held_by). path may be an http(s):// URL (WebDAV ' +
+    'too) or s3://bucket/key: opened lazily by range reads, synced back with If-Match.',
   input: v.strictObject({
     path: v.pipe(v.string(), v.description('Zip file path')),
     name: v.optional(v.pipe(v.string(), v.description('Default: zip base name'))),
@@ -75,6 +77,8 @@ export const open = defineCommand({
     // CI jobs sharing a data folder must not share a session: a fresh one, named as a taken derived name is (app-2).
     new: v.optional(flag('A new session even if the zip has one'), false),
     name_encoding: nameEncodingParam,
+    download: v.optional(flag('A URL: fetch the whole archive now (for a server that ignores ranges)'), false),
+    endpoint: v.optional(v.pipe(v.string(), v.description('s3:// on an S3-compatible store: its URL'))),
   }),
   output: v.object({
     session_id: text('Id'),
@@ -115,7 +119,7 @@ export const open = defineCommand({
     // The same zip opened again (without asking for another session by name) is the session it already has:
     // a second one would silently conflict with the first on the next sync.
     let share = input.name === undefined && !input.new;
-    let found = share ? sessionOf(context.home, input.path) : undefined;
+    let found = share ? sessionOf(context.home, localPathOf(context.home, input.path, input.endpoint)) : undefined;
     // Another live client's session of this zip is not shared by surprise: over MCP this caller gets its own; on the
     // CLI (a person at a shell sees every session) it is shared, and the answer says whose it is.
     const held = found && heldByAnother(found, context.connection, context.owner);
@@ -138,6 +142,8 @@ export const open = defineCommand({
         owner: context.owner,
         share,
         nameEncoding: input.name_encoding,
+        download: input.download,
+        endpoint: input.endpoint,
       }));
     const existing = found !== undefined || session.shared === true;
     // Reusing a killed job's session makes it this job's: prune --orphaned must not take it from under it.

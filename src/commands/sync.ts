@@ -3,6 +3,7 @@ import { defineCommand, lockWait } from '../table/command.ts';
 import { loadLimits } from '../rules/limits.ts';
 import { syncSession } from '../sync/sync-archive.ts';
 import { backupsSaid } from '../sync/backup-history.ts';
+import { humanBytes } from '../format/units.ts';
 import { backupParam, count, flag, NAME, name, sessionParam } from './schemas.ts';
 
 export const sync = defineCommand({
@@ -30,6 +31,7 @@ export const sync = defineCommand({
     from_workspace: v.optional(v.pipe(v.array(v.string()), v.description('Dry run: A/M/D/R'))),
     merged_by_lines: v.optional(v.pipe(v.array(v.string()), v.description('By lines'))),
     leftovers_removed: v.optional(v.pipe(v.array(v.string()), v.description("Killed syncs' files"))),
+    bytes_sent: v.optional(count('Remote zip: bytes uploaded')),
   }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   session: 'write',
@@ -65,7 +67,8 @@ export const sync = defineCommand({
         ? `Nothing of the workspace's own to write: the zip was left as it was.${merged}`
         : 'Nothing to sync: the zip already matches the workspace.';
     const kept = out.backup_path ? ` Previous archive kept as ${out.backup_path}${backupsSaid(out)}.` : '';
-    return `Synced ${counts}.${kept}${merged}`;
+    const sent = out.bytes_sent === undefined ? '' : ` Uploaded ${humanBytes(out.bytes_sent)}.`;
+    return `Synced ${counts}.${kept}${sent}${merged}`;
   },
   note: (out) =>
     out.leftovers_removed

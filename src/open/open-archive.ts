@@ -13,6 +13,8 @@ import { openLazy } from './open-lazy.ts';
 import { claimName } from './take-over.ts';
 import { extract } from './extract-archive.ts';
 import { nameWarning } from './name-warning.ts';
+import { remoteRequest } from './open-remote.ts';
+import { isRemote } from '../remote/remote-url.ts';
 import {
   assertDiskSpace,
   inStaging,
@@ -30,7 +32,9 @@ import {
  * `create`, a path where no file is yet opens an empty session whose first
  * sync writes the archive.
  */
-export async function openArchive(request: OpenRequest): Promise<Opened> {
+export async function openArchive(asked: OpenRequest): Promise<Opened> {
+  // A remote archive is opened as its local mirror, made ready first (open-remote.ts).
+  const request = isRemote(asked.zipPath) ? await remoteRequest(asked) : asked;
   const zipPath = path.resolve(request.zipPath);
   let tookOver: string | undefined;
   if (request.name !== undefined) {
@@ -76,6 +80,7 @@ async function openNamed(request: OpenRequest, zipPath: string): Promise<Opened>
         rules: target.rules,
         owner: request.owner,
         nameEncoding: request.nameEncoding,
+        remote: request.remote,
       });
       keepBaseAtOpen(zipPath, staging, source); // for a merge by lines after another writer replaced the zip
       return publishOnce(request, staging, record, entries);

@@ -53,6 +53,7 @@ export async function openLazy(request: OpenRequest, zipPath: string): Promise<O
           rules: target.rules,
           owner: request.owner,
           nameEncoding: request.nameEncoding,
+          remote: request.remote,
         }),
         lazy: { ...facts, ...centralFileFacts(central) },
       };

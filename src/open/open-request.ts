@@ -19,6 +19,7 @@ import { createStaging, discardStaging, removeDeadStaging } from './staging.ts';
 import { invocation, param } from '../base/message-marks.ts';
 import { assertRoomInWorkspaces } from '../session/workspace-room.ts';
 import type { SessionOwner } from '../session/owner.ts';
+import type { RemoteFacts } from '../remote/remote-url.ts';
 
 export interface OpenRequest {
   zipPath: string;
@@ -48,6 +49,12 @@ export interface OpenRequest {
    * extracted, that session is the answer (`shared`), as it is for an open that comes after.
    */
   share?: boolean;
+  /** A remote archive: zipPath is its mirror (open-remote.ts), and this what the session records of it. */
+  remote?: RemoteFacts;
+  /** A remote archive fetched whole at open (a server that ignores ranges). */
+  download?: boolean;
+  /** An S3-compatible store's endpoint, for an s3:// URL. */
+  endpoint?: string;
 }
 
 /**
@@ -101,10 +108,11 @@ export interface NewSession {
   rules: FolderRules;
   owner: SessionOwner | undefined;
   nameEncoding?: CodePage | undefined;
+  remote?: RemoteFacts;
 }
 
 export function sessionRecord(facts: NewSession): SessionRecord {
-  const { zipPath, source, staging, counts, rules, owner, nameEncoding } = facts;
+  const { zipPath, source, staging, counts, rules, owner, nameEncoding, remote } = facts;
   return {
     kind: 'session',
     format: MANIFEST_FORMAT,
@@ -121,6 +129,7 @@ export function sessionRecord(facts: NewSession): SessionRecord {
     case_insensitive: rules.caseInsensitive === true,
     ...(owner ? { owner } : {}),
     ...(nameEncoding ? { name_encoding: nameEncoding } : {}),
+    ...(remote ? { remote } : {}),
   };
 }
 

@@ -65,7 +65,8 @@ export function publish(
   explicitName: string | undefined,
 ): string {
   const taken = (name: string) => fs.existsSync(sessionPaths(home, name).dir);
-  const base = explicitName ?? deriveName(record.source_path);
+  // A remote archive is named after its URL, not its mirror file.
+  const base = explicitName ?? deriveName(record.remote ? new URL(record.remote.url).pathname : record.source_path);
   for (;;) {
     const name = explicitName ?? freeName(base, taken);
     writeManifest(path.join(staging, 'manifest.jsonl'), { ...record, name }, entries);

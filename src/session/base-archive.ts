@@ -14,6 +14,8 @@
  * before any byte is read from it. The session's folder goes with close and prune, and the base
  * with it.
  */
+import { ensureRanges } from '../remote/mirror.ts';
+import { lazyEntries } from './lazy-session.ts';
 import fs from 'node:fs';
 import path from 'node:path';
 import { throwRefusal } from '../base/errors.ts';
@@ -152,9 +154,32 @@ export class BaseArchive {
     return readEntryData(this.source, entry).slice();
   }
 
+  /**
+   * A remote session's entry fetched into the mirror first, while the base is the mirror (the same file): a lazy
+   * session's directory says where the entry ends. Nothing for a local one.
+   */
+  async fetch(session: Session, record: EntryRecord): Promise<void> {
+    await fetchIntoMirror(session, this.source, [record]);
+  }
+
   close(): void {
     this.source.close();
   }
+}
+
+/**
+ * A remote session's entries `records` fetched into its mirror, while `source` (the base, or the zip) is the mirror
+ * (the same file): the lazy directory says where each ends. Nothing for a local session, or an eager one (whole).
+ */
+export async function fetchIntoMirror(session: Session, source: FileSource, records: EntryRecord[]): Promise<void> {
+  const { remote, source_path: mirror } = session.record;
+  const lazy = remote && session.record.lazy ? lazyEntries(session) : undefined;
+  if (!lazy || fs.statSync(mirror, { throwIfNoEntry: false })?.ino !== source.stats.ino) return;
+  const ends = lazy.directory.rawEnds();
+  const ranges = records
+    .filter((record) => record.type !== 'dir')
+    .map((record): [number, number] => [record.local_header_offset, ends[record.index] ?? source.size]);
+  await ensureRanges(mirror, ranges, { etag: remote!.etag });
 }
 
 /**
@@ -170,6 +195,7 @@ export async function readBaseEntry(
   const base = BaseArchive.open(session, limits);
   if (!base) return undefined;
   try {
+    await base.fetch(session, record);
     return base.read(record);
   } finally {
     base.close();

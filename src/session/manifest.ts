@@ -3,6 +3,7 @@
  * archive entry, in central-directory order. JSON Lines keeps each record
  * independent, so the session record can be read without parsing the rest.
  */
+import type { RemoteFacts } from '../remote/remote-url.ts';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ZipfsError, isSystemError, quote } from '../base/errors.ts';
@@ -77,6 +78,11 @@ export interface SessionRecord {
    * reads them so. Absent: UTF-8 when valid, else CP437.
    */
   name_encoding?: CodePage;
+  /**
+   * An archive on a server (DESIGN.md, "Remote stores"): source_path is its local mirror, and this its URL (no
+   * credentials) and the ETag of the version the base is.
+   */
+  remote?: RemoteFacts;
 }
 
 export interface EntryRecord {

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { statePath } from '../remote/mirror.ts';
 import path from 'node:path';
 import { sessionPaths, workspacesDir } from './data-dir.ts';
 import { isSystemError, quote } from '../base/errors.ts';
@@ -111,4 +112,10 @@ export function removeSessionFolder(dir: string): void {
 
 export function removeSession(session: Session): void {
   removeSessionFolder(session.dir);
+  // A remote archive's mirror goes with the last session that reads it (its fetched bytes are of no use to others).
+  const mirror = session.record.source_path;
+  if (!session.record.remote) return;
+  const home = path.dirname(path.dirname(session.dir));
+  if (listSessions(home).some((other) => other.record.source_path === mirror)) return;
+  for (const file of [mirror, statePath(mirror)]) fs.rmSync(file, { force: true });
 }

@@ -13,7 +13,8 @@ import type { EntryRecord } from '../session/manifest.ts';
 import type { Session } from '../session/session-store.ts';
 import { FileSource, readEntryData } from '../zip/index.ts';
 import { isNewArchive, sourceState } from '../session/source-state.ts';
-import { diffWorkspace } from './workspace-diff.ts';
+import { diffWorkspace, type WorkspaceDiff } from './workspace-diff.ts';
+import { fetchIntoMirror } from '../session/base-archive.ts';
 import type { Base } from '../workspace/base.ts';
 import { openBaseSource } from '../workspace/versions.ts';
 import { TEXT_DIFF_MAX_BYTES, fileSection, readCurrent, type FileSection } from './diff-sections.ts';
@@ -21,11 +22,11 @@ import { TEXT_DIFF_MAX_BYTES, fileSection, readCurrent, type FileSection } from 
 export type { FileDiff, FileSection } from './diff-sections.ts';
 
 /** Every changed path in scope, by path, with its diff: the diff command pages through them (paging.ts). */
-export function diffAgainstArchive(
+export async function diffAgainstArchive(
   session: Session,
   base: Base,
   options: { path?: string; context: number },
-): FileSection[] {
+): Promise<FileSection[]> {
   const record = base.record;
   const fresh = isNewArchive(record);
   // The base's bytes are read through a descriptor checked to hold the base (source-state.ts, versions.ts).
@@ -48,7 +49,13 @@ export function diffAgainstArchive(
     );
   }
   try {
-    return sectionsOf(session.contents, base, options, source);
+    const changes = diffWorkspace(session.contents, base);
+    // A remote archive's base entries the sections read are fetched into its mirror first (nothing for a local one).
+    const read = [...changes.modified, ...changes.deleted, ...changes.renamed.map((rename) => rename.from)];
+    const byPath = new Map(changes.entries.map((entry) => [entry.path, entry]));
+    const entries = read.flatMap((at) => byPath.get(at.endsWith('/') ? at.slice(0, -1) : at) ?? []);
+    if (source) await fetchIntoMirror(session, source, entries);
+    return sectionsOf(session.contents, base, options, { source, changes });
   } finally {
     source?.close();
   }
@@ -59,9 +66,9 @@ function sectionsOf(
   root: string,
   base: Base,
   options: { path?: string; context: number },
-  source: FileSource | undefined,
+  read: { source: FileSource | undefined; changes: WorkspaceDiff },
 ): FileSection[] {
-  const changes = diffWorkspace(root, base);
+  const { source, changes } = read;
   const scope = options.path === undefined ? '' : normaliseToolPath(options.path);
   const inScope = (shown: string) => {
     const bare = shown.endsWith('/') ? shown.slice(0, -1) : shown;

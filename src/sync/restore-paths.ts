@@ -127,11 +127,15 @@ export async function restorePaths(
 ): Promise<RestoreAnswer> {
   const workspace = workspaceOf(session);
   const whole = workspace.base().whole();
-  return withVersion(session, from, limits, (version) => {
+  return withVersion(session, from, limits, async (version) => {
     const candidates = [...new Set([...version.paths, ...whole.map((record) => record.path)])]
       .filter((at) => at !== '')
       .sort();
     const { chosen, unmatched } = matchPaths(patterns, candidates);
+    // What is restored from the version is read from it: fetched first where it is a remote archive's mirror.
+    await version.fetch(
+      [...chosen].flatMap((at) => ((version.find(at)?.index ?? -1) >= 0 ? [version.find(at)!.index] : [])),
+    );
     const answer: RestoreAnswer = { restored: [], skipped: [] };
     withBeneath(session.contents, (beneath) => {
       for (const raw of unmatched) {

@@ -44,6 +44,7 @@ import { clearMergeState } from '../session/merge-state.ts';
 import { refuseUnsupported, syncFailure } from './sync-failure.ts';
 import type { SyncCounts, SyncRequest, SyncResult } from './sync-types.ts';
 import { writeArchive } from './write-archive.ts';
+import { refreshRemote, uploadRemote } from './sync-remote.ts';
 
 export type { SyncRequest, SyncResult } from './sync-types.ts';
 // Every command that reads a session finishes a killed sync first.
@@ -52,6 +53,8 @@ export { recoverInterruptedSync };
 export async function syncSession(request: SyncRequest): Promise<SyncResult> {
   const { session } = request;
   recoverInterruptedSync(session);
+  // A remote archive: its mirror made the server's version now, whole, before anything reads it (sync-remote.ts).
+  await refreshRemote(session.record, request.signal);
   const base = workspaceOf(session).base();
   // What the base is read from is checked before the sync trusts it (a copy of the directory against the manifest).
   base.verify();
@@ -117,6 +120,7 @@ async function writeBack(
   counts: SyncCounts,
 ): Promise<SyncResult> {
   const { session } = request;
+  const remote = base.record.remote !== undefined;
   // Taken before the check, which reads the zip by its path as writeArchive does again: a file renamed
   // over it between the two (its directory checked, another's entries copied) is caught before the rename.
   const versionAtCheck = fileVersion(base.record.source_path);
@@ -155,7 +159,8 @@ async function writeBack(
     // Text files merged by lines: the merged text goes into the workspace, and from there into the new archive.
     if (plan) writeMerged(session.contents, plan.byLines);
     // The backups: the oldest beyond the count start to go now, beside the writing (backup-history.ts).
-    if (source.exists && request.backup) backups = new BackupHistory(target, request.limits.keepBackups);
+    // A remote archive's previous version is kept on the server (remote/upload.ts), not beside its mirror.
+    if (source.exists && request.backup && !remote) backups = new BackupHistory(target, request.limits.keepBackups);
     const { next, gone, replaced, total } = await writeArchive({
       temporary,
       target,
@@ -191,6 +196,10 @@ async function writeBack(
           `replaced. Run ${invocation('status')} and sync again.`,
       );
     }
+    // A remote archive goes to the server first, on the condition it still has the version read (CONFLICT_DETECTED).
+    const sent =
+      remote && (await uploadRemote(base.record, temporary, { backup: request.backup, signal: request.signal }));
+    if (sent) next.session.remote = sent.remote;
     // A merge brings the zip's side into the workspace now, from the zip as it still is (merge-apply.ts).
     // Where not every entry is on disk, only what is takes the zip's side there; the rest stays in the zip.
     if (plan)
@@ -226,6 +235,7 @@ async function writeBack(
     ];
     removeEmptiedFolders(session.contents, moved, next.entries);
     const kept = await backups?.report();
+    if (sent) return { synced: true, backup_path: sent.backup ?? null, ...counts, bytes_sent: sent.bytes_sent };
     return { synced: true, backup_path: null, ...counts, ...kept };
   } catch (error) {
     // Before the rename (the temporary is still there), a merge's zip that is no longer the plan's is what failed: a

@@ -58,6 +58,13 @@ export async function diffAgainstZip(
         paths.add(at);
     });
     for (const record of whole) if (zip.find(record.path) === undefined) paths.add(record.path);
+    // What the loop below reads of the zip: fetched first where the zip is a remote archive's mirror.
+    await zip.fetch(
+      [...paths].flatMap((at) => {
+        const item = inScope(at) ? zip.find(at) : undefined;
+        return item && item.type !== 'dir' && item.size <= TEXT_DIFF_MAX_BYTES ? [item.index] : [];
+      }),
+    );
     const sideOf = workspaceSides(changes, whole);
     const beneath = new Beneath(session.contents);
     let baseVersion: Version | undefined;

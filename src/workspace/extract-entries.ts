@@ -8,6 +8,7 @@
  * at an entry's path (written there by a tool) is the workspace's: never
  * overwritten, status compares it with the entry.
  */
+import { fetchEntries } from './lazy-remote.ts';
 import fs from 'node:fs';
 import { ZipfsError } from '../base/errors.ts';
 import { humanBytes } from '../format/units.ts';
@@ -98,6 +99,7 @@ export async function extractEntries(request: ExtractRequest): Promise<Extracted
   const added: EntryRecord[] = [];
   const result: Extracted = { count: 0, bytes: 0, present: 0 };
   const symlinks: string[] = [];
+  await fetchEntries(session, lazy, todo, signal);
   const reader = new LazyReader(session, lazy, limits);
   const beneath = new Beneath(session.contents);
   try {

@@ -19,6 +19,7 @@ import { LazyBase } from './lazy-base.ts';
 import { entryFileForRead, withLazyReader } from './lazy-reader.ts';
 import { lazyView, resolveSeen, type LazyView } from './lazy-view.ts';
 import { matchEntries, unlockedIndexes } from './match-entries.ts';
+import { fetchEntries } from './lazy-remote.ts';
 import type { ArchivedItem, ChangeOptions, ExtractAnswer, Seen, Workspace } from './workspace.ts';
 
 export class LazyWorkspace implements Workspace {
@@ -45,7 +46,8 @@ export class LazyWorkspace implements Workspace {
   }
 
   // An entry only in the zip is read from a file it is inflated into, once (lazy-reader.ts).
-  fileFor(item: ArchivedItem, limits: Limits): Promise<string> {
+  async fileFor(item: ArchivedItem, limits: Limits): Promise<string> {
+    await fetchEntries(this.session, this.view.lazy, [item.index!]);
     return withLazyReader(this.session, this.view.lazy, limits, (reader) =>
       entryFileForRead(this.session, reader, item.index!),
     );
@@ -53,19 +55,24 @@ export class LazyWorkspace implements Workspace {
 
   // Each entry is checked as a read checks it (a bomb is refused), and read through the reader's
   // descriptor, held open for the search: the zip checked to be the base is the one read.
-  withGrepItems<T>(
+  async withGrepItems<T>(
     start: string,
     accept: (relative: string) => boolean,
     limits: Limits,
     search: (items: GrepZipEntry[]) => Promise<T>,
   ): Promise<T> {
     const { view, session } = this;
+    const chosen: number[] = [];
+    for (const index of view.indexesAt(start)) {
+      // Not folders, nor what the glob leaves out (never read, so never refused).
+      if (view.lazy.type(index) === 'dir' || !accept(view.lazy.paths[index]!)) continue;
+      if (view.item(index).encrypted) continue; // without its key, an encrypted entry has no text to search
+      chosen.push(index);
+    }
+    await fetchEntries(session, view.lazy, chosen);
     return withLazyReader(session, view.lazy, limits, (reader) => {
       const items: GrepZipEntry[] = [];
-      for (const index of view.indexesAt(start)) {
-        // Not folders, nor what the glob leaves out (never read, so never refused).
-        if (view.lazy.type(index) === 'dir' || !accept(view.lazy.paths[index]!)) continue;
-        if (view.item(index).encrypted) continue; // without its key, an encrypted entry has no text to search
+      for (const index of chosen) {
         const file = view.lazy.paths[index]!;
         items.push({ file, zipPath: session.record.source_path, zipFd: reader.fd, entry: reader.location(index) });
       }

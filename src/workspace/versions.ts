@@ -8,6 +8,8 @@
  * are decoded through the codec registry, held to open's size limits, and verified (CRC-32, sizes)
  * as open verifies what it extracts.
  */
+import { fetchEntries } from './lazy-remote.ts';
+import fs from 'node:fs';
 import { ZipfsError, isSystemError, throwRefusal } from '../base/errors.ts';
 import { invocation } from '../base/message-marks.ts';
 import { DeclaredSizes } from '../rules/declared-sizes.ts';
@@ -97,6 +99,8 @@ export class Version {
     private readonly source: FileSource | undefined,
     private readonly lazy: LazyEntries | undefined,
     private readonly limits: Limits,
+    /** A remote session's mirror, when this version is read from it (its inode): what is read is fetched first. */
+    private readonly mirror?: { session: Session },
   ) {}
 
   /** The zip now or the base; a zip refused as open would refuse it is refused here, naming the version. */
@@ -109,7 +113,8 @@ export class Version {
         readPackedDirectory(source, session.record.name_encoding),
         sessionFolderRules(session.record),
       );
-      return new Version(name, source, lazy, limits);
+      const mirrored = session.record.remote && fs.statSync(session.record.source_path).ino === source.stats.ino;
+      return new Version(name, source, lazy, limits, mirrored ? { session } : undefined);
     } catch (error) {
       source.close();
       if (!(error instanceof ZipfsError) || name === 'base') throw error;
@@ -173,8 +178,14 @@ export class Version {
     return readEntryData(this.source!, this.check(item.index)).slice();
   }
 
+  /** Makes the entries `indexes` readable: a remote session's mirror fetches what it lacks (nothing otherwise). */
+  async fetch(indexes: readonly number[]): Promise<void> {
+    if (this.mirror && this.lazy) await fetchEntries(this.mirror.session, this.lazy, indexes);
+  }
+
   /** The entry's bytes in pieces, verified as they come. */
   async stream(item: VersionItem, sink: (chunk: Uint8Array) => void): Promise<void> {
+    await this.fetch([item.index]);
     const entry = this.check(item.index);
     await streamEntryData(this.source!, entry, locateEntryData(this.source!, entry), sink);
   }
