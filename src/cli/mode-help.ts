@@ -50,7 +50,8 @@ export const MODE_HELP: Record<'mcp' | 'completion' | 'help' | 'exec', ModeHelp>
           valueHint: 'DIR',
           description:
             "A folder where zips may be opened, inspected, created and synced (repeatable); the client's MCP roots " +
-            'are added to these. Default: the working folder, unless it is / or the home folder',
+            'are added to these. Default: the working folder, unless it is / or the home folder. A URL root ' +
+            '(https://host/dav/, s3://bucket/prefix/) lets clients open the remote zips under it',
         },
         'read-only': {
           type: 'boolean',

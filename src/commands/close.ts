@@ -53,7 +53,10 @@ export const close = defineCommand({
       }
     }
     const session = resolveSession(context.home, input.session, context.hints, { intact: !discard });
-    context.zips?.assert(session.record.source_path, `Session ${quote(session.record.name)}'s zip`);
+    context.zips?.assert(
+      session.record.remote?.url ?? session.record.source_path,
+      `Session ${quote(session.record.name)}'s zip`,
+    );
     return withSessionLock(
       session,
       'close',

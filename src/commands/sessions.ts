@@ -32,7 +32,7 @@ export const sessions = defineCommand({
     return {
       // Over MCP, the sessions of zips in the client's roots only: the others are not its to use.
       sessions: listSessions(context.home)
-        .filter((s) => context.zips?.allows(s.record.source_path) ?? true)
+        .filter((s) => context.zips?.allows(s.record.remote?.url ?? s.record.source_path) ?? true)
         .map((s) => ({
           id: s.record.id,
           name: s.record.name,

@@ -23,7 +23,7 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { ListRootsResultSchema, RootsListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { ZipfsError, quote } from '../base/errors.ts';
 import { logger } from '../base/log.ts';
-import { AllowedRoots, realPlace } from '../rules/allowed-roots.ts';
+import { AllowedRoots, isUrlPlace, realPlace } from '../rules/allowed-roots.ts';
 
 export const ROOTS_ENV = 'ZIPFS_ROOTS';
 
@@ -53,11 +53,14 @@ function realFolder(folder: string, origin: string): string {
 
 /** The configured roots: `--root` flags, then ZIPFS_ROOTS (a list separated by the platform's `:` or `;`). */
 export function rootsConfig(flags: string[], env: NodeJS.ProcessEnv, cwd = process.cwd()): RootsConfig {
-  const fromEnv = (env[ROOTS_ENV] ?? '').split(path.delimiter).filter((folder) => folder.trim() !== '');
-  const configured = [
-    ...flags.map((folder) => realFolder(folder, '--root')),
-    ...fromEnv.map((folder) => realFolder(folder, ROOTS_ENV)),
-  ];
+  // On POSIX the list's `:` is neither a URL root's `https://` nor its `:PORT`.
+  const list = env[ROOTS_ENV] ?? '';
+  const fromEnv = (
+    path.delimiter === ':' ? (list.match(/(?:https?|s3):\/\/(?:[^:]|:(?=\d))*|[^:]+/gi) ?? []) : list.split(';')
+  ).filter((root) => root.trim() !== '');
+  // A URL root (https://host/dav/, s3://bucket/prefix/) allows remote archives under it; a folder is a real path.
+  const place = (root: string, origin: string) => (isUrlPlace(root) ? root : realFolder(root, origin));
+  const configured = [...flags.map((root) => place(root, '--root')), ...fromEnv.map((root) => place(root, ROOTS_ENV))];
   const real = realPlace(cwd);
   const tooWide = path.dirname(real) === real || real === realPlace(os.homedir());
   return { configured, cwd: real, ...(tooWide ? {} : { fallback: real }) };

@@ -79,10 +79,40 @@ export interface RootsOrigin {
   none?: string;
 }
 
+/** Whether `place` is a URL (a remote archive: http, https, s3) rather than a path. */
+export function isUrlPlace(place: string): boolean {
+  return /^(https?|s3):\/\//i.test(place);
+}
+
+/** `url` normalised (scheme and host lower-case, `..` resolved) with its query dropped, or undefined when invalid. */
+function urlPrefix(url: string): string | undefined {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.protocol}//${parsed.host}${parsed.pathname}`;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Whether the remote archive `url` is under the URL root `root` (`https://host/dav/`, `s3://bucket/prefix/`): a
+ * prefix that ends at a `/` of the URL's path, so `https://host/da` is not a root of `https://host/dav/a.zip`.
+ */
+function urlWithin(url: string, root: string): boolean {
+  const at = urlPrefix(url);
+  const under = urlPrefix(root);
+  if (!at || !under) return false;
+  const folder = under.endsWith('/') ? under : `${under}/`;
+  return at === under || at.startsWith(folder);
+}
+
 export class AllowedRoots implements ZipReach {
   readonly roots: readonly string[];
 
-  /** `roots`: real paths of folders (realPlace). */
+  /**
+   * `roots`: real paths of folders (realPlace), and URL prefixes for remote archives (`--root https://host/dav/`):
+   * an MCP client reaches no server or bucket that the server's configuration does not name.
+   */
   constructor(
     roots: readonly string[],
     readonly origin: RootsOrigin,
@@ -91,14 +121,16 @@ export class AllowedRoots implements ZipReach {
   }
 
   allows(zipPath: string): boolean {
+    if (isUrlPlace(zipPath)) return this.roots.some((root) => isUrlPlace(root) && urlWithin(zipPath, root));
     let real: string;
     try {
       real = realPlace(zipPath);
     } catch {
       return false; // a path that cannot be resolved (ELOOP, EACCES on the way) is not shown to be inside
     }
-    if (this.roots.some((root) => isWithin(real, root))) return true;
-    const ids = new Set(this.roots.map(identityOf).filter((id) => id !== undefined));
+    const folders = this.roots.filter((root) => !isUrlPlace(root));
+    if (folders.some((root) => isWithin(real, root))) return true;
+    const ids = new Set(folders.map(identityOf).filter((id) => id !== undefined));
     return ids.size > 0 && foldersOf(real).some((folder) => ids.has(identityOf(folder) ?? ''));
   }
 
@@ -111,8 +143,12 @@ export class AllowedRoots implements ZipReach {
         : `not in any folder this MCP server may use: it has none (${this.origin.none ?? this.origin.from})`;
     throw new ZipfsError(
       'PERMISSION_DENIED',
-      `${what} is ${allowed}. To use it, add its folder as a root: a workspace folder of the client (the MCP ` +
-        'roots it sends), or `zipfs mcp --root DIR` (repeatable) or ZIPFS_ROOTS in the MCP server configuration.',
+      isUrlPlace(zipPath)
+        ? `${what} is a remote archive, and this MCP server may reach only the URLs under its URL roots (` +
+            `${shown || 'none'}). To use it, add a URL root in the MCP server configuration: ` +
+            '`zipfs mcp --root https://host/folder/` or `--root s3://bucket/prefix/` (or in ZIPFS_ROOTS).'
+        : `${what} is ${allowed}. To use it, add its folder as a root: a workspace folder of the client (the MCP ` +
+            'roots it sends), or `zipfs mcp --root DIR` (repeatable) or ZIPFS_ROOTS in the MCP server configuration.',
     );
   }
 }

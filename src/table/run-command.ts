@@ -35,7 +35,10 @@ export async function runCommand(
   const selector = typeof input.session === 'string' ? input.session : undefined;
   const session = resolveSession(context.home, selector, context.hints);
   // A session of a zip outside the caller's roots (one removed since it was opened) is not its to use.
-  context.zips?.assert(session.record.source_path, `Session ${quote(session.record.name)}'s zip`);
+  context.zips?.assert(
+    session.record.remote?.url ?? session.record.source_path,
+    `Session ${quote(session.record.name)}'s zip`,
+  );
   rememberSession(connection, session.record.id);
   const withSession: SessionContext = { ...context, session };
   return withArchive(session.record.source_path, () =>

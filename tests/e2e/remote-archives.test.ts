@@ -12,7 +12,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { BINARY } from '../helpers/ensure-binary.ts';
 import { sandbox } from '../helpers/cli.ts';
-import { call, connect } from '../helpers/mcp-client.ts';
+import { TEST_ROOTS, call, connect } from '../helpers/mcp-client.ts';
 import { rawZip, type RawEntry } from '../helpers/raw-zip.ts';
 import { APACHE, HTPASSWD, NGINX, missing, startHttps, startWebdav, type Server } from '../helpers/remote-servers.ts';
 
@@ -306,7 +306,17 @@ describe.skipIf(davMissing !== '')(
 
     it('works over MCP: open, read, grep, write and sync, credentials from the environment', async () => {
       place(server, 'mcp.zip');
-      const mcp = await connect(box.home, env);
+      // A URL root is what lets an MCP client reach the server: without it the open is refused (issue 33).
+      const denied = await connect(box.home, env);
+      try {
+        const refused = await call(denied.client, 'zipfs_open', { path: `${server.url}mcp.zip`, lazy: true });
+        expect(refused.data.error.code).toBe('PERMISSION_DENIED');
+        expect(refused.data.error.message).toContain('--root https://host/folder/');
+      } finally {
+        await denied.close();
+      }
+      const roots = [TEST_ROOTS.ZIPFS_ROOTS, server.url].join(path.delimiter);
+      const mcp = await connect(box.home, { ...env, ZIPFS_ROOTS: roots });
       try {
         const opened = await call(mcp.client, 'zipfs_open', { path: `${server.url}mcp.zip`, lazy: true });
         expect(opened.isError).toBe(false);

@@ -48,3 +48,33 @@ describe('AllowedRoots', () => {
     expect(() => none.assert('/x.zip')).toThrow(/it has none \(no root given\)/);
   });
 });
+
+describe('URL roots: the remote archives an MCP client may reach', () => {
+  const roots = new AllowedRoots(['https://dav.example:8443/share/', 's3://bucket/reports'], { from: '--root' });
+
+  it('allows a URL under a URL root, at a path boundary, and no other', () => {
+    expect(roots.allows('https://dav.example:8443/share/q4.zip')).toBe(true);
+    expect(roots.allows('HTTPS://DAV.example:8443/share/sub/q4.zip')).toBe(true);
+    expect(roots.allows('s3://bucket/reports/q4.zip?endpoint=http://127.0.0.1:9000')).toBe(true);
+    expect(roots.allows('s3://bucket/reports-old/q4.zip')).toBe(false);
+    expect(roots.allows('https://dav.example:8443/share/../private/q4.zip')).toBe(false);
+    expect(roots.allows('https://dav.example/share/q4.zip')).toBe(false); // another port is another server
+    expect(roots.allows('http://dav.example:8443/share/q4.zip')).toBe(false);
+  });
+
+  it('never lets a folder root allow a URL, or a URL root a path', () => {
+    expect(new AllowedRoots([dir], { from: '--root' }).allows('https://dav.example/a.zip')).toBe(false);
+    expect(roots.allows(path.join(dir, 'work', 'a.zip'))).toBe(false);
+    expect(() => roots.assert('https://elsewhere.example/a.zip')).toThrow(/URL roots/);
+  });
+
+  it('reads URL roots from ZIPFS_ROOTS beside folders, ports and all', async () => {
+    const { rootsConfig } = await import('../../src/mcp/roots.ts');
+    const list = ['https://h.example:8443/dav/', path.join(dir, 'work'), 's3://bucket/p/'].join(path.delimiter);
+    expect(rootsConfig([], { ZIPFS_ROOTS: list }, dir).configured).toStrictEqual([
+      'https://h.example:8443/dav/',
+      path.join(dir, 'work'),
+      's3://bucket/p/',
+    ]);
+  });
+});
