@@ -5,94 +5,9 @@
  * Written for speed in plain JS: one Uint16Array of probabilities, no allocation per symbol, the
  * bounds of the input checked once per symbol (lzma-input.ts).
  */
-import { ByteInput, damaged } from './lzma-input.ts';
+import { damaged } from './lzma-input.ts';
+import { type RangeDecoder, TOP } from './range-decoder.ts';
 import type { Window } from './lzma-window.ts';
-
-const TOP = 1 << 24;
-
-/** The range decoder, reading the input it extends. */
-export class RangeDecoder extends ByteInput {
-  range = 0;
-  code = 0;
-
-  /** Starts a range-coded stretch: a zero byte, then the code's 4 bytes. */
-  init(): void {
-    if (this.byte() !== 0) throw damaged(`${this.what} is damaged (its range coder does not start with 0)`);
-    this.code = this.byte() * 0x1000000 + ((this.byte() << 16) | (this.byte() << 8) | this.byte());
-    this.range = 0xffffffff;
-    if (this.code === this.range) throw damaged(`${this.what} is damaged (bad range coder start)`);
-  }
-
-  normalize(): void {
-    if (this.range < TOP) {
-      this.range *= 256;
-      this.code = this.code * 256 + this.buf[this.pos++]!;
-    }
-  }
-
-  /** One bit under probability `probs[i]`, which adapts. */
-  bit(probs: Uint16Array, i: number): number {
-    let range = this.range;
-    let code = this.code;
-    if (range < TOP) {
-      range *= 256;
-      code = code * 256 + this.buf[this.pos++]!;
-    }
-    const p = probs[i]!;
-    const bound = (range >>> 11) * p;
-    if (code < bound) {
-      this.range = bound;
-      this.code = code;
-      probs[i] = p + ((2048 - p) >>> 5);
-      return 0;
-    }
-    this.range = range - bound;
-    this.code = code - bound;
-    probs[i] = p - (p >>> 5);
-    return 1;
-  }
-
-  /** `bits` bits, most significant first, through the tree of probabilities at `base`. */
-  tree(probs: Uint16Array, base: number, bits: number): number {
-    let m = 1;
-    for (let i = 0; i < bits; i++) m = (m << 1) | this.bit(probs, base + m);
-    return m - (1 << bits);
-  }
-
-  /** `bits` bits, least significant first. */
-  reverse(probs: Uint16Array, base: number, bits: number): number {
-    let m = 1;
-    let symbol = 0;
-    for (let i = 0; i < bits; i++) {
-      const bit = this.bit(probs, base + m);
-      m = (m << 1) | bit;
-      symbol |= bit << i;
-    }
-    return symbol;
-  }
-
-  /** `bits` bits of even probability. */
-  direct(bits: number): number {
-    let range = this.range;
-    let code = this.code;
-    let result = 0;
-    for (let i = 0; i < bits; i++) {
-      if (range < TOP) {
-        range *= 256;
-        code = code * 256 + this.buf[this.pos++]!;
-      }
-      range = range >>> 1;
-      if (code >= range) {
-        code -= range;
-        result = result * 2 + 1;
-      } else result *= 2;
-    }
-    if (code >= range) throw damaged(`${this.what} is damaged (range coder out of step)`);
-    this.range = range;
-    this.code = code;
-    return result;
-  }
-}
 
 // Where each model's probabilities sit in the one array.
 const IS_MATCH = 0;
@@ -178,38 +93,75 @@ export class LzmaDecoder {
         len -= n;
         let src = op - rep0 - 1;
         if (src < 0) src += size;
-        if (n > 16 && rep0 >= n && src + n <= size) {
-          out.copyWithin(op, src, src + n);
-          op += n;
-        } else {
+        if (src + n > size) {
           for (const end = op + n; op < end; ) {
             out[op++] = out[src++]!;
             if (src === size) src = 0;
           }
-        }
+        } else if (n > 32 && rep0 >= n) {
+          out.copyWithin(op, src, src + n);
+          op += n;
+        } else for (const end = op + n; op < end; ) out[op++] = out[src++]!;
       }
       if (op >= stop) break;
       if (rc.pos > rc.safe) rc.refill();
       const rel = rel0 + op;
       const posState = rel & pbMask;
       const s4 = (state << 4) + posState;
-      if (rc.bit(probs, IS_MATCH + s4) === 0) {
+      // The match bit and a literal's 8 bits, the hottest path, with the range coder in locals.
+      const ib = rc.buf;
+      let ip = rc.pos;
+      let range = rc.range;
+      let code = rc.code;
+      if (range >>> 0 < TOP) {
+        range <<= 8;
+        code = (code << 8) | ib[ip++]!;
+      }
+      let p = probs[IS_MATCH + s4]!;
+      let bound = Math.imul(range >>> 11, p);
+      if ((code ^ 0x80000000) >= (bound ^ 0x80000000)) {
+        rc.range = (range - bound) | 0;
+        rc.code = (code - bound) | 0;
+        rc.pos = ip;
+        probs[IS_MATCH + s4] = p - (p >>> 5);
+      } else {
+        range = bound;
+        probs[IS_MATCH + s4] = p + ((2048 - p) >>> 5);
         const prev = rel === 0 ? 0 : op > 0 ? out[op - 1]! : out[size - 1]!;
         const lit = LITERAL + 0x300 * (((rel & lpMask) << lc) + (prev >> (8 - lc)));
         let symbol = 1;
+        // After a match the byte the last match would go on with steers the model (a "matched literal").
+        let match = 0x10000;
         if (state >= 7) {
           let src = op - rep0 - 1;
           if (src < 0) src += size;
-          let match = out[src]!;
-          do {
-            const matchBit = (match >> 7) & 1;
-            match <<= 1;
-            const bit = rc.bit(probs, lit + 0x100 + (matchBit << 8) + symbol);
-            symbol = (symbol << 1) | bit;
-            if (bit !== matchBit) break;
-          } while (symbol < 0x100);
+          match = out[src]!;
         }
-        while (symbol < 0x100) symbol = (symbol << 1) | rc.bit(probs, lit + symbol);
+        do {
+          match <<= 1;
+          const i = match > 0xffff ? lit + symbol : lit + 0x100 + (match & 0x100) + symbol;
+          if (range >>> 0 < TOP) {
+            range <<= 8;
+            code = (code << 8) | ib[ip++]!;
+          }
+          p = probs[i]!;
+          bound = Math.imul(range >>> 11, p);
+          if ((code ^ 0x80000000) < (bound ^ 0x80000000)) {
+            range = bound;
+            probs[i] = p + ((2048 - p) >>> 5);
+            symbol <<= 1;
+            if (match & 0x100) match = 0x10000;
+          } else {
+            range = (range - bound) | 0;
+            code = (code - bound) | 0;
+            probs[i] = p - (p >>> 5);
+            symbol = (symbol << 1) | 1;
+            if (!(match & 0x100)) match = 0x10000;
+          }
+        } while (symbol < 0x100);
+        rc.range = range;
+        rc.code = code;
+        rc.pos = ip;
         out[op++] = symbol;
         state = state < 4 ? 0 : state < 10 ? state - 3 : state - 6;
         continue;

@@ -59,7 +59,9 @@ export class ByteInput {
         padded.set(tail);
         this.take(padded, tail.length);
       } else if (tail.length === 0) {
-        this.take(next.value, next.value.length);
+        // A plain Uint8Array, whatever the piece's class (a Buffer): the hot loop's reads stay of one shape.
+        const piece = next.value;
+        this.take(new Uint8Array(piece.buffer, piece.byteOffset, piece.length), piece.length);
       } else {
         const joined = new Uint8Array(tail.length + next.value.length);
         joined.set(tail);

@@ -10,7 +10,8 @@
 import type { Codec } from '../codec-types.ts';
 import { InflateError } from '../codec.ts';
 import { damaged } from './lzma-input.ts';
-import { LzmaDecoder, lzmaProperties, RangeDecoder } from './lzma-decoder.ts';
+import { LzmaDecoder, lzmaProperties } from './lzma-decoder.ts';
+import { RangeDecoder } from './range-decoder.ts';
 import { MAX_DICTIONARY, Window } from './lzma-window.ts';
 
 const PIECE_BYTES = 4 << 20;

@@ -6,7 +6,8 @@
  */
 import { InflateError } from '../codec.ts';
 import { damaged } from './lzma-input.ts';
-import { LzmaDecoder, lzmaProperties, type RangeDecoder } from './lzma-decoder.ts';
+import { LzmaDecoder, lzmaProperties } from './lzma-decoder.ts';
+import type { RangeDecoder } from './range-decoder.ts';
 import type { Window } from './lzma-window.ts';
 
 const PIECE_BYTES = 4 << 20;

@@ -7,7 +7,7 @@
  */
 import { crc32 } from '../codec.ts';
 import { damaged } from './lzma-input.ts';
-import type { RangeDecoder } from './lzma-decoder.ts';
+import type { RangeDecoder } from './range-decoder.ts';
 import { Lzma2Decoder, lzma2Dictionary } from './lzma2.ts';
 import { MAX_DICTIONARY, type Window } from './lzma-window.ts';
 import { type BlockCheck, blockCheck } from './xz-check.ts';

@@ -3,7 +3,7 @@
  * with zipfs's own LZMA2 decoder: Bun has no xz, and see lzma.ts for why no library.
  */
 import type { Codec } from '../codec-types.ts';
-import { RangeDecoder } from './lzma-decoder.ts';
+import { RangeDecoder } from './range-decoder.ts';
 import { Window } from './lzma-window.ts';
 import type { BlockCheck } from './xz-check.ts';
 import { XzReader } from './xz-stream.ts';
