@@ -2,8 +2,9 @@
  * Method 14, LZMA (APPNOTE 5.8): the entry's data is a 2-byte LZMA SDK version, a 2-byte size of
  * the properties (5), the properties (lc/lp/pb byte, 4-byte dictionary size), then raw LZMA. The
  * stream ends with an end marker when general-purpose bit 1 is set, else at the declared size;
- * the codec is not told the flags, so it accepts both: it decodes to the declared size, and if
- * input is left, the next symbol must be the end marker (anything else: more data than declared).
+ * the codec is not told the flags, so it accepts both: it decodes to the declared size, and if a
+ * match or input is left, the next symbol must be the end marker (anything else: more data than
+ * declared).
  * zipfs's own decoder (lzma-decoder.ts): Bun has no LZMA, and a library would be the only
  * dependency of the zip layer for a method few archives use.
  */
@@ -45,7 +46,7 @@ function decodeBody(decoder: LzmaDecoder, declaredSize: number): void {
   }
   if (!ended) {
     rc.normalize();
-    if (!rc.atEnd() && !decoder.decode(declaredSize + 1))
+    if ((decoder.remainLen > 0 || !rc.atEnd()) && !decoder.decode(declaredSize + 1))
       throw new InflateError(`inflates to more than the declared ${declaredSize} bytes`, true);
   }
   rc.normalize();
