@@ -98,7 +98,7 @@ export class LzmaDecoder {
             out[op++] = out[src++]!;
             if (src === size) src = 0;
           }
-        } else if (n > 32 && rep0 >= n) {
+        } else if (n > 12 && rep0 >= n) {
           out.copyWithin(op, src, src + n);
           op += n;
         } else for (const end = op + n; op < end; ) out[op++] = out[src++]!;
