@@ -126,6 +126,8 @@ describe.skipIf(tools.skip)(`LZMA, method 14${tools.why}`, () => {
       expect(error.overflow).toBe(true);
     }
     expect(decodeWhole(lzmaCodec, stream, plain.length + 10).equals(plain)).toBe(true);
+    // A size declared far larger costs what the data holds, not what the header says.
+    expect(decodeWhole(lzmaCodec, stream, 3e9).equals(plain)).toBe(true);
     expect((await decodeStreamed(lzmaCodec, stream, plain.length + 10)).equals(plain)).toBe(true);
   });
 
@@ -186,6 +188,9 @@ describe.skipIf(tools.skip)(`xz, method 95${tools.why}`, () => {
     const stream = run('xz', ['-c'], plain);
     for (const streamed of [false, true]) expect((await failure(xzCodec, stream, 1000, streamed)).overflow).toBe(true);
     expect(decodeWhole(xzCodec, stream, plain.length + 1).equals(plain)).toBe(true);
+    expect(decodeWhole(xzCodec, stream, 3e9).equals(plain)).toBe(true);
+    const large = text(17_000_000, 5); // past the 16 MiB a whole window starts with
+    expect(decodeWhole(xzCodec, run('xz', ['-c', '-0', '-T2'], large), large.length).equals(large)).toBe(true);
   });
 
   it('refuses damaged, cut-off and filtered streams, naming the fault', async () => {
