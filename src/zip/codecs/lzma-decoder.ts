@@ -131,15 +131,19 @@ export class LzmaDecoder {
         const lit = LITERAL + 0x300 * (((rel & lpMask) << lc) + (prev >> (8 - lc)));
         let symbol = 1;
         // After a match the byte the last match would go on with steers the model (a "matched literal").
-        let match = 0x10000;
+        let matchByte = 0;
+        let offs = 0; // 0x100 while the bits decoded so far agree with the match byte's (LzmaDec's trick)
         if (state >= 7) {
           let src = op - rep0 - 1;
           if (src < 0) src += size;
-          match = out[src]!;
+          matchByte = out[src]!;
+          offs = 0x100;
         }
         do {
-          match <<= 1;
-          const i = match > 0xffff ? lit + symbol : lit + 0x100 + (match & 0x100) + symbol;
+          matchByte <<= 1;
+          const agreeing = offs;
+          offs &= matchByte;
+          const i = lit + offs + agreeing + symbol;
           if (range >>> 0 < TOP) {
             range <<= 8;
             code = (code << 8) | ib[ip++]!;
@@ -150,13 +154,12 @@ export class LzmaDecoder {
             range = bound;
             probs[i] = p + ((2048 - p) >>> 5);
             symbol <<= 1;
-            if (match & 0x100) match = 0x10000;
+            offs ^= agreeing;
           } else {
             range = (range - bound) | 0;
             code = (code - bound) | 0;
             probs[i] = p - (p >>> 5);
             symbol = (symbol << 1) | 1;
-            if (!(match & 0x100)) match = 0x10000;
           }
         } while (symbol < 0x100);
         rc.range = range;
