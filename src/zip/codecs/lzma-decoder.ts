@@ -237,7 +237,8 @@ export class LzmaDecoder {
     const slot = rc.tree(probs, POS_SLOT + ((len < 3 ? len : 3) << 6), 6);
     if (slot < 4) return slot;
     const direct = (slot >>> 1) - 1;
-    const dist = (2 | (slot & 1)) * 2 ** direct;
+    // A shift while it fits an int32 (slots 62 and 63 reach 2^31: a multiplication keeps them unsigned).
+    const dist = direct < 30 ? (2 | (slot & 1)) << direct : (2 | (slot & 1)) * 2 ** direct;
     if (slot < 14) return dist + rc.reverse(probs, SPEC_POS + dist - slot, direct);
     return dist + rc.direct(direct - 4) * 16 + rc.reverse(probs, ALIGN, 4);
   }
