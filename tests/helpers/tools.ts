@@ -63,6 +63,8 @@ const DEBIAN_PACKAGES: Record<string, string> = {
   javac: 'default-jdk-headless',
   jar: 'default-jdk-headless',
   java: 'default-jdk-headless',
+  xz: 'xz-utils',
+  lzma: 'xz-utils',
 };
 
 export function needs(...programs: string[]): { skip: boolean; why: string } {

@@ -5,5 +5,7 @@
 import type { Codec } from '../codec-types.ts';
 import { deflateCodec } from './deflate.ts';
 import { storedCodec } from './stored.ts';
+import { lzmaCodec } from './lzma.ts';
+import { xzCodec } from './xz.ts';
 
-export const BUILT_IN_CODECS: readonly Codec[] = [storedCodec, deflateCodec];
+export const BUILT_IN_CODECS: readonly Codec[] = [storedCodec, deflateCodec, lzmaCodec, xzCodec];
