@@ -119,12 +119,13 @@ export async function ensureRanges(
   return bytes;
 }
 
-/** `[start, end)` of the object at `url`, if it is still `etag`, written into `fd` at the same offsets. */
+/** `[start, end)` of the object at `url`, if it is still `etag`, written into `fd` at the same offsets (or at `at`). */
 export async function fetchRange(options: {
   url: string;
   etag: string;
   range: Range;
   fd: number;
+  at?: number;
   signal?: AbortSignal;
 }): Promise<number> {
   const { url, etag, fd } = options;
@@ -150,7 +151,7 @@ export async function fetchRange(options: {
     void response.body?.cancel();
     throw remoteChanged(url, etag);
   }
-  return streamInto(response, fd, start, end - start);
+  return streamInto(response, fd, options.at ?? start, end - start);
 }
 
 /** The body of `response` written into `fd` from `at`; exactly `length` bytes, or the read failed. */

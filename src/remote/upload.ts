@@ -12,6 +12,7 @@ import { s3Place } from './s3-sign.ts';
 import { copiesAny, copyRuns, planParts } from './s3-parts.ts';
 import { multipartUpload } from './s3-multipart.ts';
 import { shown } from './remote-url.ts';
+import type { ServerCopies } from './server-copies.ts';
 
 export interface Uploaded {
   /** The new version's ETag ('' when the server would not say which it is: the next sync is then a conflict). */
@@ -26,7 +27,7 @@ export interface Uploaded {
 export async function uploadArchive(
   url: string,
   file: string,
-  options: { etag: string; backup: boolean; signal?: AbortSignal; base?: string },
+  options: { etag: string; backup: boolean; signal?: AbortSignal; base?: string; copies?: ServerCopies },
 ): Promise<Uploaded> {
   // Apache checks If-Match and writes in two steps: two PUTs on the same ETag at once may both pass. Under the
   // server's exclusive write lock (WebDAV LOCK), the check, the write and the new ETag's read are one step.
@@ -41,19 +42,30 @@ export async function uploadArchive(
 async function uploadLocked(
   url: string,
   file: string,
-  options: { etag: string; backup: boolean; signal?: AbortSignal; token?: string; base?: string },
+  options: {
+    etag: string;
+    backup: boolean;
+    signal?: AbortSignal;
+    token?: string;
+    base?: string;
+    copies?: ServerCopies;
+  },
 ): Promise<Uploaded> {
-  const { etag } = options;
-  const backup = options.backup ? await copyToBackup(url, etag, options.signal) : undefined;
-  // S3, with the old version at hand (`base`): what is unchanged is copied on the server (s3-multipart.ts).
-  const parts = isS3(url) && options.base ? planParts(fs.statSync(file).size, copyRuns(file, options.base)) : [];
+  const { etag, copies, signal } = options;
+  const size = fs.statSync(file).size;
+  const backup = options.backup ? await copyToBackup(url, etag, signal) : undefined;
+  // S3: what is unchanged is copied on the server (s3-multipart.ts): the copies the writer noted (server-copies.ts),
+  // or, with the old version whole at hand (`base`), the runs found in it byte for byte.
+  const runs = copies?.runs ?? (options.base ? copyRuns(file, options.base) : undefined);
+  const parts = isS3(url) && runs ? planParts(size, runs) : [];
+  // The holes the writer left where bytes are sent (all of them for a PUT) are fetched now, from the old version.
+  await copies?.fill(file, copiesAny(parts) ? parts : [{ start: 0, end: size }], { url, etag, signal });
   if (copiesAny(parts)) {
     const done = await multipartUpload(url, file, { etag, parts, signal: options.signal });
     return { ...done, ...(backup ? { backup } : {}) };
   }
   const before = transferred.sent;
   const ours = lastBytes(file, 4096);
-  const size = fs.statSync(file).size;
   const locked: Record<string, string> = options.token ? { If: `(${options.token})` } : {};
   for (let attempt = 1; ; attempt++) {
     const response = await call({

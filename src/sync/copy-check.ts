@@ -72,6 +72,14 @@ export interface CopyCheckOptions {
   pause: Pause;
   /** Entries checked already, as strictly, in this very zip (a merge's plan: MergePlan.dataChecked). */
   checkedAlready?: ReadonlySet<number>;
+  /**
+   * A remote S3 session's copies (remote/server-copies.ts). An entry whose bytes its mirror lacks is not read here:
+   * the store copies it (UploadPartCopy) from the very version the session's directory describes, on
+   * x-amz-copy-source-if-match with its ETag, so the new archive holds exactly the bytes the old one did, and
+   * fetching the whole archive to check them is what copying on the server saves. Such an entry is as sound as it
+   * was; entries the mirror has, and everything the writer produces, are checked as for a local zip.
+   */
+  serverCopies?: { absent(start: number, end: number): boolean };
 }
 
 export class CopyCheck {
@@ -109,6 +117,8 @@ export class CopyCheck {
   /** Whether entry `index` was checked already (then beforeCopy has nothing to do). */
   trusts(index: number, record?: EntryRecord): boolean {
     if (this.trust === 'all' || (this.trust === 'extracted' && record?.extracted)) return true;
+    const copies = this.options.serverCopies;
+    if (copies?.absent(this.directory.localHeaderOffset(index), this.directory.rawEnds()[index]!)) return true;
     return this.options.checkedAlready?.has(index) === true;
   }
 

@@ -44,7 +44,8 @@ import { clearMergeState } from '../session/merge-state.ts';
 import { refuseUnsupported, syncFailure } from './sync-failure.ts';
 import type { SyncCounts, SyncRequest, SyncResult } from './sync-types.ts';
 import { writeArchive } from './write-archive.ts';
-import { refreshRemote, uploadRemote } from './sync-remote.ts';
+import { fetchRewritten, refreshRemote, uploadRemote } from './sync-remote.ts';
+import type { ServerCopies } from '../remote/server-copies.ts';
 
 export type { SyncRequest, SyncResult } from './sync-types.ts';
 // Every command that reads a session finishes a killed sync first.
@@ -53,8 +54,9 @@ export { recoverInterruptedSync };
 export async function syncSession(request: SyncRequest): Promise<SyncResult> {
   const { session } = request;
   recoverInterruptedSync(session);
-  // A remote archive: its mirror made the server's version now, whole, before anything reads it (sync-remote.ts).
-  await refreshRemote(session.record, request.signal);
+  // A remote archive: its mirror made the server's version now before anything reads it, whole unless the store can
+  // copy what it lacks (an S3 session's copies: sync-remote.ts).
+  const copies = await refreshRemote(session.record, request.signal);
   const base = workspaceOf(session).base();
   // What the base is read from is checked before the sync trusts it (a copy of the directory against the manifest).
   base.verify();
@@ -108,7 +110,7 @@ export async function syncSession(request: SyncRequest): Promise<SyncResult> {
   const lockAt = fs.existsSync(zipPath) ? fs.realpathSync(zipPath) : zipPath;
   // What a killed sync left (its lock, its temporaries) goes first, and the answer says so.
   const leftovers = removeZipLeftovers(lockAt).map(describeLeftover);
-  const result = await withZipLock(lockAt, 'sync', () => writeBack(request, base, diff, counts), request.wait);
+  const result = await withZipLock(lockAt, 'sync', () => writeBack(request, base, diff, counts, copies), request.wait);
   return leftovers.length > 0 ? { ...result, leftovers_removed: leftovers } : result;
 }
 
@@ -118,9 +120,12 @@ async function writeBack(
   base: Base,
   diff: WorkspaceDiff,
   counts: SyncCounts,
+  serverCopies?: ServerCopies,
 ): Promise<SyncResult> {
   const { session } = request;
   const remote = base.record.remote !== undefined;
+  // What the writer will read of the old archive and the mirror lacks, fetched before the mirror's version is taken.
+  if (serverCopies) await fetchRewritten(base.record, diff, request.signal);
   // Taken before the check, which reads the zip by its path as writeArchive does again: a file renamed
   // over it between the two (its directory checked, another's entries copied) is caught before the rename.
   const versionAtCheck = fileVersion(base.record.source_path);
@@ -148,6 +153,8 @@ async function writeBack(
   // A program that is not zipfs takes no lock: what it writes meanwhile is caught before the rename.
   // A merge's zip is the one its plan read: replaced since, it is a conflict (zip-identity.ts).
   const before = plan ? plan.version : source.exists ? versionAtCheck : undefined;
+  // Copies on the server only from the version the session read: a merge's or a forced sync's mirror is whole.
+  const copies = plan || source.modified ? undefined : serverCopies;
 
   const temporary = path.join(
     path.dirname(target),
@@ -174,6 +181,7 @@ async function writeBack(
       progress: request.progress,
       signal: request.signal,
       tracked: sides?.tracked,
+      copies,
     });
     counts.files_added -= gone;
     // A forced sync counts against the zip it replaces, not against this session's base.
@@ -182,11 +190,17 @@ async function writeBack(
     releasePhaseGarbage(Math.max(next.entries.length, base.count));
     // Read back (every entry's headers and place, overlaps included: verify-written.ts), then through the checks
     // its next open makes; what the session keeps beside its manifest (a central.bin) comes from it.
-    const central = base.checkWritten(verifyWritten(temporary, total, base.record.name_encoding), next.session, {
-      limits: request.limits,
-      rules: sessionFolderRules(base.record),
-      namesKept: !plan && !source.modified && diff.additions.length === 0 && diff.renamed.length === 0,
-    });
+    const central = base.checkWritten(
+      verifyWritten(temporary, total, { nameEncoding: base.record.name_encoding, holes: copies?.holes }),
+      next.session,
+      {
+        limits: request.limits,
+        rules: sessionFolderRules(base.record),
+        namesKept: !plan && !source.modified && diff.additions.length === 0 && diff.renamed.length === 0,
+      },
+    );
+    // Entries copied on the server were not read (copy-check.ts): the next sync checks those the mirror then has.
+    if (copies?.holes.length) delete next.session.lazy?.data_checked;
     releasePhaseGarbage(next.entries.length);
     request.signal?.throwIfAborted(); // the last moment a cancel can take effect: nothing has replaced the zip yet
     if (before !== undefined && changedSince(target, before)) {
@@ -198,7 +212,8 @@ async function writeBack(
     }
     // A remote archive goes to the server first, on the condition it still has the version read (CONFLICT_DETECTED).
     const sent =
-      remote && (await uploadRemote(base.record, temporary, { backup: request.backup, signal: request.signal }));
+      remote &&
+      (await uploadRemote(base.record, temporary, { backup: request.backup, signal: request.signal, copies }));
     if (sent) next.session.remote = sent.remote;
     // A merge brings the zip's side into the workspace now, from the zip as it still is (merge-apply.ts).
     // Where not every entry is on disk, only what is takes the zip's side there; the rest stays in the zip.

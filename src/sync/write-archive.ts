@@ -26,6 +26,7 @@ import type { WorkspaceDiff } from './workspace-diff.ts';
 import { vanished } from './sync-failure.ts';
 import { sealsAdditions } from './seal-entry.ts';
 import type { SyncCounts } from './sync-types.ts';
+import type { ServerCopies } from '../remote/server-copies.ts';
 
 export interface WriteRequest {
   /** The new archive's file, beside `target`. */
@@ -45,6 +46,8 @@ export interface WriteRequest {
   progress?: Progress;
   signal?: AbortSignal;
   tracked?: MergeSides['tracked'];
+  /** A remote S3 session's sync: raw copies the mirror lacks are left holes, copied on the server. */
+  copies?: ServerCopies;
 }
 
 export interface Written {
@@ -81,16 +84,12 @@ export async function writeArchive(request: WriteRequest): Promise<Written> {
     fs.fchmodSync(fd, mode); // the umask must not narrow the archive's permissions
     // Packed: a source of a million entries costs its directory's bytes, not an object per entry.
     let directory = source ? readPackedDirectory(source, base.record.name_encoding) : undefined;
-    const writer = new ZipWriter(fd, directory?.baseOffset ?? 0);
+    const writer = new ZipWriter(fd, directory?.baseOffset ?? 0, request.copies);
     if (directory) writer.reserveDirectory(directory.centralEnd - directory.centralStart + (64 << 10));
     const ends = directory ? directory.rawEnds() : new Float64Array(0);
-    const firstLocal = directory
-      ? directory.count > 0
-        ? Math.min(directory.localHeaderOffset(directory.byOffset()[0]!), directory.centralStart)
-        : directory.centralStart
-      : 0;
+    const first = directory?.count ? directory.localHeaderOffset(directory.byOffset()[0]!) : Number.POSITIVE_INFINITY;
+    const firstLocal = directory ? Math.min(first, directory.centralStart) : 0;
     if (sourceFd !== undefined && firstLocal > 0) writer.copyRange(sourceFd, 0, firstLocal); // a prefix stub stays
-
     let names: Map<string, number> | undefined;
     const byName = () => {
       if (names) return names;
@@ -120,6 +119,7 @@ export async function writeArchive(request: WriteRequest): Promise<Written> {
         fd: sourceFd!,
         pause,
         checkedAlready: plan?.dataChecked,
+        serverCopies: request.copies,
       });
 
     // What each entry of the new archive is, in its order: a copied entry (its record from the source) or a fresh one.

@@ -15,7 +15,7 @@ export {
   streamEntryData,
   type EntrySpan,
 } from './entry-data.ts';
-export { ZipWriter } from './writer.ts';
+export { ZipWriter, type CopyNotes } from './writer.ts';
 export {
   cipherFacts,
   encryptionOf,

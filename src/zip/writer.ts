@@ -16,6 +16,14 @@ const COPY_CHUNK_BYTES = 8 << 20;
 /** How much is written before the kernel is asked to start putting it on disk (see `writeback`). */
 const WRITEBACK_STEP_BYTES = 8 << 20;
 
+/**
+ * Told of every raw copy before it is made (a remote session whose store copies on the server): answers which parts
+ * of the source range `[start, end)`, written at `at`, to copy here; the rest is left a hole (sparse, never read).
+ */
+export interface CopyNotes {
+  copying(start: number, end: number, at: number): [start: number, end: number][];
+}
+
 export class ZipWriter {
   private readonly central = new CentralBuffer();
   private position = 0;
@@ -31,6 +39,7 @@ export class ZipWriter {
     private readonly fd: number,
     /** Length of a prefix stub: archive offsets count from here. */
     readonly base = 0,
+    private readonly notes?: CopyNotes,
   ) {}
 
   /** Bytes written so far, counting what is still buffered: where the next entry starts. */
@@ -73,27 +82,32 @@ export class ZipWriter {
     const pending = this.pendingCopy;
     if (!pending) return;
     this.pendingCopy = undefined;
-    let at = pending.start;
+    const start = this.position;
+    const whole: [number, number][] = [[pending.start, pending.end]];
+    const here = this.notes ? this.notes.copying(pending.start, pending.end, start) : whole;
+    for (const [from, to] of here) {
+      this.position = start + (from - pending.start);
+      this.copyBytes(pending.fd, from, to);
+    }
+    this.position = start + (pending.end - pending.start); // past any hole: the next write makes it sparse
+  }
+
+  private copyBytes(fd: number, start: number, end: number): void {
+    let at = start;
     // The kernel copies between the two files itself where it can (no trip through this process's memory).
     const native = libc();
-    while (native && at < pending.end) {
-      const n = native.copyFileRange(
-        pending.fd,
-        at,
-        this.fd,
-        this.position,
-        Math.min(COPY_CHUNK_BYTES, pending.end - at),
-      );
+    while (native && at < end) {
+      const n = native.copyFileRange(fd, at, this.fd, this.position, Math.min(COPY_CHUNK_BYTES, end - at));
       // not for this pair of files (another file system, an old kernel), or the source ended: copy below
       if (n <= 0) break;
       at += n;
       this.position += n;
       this.writeback();
     }
-    while (at < pending.end) {
+    while (at < end) {
       this.copyBuffer ??= Buffer.allocUnsafe(COPY_CHUNK_BYTES);
-      const n = fs.readSync(pending.fd, this.copyBuffer, 0, Math.min(COPY_CHUNK_BYTES, pending.end - at), at);
-      if (n === 0) throw new Error(`source ended at ${at}, before ${pending.end}`);
+      const n = fs.readSync(fd, this.copyBuffer, 0, Math.min(COPY_CHUNK_BYTES, end - at), at);
+      if (n === 0) throw new Error(`source ended at ${at}, before ${end}`);
       this.writeAll(this.copyBuffer.subarray(0, n));
       at += n;
     }

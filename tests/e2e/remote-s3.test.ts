@@ -156,3 +156,166 @@ describe.skipIf(!moto)(`a big archive on S3: unchanged bytes are copied on the s
     }
   });
 });
+
+/**
+ * A proxy on loopback between zipfs and moto that counts the body bytes each way: what the store sent and received,
+ * measured at the server's door, whatever zipfs says.
+ */
+function countingProxy(target: string) {
+  const counted = { down: 0, up: 0 };
+  const server = Bun.serve({
+    hostname: '127.0.0.1',
+    port: 0,
+    async fetch(request) {
+      const url = new URL(request.url);
+      const body = ['GET', 'HEAD'].includes(request.method) ? undefined : new Uint8Array(await request.arrayBuffer());
+      counted.up += body?.length ?? 0;
+      const headers = new Headers(request.headers);
+      headers.delete('host');
+      const answer = await fetch(`${target}${url.pathname}${url.search}`, {
+        method: request.method,
+        headers,
+        body,
+        redirect: 'manual',
+        decompress: false,
+      });
+      const bytes = request.method === 'HEAD' ? null : new Uint8Array(await answer.arrayBuffer());
+      counted.down += bytes?.length ?? 0;
+      const back = new Headers(answer.headers);
+      for (const name of ['content-encoding', 'transfer-encoding', 'connection']) back.delete(name);
+      if (bytes) back.delete('content-length');
+      return new Response(bytes, { status: answer.status, headers: back });
+    },
+  });
+  return { endpoint: `http://127.0.0.1:${server.port}`, counted, stop: () => server.stop(true) };
+}
+
+/** 240 entries, incompressible (sizes are real): 200 of 120 KiB, and every sixth a small text; 24.6 MB zipped. */
+function bigEntries(): RawEntry[] {
+  return Array.from({ length: 240 }, (_, i) => {
+    const name = `data/f${String(i).padStart(3, '0')}.${i % 6 === 5 ? 'txt' : 'bin'}`;
+    if (i % 6 === 5) return { name, data: `small ${i}\n`.repeat(40), method: 0, unixMode: 0o100644 };
+    const data = new Uint8Array(120 * 1024);
+    for (let at = 0; at < data.length; at += 65536) crypto.getRandomValues(data.subarray(at, at + 65536));
+    return { name, data, method: 0, unixMode: 0o100644 };
+  });
+}
+
+describe.skipIf(!moto)(`a 24 MB archive on S3: a sync fetches no unread range${moto ? '' : SKIPPED}`, () => {
+  const MiB = 1024 * 1024;
+  let s3: S3Server;
+  let proxy: ReturnType<typeof countingProxy>;
+  let box: ReturnType<typeof sandbox>;
+  const entries = bigEntries();
+  const archive = rawZip(entries);
+  beforeAll(async () => {
+    s3 = await startS3(moto!);
+    proxy = countingProxy(s3.endpoint);
+  });
+  afterAll(() => {
+    proxy?.stop();
+    s3?.stop();
+  });
+  beforeEach(() => (box = sandbox()));
+  afterEach(() => box.cleanup());
+
+  /** zipfs in the data folder `home`, spawned without blocking: the proxy answers from this process. */
+  async function zipfs(home: string, args: string[], stdin?: string) {
+    const child = Bun.spawn([BINARY, ...args], {
+      env: {
+        ...process.env,
+        AWS_ACCESS_KEY_ID: 'AKIDZIPFSTEST',
+        AWS_SECRET_ACCESS_KEY: SECRET,
+        AWS_REGION: 'us-east-1',
+        AWS_ENDPOINT_URL: proxy.endpoint,
+        ZIPFS_HOME: home,
+        NO_COLOR: '1',
+        ZIPFS_SESSION: '',
+      },
+      stdin: stdin === undefined ? 'ignore' : new TextEncoder().encode(stdin),
+      stdout: 'pipe',
+      stderr: 'pipe',
+    });
+    const [out, err] = await Promise.all([
+      new Response(child.stdout).text(),
+      new Response(child.stderr).text(),
+      child.exited,
+    ]);
+    expect(out + err).not.toContain(SECRET);
+    return { code: child.exitCode, out, err, json: () => JSON.parse(out) };
+  }
+
+  /** `key` now, downloaded whole, through python's zipfile and 7-Zip: every entry's CRC-32 checked. */
+  async function testedWhole(key: string): Promise<string> {
+    const file = path.join(box.dir, 'now.zip');
+    fs.writeFileSync(file, await s3.get('bucket1', key));
+    const script = 'import sys,zipfile;z=zipfile.ZipFile(sys.argv[1]);print(z.testzip(),len(z.namelist()))';
+    expect(spawnSync('python3', ['-c', script, file], { encoding: 'utf8' }).stdout).toBe('None 240\n');
+    if (Bun.which('7zz')) expect(spawnSync('7zz', ['t', file], { encoding: 'utf8' }).status).toBe(0);
+    return file;
+  }
+
+  it('fetches and sends about one minimum part, and every entry reads back after', async () => {
+    await s3.put('bucket1', 'big.zip', archive);
+    const opened = (await zipfs(box.home, ['open', 's3://bucket1/big.zip', '--json'])).json();
+    expect(opened.not_extracted).toBe(240);
+    expect((await zipfs(box.home, ['write', 'data/f119.txt'], 'changed in the middle\n')).code).toBe(0);
+    const before = { ...proxy.counted };
+    expect((await zipfs(box.home, ['sync', '--json'])).json().synced).toBe(true);
+    // Fetched: the tail read (128 KiB) and what fills the part of new bytes up to S3's 5 MiB minimum; not the rest.
+    expect(proxy.counted.down - before.down).toBeLessThan(5.5 * MiB);
+    // Sent: the changed entry, that filling, and the directory.
+    expect(proxy.counted.up - before.up).toBeLessThan(5.5 * MiB);
+    expect(archive.length).toBeGreaterThan(23 * MiB);
+    await testedWhole('big.zip');
+
+    // A second sync of the session, over a mirror that is sparse where the store copied: as little again.
+    expect((await zipfs(box.home, ['write', 'data/f005.txt'], 'changed near the start\n')).code).toBe(0);
+    const second = { ...proxy.counted };
+    expect((await zipfs(box.home, ['sync', '--json'])).json().synced).toBe(true);
+    expect(proxy.counted.down - second.down).toBeLessThan(5.5 * MiB);
+    expect(proxy.counted.up - second.up).toBeLessThan(5.5 * MiB);
+    await testedWhole('big.zip');
+
+    // zipfs reads every entry after the syncs: the ones copied on the server, which the mirror records as not
+    // there, are fetched now (most of the archive), none read as the zeros of a hole.
+    const folder = opened.workspace_path as string;
+    const third = proxy.counted.down;
+    expect((await zipfs(box.home, ['extract'])).code).toBe(0);
+    expect(proxy.counted.down - third).toBeGreaterThan(12 * MiB);
+    const now: Record<number, string> = { 5: 'changed near the start\n', 119: 'changed in the middle\n' };
+    for (const [i, entry] of entries.entries()) {
+      const expected = Buffer.from(now[i] ?? (entry.data as Uint8Array));
+      expect(Buffer.compare(fs.readFileSync(path.join(folder, entry.name)), expected)).toBe(0);
+    }
+  });
+
+  it('a session whose mirror is sparse after its sync merges the version another writer made', async () => {
+    await s3.put('bucket1', 'merge.zip', archive);
+    const other = sandbox();
+    try {
+      for (const home of [box.home, other.home])
+        expect((await zipfs(home, ['open', 's3://bucket1/merge.zip'])).code).toBe(0);
+      expect((await zipfs(box.home, ['write', 'data/f119.txt'], 'ours\n')).code).toBe(0);
+      expect((await zipfs(box.home, ['sync', '--json'])).json().synced).toBe(true); // sparse now
+      expect((await zipfs(other.home, ['write', 'data/f005.txt'], 'theirs\n')).code).toBe(0);
+      expect((await zipfs(other.home, ['sync', '--json'])).json().error.code).toBe('CONFLICT_DETECTED');
+      expect((await zipfs(other.home, ['sync', '--merge', '--json'])).json().synced).toBe(true);
+      expect((await zipfs(box.home, ['write', 'data/f203.txt'], 'ours again\n')).code).toBe(0);
+      expect((await zipfs(box.home, ['sync', '--json'])).json().error.code).toBe('CONFLICT_DETECTED');
+      const merged = await zipfs(box.home, ['sync', '--merge', '--json']);
+      expect(merged.json().synced).toBe(true);
+      const file = await testedWhole('merge.zip');
+      const script =
+        'import sys,zipfile;z=zipfile.ZipFile(sys.argv[1]);print(*(z.read(n).decode() for n in sys.argv[2:]))';
+      const read = spawnSync('python3', ['-c', script, file, 'data/f005.txt', 'data/f119.txt', 'data/f203.txt'], {
+        encoding: 'utf8',
+      });
+      expect(read.stdout).toBe('theirs\n ours\n ours again\n\n');
+      expect((await zipfs(box.home, ['read', 'data/f005.txt'])).out).toBe('theirs\n');
+      expect((await zipfs(box.home, ['read', 'data/f011.txt'])).out).toBe('small 11\n'.repeat(40));
+    } finally {
+      other.cleanup();
+    }
+  });
+});
