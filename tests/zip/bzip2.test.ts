@@ -131,7 +131,7 @@ describe.skipIf(needs('bzip2').skip)(`damaged bzip2 data${needs('bzip2').why}`, 
     expect(decodeError(combined, data.length)?.message).toContain("stream 1's combined CRC");
   });
 
-  it('never returns other bytes: any one bit flipped is refused as damaged, or changes nothing', () => {
+  it('never returns other bytes: any one bit flipped is refused as damaged (never a bomb), or changes nothing', () => {
     const small = bzip2(Buffer.from('hello hello hello bzip2, aaaaaaaaaaaa bbbbb\n'));
     const expected = Buffer.from('hello hello hello bzip2, aaaaaaaaaaaa bbbbb\n');
     let refused = 0;
@@ -139,7 +139,7 @@ describe.skipIf(needs('bzip2').skip)(`damaged bzip2 data${needs('bzip2').why}`, 
       const flipped = Buffer.from(small);
       flipped[bit >> 3]! ^= 0x80 >> (bit & 7);
       try {
-        expect(Buffer.from(bzip2Codec.decode(flipped, 10_000)).equals(expected)).toBe(true);
+        expect(Buffer.from(bzip2Codec.decode(flipped, expected.length)).equals(expected)).toBe(true);
       } catch (error) {
         expect(error).toBeInstanceOf(InflateError);
         expect((error as InflateError).overflow).toBe(false);

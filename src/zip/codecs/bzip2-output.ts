@@ -33,16 +33,27 @@ export function overflowError(declaredSize: number): InflateError {
   return new InflateError(`decodes to more than the declared ${declaredSize} bytes`, true);
 }
 
+/** A block as bzip2-block.ts leaves it, and its header's fields. */
+export interface DecodedBlock {
+  tt: Uint32Array;
+  size: number;
+  /** How often each byte occurs. */
+  counts: Int32Array;
+  /** The BWT's original pointer. */
+  origin: number;
+  /** The CRC the block header gives. */
+  crc: number;
+  /** "stream 1, block 2", as an error names it. */
+  where: string;
+}
+
 /**
- * Writes the block held in tt[0 .. size) (bytes in the low 8 bits) to `sink`; returns its CRC.
- * `counts` is how often each byte occurs; `origin` the BWT's original pointer.
+ * Writes the block held in tt[0 .. size) (bytes in the low 8 bits) to `sink` and checks its CRC;
+ * returns the CRC. Past the declared size the block is still walked to its end, writing nothing,
+ * so that damaged data (a flipped bit that makes a block longer) is called damaged, not a bomb.
  */
-export function writeBlock(
-  block: { tt: Uint32Array; size: number; counts: Int32Array },
-  origin: number,
-  sink: OutputSink,
-): number {
-  const { tt, size, counts } = block;
+export function writeBlock(block: DecodedBlock, sink: OutputSink): number {
+  const { tt, size, counts, origin } = block;
   if (origin >= size) throw damaged(`a block's BWT origin ${origin} is past its ${size} bytes`);
   // Link: the i-th occurrence of byte b, in order, sits at the start of b's bucket plus i.
   const starts = new Int32Array(256);
@@ -56,6 +67,7 @@ export function writeBlock(
   }
   let buf = sink.buf;
   let pos = sink.pos;
+  let overflow: InflateError | undefined;
   let crc = -1;
   let at = tt[origin]! >>> 8;
   let last = -1;
@@ -72,7 +84,8 @@ export function writeBlock(
       }
       if (pos === buf.length) {
         sink.pos = pos;
-        sink.full();
+        if (overflow) sink.pos = 0;
+        else overflow = makeRoom(sink);
         buf = sink.buf;
         pos = sink.pos;
       }
@@ -84,7 +97,8 @@ export function writeBlock(
     for (let repeat = byte; repeat > 0; repeat--) {
       if (pos === buf.length) {
         sink.pos = pos;
-        sink.full();
+        if (overflow) sink.pos = 0;
+        else overflow = makeRoom(sink);
         buf = sink.buf;
         pos = sink.pos;
       }
@@ -95,8 +109,28 @@ export function writeBlock(
     last = -1;
   }
   sink.pos = pos;
+  crc = ~crc >>> 0;
+  if (crc !== block.crc) throw damaged(`${block.where}'s CRC is ${hex(crc)}, the block says ${hex(block.crc)}`);
+  if (overflow) throw overflow;
   sink.endBlock();
-  return ~crc >>> 0;
+  return crc;
+}
+
+/** sink.full(), or, when that overflows, the overflow error and a scratch buffer to walk the rest of the block into. */
+function makeRoom(sink: OutputSink): InflateError | undefined {
+  try {
+    sink.full();
+    return undefined;
+  } catch (error) {
+    if (!(error instanceof InflateError && error.overflow)) throw error;
+    sink.buf = new Uint8Array(1 << 16);
+    sink.pos = 0;
+    return error;
+  }
+}
+
+export function hex(n: number): string {
+  return (n >>> 0).toString(16).padStart(8, '0');
 }
 
 /** One buffer, grown (doubling) up to the declared size: for decode of a whole entry. */
