@@ -14,6 +14,7 @@ const BLOCK_MAGIC_HIGH = 0x314159;
 const BLOCK_MAGIC_LOW = 0x265359;
 const END_MAGIC_HIGH = 0x177245;
 const END_MAGIC_LOW = 0x385090;
+const ONE_PIECE_MAX_BYTES = 16 << 20;
 
 /** Decodes every stream in `input` to `sink`. */
 function decodeStreams(input: Iterator<Uint8Array>, sink: OutputSink): void {
@@ -72,7 +73,8 @@ export const bzip2Codec: Codec = {
   name: 'bzip2',
   versionNeeded: 46,
   decode(data, declaredSize) {
-    const sink = growingSink(declaredSize, Math.max(1 << 16, data.length * 4));
+    // As inflateRaw: the declared size in one piece up to 16 MiB (no copy as it grows), past that grown as it comes.
+    const sink = growingSink(declaredSize, Math.max(ONE_PIECE_MAX_BYTES, data.length * 4));
     decodeStreams([data][Symbol.iterator](), sink);
     return sink.buf.subarray(0, sink.pos);
   },
