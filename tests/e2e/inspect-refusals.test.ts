@@ -68,13 +68,13 @@ const CASES: [string, () => Uint8Array, string, Record<string, string>?][] = [
   ['a drive letter', () => rawZip([{ name: 'C:\\evil.txt', data: 'x' }]), 'PATH_TRAVERSAL'],
   ['a strongly encrypted entry', () => rawZip([{ name: 'secret.txt', data: 'x', flags: 0x41 }]), 'ZIP_INVALID'],
   [
-    'an unsupported method (bzip2)',
+    'an unsupported method (ppmd)',
     () =>
       patch(
-        patch(rawZip([{ name: 'a.bz2', data: 'x', method: 0 }]), 'a.bz2', CENTRAL.method, 12),
-        'a.bz2',
+        patch(rawZip([{ name: 'a.ppmd', data: 'x', method: 0 }]), 'a.ppmd', CENTRAL.method, 98),
+        'a.ppmd',
         LOCAL.method,
-        12,
+        98,
       ),
     'ZIP_INVALID',
   ],

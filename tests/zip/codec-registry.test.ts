@@ -72,10 +72,13 @@ describe('a codec registered once', () => {
     undo.pop()!();
     const error = refusal(() => assertReadable(entry!));
     expect(error.code).toBe('ZIP_INVALID');
-    expect(error.message).toBe(
-      'Entry "docs/a.txt": uses compression method 250 (unknown); zipfs reads stored, deflate, lzma and xz ' +
-        'entries, so re-create the archive with deflate. The archive is damaged or uses a feature zipfs cannot ' +
-        'read; nothing was extracted.',
+    // The list of methods read grows with the built-in codecs (bzip2.ts and others): only its ends are fixed.
+    expect(error.message).toStartWith(
+      'Entry "docs/a.txt": uses compression method 250 (unknown); zipfs reads stored, ',
+    );
+    expect(error.message).toEndWith(
+      ' entries, so re-create the archive with deflate. The archive is damaged or uses a feature zipfs cannot read; ' +
+        'nothing was extracted.',
     );
     expect(plainlyReadable(0, RLE)).toBe(false);
     expect(plainlyReadable(0, 8)).toBe(true);

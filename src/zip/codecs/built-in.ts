@@ -3,9 +3,10 @@
  * grep workers load the registry too). A new method is one module beside these, listed here.
  */
 import type { Codec } from '../codec-types.ts';
+import { bzip2Codec } from './bzip2.ts';
 import { deflateCodec } from './deflate.ts';
 import { storedCodec } from './stored.ts';
 import { lzmaCodec } from './lzma.ts';
 import { xzCodec } from './xz.ts';
 
-export const BUILT_IN_CODECS: readonly Codec[] = [storedCodec, deflateCodec, lzmaCodec, xzCodec];
+export const BUILT_IN_CODECS: readonly Codec[] = [storedCodec, deflateCodec, bzip2Codec, lzmaCodec, xzCodec];
