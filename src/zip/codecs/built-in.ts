@@ -5,5 +5,6 @@
 import type { Codec } from '../codec-types.ts';
 import { deflateCodec } from './deflate.ts';
 import { storedCodec } from './stored.ts';
+import { zstdCodec } from './zstd.ts';
 
-export const BUILT_IN_CODECS: readonly Codec[] = [storedCodec, deflateCodec];
+export const BUILT_IN_CODECS: readonly Codec[] = [storedCodec, deflateCodec, zstdCodec];
