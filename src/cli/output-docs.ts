@@ -236,6 +236,10 @@ export const OUTPUT_DOCS: Record<string, Record<string, string>> = {
     leftovers_removed:
       'What syncs killed outright left beside the zip (their lock, their temporaries), removed by this sync; absent ' +
       'when there was none.',
+    method_changed:
+      'Changed entries whose compression method zipfs cannot write (bzip2, Deflate64, LZMA, xz, ...), written as ' +
+      'deflate instead, one line each ("a.txt: bzip2 -> deflate"); a dry run lists those it would. Stored, deflate ' +
+      'and zstd entries keep their method, and unchanged entries are copied as they were. Absent when there is none.',
     bytes_sent:
       'A zip on a server (http(s), WebDAV, s3): the bytes uploaded (on S3, unchanged runs are copied there instead); ' +
       'absent for a local zip. backup_path is then the URL of the backup object (URL.bak).',
