@@ -149,7 +149,7 @@ describe('zstd decoding, bounded', () => {
     const big = Buffer.concat(Array.from({ length: 12 }, () => text)); // 6.5 MB
     const out = await streamed(zstdCodec.encoder!.encode(big), big.length, 4 << 20);
     expect(out.bytes.equals(big)).toBe(true);
-    expect(out.chunks).toBeGreaterThan(4); // handed on as it came, in 1 MiB pieces
+    expect(out.chunks).toBeGreaterThan(1); // handed on as it came, in 4 MiB pieces
   });
 });
 

@@ -12,7 +12,10 @@ import { InflateError, decodeThrough, zlib } from '../codec.ts';
 /** Level 3, libzstd's default and the Rust crate's: about deflate's ratio at several times its speed. */
 const LEVEL = 3;
 const ONE_PIECE_MAX_BYTES = 16 << 20;
-const STREAM_CHUNK_BYTES = 1 << 20;
+/** A large entry's output pieces: measured on a 30 MB entry, 4 MiB decoded about 10-25% faster than 1 MiB. */
+const STREAM_CHUNK_BYTES = 4 << 20;
+/** Where a piece's compressed output goes before it is copied out (a 4 MiB piece of text: about 1 MiB). */
+const SCRATCH_BYTES = 1 << 20;
 
 function overflow(declaredSize: number): InflateError {
   return new InflateError(`decompresses to more than the declared ${declaredSize} bytes`, true);
@@ -93,7 +96,7 @@ function pieceCompressor(): (data: Uint8Array, final: boolean) => Uint8Array {
     failure = error;
   });
   // One scratch buffer per entry; what each piece gives is copied out of it (the writer may keep a small piece).
-  const scratch = Buffer.allocUnsafe(STREAM_CHUNK_BYTES);
+  const scratch = Buffer.allocUnsafe(SCRATCH_BYTES);
   return (data, final) => {
     const flush = final ? module.constants.ZSTD_e_end : module.constants.ZSTD_e_flush;
     const out: Buffer[] = [];
