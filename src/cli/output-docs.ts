@@ -256,6 +256,9 @@ export const OUTPUT_DOCS: Record<string, Record<string, string>> = {
     'sync.files_added': 'Entries added.',
     'sync.files_deleted': 'Entries removed.',
     'sync.files_renamed': 'Entries moved, their bytes kept in place; present only when there were renames.',
+    'sync.method_changed':
+      'Changed entries whose compression method zipfs cannot write, written as deflate ("a.txt: bzip2 -> deflate"), ' +
+      'as sync answers it; absent when there is none.',
   },
   restore: {
     from: 'The side the files were put back from: zip (the archive on disk now) or base (as at open or the last sync).',

@@ -3,7 +3,8 @@
  * zips is on this machine (bsdtar 3.6 and 7-Zip write none, Python 3.11's zipfile has no zstd, crates.io is out of
  * reach), so the archive comes from Python's zipfile taught method 93 with python-zstandard (libzstd), as Python
  * 3.14 does natively (tests/helpers/zstd-zip.py). Edited, each entry stays zstd, and three readers that are not
- * zipfs read it back: that zipfile, 7-Zip (7zz t) and libarchive (bsdtar).
+ * zipfs read it back: that zipfile, 7-Zip (7zz t) and libarchive (bsdtar). A changed entry of a method zipfs reads
+ * but cannot write (LZMA from 7-Zip) is deflated, and sync's answer says so.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test';
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -12,6 +13,7 @@ import path from 'node:path';
 import { sandbox } from '../helpers/cli.ts';
 import { call, connect } from '../helpers/mcp-client.ts';
 import { needs } from '../helpers/tools.ts';
+import { codecFor } from '../../src/zip/codec-registry.ts';
 
 const HELPER = path.join(import.meta.dir, '..', 'helpers', 'zstd-zip.py');
 /** Debian's own interpreter: python3-zstandard installs there, not in a pyenv python3 earlier on PATH. */
@@ -131,5 +133,42 @@ describe.skipIf(needs('7zz', 'bsdtar').skip || !hasZstandard)('zstd zips from a 
     const error = box.run(['open', zip, '--json']).json.error;
     expect(error.code).toBe('ZIP_INVALID');
     expect(error.message).toContain('Entry "a.txt": corrupt zstd data');
+  });
+});
+
+/** An LZMA zip from 7-Zip: a.txt and b.txt, method 14. */
+function lzmaZip(): string {
+  const src = path.join(box.dir, 'lzma-src');
+  fs.mkdirSync(src);
+  fs.writeFileSync(path.join(src, 'a.txt'), A_TEXT);
+  fs.writeFileSync(path.join(src, 'b.txt'), B_TEXT);
+  const zip = path.join(box.dir, 'lzma.zip');
+  execFileSync('7zz', ['a', '-tzip', '-mm=LZMA', zip, 'a.txt', 'b.txt'], { cwd: src, stdio: 'ignore' });
+  return zip;
+}
+
+// Runs where zipfs reads LZMA (its decoder is a codec of its own, merged from another branch).
+describe.skipIf(needs('7zz').skip || !hasZstandard || !codecFor(14))('a changed entry zipfs cannot write back', () => {
+  it('is deflated, and sync says so on the CLI (answer and note) and over MCP; the rest stays LZMA', async () => {
+    const zip = lzmaZip();
+    expect(python(['methods', zip]).toString()).toBe('a.txt 14\nb.txt 14\n');
+    expect(box.run(['open', zip, '--json']).code).toBe(0);
+    expect(box.run(['write', 'a.txt'], { stdin: 'rewritten\n' }).code).toBe(0);
+    expect(box.run(['sync', '--dry-run', '--json']).json.method_changed).toStrictEqual(['a.txt: lzma -> deflate']);
+    const synced = box.run(['sync']);
+    expect(synced.code).toBe(0);
+    expect(synced.stderr).toContain('a.txt: lzma -> deflate');
+    expect(python(['methods', zip]).toString()).toBe('a.txt 8\nb.txt 14\n');
+    execFileSync('7zz', ['t', zip], { stdio: 'ignore' });
+    expect(python(['read', zip, 'b.txt']).toString()).toBe(B_TEXT);
+    const mcp = await connect(box.home);
+    try {
+      await call(mcp.client, 'zipfs_write', { path: 'b.txt', content: 'also rewritten\n' });
+      const answer = await call(mcp.client, 'zipfs_sync', {});
+      expect(answer.data.method_changed).toStrictEqual(['b.txt: lzma -> deflate']);
+    } finally {
+      await mcp.close();
+    }
+    expect(python(['read', zip, 'b.txt']).toString()).toBe('also rewritten\n');
   });
 });
