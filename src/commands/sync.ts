@@ -76,8 +76,9 @@ export const sync = defineCommand({
       out.leftovers_removed &&
         `zipfs: removed what a killed sync left beside the zip: ${out.leftovers_removed.join('; ')}.`,
       out.method_changed &&
-        `zipfs: ${out.synced ? 'wrote' : 'would write'} ${out.method_changed.length === 1 ? 'an entry' : 'entries'} ` +
-          `zipfs cannot compress in its own method as deflate: ${out.method_changed.join('; ')}.`,
+        `zipfs: ${out.synced ? 'deflated' : 'would deflate'} ` +
+          `${out.method_changed.length === 1 ? 'a changed entry' : 'changed entries'} whose method zipfs cannot ` +
+          `write: ${out.method_changed.join('; ')}.`,
     ]
       .filter(Boolean)
       .join('\n') || undefined,
