@@ -236,6 +236,10 @@ export const OUTPUT_DOCS: Record<string, Record<string, string>> = {
     leftovers_removed:
       'What syncs killed outright left beside the zip (their lock, their temporaries), removed by this sync; absent ' +
       'when there was none.',
+    method_changed:
+      'Changed entries whose compression method zipfs cannot write (bzip2, Deflate64, LZMA, xz, ...), written as ' +
+      'deflate instead, one line each ("a.txt: bzip2 -> deflate"); a dry run lists those it would. Stored, deflate ' +
+      'and zstd entries keep their method, and unchanged entries are copied as they were. Absent when there is none.',
     bytes_sent:
       'A zip on a server (http(s), WebDAV, s3): the bytes uploaded (on S3, unchanged runs are copied there instead); ' +
       'absent for a local zip. backup_path is then the URL of the backup object (URL.bak).',
@@ -252,6 +256,9 @@ export const OUTPUT_DOCS: Record<string, Record<string, string>> = {
     'sync.files_added': 'Entries added.',
     'sync.files_deleted': 'Entries removed.',
     'sync.files_renamed': 'Entries moved, their bytes kept in place; present only when there were renames.',
+    'sync.method_changed':
+      'Changed entries whose compression method zipfs cannot write, written as deflate ("a.txt: bzip2 -> deflate"), ' +
+      'as sync answers it; absent when there is none.',
   },
   restore: {
     from: 'The side the files were put back from: zip (the archive on disk now) or base (as at open or the last sync).',

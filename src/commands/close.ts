@@ -35,6 +35,7 @@ export const close = defineCommand({
           files_added: count('Paths'),
           files_deleted: count('Paths'),
           files_renamed: v.optional(count('Moved')),
+          method_changed: v.optional(v.pipe(v.array(v.string()), v.description('Rewritten as deflate'))),
         }),
         v.description('With sync: its counts'),
       ),
@@ -69,6 +70,7 @@ export const close = defineCommand({
               files_added: number;
               files_deleted: number;
               files_renamed?: number;
+              method_changed?: string[];
             }
           | undefined;
         if (input.sync) {
@@ -90,6 +92,7 @@ export const close = defineCommand({
             files_deleted: result.files_deleted,
             // As sync answers it: only when there were renames.
             ...(result.files_renamed ? { files_renamed: result.files_renamed } : {}),
+            ...(result.method_changed ? { method_changed: result.method_changed } : {}),
           };
         } else if (!input.force) {
           recoverInterruptedSync(session);

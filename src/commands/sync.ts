@@ -31,6 +31,7 @@ export const sync = defineCommand({
     from_workspace: v.optional(v.pipe(v.array(v.string()), v.description('Dry run: A/M/D/R'))),
     merged_by_lines: v.optional(v.pipe(v.array(v.string()), v.description('By lines'))),
     leftovers_removed: v.optional(v.pipe(v.array(v.string()), v.description("Killed syncs' files"))),
+    method_changed: v.optional(v.pipe(v.array(v.string()), v.description('Rewritten as deflate'))),
     bytes_sent: v.optional(count('Remote zip: bytes uploaded')),
   }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
@@ -71,7 +72,14 @@ export const sync = defineCommand({
     return `Synced ${counts}.${kept}${sent}${merged}`;
   },
   note: (out) =>
-    out.leftovers_removed
-      ? `zipfs: removed what a killed sync left beside the zip: ${out.leftovers_removed.join('; ')}.`
-      : undefined,
+    [
+      out.leftovers_removed &&
+        `zipfs: removed what a killed sync left beside the zip: ${out.leftovers_removed.join('; ')}.`,
+      out.method_changed &&
+        `zipfs: ${out.synced ? 'deflated' : 'would deflate'} ` +
+          `${out.method_changed.length === 1 ? 'a changed entry' : 'changed entries'} whose method zipfs cannot ` +
+          `write: ${out.method_changed.join('; ')}.`,
+    ]
+      .filter(Boolean)
+      .join('\n') || undefined,
 });

@@ -46,6 +46,7 @@ import type { SyncCounts, SyncRequest, SyncResult } from './sync-types.ts';
 import { writeArchive } from './write-archive.ts';
 import { fetchRewritten, refreshRemote, uploadRemote } from './sync-remote.ts';
 import type { ServerCopies } from '../remote/server-copies.ts';
+import { methodChangesPlanned, methodChangesWritten } from './method-changes.ts';
 
 export type { SyncRequest, SyncResult } from './sync-types.ts';
 // Every command that reads a session finishes a killed sync first.
@@ -85,6 +86,8 @@ export async function syncSession(request: SyncRequest): Promise<SyncResult> {
   assertNoMarkersLeft(session);
   assertNoLockedChanges(diff);
   if (request.dryRun) {
+    const planned = methodChangesPlanned(diff);
+    if (planned.length > 0) Object.assign(counts, { method_changed: planned });
     const source = checkSource(base, { force: request.force, merge: request.merge === true });
     // A merge's plan: what comes from the zip (or CONFLICT_DETECTED naming what cannot merge).
     if (request.merge && source.modified) {
@@ -184,6 +187,8 @@ async function writeBack(
       copies,
     });
     counts.files_added -= gone;
+    const methodChanged = methodChangesWritten(sides?.diff ?? diff, next.entries);
+    if (methodChanged.length > 0) Object.assign(counts, { method_changed: methodChanged });
     // A forced sync counts against the zip it replaces, not against this session's base.
     if (source.modified && replaced && !plan) Object.assign(counts, replaced);
     base.release();

@@ -22,6 +22,7 @@ import { dateToDosDateTime } from '../zip/dos-time.ts';
 import {
   encodeWhole,
   extendedTimestampField,
+  innerMethodOf,
   methodToWrite,
   readLocalExtra,
   refreshExtraFields,
@@ -229,7 +230,8 @@ export async function writeFromWorkspace(
   };
   const seconds = Math.floor(content.observed.mtime_ms / 1000);
   const localExtra = original && source ? readLocalExtra(source, original) : new Uint8Array(0);
-  const method = methodToWrite(record.method);
+  // Its own method where zipfs writes it, else deflate (WinZip AES: the method under it, kept under the new seal).
+  const method = methodToWrite(original ? innerMethodOf(original) : record.method);
   const keep = (fields: ExtraField[]) =>
     newName === undefined ? fields : fields.filter((field) => field.id !== EXTRA_UNICODE_PATH);
   return writeContent(sink, {

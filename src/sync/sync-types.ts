@@ -38,6 +38,8 @@ export interface SyncResult {
   merged_by_lines?: string[];
   /** What syncs killed outright had left beside the zip (zip-leftovers.ts), removed by this one. */
   leftovers_removed?: string[];
+  /** Rewritten entries whose method zipfs cannot write, so deflated: "a.txt: bzip2 -> deflate" (method-changes.ts). */
+  method_changed?: string[];
   /** A remote archive: the bytes uploaded. */
   bytes_sent?: number;
 }

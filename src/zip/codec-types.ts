@@ -46,9 +46,14 @@ export interface Encoder {
   /**
    * One piece of an entry encoded piece by piece: the outputs, in order, concatenate into the
    * entry's data; `final` closes it (an empty piece after the last). Returns a new buffer: the
-   * caller reuses its read buffer.
+   * caller reuses its read buffer. For a method whose pieces are independent (stored, deflate's flushed pieces).
    */
-  encodePiece(data: Uint8Array, final: boolean): Uint8Array;
+  encodePiece?(data: Uint8Array, final: boolean): Uint8Array;
+  /**
+   * In place of encodePiece, for a method whose pieces share state (zstd: one frame across them): a piece encoder
+   * for one entry, as encodePiece is called.
+   */
+  startPieces?(): (data: Uint8Array, final: boolean) => Uint8Array;
 }
 
 /** Bytes in, bytes out, piece by piece; end() runs the layer's own check after the last piece. */

@@ -11,7 +11,7 @@ import type { default as Zlib } from 'node:zlib';
 // loaded on first use, so a call that inflates nothing (status, sync of a small
 // edit, ls) does not pay for it.
 let zlibModule: typeof Zlib | undefined;
-function zlib(): typeof Zlib {
+export function zlib(): typeof Zlib {
   return (zlibModule ??= process.getBuiltinModule('node:zlib'));
 }
 
@@ -86,13 +86,40 @@ export async function inflateRawStream(
   // Output in 1 MiB pieces: with the default 16 KiB, allocating the pieces and writing each one
   // cost more than inflating (a 24 MB entry: 1,500 buffers and writes).
   const inflater = zlib().createInflateRaw({ chunkSize: INFLATE_CHUNK_BYTES });
+  await decodeThrough(inflater, {
+    input,
+    expectedSize,
+    onOutput,
+    damaged: (error) => new InflateError(`corrupt deflate data (${error.message})`, false),
+    verb: 'inflates',
+  });
+}
+
+/** What decodeThrough pumps, and how its faults read. */
+export interface Pumped {
+  input: Iterable<Uint8Array>;
+  expectedSize: number;
+  onOutput: (chunk: Uint8Array) => void;
+  /** The decoder's error as damaged data: "corrupt deflate data (reason)". */
+  damaged: (error: Error) => InflateError;
+  /** How an overflow reads: "inflates to more than the declared N bytes". */
+  verb: string;
+}
+
+/**
+ * Pumps `input` through a node:zlib decompressor (deflate's, zstd's), handing the output on as it
+ * comes, so memory stays near one chunk whatever the entry's size. Stops with an overflow error as
+ * soon as the output passes the declared size.
+ */
+export async function decodeThrough(decoder: Zlib.Inflate | Zlib.ZstdDecompress, pumped: Pumped): Promise<void> {
+  const { input, expectedSize, onOutput, damaged, verb } = pumped;
   let produced = 0;
   const finished = new Promise<void>((resolve, reject) => {
-    inflater.on('data', (chunk: Buffer) => {
+    decoder.on('data', (chunk: Buffer) => {
       produced += chunk.length;
       if (produced > expectedSize) {
-        inflater.destroy();
-        reject(new InflateError(`inflates to more than the declared ${expectedSize} bytes`, true));
+        decoder.destroy();
+        reject(new InflateError(`${verb} to more than the declared ${expectedSize} bytes`, true));
         return;
       }
       try {
@@ -100,19 +127,18 @@ export async function inflateRawStream(
       } catch (error) {
         // The sink failed (a full disk): thrown from an event handler it would escape this
         // promise, which would then never settle, and the process would idle forever.
-        inflater.destroy();
+        decoder.destroy();
         reject(error);
       }
     });
-    inflater.on('end', resolve);
-    inflater.on('error', (error) => reject(new InflateError(`corrupt deflate data (${error.message})`, false)));
+    decoder.on('end', resolve);
+    decoder.on('error', (error) => reject(damaged(error)));
   });
   for (const chunk of input) {
-    if (!inflater.write(chunk))
-      await Promise.race([new Promise((resolve) => inflater.once('drain', resolve)), finished]);
-    if (inflater.destroyed) break;
+    if (!decoder.write(chunk)) await Promise.race([new Promise((resolve) => decoder.once('drain', resolve)), finished]);
+    if (decoder.destroyed) break;
   }
-  inflater.end();
+  decoder.end();
   await finished;
 }
 

@@ -39,20 +39,28 @@ export interface PieceEncoding {
   end(): Uint8Array;
 }
 
+/** One entry's piece encoder: the method's own per-entry one, or its stateless encodePiece. */
+function piecesOf(method: number): (data: Uint8Array, final: boolean) => Uint8Array {
+  const encoder = encoderOf(method);
+  const pieces = encoder.startPieces?.() ?? encoder.encodePiece?.bind(encoder);
+  if (!pieces) throw new Error(`zipfs cannot write compression method ${method} piece by piece`);
+  return pieces;
+}
+
 /** Starts encoding an entry as `choice` says, from its first piece: 'auto' decides there. */
 export function startPieceEncoding(choice: EncodeChoice, firstPiece: Uint8Array): PieceEncoding {
   let method = choice === 'auto' ? METHOD_DEFLATED : choice;
-  let encoder = encoderOf(method);
-  let first = encoder.encodePiece(firstPiece, false);
+  let encode = piecesOf(method);
+  let first = encode(firstPiece, false);
   if (choice === 'auto' && first.length >= firstPiece.length * WORTH_DEFLATING) {
     method = METHOD_STORED;
-    encoder = encoderOf(method);
-    first = encoder.encodePiece(firstPiece, false);
+    encode = piecesOf(method);
+    first = encode(firstPiece, false);
   }
   return {
     method,
     first,
-    piece: (chunk) => encoder.encodePiece(chunk, false),
-    end: () => encoder.encodePiece(new Uint8Array(0), true),
+    piece: (chunk) => encode(chunk, false),
+    end: () => encode(new Uint8Array(0), true),
   };
 }

@@ -8,5 +8,6 @@ import { deflateCodec } from './deflate.ts';
 import { storedCodec } from './stored.ts';
 import { lzmaCodec } from './lzma.ts';
 import { xzCodec } from './xz.ts';
+import { zstdCodec } from './zstd.ts';
 
-export const BUILT_IN_CODECS: readonly Codec[] = [storedCodec, deflateCodec, bzip2Codec, lzmaCodec, xzCodec];
+export const BUILT_IN_CODECS: readonly Codec[] = [storedCodec, deflateCodec, zstdCodec, bzip2Codec, lzmaCodec, xzCodec];
