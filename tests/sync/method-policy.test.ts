@@ -2,7 +2,7 @@
  * The write-back policy, in process (issue 32, point 4): an unchanged entry of any method is copied raw; a changed
  * one keeps its method where zipfs can write it (stored, deflate, zstd) and is deflated otherwise, and sync's answer
  * names it (method_changed), a dry run too. A method zipfs reads but cannot write stands in here as a test codec
- * registered under bzip2's number (12) with no encoder, so the policy is tested before any bzip2 decoder lands.
+ * registered under PPMd's number (98), which zipfs does not read, with no encoder: a method read but never written.
  */
 import { afterAll, afterEach, describe, expect, it } from 'bun:test';
 import fs from 'node:fs';
@@ -29,8 +29,8 @@ afterEach(() => {
 });
 
 const limits = loadLimits({});
-/** Read but never written: bzip2's number, the test codec's run-length pairs, and no encoder. */
-const readOnly = { ...rle, method: 12, name: 'bzip2', encoder: undefined };
+/** Read but never written: PPMd's number, the test codec's run-length pairs, and no encoder. */
+const readOnly = { ...rle, method: 98, name: 'ppmd', encoder: undefined };
 
 /** Each entry of `zip`: its method, its data as the zip holds it (raw) and decoded. */
 function entriesOf(zip: string) {
@@ -56,8 +56,8 @@ async function opened(): Promise<{ zip: string; session: Session }> {
   // Written while the codec can encode (writeZip encodes with the registry), read after while it cannot.
   const writable = registerCodec({ ...readOnly, encoder: rle.encoder });
   writeZip(zip, [
-    { name: 'b1.txt', method: 12, data: text },
-    { name: 'b2.txt', method: 12, data: text },
+    { name: 'b1.txt', method: 98, data: text },
+    { name: 'b2.txt', method: 98, data: text },
     { name: 'z.txt', method: 93, data: text },
     { name: 's.txt', method: 0, data: text },
     { name: 'd.txt', method: 8, data: text },
@@ -79,16 +79,16 @@ describe('a changed entry of a method zipfs cannot write', () => {
       fs.appendFileSync(path.join(session.contents, name), 'one more line\n');
 
     const dry = await sync(session, true);
-    expect(dry.method_changed).toStrictEqual(['b1.txt: bzip2 -> deflate']);
+    expect(dry.method_changed).toStrictEqual(['b1.txt: ppmd -> deflate']);
 
     const done = await sync(session);
     expect(done.synced).toBe(true);
     expect(done.files_modified).toBe(4);
-    expect(done.method_changed).toStrictEqual(['b1.txt: bzip2 -> deflate']);
+    expect(done.method_changed).toStrictEqual(['b1.txt: ppmd -> deflate']);
     const after = entriesOf(zip);
     expect([...after].map(([name, entry]) => [name, entry.method])).toStrictEqual([
       ['b1.txt', 8],
-      ['b2.txt', 12],
+      ['b2.txt', 98],
       ['z.txt', 93],
       ['s.txt', 0],
       ['d.txt', 8],
@@ -111,7 +111,7 @@ describe('a changed entry of a method zipfs cannot write', () => {
     const { zip, session } = await opened();
     fs.renameSync(path.join(session.contents, 'b2.txt'), path.join(session.contents, 'moved.txt'));
     const done = await sync(session);
-    expect(done.method_changed).toStrictEqual(['moved.txt: bzip2 -> deflate']);
+    expect(done.method_changed).toStrictEqual(['moved.txt: ppmd -> deflate']);
     expect(entriesOf(zip).get('moved.txt')!.method).toBe(8);
   });
 });
