@@ -5,7 +5,8 @@ import path from 'node:path';
 import { commandArgs, flagOf } from '../src/cli/args.ts';
 import { renderHelp } from '../src/cli/run.ts';
 import { toolDefinition } from '../src/mcp/tools.ts';
-import { COMMANDS, MCP_TOOL_PREFIX } from '../src/table/registry.ts';
+import { COMMANDS, MCP_TOOL_PREFIX, findCommand } from '../src/table/registry.ts';
+import { COMMAND_WORDS, commandNamed } from '../src/table/command-loader.ts';
 import { e2eSources, uncovered } from './helpers/e2e-coverage.ts';
 
 describe('the dispatch table', () => {
@@ -17,6 +18,13 @@ describe('the dispatch table', () => {
       .filter((f) => f !== 'schemas.ts')
       .map((f) => f.replace(/\.ts$/, ''));
     expect(files.sort()).toStrictEqual([...names].sort());
+  });
+
+  it('loads each command alone by the words the table gives it (command-loader.ts), and no other word', () => {
+    const words = COMMANDS.flatMap((c) => [c.name, ...(c.cli.aliases ?? [])]);
+    expect([...COMMAND_WORDS].sort()).toStrictEqual([...words].sort());
+    for (const word of words) expect(commandNamed(word)).toBe(findCommand(word)!);
+    for (const word of ['nope', 'toString', '__proto__', 'constructor']) expect(commandNamed(word)).toBeUndefined();
   });
 
   it.each(COMMANDS.map((c) => [c.name, c] as const))(

@@ -112,7 +112,11 @@ function load(): Libc | null {
     const tmPtr = ptr(tm);
     const clock = new BigInt64Array(new ArrayBuffer(8));
     const clockPtr = ptr(clock);
-    const millis = (at: number) => Number(stat.getBigInt64(at, true)) * 1000 + stat.getUint32(at + 8, true) / 1e6;
+    // 64-bit fields as two 32-bit halves: a BigInt per field cost a scan of 12,500 files ~4 ms, and every value
+    // here (sizes, inodes, seconds) is below 2^53.
+    const u64 = (at: number) => stat.getUint32(at, true) + stat.getUint32(at + 4, true) * 2 ** 32;
+    const millis = (at: number) =>
+      (stat.getUint32(at, true) + stat.getInt32(at + 4, true) * 2 ** 32) * 1000 + stat.getUint32(at + 8, true) / 1e6;
 
     return {
       copyFileRange(inFd, inOffset, outFd, outOffset, length) {
@@ -130,9 +134,9 @@ function load(): Libc | null {
         if (symbols.statx(dirFd, namePtr, AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS, statPtr) !== 0) return undefined;
         return {
           mode: stat.getUint16(STATX.mode, true),
-          ino: Number(stat.getBigUint64(STATX.ino, true)),
+          ino: u64(STATX.ino),
           nlink: stat.getUint32(STATX.nlink, true),
-          size: Number(stat.getBigUint64(STATX.fileSize, true)),
+          size: u64(STATX.fileSize),
           ctimeMs: millis(STATX.ctime),
           mtimeMs: millis(STATX.mtime),
         };

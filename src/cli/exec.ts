@@ -12,7 +12,7 @@
 import { parseArgs, type ArgsDef } from 'citty';
 import { ZipfsError } from '../base/errors.ts';
 import { MODE_HELP } from './mode-help.ts';
-import { findCommand } from '../table/registry.ts';
+import { commandNamed } from '../table/command-loader.ts';
 import type { CommandContext } from '../table/command.ts';
 import { runCommand } from '../table/run-command.ts';
 import { backupsSaid } from '../sync/backup-history.ts';
@@ -72,7 +72,7 @@ export async function runExec(
   say: (line: string) => void,
   quiet = false,
 ): Promise<number> {
-  const run = (name: string, input: Record<string, unknown>) => runCommand(findCommand(name)!, input, context);
+  const run = (name: string, input: Record<string, unknown>) => runCommand(commandNamed(name)!, input, context);
   // A name of its own: parallel jobs on one data folder never meet in one session.
   const name = `exec-${process.pid}-${globalThis.crypto.randomUUID().slice(0, 8)}`;
   const close = (force: boolean) => run('close', { session: name, force, sync: false, backup: options.backup });

@@ -1,6 +1,6 @@
 /** Messages in the CLI's words: `--force`, `--stale 7d`, `zipfs close q4 --force`. */
 import { renderMarks, renderMarksDeep, type MarkRenderer, type ParamValue } from '../base/message-marks.ts';
-import { findCommand } from '../table/registry.ts';
+import { commandNamed } from '../table/command-loader.ts';
 import { flagOf, kebab } from './args.ts';
 import { quoteName } from '../format/quote-name.ts';
 
@@ -17,7 +17,7 @@ function flag(name: string, value: ParamValue): string {
 const CLI_WORDS: MarkRenderer = {
   param: flag,
   invocation(operation, args) {
-    const command = findCommand(operation);
+    const command = commandNamed(operation);
     const positionals = command?.cli.positionals ?? [];
     const words = ['zipfs', operation];
     for (const key of positionals) if (args[key] !== undefined) words.push(...[args[key]].flat().map(word));

@@ -9,14 +9,13 @@ import { ERROR_CODES, toZipfsError } from '../base/errors.ts';
 import { logger } from '../base/log.ts';
 import { readSetting } from '../base/env-setting.ts';
 import { NATIVE_SETTING } from '../base/libc.ts';
-import { COMMANDS, findCommand } from '../table/registry.ts';
+import { commandNamed } from '../table/command-loader.ts';
 import { dataDir } from '../session/data-dir.ts';
 import { ownerOf } from '../session/owner.ts';
 import { escapeUnsafe } from '../format/quote-name.ts';
 import { completionScript } from './completion.ts';
 import { parseExec, runExec } from './exec.ts';
 import { takeGlobals, type GlobalFlags } from './global-flags.ts';
-import { renderHelp, unknownCommand } from './help.ts';
 import { serveMcpMode } from './mcp-mode.ts';
 import { isMode } from './mode-help.ts';
 import { installPasswordPrompt } from './password-prompt.ts';
@@ -25,7 +24,12 @@ import { styleFor, type Style } from './style.ts';
 import { runTableCommand } from './table-command.ts';
 import type { Output } from './terminal.ts';
 
-export { renderHelp } from './help.ts';
+/**
+ * Help names every command: it loads the whole table (registry.ts), which a command's run does not (command-loader.ts).
+ */
+export async function renderHelp(...args: Parameters<typeof import('./help.ts').renderHelp>): Promise<string> {
+  return (await import('./help.ts')).renderHelp(...args);
+}
 
 export interface CliIo {
   argv: string[];
@@ -98,7 +102,7 @@ async function showProgramHelp(run: Invocation): Promise<number> {
 async function helpMode(run: Invocation): Promise<number> {
   const topic = run.argv[0] ?? (run.globals.help ? 'help' : undefined);
   if (topic === undefined) return printHelp(run);
-  const about = isMode(topic) ? topic : findCommand(topic);
+  const about = isMode(topic) ? topic : commandNamed(topic);
   if (!about) return runCli({ ...run.io, argv: [topic] }); // says the command is unknown, with a suggestion
   return printHelp(run, about);
 }
@@ -111,7 +115,7 @@ async function printHelp(run: Invocation, about?: Parameters<typeof renderHelp>[
 /** mcp, exec, completion, or a command of the table. */
 async function runMode(run: Invocation, name: string): Promise<number> {
   const { io, globals, argv } = run;
-  const command = findCommand(name);
+  const command = commandNamed(name);
   // libc() reads ZIPFS_NATIVE when first needed, which some calls never are: read here, every
   // command and the MCP server refuse a malformed value alike, before doing anything.
   if (name === 'mcp' || command) readSetting(io.env, NATIVE_SETTING);
@@ -129,10 +133,10 @@ async function runMode(run: Invocation, name: string): Promise<number> {
     return await runExec(parseExec(argv), context, say, globals.quiet);
   }
   if (name === 'completion') {
-    io.stdout.write(completionScript(argv[0], COMMANDS));
+    io.stdout.write(completionScript(argv[0], (await import('../table/registry.ts')).COMMANDS));
     return 0;
   }
-  if (!command) throw unknownCommand(name);
+  if (!command) throw (await import('./help.ts')).unknownCommand(name);
   if (globals.help) return printHelp(run, command);
   return runTableCommand(command, argv, { ...io, home, out: run.out, err: run.err, globals });
 }

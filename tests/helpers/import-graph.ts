@@ -1,6 +1,6 @@
 /**
- * The imports of src/, read as text: every `import ... from '...'`, `export ... from '...'`
- * and `import('...')` with a relative specifier, resolved to a file below src/. Type-only
+ * The imports of src/, read as text: every `import ... from '...'`, `export ... from '...'`,
+ * `import('...')` and `require('...')` with a relative specifier, resolved to a file below src/. Type-only
  * imports count too: a type in the wrong layer ties the layers as much as a value does.
  */
 import fs from 'node:fs';
@@ -8,12 +8,14 @@ import path from 'node:path';
 
 export type Graph = Map<string, Set<string>>;
 
-// Three forms, one capture group each: import/export ... from '…', a dynamic import('…'), a bare import '…'.
+// Four forms, one capture group each: import/export ... from '…', a dynamic import('…'), a bare import '…', and
+// require('…') (table/command-loader.ts loads a command's module so).
 const SPECIFIER = new RegExp(
   [
     /(?:^|[\s;])(?:import|export)\b[^'";]*?\bfrom\s*['"]([^'"]+)['"]/,
     /\bimport\s*\(\s*['"]([^'"]+)['"]\s*\)/,
     /^import\s+['"]([^'"]+)['"]/,
+    /\brequire\s*\(\s*['"]([^'"]+)['"]\s*\)/,
   ]
     .map((part) => part.source)
     .join('|'),
@@ -36,7 +38,7 @@ export function importGraph(srcDir: string): Graph {
     const targets = new Set<string>();
     const text = fs.readFileSync(file, 'utf8');
     for (const match of text.matchAll(SPECIFIER)) {
-      const specifier = match[1] ?? match[2] ?? match[3]!;
+      const specifier = match[1] ?? match[2] ?? match[3] ?? match[4]!;
       if (!specifier.startsWith('.')) continue;
       const target = path
         .relative(srcDir, path.resolve(path.dirname(file), specifier))
