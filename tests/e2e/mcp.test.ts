@@ -17,7 +17,7 @@ import { rawZip } from '../helpers/raw-zip.ts';
  * and edit's `diff` (issue 21), open's `new` and prune's `orphaned` and `include_live` (issue 24), open's `lazy` and
  * `only` and the `zipfs_extract` tool (issue 23), prune's `discard_changes` and diff's `stat` (issue 28). */
 const ADR_PARAMETERS: Record<string, string[]> = {
-  zipfs_open: ['path', 'name', 'create', 'lazy', 'only', 'new', 'name_encoding'],
+  zipfs_open: ['path', 'name', 'create', 'lazy', 'only', 'new', 'name_encoding', 'download', 'endpoint'],
   zipfs_extract: ['session', 'paths'],
   zipfs_inspect: ['path', 'start', 'max_entries', 'offset', 'limit', 'name_encoding'],
   zipfs_edit: ['session', 'path', 'paths', 'edits', 'dry_run', 'expected_sha256', 'encoding', 'diff'],
