@@ -7,7 +7,6 @@
  */
 import fs from 'node:fs';
 import { FileSource, ZipWriter, readPackedDirectory } from '../zip/index.ts';
-import { foldersOf } from '../rules/item-type.ts';
 import type { EntryRecord, SessionRecord } from '../session/manifest.ts';
 import type { ManifestLines } from '../session/manifest.ts';
 import type { Progress } from '../base/progress.ts';
@@ -17,7 +16,7 @@ import { eventLoopTurns } from '../base/event-loop-turns.ts';
 import type { Base } from '../workspace/base.ts';
 import { writeAddition, writeFromWorkspace, type Captured } from './sync-entries.ts';
 import { againstReplaced, findOriginal, originalInPlace } from './source-match.ts';
-import { LEFT_IN_ZIP, nextEntries, type WrittenItem } from './written-item.ts';
+import { LEFT_IN_ZIP, entryCounts, nextEntries, type WrittenItem } from './written-item.ts';
 import type { MergePlan, Step } from './merge-plan.ts';
 import type { MergeSides } from './merge-sides.ts';
 import { CopyCheck } from './copy-check.ts';
@@ -282,14 +281,10 @@ export async function writeArchive(request: WriteRequest): Promise<Written> {
     // locals for a while after it returns: let go of it here (50 MiB at 100,000 entries).
     directory = undefined;
     names = undefined;
-    const files = entries.filter((e) => e.type !== 'dir');
     const session: SessionRecord = {
       ...base.record,
       source: { size: end.size, mtime_ms: fs.fstatSync(fd).mtimeMs, directory_sha256: end.directorySha256 },
-      file_count: files.length,
-      dir_count: foldersOf(entries).size,
-      extracted_size_bytes: files.reduce((sum, e) => sum + e.size, 0),
-      symlinks: entries.filter((e) => e.type === 'symlink').map((e) => e.path),
+      ...entryCounts(entries),
     };
     return { next: { session, entries }, gone, replaced, total: written.length };
   } finally {

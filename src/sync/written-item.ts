@@ -2,8 +2,8 @@
  * What a sync's writer records of each entry of the new archive, in its order (write-archive.ts): enough to describe
  * it in the next manifest once the directory's offsets are known.
  */
-import type { ItemType } from '../rules/item-type.ts';
-import { entryRecord, type EntryRecord } from '../session/manifest.ts';
+import { foldersOf, type ItemType } from '../rules/item-type.ts';
+import { entryRecord, type EntryRecord, type SessionRecord } from '../session/manifest.ts';
 import { parseCentralRecordBytes, type CodePage, type ZipEntry } from '../zip/index.ts';
 import type { Observed } from './observed.ts';
 
@@ -139,4 +139,24 @@ function placed(
       ino: observed.ino,
     };
   return record;
+}
+
+/**
+ * The session record's counts of `entries`, in one plain loop: filter, reduce and map with callbacks, each run once
+ * per sync before the runtime compiles them, cost a one-file sync of 12,500 entries ~2 ms more (CPU, median of 4).
+ */
+export function entryCounts(
+  entries: EntryRecord[],
+): Pick<SessionRecord, 'file_count' | 'dir_count' | 'extracted_size_bytes' | 'symlinks'> {
+  let files = 0;
+  let bytes = 0;
+  const symlinks: string[] = [];
+  for (let i = 0; i < entries.length; i++) {
+    const entry = entries[i]!;
+    if (entry.type === 'dir') continue;
+    files++;
+    bytes += entry.size;
+    if (entry.type === 'symlink') symlinks.push(entry.path);
+  }
+  return { file_count: files, dir_count: foldersOf(entries).size, extracted_size_bytes: bytes, symlinks };
 }

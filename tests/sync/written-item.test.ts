@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'bun:test';
 import { entryRecord } from '../../src/session/manifest.ts';
-import { movedRecord } from '../../src/sync/written-item.ts';
+import { entryCounts, movedRecord } from '../../src/sync/written-item.ts';
 import type { ZipEntry } from '../../src/zip/index.ts';
 
 const entry: ZipEntry = {
@@ -48,5 +48,23 @@ describe('an unchanged entry kept in place', () => {
     );
     expect(Object.keys(kept)).toStrictEqual(Object.keys(parsed));
     expect(kept).toStrictEqual({ ...parsed, index: 7, local_header_offset: 2000, central_offset: 9000 });
+  });
+});
+
+describe("the next session record's counts", () => {
+  it('counts files and links, not folders, and names the links in entry order', () => {
+    const records = [
+      entryRecord({ ...entry, uncompressedSize: 0 }, 'docs', 'dir'),
+      entryRecord(entry, 'docs/a.txt', 'file'),
+      entryRecord({ ...entry, uncompressedSize: 7 }, 'docs/deep/link', 'symlink'),
+      entryRecord({ ...entry, uncompressedSize: 5 }, 'top.txt', 'file'),
+      entryRecord({ ...entry, uncompressedSize: 3 }, 'a-link', 'symlink'),
+    ];
+    expect(entryCounts(records)).toStrictEqual({
+      file_count: 4,
+      dir_count: 2,
+      extracted_size_bytes: 115,
+      symlinks: ['docs/deep/link', 'a-link'],
+    });
   });
 });
