@@ -73,7 +73,7 @@ describe('a codec registered once', () => {
     const error = refusal(() => assertReadable(entry!));
     expect(error.code).toBe('ZIP_INVALID');
     expect(error.message).toBe(
-      'Entry "docs/a.txt": uses compression method 250 (unknown); zipfs reads stored and deflate entries, so ' +
+      'Entry "docs/a.txt": uses compression method 250 (unknown); zipfs reads stored, deflate and deflate64 entries, so ' +
         're-create the archive with deflate. The archive is damaged or uses a feature zipfs cannot read; nothing ' +
         'was extracted.',
     );

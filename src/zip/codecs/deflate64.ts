@@ -25,9 +25,10 @@ function decode(data: Uint8Array, declaredSize: number): Uint8Array {
   for (;;) {
     inflater.limit = Math.min(inflater.out.length - MAX_MATCH, declaredSize);
     const ended = inflater.run();
+    // Zeros read past a cut-off end make output too: the cut is what to report.
+    inflater.checkEnd();
     if (inflater.pos > declaredSize) throw overflow(declaredSize);
     if (ended) break;
-    inflater.checkEnd();
     const grown = new Uint8Array(Math.min(ceiling, inflater.out.length * 2));
     grown.set(inflater.out.subarray(0, inflater.pos));
     inflater.out = grown;
@@ -55,8 +56,8 @@ async function decodeStream(
     inflater.limit = Math.min(inflater.out.length - MAX_MATCH, declaredSize - before);
     const ended = inflater.run();
     const { out, pos } = inflater;
+    inflater.checkEnd();
     if (before + pos > declaredSize) throw overflow(declaredSize);
-    if (!ended) inflater.checkEnd();
     if (pos > handed) onOutput(out.subarray(handed, pos));
     if (ended) return;
     const kept = Math.min(pos, WINDOW);
