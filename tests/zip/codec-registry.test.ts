@@ -73,9 +73,9 @@ describe('a codec registered once', () => {
     const error = refusal(() => assertReadable(entry!));
     expect(error.code).toBe('ZIP_INVALID');
     expect(error.message).toBe(
-      'Entry "docs/a.txt": uses compression method 250 (unknown); zipfs reads stored, deflate and deflate64 entries, so ' +
-        're-create the archive with deflate. The archive is damaged or uses a feature zipfs cannot read; nothing ' +
-        'was extracted.',
+      'Entry "docs/a.txt": uses compression method 250 (unknown); zipfs reads stored, deflate and deflate64 ' +
+        'entries, so re-create the archive with deflate. The archive is damaged or uses a feature zipfs cannot ' +
+        'read; nothing was extracted.',
     );
     expect(plainlyReadable(0, RLE)).toBe(false);
     expect(plainlyReadable(0, 8)).toBe(true);

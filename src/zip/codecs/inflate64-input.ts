@@ -36,7 +36,7 @@ export class BitInput {
     this.source = source[Symbol.iterator]();
   }
 
-  /** Makes at least FAST_BYTES bytes readable at inPos: the rest of the piece joined to the next, or zeros past the end. */
+  /** Makes FAST_BYTES bytes or more readable at inPos: the piece's rest joined to the next, or zeros past the end. */
   ensureFast(): void {
     while (this.inEnd - this.inPos < FAST_BYTES) this.append(this.nextPiece() ?? PADDING);
   }
