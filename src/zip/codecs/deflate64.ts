@@ -6,7 +6,7 @@
  */
 import { InflateError } from '../codec.ts';
 import type { Codec } from '../codec-types.ts';
-import { Inflate64, MAX_MATCH, WINDOW } from './inflate64.ts';
+import { Inflate64, WINDOW } from './inflate64.ts';
 
 /** A whole entry's first buffer when its header may lie: the declared size, up to this or 16 times the input. */
 const TRUSTED_BYTES = 1 << 20;
@@ -17,20 +17,29 @@ function overflow(declaredSize: number): InflateError {
   return new InflateError(`inflates to more than the declared ${declaredSize} bytes`, true);
 }
 
-/** A whole entry: the output grows (doubling, up to the declared size and a match past it) as it comes. */
+/** Output so far past the declared size, a match waiting for room counted: the header lies. */
+function checkSize(inflater: Inflate64, before: number, declaredSize: number): void {
+  // Zeros read past a cut-off end make output too: the cut is what to report.
+  inflater.checkEnd();
+  if (before + inflater.pos + inflater.pendingLength > declaredSize) throw overflow(declaredSize);
+}
+
+/**
+ * A whole entry: the output grows (doubling) as it comes, up to one byte past the declared size
+ * (that byte tells a lying header); an honest header's entry fills its first buffer.
+ */
 function decode(data: Uint8Array, declaredSize: number): Uint8Array {
   const inflater = new Inflate64([data]);
-  const ceiling = declaredSize + MAX_MATCH + 1;
-  inflater.out = new Uint8Array(Math.min(ceiling, Math.max(TRUSTED_BYTES, data.length * 16) + MAX_MATCH + 1));
+  const ceiling = declaredSize + 1;
+  inflater.out = new Uint8Array(Math.min(ceiling, Math.max(TRUSTED_BYTES, data.length * 16)));
   for (;;) {
-    inflater.limit = Math.min(inflater.out.length - MAX_MATCH, declaredSize);
+    inflater.limit = Math.min(inflater.out.length - 1, declaredSize);
     const ended = inflater.run();
-    // Zeros read past a cut-off end make output too: the cut is what to report.
-    inflater.checkEnd();
-    if (inflater.pos > declaredSize) throw overflow(declaredSize);
+    checkSize(inflater, 0, declaredSize);
     if (ended) break;
-    const grown = new Uint8Array(Math.min(ceiling, inflater.out.length * 2));
-    grown.set(inflater.out.subarray(0, inflater.pos));
+    const { out, pos, pendingLength } = inflater;
+    const grown = new Uint8Array(Math.min(ceiling, Math.max(out.length * 2, pos + pendingLength + 1)));
+    grown.set(out.subarray(0, pos));
     inflater.out = grown;
   }
   const { out, pos } = inflater;
@@ -48,16 +57,15 @@ async function decodeStream(
   onOutput: (chunk: Uint8Array) => void,
 ): Promise<void> {
   const inflater = new Inflate64(input);
-  inflater.out = new Uint8Array(WINDOW + STREAM_PIECE_BYTES + MAX_MATCH);
+  inflater.out = new Uint8Array(WINDOW + STREAM_PIECE_BYTES);
   /** How much output came before out[0]; out[0, handed) was handed on already (or is the window). */
   let before = 0;
   let handed = 0;
   for (;;) {
-    inflater.limit = Math.min(inflater.out.length - MAX_MATCH, declaredSize - before);
+    inflater.limit = Math.min(inflater.out.length - 1, declaredSize - before);
     const ended = inflater.run();
+    checkSize(inflater, before, declaredSize);
     const { out, pos } = inflater;
-    inflater.checkEnd();
-    if (before + pos > declaredSize) throw overflow(declaredSize);
     if (pos > handed) onOutput(out.subarray(handed, pos));
     if (ended) return;
     const kept = Math.min(pos, WINDOW);

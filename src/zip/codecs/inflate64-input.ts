@@ -77,6 +77,12 @@ export class BitInput {
     if (this.pastEnd()) throw damaged('unexpected end of data');
   }
 
+  /** A damaged stream's error; one that ran past its end says so instead of what the zeros after it made. */
+  fail(reason: string): never {
+    this.checkEnd();
+    throw damaged(reason);
+  }
+
   /** Makes at least `count` bits (up to 24) ready in bitBuf. */
   need(count: number): void {
     while (this.bitCount < count) {

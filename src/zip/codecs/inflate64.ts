@@ -2,33 +2,26 @@
  * The Deflate64 inflater: block headers, stored blocks, and the loop that decodes Huffman-coded
  * ones into `out`. It decodes until the block ends or `pos` passes `limit`, then returns, so its
  * driver (deflate64.ts) can grow the buffer (a whole entry) or hand the output on and keep only
- * the 64 KiB window (a streamed one). `out` always has MAX_MATCH bytes free past `limit`, so the
- * loop checks room once a symbol. Written from RFC 1951 and APPNOTE 4.4.5, with zlib's infback9
+ * the 64 KiB window (a streamed one). The loop checks room once a symbol: `limit` is below
+ * out.length, so a literal always fits; a match that does not fit waits (pendingLength) for the
+ * room the driver makes. Written from RFC 1951 and APPNOTE 4.4.5, with zlib's infback9
  * and 7-Zip's decoder read for what Deflate64 changes (inflate64-tables.ts).
  */
-import { BitInput, damaged } from './inflate64-input.ts';
+import { type DynamicTables, giveBackTables, readDynamicTables, takeTables } from './inflate64-dynamic.ts';
+import { BitInput } from './inflate64-input.ts';
 import {
   BITS_MASK,
-  buildTable,
-  CODE_LENGTH_BITS,
-  CODE_LENGTH_TABLE_SIZE,
   DISTANCE_PRIMARY_BITS,
-  DISTANCE_TABLE_SIZE,
   END_OF_BLOCK,
   FIXED_DISTANCES,
   FIXED_LITERALS,
-  INVALID,
   KIND_MASK,
   LENGTH,
   LITERAL,
   LITERAL_PRIMARY_BITS,
-  LITERAL_TABLE_SIZE,
   SUBTABLE,
-  type TableSpec,
 } from './inflate64-tables.ts';
 
-/** The longest match: length code 285 with all 16 extra bits set. */
-export const MAX_MATCH = 65538;
 /** The farthest back a distance reaches: code 31 with all 14 extra bits set. */
 export const WINDOW = 65536;
 
@@ -40,23 +33,22 @@ const LITERAL_MASK = (1 << LITERAL_PRIMARY_BITS) - 1;
 const DISTANCE_MASK = (1 << DISTANCE_PRIMARY_BITS) - 1;
 /** A match shorter than this is copied byte by byte: cheaper than a copyWithin call. */
 const SHORT_MATCH = 32;
-const CODE_LENGTH_ORDER = [16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15];
 
 export class Inflate64 extends BitInput {
   /** The output so far, or the window and the output since the last hand-over; `pos` where the next byte goes. */
   out = new Uint8Array(0);
   pos = 0;
-  /** Decoding stops once pos passes this; the driver keeps out.length - limit >= MAX_MATCH. */
+  /** Decoding stops once pos passes this; the driver keeps it below out.length. */
   limit = 0;
   private mode = HEADER;
   private last = false;
   private storedLeft = 0;
   private literals = FIXED_LITERALS;
   private distances = FIXED_DISTANCES;
-  private readonly dynamicLiterals = new Int32Array(LITERAL_TABLE_SIZE);
-  private readonly dynamicDistances = new Int32Array(DISTANCE_TABLE_SIZE);
-  private readonly codeLengthTable = new Int32Array(CODE_LENGTH_TABLE_SIZE);
-  private readonly lengths = new Uint8Array(320);
+  private tables: DynamicTables | undefined;
+  /** A match decoded when `out` had no room for it, copied first when there is (the driver makes room for it). */
+  pendingLength = 0;
+  private pendingDistance = 0;
 
   /** Decodes until the stream ends (true; its input read to the end) or pos passes limit (false). */
   run(): boolean {
@@ -68,17 +60,13 @@ export class Inflate64 extends BitInput {
       } else if (this.last) {
         this.checkEnd();
         this.drain();
+        if (this.tables) giveBackTables(this.tables);
+        this.tables = undefined;
         return true;
       } else {
         this.header();
       }
     }
-  }
-
-  /** A damaged stream's error; one that ran past its end says so instead of what the zeros after it made. */
-  private fail(reason: string): never {
-    this.checkEnd();
-    throw damaged(reason);
   }
 
   private header(): void {
@@ -95,7 +83,10 @@ export class Inflate64 extends BitInput {
       this.distances = FIXED_DISTANCES;
       this.mode = CODED;
     } else if (type === 2) {
-      this.dynamicTables();
+      this.tables ??= takeTables();
+      readDynamicTables(this, this.tables);
+      this.literals = this.tables.literals;
+      this.distances = this.tables.distances;
       this.mode = CODED;
     } else {
       this.fail('invalid block type');
@@ -114,55 +105,10 @@ export class Inflate64 extends BitInput {
     return true;
   }
 
-  /** A dynamic block's code: the code lengths' own code, then the lengths, run-length coded (RFC 1951 3.2.7). */
-  private dynamicTables(): void {
-    const literalCount = this.bits(5) + 257;
-    const distanceCount = this.bits(5) + 1;
-    const codeCount = this.bits(4) + 4;
-    if (literalCount > 286) this.fail('too many literal/length codes');
-    const lengths = this.lengths;
-    lengths.fill(0, 0, 19);
-    for (let index = 0; index < codeCount; index++) lengths[CODE_LENGTH_ORDER[index]!] = this.bits(3);
-    this.build(this.codeLengthTable, { kind: 'code length', lengths, at: 0, count: 19, primaryBits: CODE_LENGTH_BITS });
-    const total = literalCount + distanceCount;
-    const table = this.codeLengthTable;
-    let index = 0;
-    while (index < total) {
-      this.need(CODE_LENGTH_BITS);
-      const entry = table[this.bitBuf & ((1 << CODE_LENGTH_BITS) - 1)]!;
-      if ((entry & KIND_MASK) === INVALID) this.fail('invalid code length code');
-      this.drop(entry & BITS_MASK);
-      this.checkEnd();
-      const symbol = entry >>> 8;
-      if (symbol < 16) {
-        lengths[index++] = symbol;
-        continue;
-      }
-      if (symbol === 16 && index === 0) this.fail('code length repeat with no length before it');
-      const value = symbol === 16 ? lengths[index - 1]! : 0;
-      const repeat = symbol === 16 ? 3 + this.bits(2) : symbol === 17 ? 3 + this.bits(3) : 11 + this.bits(7);
-      if (index + repeat > total) this.fail('code length repeat past the last code');
-      lengths.fill(value, index, index + repeat);
-      index += repeat;
-    }
-    if (lengths[256] === 0) this.fail('no end-of-block code');
-    const literals = { kind: 'literal/length', lengths, at: 0, count: literalCount } as const;
-    this.build(this.dynamicLiterals, { ...literals, primaryBits: LITERAL_PRIMARY_BITS });
-    const distances = { kind: 'distance', lengths, at: literalCount, count: distanceCount } as const;
-    this.build(this.dynamicDistances, { ...distances, primaryBits: DISTANCE_PRIMARY_BITS });
-    this.literals = this.dynamicLiterals;
-    this.distances = this.dynamicDistances;
-  }
-
-  private build(table: Int32Array, spec: TableSpec): void {
-    const fault = buildTable(table, spec);
-    if (fault) this.fail(fault);
-  }
-
   /**
    * The hot loop: one literal, or one length and distance, a turn, with the reader's state in
    * locals. While FAST_BYTES input bytes are left no read is bounds-checked: each turn reads at most
-   * that many. Returns true at the block's end, false when pos passes limit.
+   * that many. Returns true at the block's end, false when pos passes limit or a match waits for room.
    */
   private codes(): boolean {
     const out = this.out;
@@ -176,6 +122,11 @@ export class Inflate64 extends BitInput {
     let bitCount = this.bitCount;
     let pos = this.pos;
     let ended = false;
+    if (this.pendingLength !== 0) {
+      if (pos + this.pendingLength > out.length) return false;
+      pos = copyMatch(out, pos, this.pendingDistance, this.pendingLength);
+      this.pendingLength = 0;
+    }
     while (pos <= limit) {
       if (inEnd - inPos < 8) {
         this.inPos = inPos;
@@ -250,6 +201,11 @@ export class Inflate64 extends BitInput {
       if (distance > pos) {
         this.keep(inPos, bitBuf, bitCount, pos);
         this.fail('distance too far back');
+      }
+      if (pos + length > out.length) {
+        this.pendingLength = length;
+        this.pendingDistance = distance;
+        break;
       }
       pos = copyMatch(out, pos, distance, length);
     }
