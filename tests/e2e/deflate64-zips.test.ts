@@ -133,6 +133,25 @@ describe.skipIf(needs('7zz').skip)(`a Deflate64 archive from 7-Zip${needs('7zz')
     expect(sevenZipReads(zip, 'small.txt')).toBe('changed\n');
   });
 
+  it('reads Deflate64 under WinZip AES-256 (7-Zip -mem=AES256), with the password', () => {
+    const src = path.join(box.dir, 'aes');
+    fs.mkdirSync(src);
+    fs.writeFileSync(path.join(src, 'data.bin'), repetitive());
+    const zip = path.join(box.dir, 'aes.zip');
+    execFileSync('7zz', ['a', '-tzip', '-mm=Deflate64', '-mem=AES256', '-ppw-d64', zip, 'data.bin'], {
+      cwd: src,
+      stdio: 'ignore',
+    });
+    const env = { ZIPFS_PASSWORD: 'pw-d64' };
+    expect(box.run(['inspect', zip, '--json']).json.entries[0]).toMatchObject({
+      method: 'deflate64',
+      encrypted: 'aes-256',
+    });
+    expect(box.run(['open', zip, '--json'], { env }).code).toBe(0);
+    const contents = path.join(box.home, 'workspaces', 'aes', 'contents');
+    expect(fs.readFileSync(path.join(contents, 'data.bin')).equals(repetitive())).toBe(true);
+  });
+
   it('is the same over MCP: opened lazily, read, grepped, edited and synced', async () => {
     const zip = deflate64Zip();
     const before = rawEntries(zip);
