@@ -4,8 +4,8 @@
  * driver (deflate64.ts) can grow the buffer (a whole entry) or hand the output on and keep only
  * the 64 KiB window (a streamed one). The loop checks room once a symbol: `limit` is below
  * out.length, so a literal always fits; a match that does not fit waits (pendingLength) for the
- * room the driver makes. Written from RFC 1951 and APPNOTE 4.4.5, with zlib's infback9
- * and 7-Zip's decoder read for what Deflate64 changes (inflate64-tables.ts).
+ * room the driver makes. Written from RFC 1951 and APPNOTE 4.4.5; what Deflate64 changes
+ * (inflate64-tables.ts) checked against zlib's contrib/infback9 tables and 7-Zip's own output.
  */
 import { type DynamicTables, giveBackTables, readDynamicTables, takeTables } from './inflate64-dynamic.ts';
 import { BitInput } from './inflate64-input.ts';
