@@ -152,27 +152,29 @@ describe.skipIf(needs('7zz').skip)(`a Deflate64 archive from 7-Zip${needs('7zz')
     expect(fs.readFileSync(path.join(contents, 'data.bin')).equals(repetitive())).toBe(true);
   });
 
-  it('is the same over MCP: opened lazily, read, grepped, edited and synced', async () => {
-    const zip = deflate64Zip();
-    const before = rawEntries(zip);
-    const mcp = await connect(box.home);
-    try {
-      expect((await call(mcp.client, 'zipfs_open', { path: zip, lazy: true })).isError).toBe(false);
-      expect((await call(mcp.client, 'zipfs_read', { path: 'docs/notes.txt' })).data.content).toBe(NOTES);
-      const grep = await call(mcp.client, 'zipfs_grep', { pattern: 'as I am', output: 'files' });
-      expect(JSON.stringify(grep.data)).toContain('docs/notes.txt');
-      const edit = await call(mcp.client, 'zipfs_edit', {
-        path: 'text.txt',
-        edits: [{ old_text: 'line 0: value 0\n', new_text: 'FIRST\n' }],
-      });
-      expect(edit.isError).toBe(false);
-      expect((await call(mcp.client, 'zipfs_sync', {})).data).toMatchObject({ synced: true, files_modified: 1 });
-    } finally {
-      await mcp.close();
-    }
-    const after = rawEntries(zip);
-    expect(after.get('data.bin')!.data.equals(before.get('data.bin')!.data)).toBe(true);
-    expect(after.get('data.bin')!.method).toBe(9);
-    expect(sevenZipReads(zip, 'text.txt')).toBe(TEXT.replace('line 0: value 0\n', 'FIRST\n'));
-  });
+  for (const lazy of [false, true]) {
+    it(`is the same over MCP: opened ${lazy ? 'lazily' : 'eagerly'}, read, grepped, edited and synced`, async () => {
+      const zip = deflate64Zip();
+      const before = rawEntries(zip);
+      const mcp = await connect(box.home);
+      try {
+        expect((await call(mcp.client, 'zipfs_open', { path: zip, lazy })).isError).toBe(false);
+        expect((await call(mcp.client, 'zipfs_read', { path: 'docs/notes.txt' })).data.content).toBe(NOTES);
+        const grep = await call(mcp.client, 'zipfs_grep', { pattern: 'as I am', output: 'files' });
+        expect(JSON.stringify(grep.data)).toContain('docs/notes.txt');
+        const edit = await call(mcp.client, 'zipfs_edit', {
+          path: 'text.txt',
+          edits: [{ old_text: 'line 0: value 0\n', new_text: 'FIRST\n' }],
+        });
+        expect(edit.isError).toBe(false);
+        expect((await call(mcp.client, 'zipfs_sync', {})).data).toMatchObject({ synced: true, files_modified: 1 });
+      } finally {
+        await mcp.close();
+      }
+      const after = rawEntries(zip);
+      expect(after.get('data.bin')!.data.equals(before.get('data.bin')!.data)).toBe(true);
+      expect(after.get('data.bin')!.method).toBe(9);
+      expect(sevenZipReads(zip, 'text.txt')).toBe(TEXT.replace('line 0: value 0\n', 'FIRST\n'));
+    });
+  }
 });
