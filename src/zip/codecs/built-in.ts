@@ -4,10 +4,19 @@
  */
 import type { Codec } from '../codec-types.ts';
 import { bzip2Codec } from './bzip2.ts';
+import { deflate64Codec } from './deflate64.ts';
 import { deflateCodec } from './deflate.ts';
 import { storedCodec } from './stored.ts';
 import { lzmaCodec } from './lzma.ts';
 import { xzCodec } from './xz.ts';
 import { zstdCodec } from './zstd.ts';
 
-export const BUILT_IN_CODECS: readonly Codec[] = [storedCodec, deflateCodec, zstdCodec, bzip2Codec, lzmaCodec, xzCodec];
+export const BUILT_IN_CODECS: readonly Codec[] = [
+  storedCodec,
+  deflateCodec,
+  deflate64Codec,
+  zstdCodec,
+  bzip2Codec,
+  lzmaCodec,
+  xzCodec,
+];
