@@ -7,6 +7,7 @@
  */
 import { param } from '../base/message-marks.ts';
 import { quoted } from '../format/quote-name.ts';
+import { encodingLabel } from '../files/text-encoding.ts';
 import { CENTRAL_HEADER_LENGTH, FLAG_UTF8 } from '../zip/constants.ts';
 import {
   decodeCodePage,
@@ -16,20 +17,6 @@ import {
   type NameSample,
   type PackedDirectory,
 } from '../zip/index.ts';
-
-const LABELS: Record<CodePage | 'utf-8', string> = {
-  'utf-8': 'UTF-8',
-  cp437: 'CP437',
-  cp850: 'CP850',
-  cp866: 'CP866',
-  'windows-1250': 'Windows-1250',
-  'windows-1251': 'Windows-1251',
-  'windows-1252': 'Windows-1252',
-  shift_jis: 'Shift_JIS',
-  gbk: 'GBK',
-  big5: 'Big5',
-  'euc-kr': 'EUC-KR',
-};
 
 /**
  * The warning on the names of `samples` (entries, read with `chosen` when given), or undefined when there is none;
@@ -45,7 +32,7 @@ export function nameWarning(
     const invalid = names.filter((name) => decodeCodePage(name, chosen) === undefined).length;
     if (invalid === 0) return undefined;
     return (
-      `${invalid} entry ${invalid === 1 ? 'name is' : 'names are'} not valid ${LABELS[chosen]}: read as UTF-8 ` +
+      `${invalid} entry ${invalid === 1 ? 'name is' : 'names are'} not valid ${encodingLabel(chosen)}: read as UTF-8 ` +
       `where valid, else as CP437 (is ${param('name_encoding', chosen)} their encoding?)`
     );
   }
@@ -60,7 +47,7 @@ export function nameWarning(
   if (likely === 'cp437')
     return `${these}, which looks right; if not, ${again} with ${param('name_encoding', 'cp866')} or another encoding`;
   return (
-    `${these}, but they read best as ${LABELS[likely]} (${quoted(example.likely)}): names are not changed on a ` +
+    `${these}, but they read best as ${encodingLabel(likely)} (${quoted(example.likely)}): names are not changed on a ` +
     `guess; to read them so, ${again} with ${param('name_encoding', likely)}`
   );
 }
