@@ -18,6 +18,14 @@ describe('the shape of the code', () => {
     expect(files.flatMap((file) => longLines(file, read(file)))).toStrictEqual([]);
   });
 
+  it('imports node:crypto only in the MCP server: a CLI command loads it when it needs it (AES)', () => {
+    // Loading it (and the streams under it) cost every command milliseconds; it came back once with the S3 signer.
+    const importing = sourceFiles(ROOT, 'src').filter((file) =>
+      /^import (?!type )[^;]*from 'node:crypto'/m.test(read(file)),
+    );
+    expect(importing.filter((file) => !file.startsWith('src/mcp/'))).toStrictEqual([]);
+  });
+
   it('has no file of src/ over 300 lines', () => {
     const files = sourceFiles(ROOT, 'src');
     expect(files.length).toBeGreaterThan(50);

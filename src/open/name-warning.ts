@@ -47,8 +47,8 @@ export function nameWarning(
   if (likely === 'cp437')
     return `${these}, which looks right; if not, ${again} with ${param('name_encoding', 'cp866')} or another encoding`;
   return (
-    `${these}, but they read best as ${encodingLabel(likely)} (${quoted(example.likely)}): names are not changed on a ` +
-    `guess; to read them so, ${again} with ${param('name_encoding', likely)}`
+    `${these}, but they read best as ${encodingLabel(likely)} (${quoted(example.likely)}): names are not changed ` +
+    `on a guess; to read them so, ${again} with ${param('name_encoding', likely)}`
   );
 }
 

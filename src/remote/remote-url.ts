@@ -6,7 +6,6 @@
  * they come from the environment at each call (http-client.ts), so the URL a session records, and
  * every message that names it, holds none.
  */
-import { createHash } from 'node:crypto';
 import { ZipfsError } from '../base/errors.ts';
 
 /** What a session made from a remote archive records of it: its place, and the version its base is. */
@@ -74,5 +73,6 @@ export function shown(input: string): string {
 
 /** The mirror's file name for `url`: one per URL in a data folder (a hash: a URL is no file name). */
 export function mirrorName(url: string): string {
-  return `${createHash('sha256').update(url).digest('hex').slice(0, 32)}.zip`;
+  // The runtime's hasher: importing node:crypto here would load it at every open, local or not (~2 ms).
+  return `${new Bun.CryptoHasher('sha256').update(url).digest('hex').slice(0, 32)}.zip`;
 }

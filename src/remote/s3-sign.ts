@@ -4,7 +4,6 @@
  * If-Match on writes). The payload is not hashed (UNSIGNED-PAYLOAD, as S3 allows): an archive
  * is streamed, not read twice.
  */
-import { createHash, createHmac } from 'node:crypto';
 import { ZipfsError } from '../base/errors.ts';
 import { s3Credentials, s3Endpoint, s3Region, type S3Credentials } from './s3-credentials.ts';
 
@@ -36,8 +35,9 @@ export function s3HttpUrl(place: S3Place, key: string = place.key): string {
   return pathStyle ? `${base}/${encode(place.bucket)}/${keyPath}` : `${base}/${keyPath}`;
 }
 
-const hash = (text: string) => createHash('sha256').update(text).digest('hex');
-const hmac = (key: string | Buffer, text: string) => createHmac('sha256', key).update(text).digest();
+// The runtime's hasher, HMAC included: node:crypto imported here would load at every open, local or not (~2 ms).
+const hash = (text: string) => new Bun.CryptoHasher('sha256').update(text).digest('hex');
+const hmac = (key: string | Buffer, text: string) => new Bun.CryptoHasher('sha256', key).update(text).digest();
 
 /** `headers` with SigV4's (x-amz-date, x-amz-content-sha256, the token, Authorization) for `method` on `httpUrl`. */
 export function signS3(
@@ -82,7 +82,7 @@ export function signS3(
   const toSign = ['AWS4-HMAC-SHA256', stamp, scope, hash(canonical)].join('\n');
   let key = hmac(`AWS4${credentials.secretAccessKey}`, day);
   for (const part of [region, 's3', 'aws4_request']) key = hmac(key, part);
-  const signature = createHmac('sha256', key).update(toSign).digest('hex');
+  const signature = new Bun.CryptoHasher('sha256', key).update(toSign).digest('hex');
   return {
     ...signed,
     Authorization:

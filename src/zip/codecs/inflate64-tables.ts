@@ -42,36 +42,46 @@ function entry(kind: number, value: number, bits = 0): number {
   return (value << 8) | kind | bits;
 }
 
-/** Each literal/length symbol's entry, bits left out: 0-255 bytes, 256 the end, 257-285 lengths, 286-287 invalid. */
-const LITERAL_SYMBOLS = Int32Array.from({ length: 288 }, (_, symbol) => {
-  if (symbol < 256) return entry(LITERAL, symbol);
-  if (symbol === 256) return entry(END_OF_BLOCK, 0);
-  if (symbol > 285) return entry(INVALID, 0);
-  return entry(LENGTH, LENGTH_BASE[symbol - 257]! | (LENGTH_EXTRA[symbol - 257]! << 17));
-});
-const DISTANCE_SYMBOLS = Int32Array.from({ length: 32 }, (_, symbol) => {
-  const extra = symbol < 4 ? 0 : (symbol >> 1) - 1;
-  return entry(LENGTH, DISTANCE_BASE[symbol]! | (extra << 17));
-});
-const CODE_LENGTH_SYMBOLS = Int32Array.from({ length: 19 }, (_, symbol) => entry(LITERAL, symbol));
-
 export type TableKind = 'literal/length' | 'distance' | 'code length';
 
-const SYMBOLS: Record<TableKind, Int32Array> = {
-  'literal/length': LITERAL_SYMBOLS,
-  distance: DISTANCE_SYMBOLS,
-  'code length': CODE_LENGTH_SYMBOLS,
-};
+interface Lookups {
+  /** Each kind's entry per symbol, bits left out (literal/length: 0-255 bytes, 256 the end, 257-285 lengths). */
+  symbols: Record<TableKind, Int32Array>;
+  /** Each byte with its bits in reverse order. */
+  reversed: Uint8Array;
+}
 
-const REVERSED = Uint8Array.from({ length: 256 }, (_, byte) => {
-  let reversed = 0;
-  for (let bit = 0; bit < 8; bit++) if (byte & (1 << bit)) reversed |= 0x80 >> bit;
-  return reversed;
-});
+let lookups: Lookups | undefined;
+
+/**
+ * The tables every Huffman table is built from, made at the first Deflate64 entry, not at load: every process loads
+ * the codec registry, and these loops run cold cost milliseconds of start-up.
+ */
+function tableLookups(): Lookups {
+  if (lookups) return lookups;
+  const literals = Int32Array.from({ length: 288 }, (_, symbol) => {
+    if (symbol < 256) return entry(LITERAL, symbol);
+    if (symbol === 256) return entry(END_OF_BLOCK, 0);
+    if (symbol > 285) return entry(INVALID, 0);
+    return entry(LENGTH, LENGTH_BASE[symbol - 257]! | (LENGTH_EXTRA[symbol - 257]! << 17));
+  });
+  const distances = Int32Array.from({ length: 32 }, (_, symbol) => {
+    const extra = symbol < 4 ? 0 : (symbol >> 1) - 1;
+    return entry(LENGTH, DISTANCE_BASE[symbol]! | (extra << 17));
+  });
+  const codeLengths = Int32Array.from({ length: 19 }, (_, symbol) => entry(LITERAL, symbol));
+  const reversed = Uint8Array.from({ length: 256 }, (_, byte) => {
+    let bitsReversed = 0;
+    for (let bit = 0; bit < 8; bit++) if (byte & (1 << bit)) bitsReversed |= 0x80 >> bit;
+    return bitsReversed;
+  });
+  lookups = { symbols: { 'literal/length': literals, distance: distances, 'code length': codeLengths }, reversed };
+  return lookups;
+}
 
 /** `code`'s low `bits` bits in reverse order: deflate sends a Huffman code's first bit first, into the low bit. */
-function reverse(code: number, bits: number): number {
-  return ((REVERSED[code & 0xff]! << 8) | REVERSED[code >>> 8]!) >>> (16 - bits);
+function reverse(reversed: Uint8Array, code: number, bits: number): number {
+  return ((reversed[code & 0xff]! << 8) | reversed[code >>> 8]!) >>> (16 - bits);
 }
 
 const counts = new Int32Array(MAX_BITS + 1);
@@ -115,11 +125,12 @@ export function buildTable(table: Int32Array, spec: TableSpec): string | undefin
   const invalid = entry(INVALID, 0);
   table.fill(invalid, 0, primarySize);
   let used = primarySize;
-  const symbols = SYMBOLS[spec.kind];
+  const { symbols: bySymbol, reversed: reversedBytes } = tableLookups();
+  const symbols = bySymbol[spec.kind];
   for (let symbol = 0; symbol < count; symbol++) {
     const bits = lengths[at + symbol]!;
     if (bits === 0) continue;
-    const reversed = reverse(nextCode[bits]!++, bits);
+    const reversed = reverse(reversedBytes, nextCode[bits]!++, bits);
     if (bits <= primaryBits) {
       for (let slot = reversed; slot < primarySize; slot += 1 << bits) table[slot] = symbols[symbol]! | bits;
       continue;
@@ -151,16 +162,21 @@ function fixedTable(kind: TableKind, lengths: number[], primaryBits: number, siz
   return table;
 }
 
-/** The fixed code of a block of type 1 (RFC 1951 3.2.6), distance codes 30 and 31 included. */
-export const FIXED_LITERALS = fixedTable(
-  'literal/length',
-  Array.from({ length: 288 }, (_, symbol) => (symbol < 144 ? 8 : symbol < 256 ? 9 : symbol < 280 ? 7 : 8)),
-  LITERAL_PRIMARY_BITS,
-  LITERAL_TABLE_SIZE,
-);
-export const FIXED_DISTANCES = fixedTable(
-  'distance',
-  new Array(32).fill(5),
-  DISTANCE_PRIMARY_BITS,
-  DISTANCE_TABLE_SIZE,
-);
+let fixed: { literals: Int32Array; distances: Int32Array } | undefined;
+
+/**
+ * The fixed code of a block of type 1 (RFC 1951 3.2.6), distance codes 30 and 31 included. Built at the first
+ * Deflate64 entry, not at load: every process loads the codec registry, and building them cold cost ~5 ms of start-up.
+ */
+export function fixedTables(): { literals: Int32Array; distances: Int32Array } {
+  fixed ??= {
+    literals: fixedTable(
+      'literal/length',
+      Array.from({ length: 288 }, (_, symbol) => (symbol < 144 ? 8 : symbol < 256 ? 9 : symbol < 280 ? 7 : 8)),
+      LITERAL_PRIMARY_BITS,
+      LITERAL_TABLE_SIZE,
+    ),
+    distances: fixedTable('distance', new Array(32).fill(5), DISTANCE_PRIMARY_BITS, DISTANCE_TABLE_SIZE),
+  };
+  return fixed;
+}

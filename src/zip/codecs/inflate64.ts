@@ -13,9 +13,8 @@ import {
   BITS_MASK,
   DISTANCE_PRIMARY_BITS,
   END_OF_BLOCK,
-  FIXED_DISTANCES,
-  FIXED_LITERALS,
   KIND_MASK,
+  fixedTables,
   LENGTH,
   LITERAL,
   LITERAL_PRIMARY_BITS,
@@ -43,8 +42,9 @@ export class Inflate64 extends BitInput {
   private mode = HEADER;
   private last = false;
   private storedLeft = 0;
-  private literals = FIXED_LITERALS;
-  private distances = FIXED_DISTANCES;
+  // Set by every block header before a symbol is read (a stored, fixed or dynamic block).
+  private literals: Int32Array = new Int32Array(0);
+  private distances: Int32Array = new Int32Array(0);
   private tables: DynamicTables | undefined;
   /** A match decoded when `out` had no room for it, copied first when there is (the driver makes room for it). */
   pendingLength = 0;
@@ -79,8 +79,7 @@ export class Inflate64 extends BitInput {
       this.storedLeft = length;
       this.mode = STORED;
     } else if (type === 1) {
-      this.literals = FIXED_LITERALS;
-      this.distances = FIXED_DISTANCES;
+      ({ literals: this.literals, distances: this.distances } = fixedTables());
       this.mode = CODED;
     } else if (type === 2) {
       this.tables ??= takeTables();
