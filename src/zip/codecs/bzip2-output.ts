@@ -5,7 +5,7 @@
  * goes to an OutputSink, which bounds it by the entry's declared size: one buffer grown up to
  * that size (decode), or fresh pieces handed on (decodeStream).
  */
-import { InflateError } from '../codec.ts';
+import { InflateError, overflowError } from '../codec.ts';
 import { damaged } from './bzip2-bits.ts';
 
 /** Where decoded bytes go: the hot loop writes buf[pos++] and calls full() when pos reaches buf.length. */
@@ -34,10 +34,6 @@ function bzip2CrcTable(): Int32Array {
   }
   crcTable = table;
   return table;
-}
-
-export function overflowError(declaredSize: number): InflateError {
-  return new InflateError(`decodes to more than the declared ${declaredSize} bytes`, true);
 }
 
 /** A block as bzip2-block.ts leaves it, and its header's fields. */
@@ -147,7 +143,7 @@ export function growingSink(declaredSize: number, firstSize: number): OutputSink
     buf: new Uint8Array(Math.min(declaredSize, firstSize)),
     pos: 0,
     full() {
-      if (sink.buf.length >= declaredSize) throw overflowError(declaredSize);
+      if (sink.buf.length >= declaredSize) throw overflowError(declaredSize, 'decodes');
       const grown = new Uint8Array(Math.min(declaredSize, Math.max(sink.buf.length * 2, 1 << 16)));
       grown.set(sink.buf);
       sink.buf = grown;
@@ -169,7 +165,7 @@ export function streamingSink(declaredSize: number, onOutput: (chunk: Uint8Array
   const fresh = () => new Uint8Array(Math.min(PIECE_BYTES, declaredSize - handed + 1));
   const handOn = () => {
     if (sink.pos === 0) return;
-    if (handed + sink.pos > declaredSize) throw overflowError(declaredSize);
+    if (handed + sink.pos > declaredSize) throw overflowError(declaredSize, 'decodes');
     const piece = sink.pos === sink.buf.length ? sink.buf : sink.buf.subarray(0, sink.pos);
     handed += sink.pos;
     onOutput(piece);

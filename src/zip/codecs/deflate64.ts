@@ -4,7 +4,7 @@
  * unbuilt contrib), and the libraries that do are unkept or large, so zipfs has its own inflater,
  * a small one (inflate64.ts). A changed entry is written as deflate.
  */
-import { InflateError } from '../codec.ts';
+import { overflowError } from '../codec.ts';
 import type { Codec } from '../codec-types.ts';
 import { Inflate64, WINDOW } from './inflate64.ts';
 
@@ -13,15 +13,11 @@ const TRUSTED_BYTES = 1 << 20;
 /** How much output a streamed entry hands on at a time. */
 const STREAM_PIECE_BYTES = 1 << 20;
 
-function overflow(declaredSize: number): InflateError {
-  return new InflateError(`inflates to more than the declared ${declaredSize} bytes`, true);
-}
-
 /** Output so far past the declared size, a match waiting for room counted: the header lies. */
 function checkSize(inflater: Inflate64, before: number, declaredSize: number): void {
   // Zeros read past a cut-off end make output too: the cut is what to report.
   inflater.checkEnd();
-  if (before + inflater.pos + inflater.pendingLength > declaredSize) throw overflow(declaredSize);
+  if (before + inflater.pos + inflater.pendingLength > declaredSize) throw overflowError(declaredSize);
 }
 
 /**

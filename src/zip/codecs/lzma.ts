@@ -9,7 +9,7 @@
  * dependency of the zip layer for a method few archives use.
  */
 import type { Codec } from '../codec-types.ts';
-import { InflateError } from '../codec.ts';
+import { overflowError } from '../codec.ts';
 import { damaged } from './lzma-input.ts';
 import { LzmaDecoder, lzmaProperties } from './lzma-decoder.ts';
 import { RangeDecoder } from './range-decoder.ts';
@@ -46,8 +46,7 @@ function decodeBody(decoder: LzmaDecoder, declaredSize: number): void {
   }
   if (!ended) {
     rc.normalize();
-    if ((decoder.remainLen > 0 || !rc.atEnd()) && !decoder.decode(declaredSize + 1))
-      throw new InflateError(`inflates to more than the declared ${declaredSize} bytes`, true);
+    if ((decoder.remainLen > 0 || !rc.atEnd()) && !decoder.decode(declaredSize + 1)) throw overflowError(declaredSize);
   }
   rc.normalize();
   if (rc.pos > rc.end) throw rc.cutOff();

@@ -4,7 +4,7 @@
  * Each LZMA chunk's range coder must end exactly at its packed size; a chunk that would pass the
  * declared size of the entry is an overflow before a byte of it is decoded.
  */
-import { InflateError } from '../codec.ts';
+import { InflateError, overflowError } from '../codec.ts';
 import { damaged } from './lzma-input.ts';
 import { LzmaDecoder, lzmaProperties } from './lzma-decoder.ts';
 import type { RangeDecoder } from './range-decoder.ts';
@@ -82,8 +82,7 @@ export class Lzma2Decoder {
 
   /** Refuses a chunk that would take the output past the limit: the declared size lies. */
   private room(size: number): void {
-    if (this.window.total + size > this.limit)
-      throw new InflateError(`inflates to more than the declared ${this.limit} bytes`, true);
+    if (this.window.total + size > this.limit) throw overflowError(this.limit);
   }
 
   private fault(reason: string): InflateError {

@@ -7,19 +7,14 @@
  * apart, so a reader that stops at the first frame's end, as Python's zipfile does, reads all of it).
  */
 import type { Codec, Encoder } from '../codec-types.ts';
-import { InflateError, decodeThrough, zlib } from '../codec.ts';
+import { InflateError, decodeBounded, decodeThrough, zlib } from '../codec.ts';
 
 /** Level 3, libzstd's default and the Rust crate's: about deflate's ratio at several times its speed. */
 const LEVEL = 3;
-const ONE_PIECE_MAX_BYTES = 16 << 20;
 /** A large entry's output pieces: measured on a 30 MB entry, 4 MiB decoded about 10-25% faster than 1 MiB. */
 const STREAM_CHUNK_BYTES = 4 << 20;
 /** Where a piece's compressed output goes before it is copied out (a 4 MiB piece of text: about 1 MiB). */
 const SCRATCH_BYTES = 1 << 20;
-
-function overflow(declaredSize: number): InflateError {
-  return new InflateError(`decompresses to more than the declared ${declaredSize} bytes`, true);
-}
 
 /** Damaged data, in words: libzstd's own reason; a window past libzstd's default cap (the zstd CLI's too) is named. */
 function damaged(error: unknown): InflateError {
@@ -34,20 +29,7 @@ function damaged(error: unknown): InflateError {
 }
 
 function decode(data: Uint8Array, declaredSize: number): Uint8Array {
-  let out: Uint8Array;
-  try {
-    // Output in one piece of the declared size (capped), as deflate's whole read does (codec.ts).
-    out = zlib().zstdDecompressSync(data, {
-      maxOutputLength: declaredSize + 1,
-      chunkSize: Math.min(Math.max(64, declaredSize + 1), ONE_PIECE_MAX_BYTES),
-    });
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ERR_BUFFER_TOO_LARGE' || error instanceof RangeError) throw overflow(declaredSize);
-    throw damaged(error);
-  }
-  if (out.length > declaredSize) throw overflow(declaredSize);
-  return out;
+  return decodeBounded(declaredSize, (bound) => zlib().zstdDecompressSync(data, bound), damaged, 'decompresses');
 }
 
 async function decodeStream(
