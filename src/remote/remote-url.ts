@@ -7,6 +7,7 @@
  * every message that names it, holds none.
  */
 import { ZipfsError } from '../base/errors.ts';
+import { isUrlPlace } from '../rules/allowed-roots.ts';
 
 /** What a session made from a remote archive records of it: its place, and the version its base is. */
 export interface RemoteFacts {
@@ -20,10 +21,8 @@ export interface RemoteFacts {
 /** Query parameters that carry a credential (presigned S3 and Azure URLs, tokens, keys). */
 const SECRET_PARAMETER = /signature|credential|token|secret|password|passwd|^sig$|^key$|api[-_]?key|auth/i;
 
-/** Whether `input` names a remote archive rather than a local path. */
-export function isRemote(input: string): boolean {
-  return /^(https?|s3):\/\//i.test(input);
-}
+/** Whether `input` names a remote archive rather than a local path: the test the MCP server's roots judge it by. */
+export const isRemote: (input: string) => boolean = isUrlPlace;
 
 /** `input` as a URL zipfs can use; one with a user or password in it is refused, naming where they go instead. */
 export function remoteUrl(input: string): URL {
