@@ -11,6 +11,7 @@ import { diffWorkspace } from '../sync/workspace-diff.ts';
 import { backupParam, count, flag, sessionParam, text } from './schemas.ts';
 import { param } from '../base/message-marks.ts';
 import { workspaceOf } from '../workspace/session-workspace.ts';
+import { zipPlace } from '../session/manifest.ts';
 
 export const close = defineCommand({
   name: 'close',
@@ -54,10 +55,7 @@ export const close = defineCommand({
       }
     }
     const session = resolveSession(context.home, input.session, context.hints, { intact: !discard });
-    context.zips?.assert(
-      session.record.remote?.url ?? session.record.source_path,
-      `Session ${quote(session.record.name)}'s zip`,
-    );
+    context.zips?.assert(zipPlace(session.record), `Session ${quote(session.record.name)}'s zip`);
     return withSessionLock(
       session,
       'close',

@@ -3,6 +3,7 @@ import { count, name, text } from './schemas.ts';
 import { defineCommand } from '../table/command.ts';
 import { humanBytes, isoSeconds, relativeTime, table } from '../format/units.ts';
 import { listSessions } from '../session/session-store.ts';
+import { zipPlace } from '../session/manifest.ts';
 
 export const sessions = defineCommand({
   name: 'sessions',
@@ -32,7 +33,7 @@ export const sessions = defineCommand({
     return {
       // Over MCP, the sessions of zips in the client's roots only: the others are not its to use.
       sessions: listSessions(context.home)
-        .filter((s) => context.zips?.allows(s.record.remote?.url ?? s.record.source_path) ?? true)
+        .filter((s) => context.zips?.allows(zipPlace(s.record)) ?? true)
         .map((s) => ({
           id: s.record.id,
           name: s.record.name,

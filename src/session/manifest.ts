@@ -108,6 +108,14 @@ export interface EntryRecord {
   extracted?: { size: number; mtime_ms: number; ctime_ms: number; ino: number };
 }
 
+/**
+ * Where a session's zip is, as the MCP server's roots judge it: a remote archive's URL, else its path (source_path of
+ * a remote session is its local mirror, in the data folder, which no root holds).
+ */
+export function zipPlace(record: SessionRecord): string {
+  return record.remote?.url ?? record.source_path;
+}
+
 /** The manifest line for one archive entry (without the extracted file's stat). */
 export function entryRecord(entry: ZipEntry, path: string, type: ItemType): EntryRecord {
   return {

@@ -18,6 +18,7 @@ import { removeSession, removeSessionFolder, scanWorkspaces, type Session } from
 import { folderBytes } from './folder-bytes.ts';
 import { invocation, param } from '../base/message-marks.ts';
 import { ownerState, sameOwner, type SessionOwner } from './owner.ts';
+import { zipPlace } from './manifest.ts';
 
 export interface PruneRequest {
   home: string;
@@ -97,9 +98,7 @@ export async function prune(request: PruneRequest): Promise<PruneResult> {
   const result: PruneResult = { pruned: [], skipped: [], freed_bytes: 0, dry_run: request.dryRun };
   const now = Date.now();
   const scanned = scanWorkspaces(request.home);
-  const sessions = scanned.sessions.filter(
-    (s) => request.reaches?.(s.record.remote?.url ?? s.record.source_path) ?? true,
-  );
+  const sessions = scanned.sessions.filter((s) => request.reaches?.(zipPlace(s.record)) ?? true);
   // A damaged session's zip is unknown: a caller with roots leaves it to the CLI.
   const damaged = request.reaches ? [] : scanned.damaged;
   for (const session of sessions) {

@@ -12,6 +12,7 @@ import { resolveSession } from '../session/resolve-session.ts';
 import { rememberSession } from '../session/connections.ts';
 import { withArchive } from '../zip/index.ts';
 import { quote } from '../base/errors.ts';
+import { zipPlace } from '../session/manifest.ts';
 
 /** Runs `command` on `input` (validated: validate.ts) and returns its output. */
 export async function runCommand(
@@ -35,10 +36,7 @@ export async function runCommand(
   const selector = typeof input.session === 'string' ? input.session : undefined;
   const session = resolveSession(context.home, selector, context.hints);
   // A session of a zip outside the caller's roots (one removed since it was opened) is not its to use.
-  context.zips?.assert(
-    session.record.remote?.url ?? session.record.source_path,
-    `Session ${quote(session.record.name)}'s zip`,
-  );
+  context.zips?.assert(zipPlace(session.record), `Session ${quote(session.record.name)}'s zip`);
   rememberSession(connection, session.record.id);
   const withSession: SessionContext = { ...context, session };
   return withArchive(session.record.source_path, () =>
