@@ -10,7 +10,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { mayBeLocked, readPackedDirectory, type PackedDirectory } from '../zip/index.ts';
+import { anyMayBeLocked, readPackedDirectory } from '../zip/index.ts';
 import { workspaceTarget } from './workspace-rules.ts';
 import { CENTRAL_FILE, lazyEntriesOf } from '../session/lazy-entries.ts';
 import { countEntries } from '../session/entry-count.ts';
@@ -39,7 +39,7 @@ export async function openLazy(request: OpenRequest, zipPath: string): Promise<O
     releasePhaseGarbage(lazy.count); // the checks' garbage, before the session is written
     published = await inStaging(request, 0, (staging) => {
       fs.mkdirSync(path.join(staging, 'contents'));
-      if (hasEncrypted(directory)) fs.chmodSync(staging, 0o700); // what it extracts or reads is for this user only
+      if (anyMayBeLocked(directory)) fs.chmodSync(staging, 0o700); // what it extracts or reads is for this user only
       const central = directory.region.subarray(0, directory.centralEnd - directory.centralStart);
       fs.writeFileSync(path.join(staging, CENTRAL_FILE), central);
       const { files, folders } = countEntries(directory);
@@ -91,10 +91,4 @@ export async function openLazy(request: OpenRequest, zipPath: string): Promise<O
     removeSession(session);
     throw error;
   }
-}
-
-/** Whether any entry is encrypted by a layer zipfs knows (encryption.ts). */
-function hasEncrypted(directory: PackedDirectory): boolean {
-  for (let i = 0; i < directory.count; i++) if (mayBeLocked(directory.flags(i))) return true;
-  return false;
 }

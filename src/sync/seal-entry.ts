@@ -10,7 +10,7 @@ import {
   METHOD_AES,
   aesExtraField,
   askPassword,
-  mayBeLocked,
+  anyMayBeLocked,
   sealingCipher,
   type ExtraField,
   type PackedDirectory,
@@ -80,9 +80,6 @@ export function sealWhole(seal: Seal, data: Uint8Array): Uint8Array {
  * Where none can be had they are written plain, as `zip -u` without -P adds files to an encrypted archive.
  */
 export function sealsAdditions(directory: PackedDirectory | undefined, adding: boolean): boolean {
-  if (!directory || !(sealingCipher() || adding)) return false;
-  let locked = false;
-  for (let i = 0; i < directory.count && !locked; i++) locked = mayBeLocked(directory.flags(i));
-  if (!locked) return false;
+  if (!directory || !(sealingCipher() || adding) || !anyMayBeLocked(directory)) return false;
   return Boolean(sealingCipher() || (askPassword() && sealingCipher()));
 }

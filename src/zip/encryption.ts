@@ -8,6 +8,7 @@ import { quoted } from '../format/quote-name.ts';
 import { askPassword } from './ciphers/password.ts';
 import { ciphers } from './codec-registry.ts';
 import { encryptionOf, knownLayerFlags } from './encryption-kind.ts';
+import type { PackedDirectory } from './packed-directory.ts';
 import type { EntryLocation } from './types.ts';
 
 export {
@@ -35,6 +36,12 @@ export function stillLocked(entry: EntryLocation): boolean {
 /** Packed-directory form of lockedEntry's first test: true sends the caller to lockedEntry with the entry. */
 export function mayBeLocked(flags: number): boolean {
   return knownLayerFlags(flags);
+}
+
+/** Whether any entry of `directory` is encrypted by a layer zipfs knows: an archive whose workspace holds plaintext. */
+export function anyMayBeLocked(directory: PackedDirectory): boolean {
+  for (let i = 0; i < directory.count; i++) if (mayBeLocked(directory.flags(i))) return true;
+  return false;
 }
 
 /** The refusal of a read, extract or change of a locked entry: it stays in the zip, and sync copies it as it is. */

@@ -24,6 +24,7 @@ export {
   lockedEntry,
   lockedRefusal,
   mayBeLocked,
+  anyMayBeLocked,
   stillLocked,
   type EncryptionKind,
 } from './encryption.ts';
