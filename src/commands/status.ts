@@ -1,3 +1,4 @@
+import { phase } from '../base/phase-trace.ts';
 import * as v from 'valibot';
 import { defineCommand } from '../table/command.ts';
 import { plural } from '../format/units.ts';
@@ -109,8 +110,11 @@ export const status = defineCommand({
   run(input, context) {
     const { session } = context;
     if (!lockedByOther(session)) recoverInterruptedSync(session);
+    phase('status: session');
     const base = workspaceOf(session).base();
+    phase('status: base');
     const diff = diffWorkspace(session.contents, base);
+    phase('status: diff');
     const behind = zipBehind(base);
     // What a killed sync left beside the zip (its lock, a temporary as large as the archive): said, not hidden.
     const leftovers = findZipLeftovers(base.record.source_path).map(describeLeftover);

@@ -45,6 +45,7 @@ import { refuseUnsupported, syncFailure } from './sync-failure.ts';
 import type { SyncCounts, SyncRequest, SyncResult } from './sync-types.ts';
 import { writeArchive } from './write-archive.ts';
 import { fetchRewritten, refreshRemote, uploadRemote } from './sync-remote.ts';
+import { phase } from '../base/phase-trace.ts';
 import type { ServerCopies } from '../remote/server-copies.ts';
 import { methodChangesPlanned, methodChangesWritten } from './method-changes.ts';
 
@@ -54,20 +55,26 @@ export { recoverInterruptedSync };
 
 export async function syncSession(request: SyncRequest): Promise<SyncResult> {
   const { session } = request;
+  phase('before sync');
   recoverInterruptedSync(session);
+  phase('recover');
   // A remote archive: its mirror made the server's version now before anything reads it, whole unless the store can
   // copy what it lacks (an S3 session's copies: sync-remote.ts).
   const copies = await refreshRemote(session.record, request.signal);
   const base = workspaceOf(session).base();
+  phase('base');
   // What the base is read from is checked before the sync trusts it (a copy of the directory against the manifest).
   base.verify();
+  phase('verify base');
   const diff = diffWorkspace(session.contents, base);
+  phase('diff');
   // Without a merge, the paths sync writes are known now: their shape is checked (final-shape.ts) while
   // the index the scan loaded for new paths is still in memory, not loaded again beside the diff.
   if (!request.merge) assertFinalShape({ base, entries: diff.entries, diff });
   // The index served the scan; what sync needs of it is in diff.entries now. Let it go before writing.
   base.release();
   releasePhaseGarbage(Math.max(diff.entries.length, base.count));
+  phase('final shape+release');
   refuseUnsupported(diff);
   // files_renamed only when there are renames: answers of syncs without any keep their shape.
   const counts = {
@@ -113,6 +120,7 @@ export async function syncSession(request: SyncRequest): Promise<SyncResult> {
   const lockAt = fs.existsSync(zipPath) ? fs.realpathSync(zipPath) : zipPath;
   // What a killed sync left (its lock, its temporaries) goes first, and the answer says so.
   const leftovers = removeZipLeftovers(lockAt).map(describeLeftover);
+  phase('leftovers');
   const result = await withZipLock(lockAt, 'sync', () => writeBack(request, base, diff, counts, copies), request.wait);
   return leftovers.length > 0 ? { ...result, leftovers_removed: leftovers } : result;
 }
@@ -133,6 +141,7 @@ async function writeBack(
   // over it between the two (its directory checked, another's entries copied) is caught before the rename.
   const versionAtCheck = fileVersion(base.record.source_path);
   const source = checkSource(base, { force: request.force, merge: request.merge === true });
+  phase('lock+check source');
   // A merge takes the whole base: the entries never extracted are the workspace's side too, unchanged.
   const sides = request.merge && source.modified ? mergeSides(base, diff) : undefined;
   const plan = sides ? await mergePlanFor(request, base, sides) : undefined;
@@ -171,6 +180,7 @@ async function writeBack(
     // The backups: the oldest beyond the count start to go now, beside the writing (backup-history.ts).
     // A remote archive's previous version is kept on the server (remote/upload.ts), not beside its mirror.
     if (source.exists && request.backup && !remote) backups = new BackupHistory(target, request.limits.keepBackups);
+    phase('pre-write');
     const { next, gone, replaced, total } = await writeArchive({
       temporary,
       target,
@@ -186,6 +196,7 @@ async function writeBack(
       tracked: sides?.tracked,
       copies,
     });
+    phase('write archive');
     counts.files_added -= gone;
     const methodChanged = methodChangesWritten(sides?.diff ?? diff, next.entries);
     if (methodChanged.length > 0) Object.assign(counts, { method_changed: methodChanged });
@@ -204,6 +215,7 @@ async function writeBack(
         namesKept: !plan && !source.modified && diff.additions.length === 0 && diff.renamed.length === 0,
       },
     );
+    phase('verify written');
     // Entries copied on the server were not read (copy-check.ts): the next sync checks those the mirror then has.
     if (copies?.holes.length) delete next.session.lazy?.data_checked;
     releasePhaseGarbage(next.entries.length);
@@ -233,7 +245,9 @@ async function writeBack(
     // this file reaching the disk leaves the old manifest, so the next sync reports a conflict
     // (resolved with force); the archive itself is whole either way.
     if (central) fs.writeFileSync(nextCentralPath(session), central);
+    phase('garbage+central');
     writeManifest(nextManifestPath(session), next.session, next.entries);
+    phase('write manifest');
     const nextBase = draftNextBase(session.dir, temporary); // a link to the new archive (base-archive.ts)
     await backups?.place();
     await renameOver(temporary, target).catch((error) => {
@@ -241,6 +255,7 @@ async function writeBack(
       throw error;
     });
     keepOnExit(temporary);
+    phase('backups+rename');
     backups?.replaced();
     fsyncDirectory(path.dirname(target));
     if (central) fs.renameSync(nextCentralPath(session), directoryCopyPath(session));
@@ -253,8 +268,10 @@ async function writeBack(
       ),
       ...(plan?.zipDeleted ?? []),
     ];
+    phase('renames+fsync dir');
     removeEmptiedFolders(session.contents, moved, next.entries);
     const kept = await backups?.report();
+    phase('emptied+report');
     if (sent) return { synced: true, backup_path: sent.backup ?? null, ...counts, bytes_sent: sent.bytes_sent };
     return { synced: true, backup_path: null, ...counts, ...kept };
   } catch (error) {

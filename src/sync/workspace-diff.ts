@@ -10,6 +10,7 @@
  * cannot take faithfully (special files, names that are not UTF-8, hard links
  * to files outside the workspace): status lists them, sync refuses them.
  */
+import { phase } from '../base/phase-trace.ts';
 import path from 'node:path';
 import { withBeneath, type Beneath } from '../files/beneath.ts';
 import { foldersOf } from '../rules/item-type.ts';
@@ -110,7 +111,9 @@ export function diffWorkspace(root: string, base: Base): WorkspaceDiff {
 function compare(beneath: Beneath, base: Base): WorkspaceDiff {
   const session = base.record;
   const fenceMs = session.ctime_fence_ms;
+  phase('diff: before scan');
   const { items, emptyDirs, badNames, folders } = scan(beneath.folder(''));
+  phase('diff: scan');
   // The base's entries that may differ from the folder; the others are untouched (workspace/base.ts).
   const entries = base.compared(items);
   const folded = sessionFolderRules(session).caseInsensitive;
@@ -160,6 +163,7 @@ function compare(beneath: Beneath, base: Base): WorkspaceDiff {
     }
   }
 
+  phase('diff: compare entries');
   // Folders follow the archive's convention. Where it stores folder entries (a jar, most zip tools), a new
   // folder gets one, empty or not; where it stores none, folders are implied by their files, and only an
   // empty one needs an entry to exist at all. Folders the archive implied are never new.

@@ -25,6 +25,7 @@ import type { WorkspaceDiff } from './workspace-diff.ts';
 import { vanished } from './sync-failure.ts';
 import { sealsAdditions } from './seal-entry.ts';
 import type { SyncCounts } from './sync-types.ts';
+import { phase } from '../base/phase-trace.ts';
 import type { ServerCopies } from '../remote/server-copies.ts';
 
 export interface WriteRequest {
@@ -233,6 +234,7 @@ export async function writeArchive(request: WriteRequest): Promise<Written> {
       }
       await step(record.path);
     }
+    phase('write: entries');
     if (untouched) await copyUntouchedUpTo(base.count);
     for (const addition of diff.additions) {
       if (plan?.sameAdditions.has(addition.path)) continue; // the zip added the same: written from it above
@@ -256,8 +258,10 @@ export async function writeArchive(request: WriteRequest): Promise<Written> {
       await step(addition.path);
     }
     const end = writer.finish(directory?.commentBytes ?? new Uint8Array(0), directory?.zip64 ?? false);
+    phase('write: directory');
     progress?.(total, total, 'done');
     fs.fsyncSync(fd);
+    phase('write: fsync');
 
     const entries = nextEntries(written, {
       centralOffsets: end.centralOffsets,
