@@ -17,13 +17,13 @@ import path from 'node:path';
 import { ZipfsError } from '../base/errors.ts';
 import { keepOnExit, removeOnExit } from '../base/exit-cleanup.ts';
 import { writeManifest } from '../session/manifest.ts';
-import { TEMP_MARK, assertBackupPathFree, fsyncDirectory, renameOver } from './sync-files.ts';
+import { TEMP_MARK, assertBackupPathFree, flushInBackground, fsyncDirectory, renameOver } from './sync-files.ts';
 import { BackupHistory } from './backup-history.ts';
 import { verifyWritten } from './verify-written.ts';
 import { isNewArchive } from '../session/source-state.ts';
 import { draftNextBase, dropNextBase, placeNextBase } from '../session/base-archive.ts';
 import { takeZipSide } from './merge-apply.ts';
-import { changedSince, fileVersion, replacedDuringMerge } from './zip-identity.ts';
+import { changedSince, fileVersion, replacedDuringMerge, writtenSince } from './zip-identity.ts';
 import { removeEmptiedFolders } from './emptied-folders.ts';
 import { assertWithinOpenLimits } from './open-limits.ts';
 import { assertFinalShape } from './final-shape.ts';
@@ -55,9 +55,7 @@ export { recoverInterruptedSync };
 
 export async function syncSession(request: SyncRequest): Promise<SyncResult> {
   const { session } = request;
-  phase('before sync');
   recoverInterruptedSync(session);
-  phase('recover');
   // A remote archive: its mirror made the server's version now before anything reads it, whole unless the store can
   // copy what it lacks (an S3 session's copies: sync-remote.ts).
   const copies = await refreshRemote(session.record, request.signal);
@@ -65,7 +63,6 @@ export async function syncSession(request: SyncRequest): Promise<SyncResult> {
   phase('base');
   // What the base is read from is checked before the sync trusts it (a copy of the directory against the manifest).
   base.verify();
-  phase('verify base');
   const diff = diffWorkspace(session.contents, base);
   phase('diff');
   // Without a merge, the paths sync writes are known now: their shape is checked (final-shape.ts) while
@@ -74,7 +71,6 @@ export async function syncSession(request: SyncRequest): Promise<SyncResult> {
   // The index served the scan; what sync needs of it is in diff.entries now. Let it go before writing.
   base.release();
   releasePhaseGarbage(Math.max(diff.entries.length, base.count));
-  phase('final shape+release');
   refuseUnsupported(diff);
   // files_renamed only when there are renames: answers of syncs without any keep their shape.
   const counts = {
@@ -120,7 +116,6 @@ export async function syncSession(request: SyncRequest): Promise<SyncResult> {
   const lockAt = fs.existsSync(zipPath) ? fs.realpathSync(zipPath) : zipPath;
   // What a killed sync left (its lock, its temporaries) goes first, and the answer says so.
   const leftovers = removeZipLeftovers(lockAt).map(describeLeftover);
-  phase('leftovers');
   const result = await withZipLock(lockAt, 'sync', () => writeBack(request, base, diff, counts, copies), request.wait);
   return leftovers.length > 0 ? { ...result, leftovers_removed: leftovers } : result;
 }
@@ -174,14 +169,14 @@ async function writeBack(
   );
   removeOnExit(temporary);
   let backups: BackupHistory | undefined;
+  let flushed: Promise<void> | undefined;
   try {
     // Text files merged by lines: the merged text goes into the workspace, and from there into the new archive.
     if (plan) writeMerged(session.contents, plan.byLines);
     // The backups: the oldest beyond the count start to go now, beside the writing (backup-history.ts).
     // A remote archive's previous version is kept on the server (remote/upload.ts), not beside its mirror.
     if (source.exists && request.backup && !remote) backups = new BackupHistory(target, request.limits.keepBackups);
-    phase('pre-write');
-    const { next, gone, replaced, total } = await writeArchive({
+    const { next, gone, replaced, total, pieceStarts } = await writeArchive({
       temporary,
       target,
       sourceExists: source.exists,
@@ -196,6 +191,9 @@ async function writeBack(
       tracked: sides?.tracked,
       copies,
     });
+    // On disk before the rename, flushed meanwhile (one fsync: the rest of the session's files are not).
+    flushed = flushInBackground(temporary);
+    flushed.catch(() => undefined); // waited for below, or by the cleanup
     phase('write archive');
     counts.files_added -= gone;
     const methodChanged = methodChangesWritten(sides?.diff ?? diff, next.entries);
@@ -206,8 +204,15 @@ async function writeBack(
     releasePhaseGarbage(Math.max(next.entries.length, base.count));
     // Read back (every entry's headers and place, overlaps included: verify-written.ts), then through the checks
     // its next open makes; what the session keeps beside its manifest (a central.bin) comes from it.
+    // Copies from a zip written since the base was recorded (or another writer's, merged or forced over) are read
+    // back whole: their bytes are not the ones checked before.
+    const sameBytes = !plan && !source.modified && !writtenSince(versionAtCheck, base.record.source.mtime_ms);
     const central = base.checkWritten(
-      verifyWritten(temporary, total, { nameEncoding: base.record.name_encoding, holes: copies?.holes }),
+      verifyWritten(temporary, total, {
+        nameEncoding: base.record.name_encoding,
+        holes: copies?.holes,
+        pieceStarts: sameBytes ? pieceStarts : undefined,
+      }),
       next.session,
       {
         limits: request.limits,
@@ -245,17 +250,17 @@ async function writeBack(
     // this file reaching the disk leaves the old manifest, so the next sync reports a conflict
     // (resolved with force); the archive itself is whole either way.
     if (central) fs.writeFileSync(nextCentralPath(session), central);
-    phase('garbage+central');
     writeManifest(nextManifestPath(session), next.session, next.entries);
     phase('write manifest');
     const nextBase = draftNextBase(session.dir, temporary); // a link to the new archive (base-archive.ts)
     await backups?.place();
+    await flushed;
+    phase('flushed');
     await renameOver(temporary, target).catch((error) => {
       backups?.undo();
       throw error;
     });
     keepOnExit(temporary);
-    phase('backups+rename');
     backups?.replaced();
     fsyncDirectory(path.dirname(target));
     if (central) fs.renameSync(nextCentralPath(session), directoryCopyPath(session));
@@ -268,16 +273,16 @@ async function writeBack(
       ),
       ...(plan?.zipDeleted ?? []),
     ];
-    phase('renames+fsync dir');
+    phase('renames');
     removeEmptiedFolders(session.contents, moved, next.entries);
     const kept = await backups?.report();
-    phase('emptied+report');
     if (sent) return { synced: true, backup_path: sent.backup ?? null, ...counts, bytes_sent: sent.bytes_sent };
     return { synced: true, backup_path: null, ...counts, ...kept };
   } catch (error) {
     // Before the rename (the temporary is still there), a merge's zip that is no longer the plan's is what failed: a
     // conflict.
     const replaced = plan !== undefined && fs.existsSync(temporary) && changedSince(target, plan.version);
+    await flushed?.catch(() => undefined); // its descriptor closed first: Windows removes no file held open
     fs.rmSync(temporary, { force: true });
     keepOnExit(temporary);
     fs.rmSync(nextManifestPath(session), { force: true });

@@ -81,6 +81,20 @@ export async function renameOver(from: string, to: string, platform: Platform = 
   }
 }
 
+/**
+ * Flushes a file to disk on the runtime's I/O threads: the sync reads back and describes the new archive while the
+ * disk takes it, and waits for the flush only before the rename. Opened for writing, as Windows flushes only so.
+ */
+export function flushInBackground(file: string): Promise<void> {
+  // Opened here, not in a callback: the flush must start now, not when the busy thread next gives the loop a turn.
+  const fd = fs.openSync(file, 'r+');
+  return new Promise((resolve, reject) =>
+    fs.fsync(fd, (flushing) =>
+      fs.close(fd, (closing) => (flushing || closing ? reject(flushing ?? closing) : resolve())),
+    ),
+  );
+}
+
 /** Flushes a folder's entries (the rename), where the platform allows it. */
 export function fsyncDirectory(dir: string): void {
   try {

@@ -54,14 +54,15 @@ export interface Written {
   next: ManifestLines;
   /** Additions that were gone when their turn came. */
   gone: number;
-  /** Entries written. */
+  /** Entries written, and where the pieces the read-back check reads begin (ZipWriter.pieceStarts). */
   total: number;
+  pieceStarts: number[];
   /** A forced sync's counts against the zip it replaced. */
   replaced?: SyncCounts;
 }
 
 /**
- * Writes the new archive to `temporary`, flushed, and returns the manifest
+ * Writes the new archive to `temporary` (the caller flushes it) and returns the manifest
  * that describes it: built from what was written (records of copied entries
  * as parsed from the source, fresh ones parsed from the bytes just encoded),
  * with the stat of each workspace file it was written from, so the next
@@ -258,10 +259,8 @@ export async function writeArchive(request: WriteRequest): Promise<Written> {
       await step(addition.path);
     }
     const end = writer.finish(directory?.commentBytes ?? new Uint8Array(0), directory?.zip64 ?? false);
-    phase('write: directory');
     progress?.(total, total, 'done');
-    fs.fsyncSync(fd);
-    phase('write: fsync');
+    phase('write: directory');
 
     const entries = nextEntries(written, {
       centralOffsets: end.centralOffsets,
@@ -290,7 +289,7 @@ export async function writeArchive(request: WriteRequest): Promise<Written> {
       source: { size: end.size, mtime_ms: fs.fstatSync(fd).mtimeMs, directory_sha256: end.directorySha256 },
       ...entryCounts(entries),
     };
-    return { next: { session, entries }, gone, replaced, total: written.length };
+    return { next: { session, entries }, gone, replaced, total: written.length, pieceStarts: writer.pieceStarts };
   } finally {
     beneath?.close();
     fs.closeSync(fd);

@@ -14,6 +14,14 @@ export function fileVersion(file: string): string | undefined {
 }
 
 /**
+ * Whether the file was written since its mtime was `mtimeMs` (a version from fileVersion): a sync whose zip was not
+ * reads back only the ends of what it copied of it (verify-written.ts), those bytes being the ones checked before.
+ */
+export function writtenSince(version: string | undefined, mtimeMs: number): boolean {
+  return version === undefined || Number(version.split(':')[3]) !== mtimeMs;
+}
+
+/**
  * Whether two versions are one file's bytes: equal, or differing only in a ctime that moved with the link count. A
  * session's base is a hard link to the zip (session/base-archive.ts): another session's open or close links or
  * unlinks it, which moves the zip's ctime and changes nothing in it. A write that restores the mtime moves the ctime

@@ -34,6 +34,12 @@ export class ZipWriter {
   private pendingCopy: { fd: number; start: number; end: number } | undefined;
   /** Where the last writeback request ended. */
   private flushedTo = 0;
+  /**
+   * File positions where each piece the writer began starts: a fresh entry's local header, or a raw range that does
+   * not continue the one before. Entries between two of these were copied in one range with the records moved alike:
+   * the read-back check reads these and the ends of the runs (verify-written.ts), not every header copied.
+   */
+  readonly pieceStarts: number[] = [];
 
   constructor(
     private readonly fd: number,
@@ -75,6 +81,7 @@ export class ZipWriter {
     }
     this.flushCopy();
     this.flush();
+    this.pieceStarts.push(this.position);
     this.pendingCopy = { fd: sourceFd, start, end };
   }
 
@@ -134,6 +141,7 @@ export class ZipWriter {
    */
   addEntry(fields: EntryFields, localExtra: ExtraField[], centralExtra: ExtraField[], data: Uint8Array): Uint8Array {
     const offset = this.size - this.base;
+    this.pieceStarts.push(this.size);
     this.push(encodeLocalHeader(fields, localExtra));
     this.push(data);
     const record = encodeCentralRecord(fields, centralExtra, offset);
@@ -159,6 +167,7 @@ export class ZipWriter {
   ): Promise<Uint8Array> {
     const offset = this.size - this.base;
     const headerAt = this.size;
+    this.pieceStarts.push(headerAt);
     const placeholder = encodeLocalHeader(fields, localExtra);
     this.push(placeholder);
     const sizes = await produce((chunk) => this.push(chunk));

@@ -123,6 +123,28 @@ describe('sync reads back the archive it wrote before replacing the zip', () => 
     expect(box.run(['status', '--json']).json.added).toStrictEqual(['new.txt']); // the edit is still there to sync
   });
 
+  it('reads back every copied header when the zip was written since its base, not only the ends of each run', () => {
+    // Forty entries copied as one run: a sync whose zip was not written since reads back only the run's ends. This zip
+    // was written (its mtime moved), so the damaged header in the middle of the run is read, and refused.
+    const entries = Array.from({ length: 40 }, (_, i) => ({
+      name: `f${String(i).padStart(2, '0')}.txt`,
+      data: `${i}\n`,
+    }));
+    const good = rawZip(entries);
+    const zip = writeZip(box.dir, 'reports.zip', good);
+    const root = box.run(['open', zip, '--json']).json.workspace_path;
+    fs.writeFileSync(path.join(root, 'new.txt'), 'an edit to sync');
+    const damaged = Buffer.from(good);
+    damaged.writeUInt16LE(200, damaged.indexOf('f20.txt') - 30 + 28); // runs into f21.txt
+    fs.writeFileSync(zip, damaged);
+    const later = new Date(Date.now() + 5000);
+    fs.utimesSync(zip, later, later);
+    const result = box.run(['sync', '--json']);
+    expect(result.json?.error?.code).toBe('SYNC_FAILED');
+    expect(result.json.error.message).toContain('Entry "f20.txt" has data running');
+    expect(box.run(['status', '--json']).json.added).toStrictEqual(['new.txt']);
+  });
+
   it(
     `writes a fresh folder entry when the zip changed under a forced sync, instead of copying a ` +
       `lie${REFERENCE_WHY}`,
