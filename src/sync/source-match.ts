@@ -67,5 +67,6 @@ export function originalInPlace(directory: PackedDirectory, record: EntryRecord)
   if (directory.field32(index, 16) !== record.crc32) return undefined;
   if (directory.compressedSize(index) !== record.compressed_size || directory.method(index) !== record.method)
     return undefined;
-  return (directory.plainName(index) ?? directory.entry(index).name) === record.name ? index : undefined;
+  const plain = directory.hasPlainName(index, record.name);
+  return (plain ?? directory.entry(index).name === record.name) ? index : undefined;
 }

@@ -61,6 +61,10 @@ describe('the packed directory', () => {
           ]);
           const plain = packed.plainName(i);
           if (plain !== undefined) expect(plain).toBe(entry.name);
+          // Compared in place exactly where plainName reads the name, and then as the parsed name compares.
+          expect(packed.hasPlainName(i, entry.name)).toBe(plain === undefined ? undefined : true);
+          expect(packed.hasPlainName(i, `${entry.name}x`)).toBe(plain === undefined ? undefined : false);
+          expect(packed.hasPlainName(i, entry.name.slice(0, -1))).toBe(plain === undefined ? undefined : false);
           expect(packed.record(i)).toEqual(source.read(entry.centralOffset, entry.centralLength));
         });
         // Where each entry's raw bytes end: the next local header in file order, or the directory.
