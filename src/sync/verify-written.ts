@@ -48,17 +48,10 @@ export function verifyWritten(
     if (directory.count !== entriesWritten)
       throw new Error(`its central directory holds ${directory.count} entries, not the ${entriesWritten} written`);
     const ends = directory.byOffset();
-    const starts = options.pieceStarts && new Set(options.pieceStarts);
-    // The first and last entries, each piece's first, and the last before a piece begins.
-    const read = (k: number) =>
-      !starts ||
-      k === 0 ||
-      k === ends.length - 1 ||
-      starts.has(directory.localHeaderOffset(ends[k]!)) ||
-      starts.has(directory.localHeaderOffset(ends[k + 1]!));
+    const read = options.pieceStarts ? piecesEnds(directory, ends, options.pieceStarts) : undefined;
     let hole = 0;
     for (let k = 0; k < ends.length; k++) {
-      if (!read(k)) continue;
+      if (read && !read.has(k)) continue;
       const at = directory.localHeaderOffset(ends[k]!);
       while (hole < holes.length && holes[hole]!.end <= at) hole++;
       // Its header and name, and room for the longest extra field: any of that in a hole, and it is not read.
@@ -70,6 +63,26 @@ export function verifyWritten(
     }
     return directory;
   });
+}
+
+/**
+ * The entries (by place in file order, `ends`) whose headers are read when only the pieces are: the first and last,
+ * each piece's first, and the one before it (the last of the run before). Found by a binary search per piece, not a
+ * look at every entry.
+ */
+function piecesEnds(directory: PackedDirectory, ends: Uint32Array, starts: readonly number[]): Set<number> {
+  const read = new Set([0, ends.length - 1]);
+  for (const start of starts) {
+    let [low, high] = [0, ends.length - 1];
+    while (low < high) {
+      const middle = (low + high + 1) >>> 1;
+      if (directory.localHeaderOffset(ends[middle]!) <= start) low = middle;
+      else high = middle - 1;
+    }
+    read.add(low);
+    if (low > 0) read.add(low - 1);
+  }
+  return read;
 }
 
 function checked<T>(file: string, entriesWritten: number, check: (source: FileSource) => T): T {
