@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'bun:test';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { changedSince, fileVersion, sameVersion } from '../../src/sync/zip-identity.ts';
+import { changedSince, fileVersion, sameVersion, writtenSince } from '../../src/sync/zip-identity.ts';
 
 let dir: string;
 let zip: string;
@@ -55,5 +55,17 @@ describe("a zip's version", () => {
     fs.rmSync(zip);
     expect(changedSince(zip, before)).toBe(true);
     expect(sameVersion(undefined, undefined)).toBe(true);
+  });
+});
+
+describe('whether a zip was written since its base was recorded', () => {
+  it('is not when only a link moved its ctime, and is when a write moved its mtime, or it is gone', () => {
+    const recorded = fs.statSync(zip).mtimeMs;
+    fs.linkSync(zip, path.join(dir, 'base.zip'));
+    expect(writtenSince(fileVersion(zip), recorded)).toBe(false);
+    const later = new Date(Date.now() + 5000);
+    fs.utimesSync(zip, later, later);
+    expect(writtenSince(fileVersion(zip), recorded)).toBe(true);
+    expect(writtenSince(fileVersion(path.join(dir, 'gone.zip')), recorded)).toBe(true);
   });
 });
