@@ -37,7 +37,7 @@ export interface Base {
    * The entries the scan compares with the folder, in index order: every entry where all are on
    * disk; else those listed, and those at a path the folder has (`onDisk`: what the scan found).
    */
-  compared(onDisk: ReadonlyMap<string, unknown>): EntryRecord[];
+  compared(onDisk: ReadonlyMap<string, { kind: string }>): EntryRecord[];
   /** Whether the entries not compared include stored folders (the archive's convention for new folders). */
   untouchedStoreFolders(): boolean;
   /** Whether folder `dir` is one the untouched entries imply or store. */

@@ -8,7 +8,7 @@
  */
 import { ZipfsError } from '../base/errors.ts';
 import { param, invocation } from '../base/message-marks.ts';
-import type { ItemType } from '../rules/item-type.ts';
+import { foldersOf, type ItemType } from '../rules/item-type.ts';
 import { countEntries } from '../session/entry-count.ts';
 import type { LazyEntries } from '../session/lazy-entries.ts';
 import { centralFileFacts } from '../session/lazy-integrity.ts';
@@ -46,13 +46,17 @@ export class LazyBase implements Base {
     return this.manifest.lazy?.() ?? lazyEntriesAt(this.dir, this.manifest.session);
   }
 
-  compared(onDisk: ReadonlyMap<string, unknown>): EntryRecord[] {
+  compared(onDisk: ReadonlyMap<string, { kind: string }>): EntryRecord[] {
     const { entries } = this.manifest;
     const known = new Set(entries.map((entry) => entry.path));
     const tracked = new Set(entries.map((entry) => entry.index));
+    // The folders on the way to the listed entries, which extracting them made: the base has no file or link there
+    // (open refused one where an entry needs a folder), at most a folder entry, and such an entry on disk as a folder
+    // is unchanged, as untouched entries are. Looked up, each made status and sync load every entry's path.
+    const ways = foldersOf(entries);
     const found: EntryRecord[] = [];
-    for (const relative of onDisk.keys()) {
-      if (known.has(relative)) continue;
+    for (const [relative, observed] of onDisk) {
+      if (known.has(relative) || (observed.kind === 'dir' && ways.has(relative))) continue;
       const lazy = this.index(); // loaded only when such a path is there
       const index = lazy.indexOf(relative);
       if (index >= 0 && !tracked.has(index)) found.push(lazy.record(index));
@@ -90,12 +94,14 @@ export class LazyBase implements Base {
     for (let i = 0; i < lazy.count; i++) if (!listed.has(i)) visit(lazy.paths[i]!, lazy.type(i));
   }
 
+  /** The directory and the manifest's lines against each other: no index of every path, which a sync may not need. */
   verify(): void {
-    this.manifest.lazy?.();
+    this.manifest.central?.();
   }
 
   release(): void {
     this.manifest.lazy = undefined;
+    this.manifest.central = undefined;
     forgetLazyEntries();
   }
 
