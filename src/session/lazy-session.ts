@@ -46,6 +46,11 @@ export function lazyEntriesAt(dir: string, record: SessionRecord): LazyEntries {
   return cached.lazy;
 }
 
+/** The entries of the lazy session in `dir` if they are loaded already (a warm server's), else undefined. */
+export function loadedLazyEntries(dir: string, record: SessionRecord): LazyEntries | undefined {
+  return cached?.key === centralKey(dir, record) ? cached.lazy : undefined;
+}
+
 /** The directory of the lazy session in `dir`, checked against its record, without placing every entry's path. */
 export function centralAt(dir: string, record: SessionRecord): PackedDirectory {
   const key = centralKey(dir, record);

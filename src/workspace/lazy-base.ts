@@ -12,8 +12,9 @@ import { foldersOf, type ItemType } from '../rules/item-type.ts';
 import { countEntries } from '../session/entry-count.ts';
 import type { LazyEntries } from '../session/lazy-entries.ts';
 import { centralFileFacts } from '../session/lazy-integrity.ts';
-import { forgetLazyEntries, lazyEntriesAt } from '../session/lazy-session.ts';
-import type { EntryRecord, SessionRecord } from '../session/manifest.ts';
+import { centralAt, forgetLazyEntries, lazyEntriesAt, loadedLazyEntries } from '../session/lazy-session.ts';
+import { FEW_PATHS, findPlaced } from '../session/lazy-lookup.ts';
+import { entryRecord, type EntryRecord, type SessionRecord } from '../session/manifest.ts';
 import type { Manifest } from '../session/read-manifest.ts';
 import type { PackedDirectory } from '../zip/index.ts';
 import type { Base, OnDisk, WrittenChecks } from './base.ts';
@@ -49,19 +50,33 @@ export class LazyBase implements Base {
   compared(onDisk: ReadonlyMap<string, { kind: string }>): EntryRecord[] {
     const { entries } = this.manifest;
     const known = new Set(entries.map((entry) => entry.path));
-    const tracked = new Set(entries.map((entry) => entry.index));
     // The folders on the way to the listed entries, which extracting them made: the base has no file or link there
     // (open refused one where an entry needs a folder), at most a folder entry, and such an entry on disk as a folder
     // is unchanged, as untouched entries are. Looked up, each made status and sync load every entry's path.
     const ways = foldersOf(entries);
-    const found: EntryRecord[] = [];
-    for (const [relative, observed] of onDisk) {
-      if (known.has(relative) || (observed.kind === 'dir' && ways.has(relative))) continue;
-      const lazy = this.index(); // loaded only when such a path is there
-      const index = lazy.indexOf(relative);
-      if (index >= 0 && !tracked.has(index)) found.push(lazy.record(index));
-    }
+    const unknown = new Set<string>();
+    for (const [relative, observed] of onDisk)
+      if (!known.has(relative) && !(observed.kind === 'dir' && ways.has(relative))) unknown.add(relative);
+    if (unknown.size === 0) return entries;
+    const tracked = new Set(entries.map((entry) => entry.index));
+    const found = this.lookUp(unknown).filter((record) => !tracked.has(record.index));
     return found.length === 0 ? entries : [...entries, ...found].sort((a, b) => a.index - b.index);
+  }
+
+  /**
+   * The base's entries at these paths: from the index when a warm server holds it or there are many, else in one
+   * pass over the directory (lazy-lookup.ts), which places no path but theirs.
+   */
+  private lookUp(paths: ReadonlySet<string>): EntryRecord[] {
+    const loaded = this.manifest.lazy && loadedLazyEntries(this.dir, this.manifest.session);
+    if (loaded || paths.size > FEW_PATHS) {
+      const lazy = this.index(); // the lines checked against it
+      return [...paths].map((relative) => lazy.indexOf(relative)).flatMap((i) => (i >= 0 ? [lazy.record(i)] : []));
+    }
+    const directory = this.manifest.central?.() ?? centralAt(this.dir, this.manifest.session);
+    return [...findPlaced(directory, paths)].map(([relative, { index, type }]) =>
+      entryRecord(directory.entry(index), relative, type),
+    );
   }
 
   untouchedStoreFolders(): boolean {
