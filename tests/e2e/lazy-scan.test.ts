@@ -21,6 +21,9 @@ const ENTRIES: RawEntry[] = [
   // folders implied, not stored
   { name: 'x/y/z.txt', data: 'zed\n', method: 8, unixMode: 0o100644 },
   { name: 'top.txt', data: 'top\n', method: 0, unixMode: 0o100644 },
+  // not a plain ASCII name: placed as open places it, not by its bytes
+  { name: 'notes/café.txt', data: 'au lait\n', method: 8, unixMode: 0o100644, flags: 0x800 },
+  ...Array.from({ length: 40 }, (_, i) => ({ name: `many/m${i}.txt`, data: `m${i}\n`, method: 8 as const })),
 ];
 
 let box: ReturnType<typeof sandbox>;
@@ -54,7 +57,12 @@ describe('a lazy session with one file extracted', () => {
     fs.writeFileSync(central(), Buffer.alloc(intact.length, 0x5a));
     const status = box.run(['status', '-s', 'big', '--json']);
     expect(status.code).toBe(0);
-    expect(status.json).toMatchObject({ modified: ['docs/sub/a.txt'], added: [], deleted: [], unchanged_count: 5 });
+    expect(status.json).toMatchObject({
+      modified: ['docs/sub/a.txt'],
+      added: [],
+      deleted: [],
+      unchanged_count: ENTRIES.length - 1,
+    });
     // A sync still checks it before trusting the base, and writes nothing.
     const before = sha(zip);
     const sync = box.run(['sync', '-s', 'big', '--json']);
@@ -71,7 +79,10 @@ describe('a lazy session with one file extracted', () => {
     const written = rawEntries(zip);
     expect(written.order).toEqual(ENTRIES.map((entry) => entry.name));
     expect(written.entries.get('docs/sub/a.txt')!.content.toString()).toBe('alpha\nserver.port=9090\n');
-    expect(box.run(['status', '-s', 'big', '--json']).json).toMatchObject({ modified: [], unchanged_count: 6 });
+    expect(box.run(['status', '-s', 'big', '--json']).json).toMatchObject({
+      modified: [],
+      unchanged_count: ENTRIES.length,
+    });
   });
 
   it('a folder of the zip emptied, or replaced by a file, is still seen as a change', () => {
@@ -92,5 +103,27 @@ describe('a lazy session with one file extracted', () => {
     expect(box.run(['sync', '-s', 'big', '--json']).json.synced).toBe(true);
     expect(listed()).toEqual(['docs/new', 'docs/sub/a.txt', 'x/y/z.txt']);
     expect(rawEntries(zip).order).toEqual([...ENTRIES.map((entry) => entry.name), 'docs/new/']);
+  });
+});
+
+describe('files written at the paths of entries never extracted', () => {
+  it('are those entries, changed, whether a few (found in one pass) or many (through the index)', () => {
+    const contents = path.join(dir, 'contents');
+    fs.mkdirSync(path.join(contents, 'notes'));
+    fs.writeFileSync(path.join(contents, 'notes', 'café.txt'), 'noir\n');
+    expect(box.run(['status', '-s', 'big', '--json']).json).toMatchObject({
+      modified: ['docs/sub/a.txt', 'notes/café.txt'],
+      added: [],
+    });
+    // More than one pass looks for: the same answer from the index of every path.
+    fs.mkdirSync(path.join(contents, 'many'));
+    for (let i = 0; i < 40; i++) fs.writeFileSync(path.join(contents, 'many', `m${i}.txt`), `m${i}, changed\n`);
+    fs.writeFileSync(path.join(contents, 'many', 'extra.txt'), 'new\n');
+    const status = box.run(['status', '-s', 'big', '--json', '--limit', '100']).json;
+    expect(status.modified).toHaveLength(42);
+    expect(status.added).toEqual(['many/extra.txt']);
+    expect(box.run(['sync', '-s', 'big', '--json']).json).toMatchObject({ files_modified: 42, files_added: 1 });
+    expect(rawEntries(zip).entries.get('notes/café.txt')!.content.toString()).toBe('noir\n');
+    expect(rawEntries(zip).entries.get('many/m39.txt')!.content.toString()).toBe('m39, changed\n');
   });
 });
