@@ -43,4 +43,38 @@ export function findPlaced(
   return found;
 }
 
+/**
+ * Calls `visit` with each entry (but those in `skip`) at, on the way to, or below one of the `near` paths (at most
+ * FEW_PATHS), and maybe others: in one pass, a plain name compared with them in place, no string made for the rest.
+ */
+export function forEachNear(
+  directory: PackedDirectory,
+  near: readonly string[],
+  skip: ReadonlySet<number>,
+  visit: (path: string, type: ItemType) => void,
+): void {
+  const region = directory.region;
+  // Whether the plain name at `start` (a folder's trailing slash left off) and `relative` are one path, or one is
+  // a folder of the other: their common length the same bytes, a slash or the end after it in the longer.
+  const related = (start: number, length: number, relative: string) => {
+    const common = Math.min(length, relative.length);
+    for (let k = 0; k < common; k++) if (region[start + k] !== relative.charCodeAt(k)) return false;
+    if (length === relative.length) return true;
+    return length < relative.length ? relative.charCodeAt(length) === SLASH : region[start + common] === SLASH;
+  };
+  for (let index = 0; index < directory.count; index++) {
+    if (skip.has(index)) continue;
+    if (plainPath(directory, index)) {
+      const start = directory.nameStart(index);
+      let length = directory.nameLength(index);
+      if (region[start + length - 1] === SLASH) length--;
+      let any = false;
+      for (let n = 0; n < near.length && !any; n++) any = related(start, length, near[n]!);
+      if (!any) continue;
+    }
+    const placed = placeOf(directory, index);
+    visit(placed.path, placed.type);
+  }
+}
+
 const SLASH = 0x2f;

@@ -46,8 +46,15 @@ export interface Base {
   whole(): EntryRecord[];
   /** What of the base is on disk (the rest is only in the zip); undefined when every entry is. */
   onDisk(compared: readonly EntryRecord[]): OnDisk | undefined;
-  /** Each entry not in `compared` (sync keeps it as it is). */
-  forEachUntouched(compared: readonly EntryRecord[], visit: (path: string, type: ItemType) => void): void;
+  /**
+   * Each entry not in `compared` (sync keeps it as it is); with `near`, those at, on the way to or below one of these
+   * paths at least (a new path's clashes), the others maybe left out.
+   */
+  forEachUntouched(
+    compared: readonly EntryRecord[],
+    visit: (path: string, type: ItemType) => void,
+    near?: readonly string[],
+  ): void;
   /** Checks what the base is read from before a sync trusts it (a lazy session's directory against its manifest). */
   verify(): void;
   /** Lets go of what the scan loaded (a sync's writing must not hold a million-entry index too). */

@@ -13,7 +13,7 @@ import { countEntries } from '../session/entry-count.ts';
 import type { LazyEntries } from '../session/lazy-entries.ts';
 import { centralFileFacts } from '../session/lazy-integrity.ts';
 import { centralAt, forgetLazyEntries, lazyEntriesAt, loadedLazyEntries } from '../session/lazy-session.ts';
-import { FEW_PATHS, findPlaced } from '../session/lazy-lookup.ts';
+import { FEW_PATHS, findPlaced, forEachNear } from '../session/lazy-lookup.ts';
 import { entryRecord, type EntryRecord, type SessionRecord } from '../session/manifest.ts';
 import type { Manifest } from '../session/read-manifest.ts';
 import type { PackedDirectory } from '../zip/index.ts';
@@ -103,8 +103,18 @@ export class LazyBase implements Base {
     };
   }
 
-  forEachUntouched(compared: readonly EntryRecord[], visit: (path: string, type: ItemType) => void): void {
+  forEachUntouched(
+    compared: readonly EntryRecord[],
+    visit: (path: string, type: ItemType) => void,
+    near?: readonly string[],
+  ): void {
     const listed = new Set(compared.map((entry) => entry.index));
+    // A few paths' neighbours: one pass over the directory, no index of every path (lazy-lookup.ts).
+    if (near && near.length <= FEW_PATHS && !loadedLazyEntries(this.dir, this.manifest.session)) {
+      const directory = this.manifest.central?.() ?? centralAt(this.dir, this.manifest.session);
+      forEachNear(directory, near, listed, visit);
+      return;
+    }
     const lazy = lazyEntriesAt(this.dir, this.manifest.session);
     for (let i = 0; i < lazy.count; i++) if (!listed.has(i)) visit(lazy.paths[i]!, lazy.type(i));
   }

@@ -127,3 +127,23 @@ describe('files written at the paths of entries never extracted', () => {
     expect(rawEntries(zip).entries.get('many/m39.txt')!.content.toString()).toBe('m39, changed\n');
   });
 });
+
+describe('a new path beside entries never extracted', () => {
+  it('is checked against those on its way or below it only, and a clash is still refused', () => {
+    const contents = path.join(dir, 'contents');
+    // x/y is a folder the zip implies (x/y/z.txt, never extracted): a file there cannot be written.
+    fs.mkdirSync(path.join(contents, 'x'));
+    fs.writeFileSync(path.join(contents, 'x', 'y'), 'a file\n');
+    const before = sha(zip);
+    const refused = box.run(['sync', '-s', 'big', '--json']).json;
+    expect(refused.error.message).toContain(
+      '"x/y" is a file in the workspace, but "x/y/z.txt", only in the zip (never extracted), needs it to be a folder',
+    );
+    expect(sha(zip)).toBe(before);
+    fs.rmSync(path.join(contents, 'x'), { recursive: true });
+    fs.mkdirSync(path.join(contents, 'many'));
+    fs.writeFileSync(path.join(contents, 'many', 'm0.txt.new'), 'beside\n');
+    expect(box.run(['sync', '-s', 'big', '--json']).json).toMatchObject({ synced: true, files_added: 1 });
+    expect(rawEntries(zip).order.at(-1)).toBe('many/m0.txt.new');
+  });
+});
