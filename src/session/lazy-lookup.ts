@@ -45,13 +45,14 @@ export function findPlaced(
 
 /**
  * Calls `visit` with each entry (but those in `skip`) at, on the way to, or below one of the `near` paths (at most
- * FEW_PATHS), and maybe others: in one pass, a plain name compared with them in place, no string made for the rest.
+ * FEW_PATHS), and maybe others, until it returns false: in one pass, a plain name compared with them in place, no
+ * string made for the rest.
  */
 export function forEachNear(
   directory: PackedDirectory,
   near: readonly string[],
   skip: ReadonlySet<number>,
-  visit: (path: string, type: ItemType) => void,
+  visit: (path: string, type: ItemType) => boolean | void,
 ): void {
   const region = directory.region;
   // Whether the plain name at `start` (a folder's trailing slash left off) and `relative` are one path, or one is
@@ -73,8 +74,22 @@ export function forEachNear(
       if (!any) continue;
     }
     const placed = placeOf(directory, index);
-    visit(placed.path, placed.type);
+    if (visit(placed.path, placed.type) === false) return;
   }
+}
+
+/** Whether the directory stores a folder entry (a jar, most zip tools) rather than implying its folders. */
+export function storesFolders(directory: PackedDirectory): boolean {
+  const region = directory.region;
+  for (let index = 0; index < directory.count; index++) {
+    if (plainPath(directory, index)) {
+      if (region[directory.nameStart(index) + directory.nameLength(index) - 1] === SLASH) return true;
+      continue;
+    }
+    const placed = placeOf(directory, index);
+    if (placed.type === 'dir' && placed.path !== '') return true; // '': a root entry ("./"), no folder
+  }
+  return false;
 }
 
 const SLASH = 0x2f;

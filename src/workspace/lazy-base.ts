@@ -13,12 +13,14 @@ import { countEntries } from '../session/entry-count.ts';
 import type { LazyEntries } from '../session/lazy-entries.ts';
 import { centralFileFacts } from '../session/lazy-integrity.ts';
 import { centralAt, forgetLazyEntries, lazyEntriesAt, loadedLazyEntries } from '../session/lazy-session.ts';
-import { FEW_PATHS, findPlaced, forEachNear } from '../session/lazy-lookup.ts';
+import { FEW_PATHS, findPlaced, forEachNear, storesFolders } from '../session/lazy-lookup.ts';
 import { entryRecord, type EntryRecord, type SessionRecord } from '../session/manifest.ts';
 import type { Manifest } from '../session/read-manifest.ts';
 import type { PackedDirectory } from '../zip/index.ts';
 import type { Base, OnDisk, WrittenChecks } from './base.ts';
 import { lazyReopenFacts } from './reopen-check.ts';
+
+const NONE: ReadonlySet<number> = new Set();
 
 export class LazyBase implements Base {
   readonly limitsOn = 'extracted';
@@ -55,8 +57,12 @@ export class LazyBase implements Base {
     // is unchanged, as untouched entries are. Looked up, each made status and sync load every entry's path.
     const ways = foldersOf(entries);
     const unknown = new Set<string>();
-    for (const [relative, observed] of onDisk)
-      if (!known.has(relative) && !(observed.kind === 'dir' && ways.has(relative))) unknown.add(relative);
+    this.waysOnDisk = [];
+    for (const [relative, observed] of onDisk) {
+      if (known.has(relative)) continue;
+      if (observed.kind === 'dir' && ways.has(relative)) this.waysOnDisk.push(relative);
+      else unknown.add(relative);
+    }
     if (unknown.size === 0) return entries;
     const tracked = new Set(entries.map((entry) => entry.index));
     const found = this.lookUp(unknown).filter((record) => !tracked.has(record.index));
@@ -68,23 +74,45 @@ export class LazyBase implements Base {
    * pass over the directory (lazy-lookup.ts), which places no path but theirs.
    */
   private lookUp(paths: ReadonlySet<string>): EntryRecord[] {
-    const loaded = this.manifest.lazy && loadedLazyEntries(this.dir, this.manifest.session);
-    if (loaded || paths.size > FEW_PATHS) {
+    const directory = paths.size <= FEW_PATHS ? this.forOnePass() : undefined;
+    if (!directory) {
       const lazy = this.index(); // the lines checked against it
       return [...paths].map((relative) => lazy.indexOf(relative)).flatMap((i) => (i >= 0 ? [lazy.record(i)] : []));
     }
-    const directory = this.manifest.central?.() ?? centralAt(this.dir, this.manifest.session);
     return [...findPlaced(directory, paths)].map(([relative, { index, type }]) =>
       entryRecord(directory.entry(index), relative, type),
     );
   }
 
+  /** The folders on disk the last compare left out as on the way to listed entries (onDisk counts them in). */
+  private waysOnDisk: string[] = [];
+
+  /** Passes over the directory made instead of loading the index: past FEW_PATHS of them, its sorting pays. */
+  private passes = 0;
+
+  /**
+   * The directory, checked with the manifest's lines, for one more pass over it (lazy-lookup.ts); undefined when the
+   * index is the better way: a warm server holds it, or enough passes were made.
+   */
+  private forOnePass(): PackedDirectory | undefined {
+    if (this.passes++ >= FEW_PATHS || loadedLazyEntries(this.dir, this.manifest.session)) return undefined;
+    return this.manifest.central?.() ?? centralAt(this.dir, this.manifest.session);
+  }
+
   untouchedStoreFolders(): boolean {
-    return this.index().storesFolders();
+    const directory = this.forOnePass();
+    return directory ? storesFolders(directory) : this.index().storesFolders();
   }
 
   untouchedHaveFolder(dir: string): boolean {
-    return this.index().hasFolder(dir);
+    const directory = this.forOnePass();
+    if (!directory) return this.index().hasFolder(dir);
+    let has = false;
+    forEachNear(directory, [dir], NONE, (path, type) => {
+      has = (path === dir && type === 'dir') || path.startsWith(`${dir}/`);
+      return !has;
+    });
+    return has;
   }
 
   /** Every entry, those the manifest lists as it has them: a million records at a million entries. */
@@ -97,10 +125,18 @@ export class LazyBase implements Base {
   }
 
   onDisk(compared: readonly EntryRecord[]): OnDisk {
-    return {
-      indexes: new Set(compared.map((entry) => entry.index)),
-      paths: new Set(compared.map((entry) => entry.path)),
-    };
+    const indexes = new Set(compared.map((entry) => entry.index));
+    const paths = new Set(compared.map((entry) => entry.path));
+    // The folder entries on the way to those, which the compare left out, are on disk too: a merge takes the zip's
+    // side there (a folder the zip made a file). A merge holds every entry anyway (whole).
+    const lazy = this.waysOnDisk.length > 0 ? this.index() : undefined;
+    for (const relative of this.waysOnDisk) {
+      const index = lazy!.indexOf(relative);
+      if (index < 0 || indexes.has(index)) continue;
+      indexes.add(index);
+      paths.add(relative);
+    }
+    return { indexes, paths };
   }
 
   forEachUntouched(
@@ -110,9 +146,9 @@ export class LazyBase implements Base {
   ): void {
     const listed = new Set(compared.map((entry) => entry.index));
     // A few paths' neighbours: one pass over the directory, no index of every path (lazy-lookup.ts).
-    if (near && near.length <= FEW_PATHS && !loadedLazyEntries(this.dir, this.manifest.session)) {
-      const directory = this.manifest.central?.() ?? centralAt(this.dir, this.manifest.session);
-      forEachNear(directory, near, listed, visit);
+    const directory = near && near.length <= FEW_PATHS ? this.forOnePass() : undefined;
+    if (directory) {
+      forEachNear(directory, near!, listed, visit);
       return;
     }
     const lazy = lazyEntriesAt(this.dir, this.manifest.session);

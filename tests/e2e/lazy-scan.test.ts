@@ -134,6 +134,8 @@ describe('a new path beside entries never extracted', () => {
     // x/y is a folder the zip implies (x/y/z.txt, never extracted): a file there cannot be written.
     fs.mkdirSync(path.join(contents, 'x'));
     fs.writeFileSync(path.join(contents, 'x', 'y'), 'a file\n');
+    // x is a folder of the zip's too (implied by x/y/z.txt): not a new one.
+    expect(box.run(['status', '-s', 'big', '--json']).json.added).toEqual(['x/y']);
     const before = sha(zip);
     const refused = box.run(['sync', '-s', 'big', '--json']).json;
     expect(refused.error.message).toContain(
