@@ -35,7 +35,8 @@ export interface Base {
   readonly count: number;
   /**
    * The entries the scan compares with the folder, in index order: every entry where all are on
-   * disk; else those listed, and those at a path the folder has (`onDisk`: what the scan found).
+   * disk; else those listed, and those at a path the folder has (`onDisk`: what the scan found),
+   * but for a folder on the way to a listed one (a folder entry there is unchanged, as if untouched).
    */
   compared(onDisk: ReadonlyMap<string, { kind: string }>): EntryRecord[];
   /** Whether the entries not compared include stored folders (the archive's convention for new folders). */
