@@ -181,9 +181,14 @@ export class LazyBase implements Base {
    * The new archive put through a lazy open's checks (the session reopens as it was opened);
    * completes the next session record from it, and returns the directory's bytes for the next central.bin.
    */
-  checkWritten(directory: PackedDirectory, next: SessionRecord, { rules }: WrittenChecks): Uint8Array {
+  checkWritten(directory: PackedDirectory, next: SessionRecord, { rules, namesKept }: WrittenChecks): Uint8Array {
     const facts = lazyReopenFacts(directory, rules);
-    const { files, folders } = countEntries(directory);
+    // The base's names, as many as it had: the same names, so the same files and folders, counted at open or the
+    // last sync (a pass over a million names otherwise).
+    const same = namesKept === true && directory.count === this.count;
+    const { files, folders } = same
+      ? { files: this.record.file_count, folders: this.record.dir_count }
+      : countEntries(directory);
     const central = directory.region.subarray(0, directory.centralEnd - directory.centralStart);
     // Every entry of the new archive was written by this sync or checked as it was copied (copy-check.ts).
     Object.assign(next, {

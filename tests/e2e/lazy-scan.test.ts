@@ -40,6 +40,10 @@ beforeEach(() => {
 afterEach(() => box.cleanup());
 
 const central = () => path.join(dir, 'central.bin');
+const FILES = ENTRIES.filter((entry) => !entry.name.endsWith('/')).length;
+/** The session's file count, as `sessions` says it. */
+const fileCount = () =>
+  box.run(['sessions', '--json']).json.sessions.find((s: { name: string }) => s.name === 'big').file_count;
 /** The paths the manifest lists (its lines after the session record). */
 const listed = () =>
   fs
@@ -83,6 +87,8 @@ describe('a lazy session with one file extracted', () => {
       modified: [],
       unchanged_count: ENTRIES.length,
     });
+    // The same names as the base's: the counts are the base's, not counted again.
+    expect(fileCount()).toBe(FILES);
   });
 
   it('a folder of the zip emptied, or replaced by a file, is still seen as a change', () => {
@@ -147,5 +153,6 @@ describe('a new path beside entries never extracted', () => {
     fs.writeFileSync(path.join(contents, 'many', 'm0.txt.new'), 'beside\n');
     expect(box.run(['sync', '-s', 'big', '--json']).json).toMatchObject({ synced: true, files_added: 1 });
     expect(rawEntries(zip).order.at(-1)).toBe('many/m0.txt.new');
+    expect(fileCount()).toBe(FILES + 1);
   });
 });
