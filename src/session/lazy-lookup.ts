@@ -1,9 +1,10 @@
 /**
  * Entries of a lazy session found by path without an index of every path (lazy-entries.ts,
  * LazyEntries): one pass over the directory's records, each name's bytes compared with the few
- * paths wanted in place, no string made but for a match or a name that is not plain. For the few paths a scan finds on disk that the manifest does
- * not list (a file written at an entry's path without extracting it, a new folder): the index
- * places and sorts every path, a million strings at a million entries.
+ * paths wanted in place, no string made but for a match or a name that is not plain. For the few
+ * paths a scan finds on disk that the manifest does not list (a file written at an entry's path
+ * without extracting it, a new folder) and a sync's new paths: the index places and sorts every
+ * path, a million strings at a million entries.
  */
 import type { PackedDirectory } from '../zip/index.ts';
 import type { ItemType } from '../rules/item-type.ts';
