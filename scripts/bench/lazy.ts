@@ -4,7 +4,8 @@
  * open --lazy against unzip extracting and Python's zipfile listing the same archive; a warm
  * zipfs_read of 4 KB from a lazy session against the same read from an extracted one; grep of a
  * lazy session against `unzip -p | grep -c`; sync of one changed entry, lazy against eager; and peak
- * memory of open, status and sync as the entry count grows tenfold, lazy and eager.
+ * memory of open, status and sync as the entry count grows tenfold, lazy and eager; and a one-file change through
+ * `zipfs exec`, eager, --lazy and --only, against zip -u (exec-edit.ts).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -13,6 +14,7 @@ import { entriesMemory, type EntriesRun } from './entries-memory.ts';
 import { mcpReadLatencies } from './mcp-latency.ts';
 import { median } from './report.ts';
 import { runOnce, runRounds, type Contender, type Measured } from './rounds.ts';
+import { execEditReport } from './exec-edit.ts';
 
 export interface LazyBench {
   binary: string;
@@ -276,6 +278,25 @@ export async function lazyReport(o: LazyBench): Promise<string> {
     `largest ${mib(peak)} at ${withCommas(o.many[1].entries)}` +
     (o.many[1].entries >= 1_000_000 ? ` (target: under 300 MiB: ${verdict(peak < 300 * 1024)})` : '');
 
+  // 6. A CI job's one change through exec, eager, --lazy and --only, against zip -u (exec-edit.ts).
+  const execSections: string[] = [];
+  if (o.peers.has('zip')) {
+    const sourceMember = (() => {
+      const at = new FileSource(o.source);
+      try {
+        return readCentralDirectory(at).entries.find((e) => !e.isDirectory && e.uncompressedSize > 0)!.name;
+      } finally {
+        at.close();
+      }
+    })();
+    const runs = [
+      { archive: o.source, member: sourceMember, label: `source tree (${fileSize(o.source)})`, eagerOnce: false },
+      { archive: o.many[0].archive, member, label: `${withCommas(o.many[0].entries)} tiny entries`, eagerOnce: true },
+    ];
+    for (const run of runs)
+      execSections.push(execEditReport({ binary: o.binary, scratch: o.scratch, rounds: o.rounds, ...run }));
+  } else execSections.push('exec of a one-file change: zip (Info-ZIP) is not installed, no reference\n');
+
   const ratioCell = (row: Row) =>
     row.ratio === undefined ? '-' : row.ratio < 0.1 ? `${row.ratio.toFixed(4)}x` : `${row.ratio.toFixed(2)}x`;
   const met = (row: Row) => (row.ratio === undefined ? '-' : row.ratio <= row.target ? 'yes' : '**no**');
@@ -297,5 +318,6 @@ export async function lazyReport(o: LazyBench): Promise<string> {
     '',
     summary,
     '',
+    ...execSections,
   ].join('\n');
 }

@@ -1,6 +1,8 @@
 /**
- * `zipfs exec ZIP [--merge] [--no-backup] [--keep-on-failure] -- COMMAND [ARGS...]`:
- * the one call a CI job needs. A private session of the zip is opened, COMMAND
+ * `zipfs exec ZIP [--merge] [--no-backup] [--keep-on-failure] [--lazy | --only PATH...] -- COMMAND [ARGS...]`:
+ * the one call a CI job needs. A private session of the zip is opened (everything extracted, as COMMAND may
+ * be any program; with --lazy nothing, or with --only what they name, for a COMMAND that works through
+ * zipfs or on those paths: the sync then scans and compares only what was extracted), COMMAND
  * runs in its workspace folder with ZIPFS_SESSION naming it (so `zipfs edit`,
  * `sed -i`, a build tool all work there), and then: COMMAND exited 0, the
  * changes are synced; it failed or was interrupted, they are discarded. The
@@ -23,9 +25,14 @@ export interface ExecOptions {
   merge: boolean;
   backup: boolean;
   keepOnFailure: boolean;
+  /** Open lazily: nothing extracted, but what COMMAND changes through zipfs (or `only` names). */
+  lazy: boolean;
+  /** Paths or globs extracted at open; the rest stays in the zip (open's `only`). */
+  only: string[];
 }
 
-const USAGE = 'zipfs exec ZIP [-q] [--merge] [--no-backup] [--keep-on-failure] -- COMMAND [ARGS...]';
+const USAGE =
+  'zipfs exec ZIP [-q] [--merge] [--no-backup] [--keep-on-failure] [--lazy | --only PATH...] -- COMMAND [ARGS...]';
 
 /** exec's flags as its help declares them (mode-help.ts), defaults included: citty reads them with these. */
 const EXEC_FLAGS: ArgsDef = Object.fromEntries(
@@ -41,9 +48,18 @@ export function parseExec(argv: string[]): ExecOptions {
   const own = cut < 0 ? argv : argv.slice(0, cut);
   const command = cut < 0 ? [] : argv.slice(cut + 1);
   // --backup: the default, as help shows it
-  const known = new Set(['--merge', '--backup', '--no-backup', '--keep-on-failure']);
-  const unknown = own.find((arg) => arg.startsWith('-') && !known.has(arg));
-  if (unknown) throw new ZipfsError('INVALID_INPUT', `Unknown option ${unknown} for exec. Usage: ${USAGE}`);
+  const known = new Set(['--merge', '--backup', '--no-backup', '--keep-on-failure', '--lazy']);
+  // --only takes a value, and is given once per path (citty keeps only the last of a repeated flag).
+  const only: string[] = [];
+  for (let i = 0; i < own.length; i++) {
+    const arg = own[i]!;
+    if (arg.startsWith('--only=')) only.push(arg.slice('--only='.length));
+    else if (arg === '--only' && i + 1 < own.length) only.push(own[++i]!);
+    else if (arg.startsWith('-') && !known.has(arg))
+      throw new ZipfsError('INVALID_INPUT', `Unknown option ${arg} for exec. Usage: ${USAGE}`);
+  }
+  if (only.some((pattern) => pattern === ''))
+    throw new ZipfsError('INVALID_INPUT', `Invalid input for exec: --only needs a path or glob. Usage: ${USAGE}`);
   const parsed = parseArgs(own, EXEC_FLAGS);
   const paths = parsed._;
   if (paths.length !== 1 || command.length === 0)
@@ -57,6 +73,8 @@ export function parseExec(argv: string[]): ExecOptions {
     merge: parsed.merge === true,
     backup: parsed.backup !== false,
     keepOnFailure: parsed['keep-on-failure'] === true,
+    lazy: parsed.lazy === true,
+    only,
   };
 }
 
@@ -94,7 +112,9 @@ export async function runExec(
   let status = 0;
   let opened: Record<string, unknown>;
   try {
-    opened = await run('open', { path: options.zip, name, create: false });
+    // Eager unless asked: COMMAND may be any program, and a lazy folder holds only what zipfs extracted.
+    const extract = options.only.length > 0 ? { only: options.only } : options.lazy ? { lazy: true } : {};
+    opened = await run('open', { path: options.zip, name, create: false, ...extract });
     // the runtime installs signal handlers from its event loop: let it, before the command can be signalled
     await Bun.sleep(0);
     if (!interrupted) {

@@ -90,10 +90,23 @@ export const MODE_HELP: Record<'mcp' | 'completion' | 'help' | 'exec', ModeHelp>
         type: 'boolean',
         description: 'Keep the session when COMMAND fails, for a look (zipfs status -s NAME)',
       },
+      lazy: {
+        type: 'boolean',
+        description:
+          'Extract nothing: for a COMMAND that works through zipfs (edit, write, grep...), which extracts what it ' +
+          'changes; the sync then scans only that',
+      },
+      only: {
+        type: 'string',
+        valueHint: 'PATH',
+        description: 'Extract only these paths or globs (repeatable), for a COMMAND that reads or edits just them',
+      },
       ...QUIET_FLAG,
     }),
     details: [
-      'Usage: zipfs exec ZIP [-q] [--merge] [--no-backup] [--keep-on-failure] -- COMMAND [ARGS...]',
+      'Usage: zipfs exec ZIP [-q] [--merge] [--no-backup] [--keep-on-failure] [--lazy | --only PATH...] -- COMMAND ' +
+        '[ARGS...]',
+      'Without --lazy or --only, everything is extracted first: COMMAND may be any program, and sees every file.',
       "Exit status: COMMAND's own (nothing synced unless it is 0; 130/143 when interrupted), or zipfs's error code " +
         'when the open or the sync fails (the session is then kept with the changes).',
       'CLI only: no MCP tool runs commands.',

@@ -195,12 +195,13 @@ export function lazyEntriesOf(
 }
 
 /**
- * The lazy entries of a session: its central.bin, read and indexed again (each call of the CLI is
- * a new process), once it is known to be the directory the session record describes (lazy-integrity.ts).
+ * A session's central.bin, read and parsed, once it is known to be the directory the session record describes
+ * (lazy-integrity.ts): its length, CRC-32 and entry count. No path is placed: that is loadLazyEntries's.
  */
-export function loadLazyEntries(dir: string, record: SessionRecord): LazyEntries {
+export function loadCentral(dir: string, record: SessionRecord): PackedDirectory {
   const facts = record.lazy!;
-  const region = new Uint8Array(fs.readFileSync(path.join(dir, CENTRAL_FILE)));
+  // The file's own bytes, not copied again into an array of their own (67 MB at a million entries).
+  const region: Uint8Array = fs.readFileSync(path.join(dir, CENTRAL_FILE));
   const fileProblem = centralFileProblem(region, facts);
   if (fileProblem) throw sessionDamaged(dir, fileProblem);
   let directory: PackedDirectory;
@@ -224,9 +225,28 @@ export function loadLazyEntries(dir: string, record: SessionRecord): LazyEntries
     facts,
   );
   if (countProblem) throw sessionDamaged(dir, countProblem);
+  return directory;
+}
+
+/**
+ * The lazy entries of a session: its central.bin (loadCentral, or the directory it gave already), each entry placed
+ * and indexed again (each call of the CLI is a new process).
+ */
+export function loadLazyEntries(
+  dir: string,
+  record: SessionRecord,
+  directory: PackedDirectory = loadCentral(dir, record),
+): LazyEntries {
   const { paths, codes } = placeEntries(directory, () => {}); // refused at open: nothing here to refuse again
   releasePhaseGarbage(paths.length);
-  return new LazyEntries(directory, paths, codes, facts.unrepresentable);
+  return new LazyEntries(directory, paths, codes, record.lazy!.unrepresentable);
+}
+
+/** Entry `index`'s workspace path and type, as open places it: one entry, where an index would place them all. */
+export function placeOf(directory: PackedDirectory, index: number): { path: string; type: ItemType } {
+  const placed = { paths: [''], codes: new Uint8Array(1) };
+  placeInto(directory, index, placed, 0, () => {});
+  return { path: placed.paths[0]!, type: TYPES[placed.codes[0]!]! };
 }
 
 /**
@@ -234,29 +254,41 @@ export function loadLazyEntries(dir: string, record: SessionRecord): LazyEntries
  * `refuse` does not stop gets a placeholder path no real path equals.
  */
 function placeEntries(directory: PackedDirectory, refuse: Refuse): { paths: string[]; codes: Uint8Array } {
-  const paths: string[] = new Array(directory.count);
-  const codes = new Uint8Array(directory.count);
-  for (let i = 0; i < directory.count; i++) {
-    // Most names are plain ASCII paths: placed straight from the record, without parsing it into an object.
-    if (plainPath(directory, i)) {
-      const plain = directory.latin1(directory.nameStart(i), directory.nameStart(i) + directory.nameLength(i));
-      const dir = plain.endsWith('/');
-      paths[i] = dir ? plain.slice(0, -1) : plain;
-      codes[i] = dir ? 1 : directory.isSymlink(i) ? 2 : 0;
-      continue;
-    }
-    const entry = directory.entry(i);
-    let place: { path: string; isDirectory: boolean };
-    try {
-      place = entryPath(entry.name);
-    } catch (error) {
-      if (!(error instanceof ZipfsError)) throw error;
-      refuse(error);
-      place = { path: `\0${i}`, isDirectory: false };
-    }
-    paths[i] = place.path;
-    const dir = place.isDirectory || entry.isDirectory;
-    codes[i] = dir ? 1 : entry.isSymlink ? 2 : 0;
+  const placed = { paths: new Array<string>(directory.count), codes: new Uint8Array(directory.count) };
+  for (let i = 0; i < directory.count; i++) placeInto(directory, i, placed, i, refuse);
+  return placed;
+}
+
+/** Entry `index` placed into `placed` at `at`: in arrays, not an object per entry (a million entries). */
+function placeInto(
+  directory: PackedDirectory,
+  index: number,
+  placed: { paths: string[]; codes: Uint8Array },
+  at: number,
+  refuse: Refuse,
+): void {
+  const { paths, codes } = placed;
+  // Most names are plain ASCII paths: placed straight from the record, without parsing it into an object.
+  if (plainPath(directory, index)) {
+    const plain = directory.latin1(
+      directory.nameStart(index),
+      directory.nameStart(index) + directory.nameLength(index),
+    );
+    const dir = plain.endsWith('/');
+    paths[at] = dir ? plain.slice(0, -1) : plain;
+    codes[at] = dir ? 1 : directory.isSymlink(index) ? 2 : 0;
+    return;
   }
-  return { paths, codes };
+  const entry = directory.entry(index);
+  let place: { path: string; isDirectory: boolean };
+  try {
+    place = entryPath(entry.name);
+  } catch (error) {
+    if (!(error instanceof ZipfsError)) throw error;
+    refuse(error);
+    place = { path: `\0${index}`, isDirectory: false };
+  }
+  paths[at] = place.path;
+  const dir = place.isDirectory || entry.isDirectory;
+  codes[at] = dir ? 1 : entry.isSymlink ? 2 : 0;
 }

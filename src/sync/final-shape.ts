@@ -52,7 +52,7 @@ export function assertFinalShape(shape: FinalShape): void {
   const fresh = freshPaths(shape);
   if (fresh.length === 0) return; // a part of a base open accepted: nothing can clash
   try {
-    const clash = findClash(fresh, (visit) => forEachKept(shape, visit));
+    const clash = findClash(fresh, (visit) => forEachKept(shape, visit, fresh));
     if (clash) throw refusal(clash);
   } finally {
     // An index loaded for this check only: the writing must not hold it too.
@@ -98,12 +98,13 @@ function freshPaths(shape: FinalShape): Placed[] {
 type Visit = (path: string, type: ItemType, side: Side) => void;
 
 /** Every entry of the base the new archive keeps at its own path. */
-function forEachKept(shape: FinalShape, visit: Visit): void {
+function forEachKept(shape: FinalShape, visit: Visit, fresh: readonly Placed[]): void {
   for (const record of baseWritten(shape))
     if (!shape.diff.renames.has(record.index)) visit(record.path, record.type, sideOf(shape, record.index));
   if (shape.plan) return; // a merge's plan lists the whole base
-  // A plain sync copies every untouched entry as it is.
-  shape.base.forEachUntouched(shape.entries, (path, type) => visit(path, type, 'zip-only'));
+  // A plain sync copies every untouched entry as it is: only those near a new path can clash with one.
+  const near = fresh.map((item) => item.path);
+  shape.base.forEachUntouched(shape.entries, (path, type) => visit(path, type, 'zip-only'), near);
 }
 
 interface Clash {

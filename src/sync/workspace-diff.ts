@@ -170,11 +170,13 @@ function compare(beneath: Beneath, base: Base): WorkspaceDiff {
   let stores: boolean | undefined;
   const storesFolders = () => (stores ??= folderEntries || base.untouchedStoreFolders());
   let implied: Set<string> | undefined;
-  const isImplied = (dir: string) => (implied ??= foldersOf(entries)).has(dir) || base.untouchedHaveFolder(dir);
+  const ofCompared = (dir: string) => (implied ??= foldersOf(entries)).has(dir);
   let additions: WorkspaceDiff['additions'] = [];
   const consider = (observed: Observed, relative: string) => {
     if (known.has(relative)) return;
-    if (observed.kind === 'dir' && ((!storesFolders() && !emptyDirs.has(relative)) || isImplied(relative))) return;
+    // The compared entries' folders first: the untouched entries' answers may load every entry's path.
+    if (observed.kind === 'dir' && (ofCompared(relative) || (!storesFolders() && !emptyDirs.has(relative)))) return;
+    if (observed.kind === 'dir' && base.untouchedHaveFolder(relative)) return;
     additions.push({ path: relative, observed });
   };
   // Every known path is on disk, files and links with files and links: when as many are known as there are, only a

@@ -35,9 +35,10 @@ export interface Base {
   readonly count: number;
   /**
    * The entries the scan compares with the folder, in index order: every entry where all are on
-   * disk; else those listed, and those at a path the folder has (`onDisk`: what the scan found).
+   * disk; else those listed, and those at a path the folder has (`onDisk`: what the scan found),
+   * but for a folder on the way to a listed one (a folder entry there is unchanged, as if untouched).
    */
-  compared(onDisk: ReadonlyMap<string, unknown>): EntryRecord[];
+  compared(onDisk: ReadonlyMap<string, { kind: string }>): EntryRecord[];
   /** Whether the entries not compared include stored folders (the archive's convention for new folders). */
   untouchedStoreFolders(): boolean;
   /** Whether folder `dir` is one the untouched entries imply or store. */
@@ -46,8 +47,15 @@ export interface Base {
   whole(): EntryRecord[];
   /** What of the base is on disk (the rest is only in the zip); undefined when every entry is. */
   onDisk(compared: readonly EntryRecord[]): OnDisk | undefined;
-  /** Each entry not in `compared` (sync keeps it as it is). */
-  forEachUntouched(compared: readonly EntryRecord[], visit: (path: string, type: ItemType) => void): void;
+  /**
+   * Each entry not in `compared` (sync keeps it as it is); with `near`, those at, on the way to or below one of these
+   * paths at least (a new path's clashes), the others maybe left out.
+   */
+  forEachUntouched(
+    compared: readonly EntryRecord[],
+    visit: (path: string, type: ItemType) => void,
+    near?: readonly string[],
+  ): void;
   /** Checks what the base is read from before a sync trusts it (a lazy session's directory against its manifest). */
   verify(): void;
   /** Lets go of what the scan loaded (a sync's writing must not hold a million-entry index too). */
