@@ -1,0 +1,215 @@
+/**
+ * stat-index.bin, beside manifest.jsonl: what `status` needs to tell an untouched workspace by stat
+ * alone (each entry's path, type and the stat its file is held to), in columns read without parsing,
+ * as git's index is. A cache: the manifest stays the truth. The index names the manifest it was made
+ * from by its length and CRC-32, so an index that is stale (the manifest rewritten, edited, taken
+ * over), cut short or garbage is simply not used, and status reads the manifest as before. Its own
+ * bytes are under a CRC-32 too. Content, not the manifest's mtime, is the stamp: every command
+ * touches that mtime (session-store.ts), and a hand edit may keep the size and the inode.
+ *
+ * Layout, little-endian: a 32-byte header (magic, version, the manifest's length and CRC-32, the
+ * entry count, the paths' byte count, the CRC-32 of everything after the header); then four float64
+ * columns (size, mtime_ms, ctime_ms, ino), one flags byte per entry (type, and whether the stat is
+ * the file's as zipfs last wrote or read it, or else the archive's size and mtime, proven by the
+ * ctime fence), and the paths as UTF-8 joined by NUL (no path holds one).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { readFully, writeFully } from '../base/fd-io.ts';
+import type { ItemType } from '../rules/item-type.ts';
+
+export const STAT_INDEX = 'stat-index.bin';
+const MAGIC = 0x5853465a; // "ZFSX"
+const VERSION = 1;
+const HEADER_BYTES = 32;
+const COLUMNS = 4;
+const TYPES: readonly ItemType[] = ['file', 'dir', 'symlink'];
+export const TYPE_FILE = 0;
+export const TYPE_DIR = 1;
+const RECORDED = 4;
+
+/** What the index takes of an entry record (manifest.ts, which writes the index through this file). */
+export interface IndexedEntry {
+  path: string;
+  type: ItemType;
+  size: number;
+  mtime_ms: number;
+  extracted?: { size: number; mtime_ms: number; ctime_ms: number; ino: number };
+}
+
+/** What names one manifest.jsonl: its length and the CRC-32 of its bytes. */
+export interface ManifestStamp {
+  size: number;
+  crc32: number;
+}
+
+/** A manifest's entries as status compares them with the folder: column `i` is entry `i`'s. */
+export interface StatIndex {
+  count: number;
+  paths: string[];
+  /** TYPE_FILE, TYPE_DIR or 2 (a link), plus RECORDED when the stat columns are the file's own. */
+  flags: Uint8Array;
+  size: Float64Array;
+  mtime: Float64Array;
+  ctime: Float64Array;
+  ino: Float64Array;
+}
+
+/** The index of `entries`, for the manifest stamped `stamp`; undefined when a path holds a NUL (then none is kept). */
+export function statIndexBytes(entries: readonly IndexedEntry[], stamp: ManifestStamp): Uint8Array | undefined {
+  const count = entries.length;
+  const paths = entries.map((entry) => entry.path).join('\0');
+  const pathBytes = Buffer.byteLength(paths);
+  const flagsAt = HEADER_BYTES + COLUMNS * 8 * count;
+  const bytes = new Uint8Array(flagsAt + count + pathBytes);
+  const view = new DataView(bytes.buffer);
+  const columns = new Float64Array(bytes.buffer, HEADER_BYTES, COLUMNS * count);
+  for (let i = 0; i < count; i++) {
+    const entry = entries[i]!;
+    const type = TYPES.indexOf(entry.type);
+    if (type < 0 || entry.path.includes('\0')) return undefined;
+    const recorded = entry.extracted;
+    bytes[flagsAt + i] = type | (recorded ? RECORDED : 0);
+    columns[i] = recorded ? recorded.size : entry.size;
+    columns[count + i] = recorded ? recorded.mtime_ms : entry.mtime_ms;
+    columns[2 * count + i] = recorded ? recorded.ctime_ms : Number.NaN;
+    columns[3 * count + i] = recorded ? recorded.ino : Number.NaN;
+  }
+  Buffer.from(bytes.buffer, flagsAt + count).write(paths, 'utf8');
+  view.setUint32(0, MAGIC, true);
+  view.setUint32(4, VERSION, true);
+  view.setFloat64(8, stamp.size, true);
+  view.setUint32(16, stamp.crc32, true);
+  view.setUint32(20, count, true);
+  view.setUint32(24, pathBytes, true);
+  view.setUint32(28, Bun.hash.crc32(bytes.subarray(HEADER_BYTES)), true);
+  return bytes;
+}
+
+/** Whether no two entries have one path (a hand-edited manifest may repeat a line; open and sync never write one). */
+function distinctPaths(entries: readonly IndexedEntry[]): boolean {
+  const seen = new Set<string>();
+  for (const entry of entries) {
+    if (seen.has(entry.path)) return false;
+    seen.add(entry.path);
+  }
+  return true;
+}
+
+/**
+ * Writes the index of `entries` into `dir` (written beside and renamed into place, so a reader sees
+ * a whole one); best effort: an index that cannot be written is one status does without. Status
+ * counts on distinct paths: `checkPaths` checks them, for entries read back from a manifest.
+ */
+export function writeStatIndex(
+  dir: string,
+  entries: readonly IndexedEntry[],
+  stamp: ManifestStamp,
+  options: { checkPaths?: boolean } = {},
+): void {
+  const target = path.join(dir, STAT_INDEX);
+  const draft = `${target}.${process.pid}.tmp`;
+  try {
+    const bytes = options.checkPaths && !distinctPaths(entries) ? undefined : statIndexBytes(entries, stamp);
+    if (!bytes) return fs.rmSync(target, { force: true });
+    const fd = fs.openSync(draft, 'w');
+    try {
+      writeFully(fd, bytes);
+    } finally {
+      fs.closeSync(fd);
+    }
+    fs.renameSync(draft, target);
+  } catch {
+    fs.rmSync(draft, { force: true });
+  }
+}
+
+/** The index in `dir` when it is whole and made from the manifest stamped `stamp`; else undefined. */
+export function readStatIndex(dir: string, stamp: ManifestStamp): StatIndex | undefined {
+  let fd: number;
+  try {
+    fd = fs.openSync(path.join(dir, STAT_INDEX), 'r');
+  } catch {
+    return undefined;
+  }
+  try {
+    const total = fs.fstatSync(fd).size;
+    if (total < HEADER_BYTES) return undefined;
+    // Its own ArrayBuffer, so the float64 columns can be viewed in place (aligned).
+    const bytes = new Uint8Array(new ArrayBuffer(total));
+    if (readFully(fd, bytes, 0) !== total) return undefined;
+    return parseStatIndex(bytes, stamp);
+  } catch {
+    return undefined;
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+function parseStatIndex(bytes: Uint8Array, stamp: ManifestStamp): StatIndex | undefined {
+  const view = new DataView(bytes.buffer);
+  const count = view.getUint32(20, true);
+  const pathBytes = view.getUint32(24, true);
+  const flagsAt = HEADER_BYTES + COLUMNS * 8 * count;
+  if (
+    view.getUint32(0, true) !== MAGIC ||
+    view.getUint32(4, true) !== VERSION ||
+    view.getFloat64(8, true) !== stamp.size ||
+    view.getUint32(16, true) !== stamp.crc32 ||
+    flagsAt + count + pathBytes !== bytes.length ||
+    view.getUint32(28, true) !== Bun.hash.crc32(bytes.subarray(HEADER_BYTES))
+  )
+    return undefined;
+  const flags = bytes.subarray(flagsAt, flagsAt + count);
+  for (let i = 0; i < count; i++) if ((flags[i]! & 3) === 3 || flags[i]! > 7) return undefined;
+  const joined = Buffer.from(bytes.buffer, flagsAt + count, pathBytes).toString('utf8');
+  const paths = count === 0 ? [] : joined.split('\0');
+  if (paths.length !== count) return undefined;
+  const column = (n: number) => new Float64Array(bytes.buffer, HEADER_BYTES + n * 8 * count, count);
+  return { count, paths, flags, size: column(0), mtime: column(1), ctime: column(2), ino: column(3) };
+}
+
+/** Whether index entry `i` keeps its own stat (as zipfs last wrote or read the file). */
+export function hasRecordedStat(index: StatIndex, i: number): boolean {
+  return (index.flags[i]! & RECORDED) !== 0;
+}
+
+const CHUNK_BYTES = 1 << 18;
+
+/** A manifest as its index is checked against it: its stamp, and line 1 (the session record) from the same read. */
+export interface ManifestLook {
+  stamp: ManifestStamp;
+  /** Undefined when line 1 is longer than a chunk (then the whole manifest is read). */
+  firstLine: string | undefined;
+}
+
+/**
+ * Reads `manifestPath` once, in chunks into one buffer (a quarter of the time of reading it whole): its stamp and
+ * line 1. Undefined when it cannot be read (the full read says why).
+ */
+export function lookAtManifest(manifestPath: string): ManifestLook | undefined {
+  let fd: number;
+  try {
+    fd = fs.openSync(manifestPath, 'r');
+  } catch {
+    return undefined;
+  }
+  try {
+    const chunk = Buffer.allocUnsafe(CHUNK_BYTES);
+    let crc = 0;
+    let size = 0;
+    let firstLine: string | undefined;
+    for (let n; (n = fs.readSync(fd, chunk, 0, CHUNK_BYTES, size)) > 0; size += n) {
+      if (size === 0) {
+        const end = chunk.subarray(0, n).indexOf(0x0a);
+        if (end >= 0) firstLine = chunk.toString('utf8', 0, end);
+      }
+      crc = Bun.hash.crc32(chunk.subarray(0, n), crc);
+    }
+    return { stamp: { size, crc32: crc }, firstLine };
+  } catch {
+    return undefined;
+  } finally {
+    fs.closeSync(fd);
+  }
+}
