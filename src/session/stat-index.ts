@@ -86,31 +86,15 @@ export function statIndexBytes(entries: readonly IndexedEntry[], stamp: Manifest
   return bytes;
 }
 
-/** Whether no two entries have one path (a hand-edited manifest may repeat a line; open and sync never write one). */
-function distinctPaths(entries: readonly IndexedEntry[]): boolean {
-  const seen = new Set<string>();
-  for (const entry of entries) {
-    if (seen.has(entry.path)) return false;
-    seen.add(entry.path);
-  }
-  return true;
-}
-
 /**
  * Writes the index of `entries` into `dir` (written beside and renamed into place, so a reader sees
- * a whole one); best effort: an index that cannot be written is one status does without. Status
- * counts on distinct paths: `checkPaths` checks them, for entries read back from a manifest.
+ * a whole one); best effort: an index that cannot be written is one status does without.
  */
-export function writeStatIndex(
-  dir: string,
-  entries: readonly IndexedEntry[],
-  stamp: ManifestStamp,
-  options: { checkPaths?: boolean } = {},
-): void {
+export function writeStatIndex(dir: string, entries: readonly IndexedEntry[], stamp: ManifestStamp): void {
   const target = path.join(dir, STAT_INDEX);
   const draft = `${target}.${process.pid}.tmp`;
   try {
-    const bytes = options.checkPaths && !distinctPaths(entries) ? undefined : statIndexBytes(entries, stamp);
+    const bytes = statIndexBytes(entries, stamp);
     if (!bytes) return fs.rmSync(target, { force: true });
     const fd = fs.openSync(draft, 'w');
     try {
@@ -167,6 +151,33 @@ function parseStatIndex(bytes: Uint8Array, stamp: ManifestStamp): StatIndex | un
   if (paths.length !== count) return undefined;
   const column = (n: number) => new Float64Array(bytes.buffer, HEADER_BYTES + n * 8 * count, count);
   return { count, paths, flags, size: column(0), mtime: column(1), ctime: column(2), ino: column(3) };
+}
+
+/** Index entry `i` as the entry it was made from (its stat columns as the record has them). */
+function entryAt(index: StatIndex, i: number): IndexedEntry {
+  const type = TYPES[index.flags[i]! & 3]!;
+  const [size, mtime_ms] = [index.size[i]!, index.mtime[i]!];
+  if (!hasRecordedStat(index, i)) return { path: index.paths[i]!, type, size, mtime_ms };
+  const extracted = { size, mtime_ms, ctime_ms: index.ctime[i]!, ino: index.ino[i]! };
+  return { path: index.paths[i]!, type, size: 0, mtime_ms: 0, extracted };
+}
+
+/**
+ * Writes `index` again with its entries in `order` (positions in it, each once: the order a scan
+ * found them in, which status then walks without a lookup per path), for the same manifest.
+ */
+export function writeStatIndexInOrder(
+  dir: string,
+  index: StatIndex,
+  order: readonly number[],
+  stamp: ManifestStamp,
+): void {
+  if (order.length !== index.count) return;
+  writeStatIndex(
+    dir,
+    order.map((i) => entryAt(index, i)),
+    stamp,
+  );
 }
 
 /** Whether index entry `i` keeps its own stat (as zipfs last wrote or read the file). */

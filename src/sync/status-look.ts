@@ -13,19 +13,19 @@ import { MANIFEST_FORMAT, type SessionRecord } from '../session/manifest.ts';
 import { sessionRecordProblem } from '../session/manifest-check.ts';
 import type { Session } from '../session/session-store.ts';
 import {
-  TYPE_DIR,
-  hasRecordedStat,
   lookAtManifest,
   readStatIndex,
   writeStatIndex,
+  writeStatIndexInOrder,
   type ManifestStamp,
   type StatIndex,
 } from '../session/stat-index.ts';
 import type { Base } from '../workspace/base.ts';
 import { workspaceOf } from '../workspace/session-workspace.ts';
 import type { Observed } from './observed.ts';
-import { diffScanned, scanWorkspace, type WorkspaceDiff } from './workspace-diff.ts';
-import type { Scanned } from './workspace-scan.ts';
+import { verdictByPath, verdictInOrder } from './stat-verdict.ts';
+import { diffScanned, type WorkspaceDiff } from './workspace-diff.ts';
+import { byPath, scanList, type ScanList } from './workspace-scan.ts';
 
 /** What status shows of a diff. */
 export type StatusDiff = Pick<
@@ -59,19 +59,45 @@ export function lookAtWorkspace(session: Session): StatusLook {
   const index = look && record && !record.lazy ? readStatIndex(session.dir, look.stamp) : undefined;
   phase('status: stat index');
   return withBeneath(session.contents, (beneath) => {
-    const scanned = scanWorkspace(beneath);
-    if (index && unchangedByStat(index, scanned, record!.ctime_fence_ms)) {
+    phase('diff: before scan');
+    const list = scanList(beneath.folder(''));
+    phase('diff: scan');
+    const fenceMs = record?.ctime_fence_ms;
+    let verdict = index ? verdictInOrder(index, list, fenceMs) : 'changed';
+    const scanned = verdict === 'clean' ? undefined : byPath(list);
+    if (index && verdict === 'unordered') {
+      const { clean, matched } = verdictByPath(index, scanned!, list, fenceMs);
+      verdict = clean ? 'clean' : 'changed';
+      // In the scan's order, so the next status walks it without a lookup per path.
+      if (clean) writeStatIndexInOrder(session.dir, index, scanOrder(index, list, matched), look!.stamp);
+    }
+    if (verdict === 'clean') {
       phase('status: unchanged by stat');
       let base: Base | undefined;
-      return { diff: nothingChanged(index.count), record: record!, base: () => (base ??= workspaceOf(session).base()) };
+      return {
+        diff: nothingChanged(index!.count),
+        record: record!,
+        base: () => (base ??= workspaceOf(session).base()),
+      };
     }
     const base = workspaceOf(session).base();
     phase('status: base');
-    const diff = diffScanned(beneath, base, scanned);
+    const diff = diffScanned(beneath, base, scanned!);
     if (base.stamp && !(index && sameStamp(look!.stamp, base.stamp)))
-      writeStatIndex(session.dir, base.whole(), base.stamp, { checkPaths: true });
+      writeStatIndex(session.dir, base.whole(), base.stamp);
     return { diff, record: base.record, base: () => base };
   });
+}
+
+/** The index's entries in the order the scan found them: root entries ("./") first, the rest as matched. */
+function scanOrder(index: StatIndex, list: ScanList, matched: Map<Observed, number>): number[] {
+  const order: number[] = [];
+  for (let i = 0; i < index.count; i++) if (index.paths[i] === '') order.push(i);
+  for (const now of list.seen) {
+    const i = matched.get(now);
+    if (i !== undefined) order.push(i);
+  }
+  return order;
 }
 
 function sameStamp(a: ManifestStamp, b: ManifestStamp): boolean {
@@ -80,51 +106,4 @@ function sameStamp(a: ManifestStamp, b: ManifestStamp): boolean {
 
 function nothingChanged(count: number): StatusDiff {
   return { modified: [], added: [], deleted: [], renamed: [], unchangedCount: count, unsupported: [] };
-}
-
-/**
- * Whether the diff of `scanned` against the index's entries would find every entry unchanged by
- * its stat and nothing added: every entry at its path in the kind it was (a folder a folder, a
- * file or link a regular file whose stat proves it untouched), as many files and links on disk as
- * entries (the paths are distinct: stat-index.ts), and every folder that is not an entry holding
- * something (then the entries in it imply it). False sends status the long way, which decides.
- */
-export function unchangedByStat(index: StatIndex, scanned: Scanned, fenceMs: number | undefined): boolean {
-  const { items, folders, emptyDirs } = scanned;
-  if (scanned.badNames.length > 0) return false;
-  const { paths, flags } = index;
-  let files = 0;
-  let dirs = 0;
-  for (let i = 0; i < index.count; i++) {
-    const path = paths[i]!;
-    const type = flags[i]! & 3;
-    if (type === TYPE_DIR) {
-      if (path === '') continue; // a root entry ("./"), the workspace itself
-      if (items.get(path)?.kind !== 'dir') return false;
-      dirs++;
-      continue;
-    }
-    const now = items.get(path);
-    if (now === undefined || now.kind !== 'file' || !untouchedAt(index, i, now, fenceMs)) return false;
-    files++;
-  }
-  if (files !== items.size - folders.length) return false;
-  return dirs === folders.length || emptyDirs.size === 0;
-}
-
-/** content-match.ts's `untouched`, on the index's columns: keep the two the same rule. */
-function untouchedAt(index: StatIndex, i: number, now: Observed, fenceMs: number | undefined): boolean {
-  if (hasRecordedStat(index, i))
-    return (
-      index.size[i] === now.size &&
-      index.mtime[i] === now.mtime_ms &&
-      index.ctime[i] === now.ctime_ms &&
-      index.ino[i] === now.ino
-    );
-  return (
-    fenceMs !== undefined &&
-    now.size === index.size[i] &&
-    Math.abs(now.mtime_ms - index.mtime[i]!) < 1 &&
-    now.ctime_ms < fenceMs
-  );
 }

@@ -90,6 +90,16 @@ function anyUndecoded(names: string[]): boolean {
   return false;
 }
 
+/** What a scan found, in the order it found it: each item's path and stat (a folder before what it holds). */
+export interface ScanList {
+  paths: string[];
+  seen: Observed[];
+  emptyDirs: Set<string>;
+  badNames: string[];
+  /** The folders among the items, as they were found (a folder swapped for a link mid-scan may be an item not here). */
+  folders: string[];
+}
+
 /** What a scan found: every item by path, the empty folders, names that are not UTF-8, and the folders it entered. */
 export interface Scanned {
   items: Map<string, Observed>;
@@ -99,15 +109,31 @@ export interface Scanned {
   folders: string[];
 }
 
+/** Everything under the workspace root, by path (scanList's items, in a Map in the order found). */
+export function scan(root: Folder): Scanned {
+  return byPath(scanList(root));
+}
+
+/** A scan's list as a Map by path. */
+export function byPath(list: ScanList): Scanned {
+  const items = new Map<string, Observed>();
+  const { paths, seen } = list;
+  for (let i = 0; i < paths.length; i++) items.set(paths[i]!, seen[i]!);
+  return { items, emptyDirs: list.emptyDirs, badNames: list.badNames, folders: list.folders };
+}
+
 /**
  * Everything under the workspace root, links reported as links and never
  * followed: each folder is opened through its parent's descriptor without
  * following a link (beneath.ts), so a folder swapped for a link mid-scan is
  * seen as the link, and depth is not bounded by the system's path limit.
  * What vanishes between listing and stat (an editor's swap file) is left out.
+ * A list, not a Map: status compares it with the stat index in this order
+ * (sync/status-look.ts) without a lookup per path.
  */
-export function scan(root: Folder): Scanned {
-  const items = new Map<string, Observed>();
+export function scanList(root: Folder): ScanList {
+  const paths: string[] = [];
+  const seen: Observed[] = [];
   const emptyDirs = new Set<string>();
   const folders: string[] = [];
   const badNames: string[] = [];
@@ -131,7 +157,8 @@ export function scan(root: Folder): Scanned {
       if (observed.kind === 'dir') {
         const inner = folder.openChild(name);
         if (inner) {
-          items.set(relative, observed);
+          paths.push(relative);
+          seen.push(observed);
           folders.push(relative);
           try {
             visit(inner, `${relative}/`);
@@ -145,11 +172,12 @@ export function scan(root: Folder): Scanned {
         if (!now) continue;
         observed = observe(now);
       }
-      items.set(relative, observed);
+      paths.push(relative);
+      seen.push(observed);
     }
   };
   visit(root, '');
-  return { items, emptyDirs, badNames, folders };
+  return { paths, seen, emptyDirs, badNames, folders };
 }
 
 /** The bytes of a symbolic link entry: its target text. `at` is the link's path from beneath.ts. */
