@@ -23,9 +23,9 @@ const MAGIC = 0x5853465a; // "ZFSX"
 const VERSION = 1;
 const HEADER_BYTES = 32;
 const COLUMNS = 4;
-const TYPES: readonly ItemType[] = ['file', 'dir', 'symlink'];
 export const TYPE_FILE = 0;
 export const TYPE_DIR = 1;
+const TYPE_LINK = 2;
 const RECORDED = 4;
 
 /** What the index takes of an entry record (manifest.ts, which writes the index through this file). */
@@ -55,35 +55,66 @@ export interface StatIndex {
   ino: Float64Array;
 }
 
-/** The index of `entries`, for the manifest stamped `stamp`; undefined when a path holds a NUL (then none is kept). */
-export function statIndexBytes(entries: readonly IndexedEntry[], stamp: ManifestStamp): Uint8Array | undefined {
-  const count = entries.length;
-  const paths = entries.map((entry) => entry.path).join('\0');
+/** A type's number in the flags byte. */
+function typeNumber(type: ItemType): number {
+  return type === 'file' ? TYPE_FILE : type === 'dir' ? TYPE_DIR : type === 'symlink' ? TYPE_LINK : -1;
+}
+
+/** An index's bytes with room for `count` entries and `paths` (joined), its columns to fill, and the seal. */
+function layout(count: number, paths: string) {
   const pathBytes = Buffer.byteLength(paths);
   const flagsAt = HEADER_BYTES + COLUMNS * 8 * count;
   const bytes = new Uint8Array(flagsAt + count + pathBytes);
-  const view = new DataView(bytes.buffer);
-  const columns = new Float64Array(bytes.buffer, HEADER_BYTES, COLUMNS * count);
+  Buffer.from(bytes.buffer, flagsAt + count).write(paths, 'utf8');
+  const column = (n: number) => new Float64Array(bytes.buffer, HEADER_BYTES + n * 8 * count, count);
+  return {
+    bytes,
+    flags: bytes.subarray(flagsAt, flagsAt + count),
+    columns: [column(0), column(1), column(2), column(3)] as const,
+    seal(stamp: ManifestStamp): Uint8Array {
+      const view = new DataView(bytes.buffer);
+      view.setUint32(0, MAGIC, true);
+      view.setUint32(4, VERSION, true);
+      view.setFloat64(8, stamp.size, true);
+      view.setUint32(16, stamp.crc32, true);
+      view.setUint32(20, count, true);
+      view.setUint32(24, pathBytes, true);
+      view.setUint32(28, Bun.hash.crc32(bytes.subarray(HEADER_BYTES)), true);
+      return bytes;
+    },
+  };
+}
+
+/**
+ * The index of `entries`, for the manifest stamped `stamp`; undefined for a type it does not know. (A path holding a
+ * NUL would split in two: the reader finds one path too many and ignores the index.)
+ */
+export function statIndexBytes(entries: readonly IndexedEntry[], stamp: ManifestStamp): Uint8Array | undefined {
+  const count = entries.length;
+  const paths = new Array<string>(count);
+  for (let i = 0; i < count; i++) paths[i] = entries[i]!.path;
+  const { flags, columns, seal } = layout(count, paths.join('\0'));
+  const [size, mtime, ctime, ino] = columns;
   for (let i = 0; i < count; i++) {
     const entry = entries[i]!;
-    const type = TYPES.indexOf(entry.type);
-    if (type < 0 || entry.path.includes('\0')) return undefined;
+    const type = typeNumber(entry.type);
+    if (type < 0) return undefined;
     const recorded = entry.extracted;
-    bytes[flagsAt + i] = type | (recorded ? RECORDED : 0);
-    columns[i] = recorded ? recorded.size : entry.size;
-    columns[count + i] = recorded ? recorded.mtime_ms : entry.mtime_ms;
-    columns[2 * count + i] = recorded ? recorded.ctime_ms : Number.NaN;
-    columns[3 * count + i] = recorded ? recorded.ino : Number.NaN;
+    if (recorded) {
+      flags[i] = type | RECORDED;
+      size[i] = recorded.size;
+      mtime[i] = recorded.mtime_ms;
+      ctime[i] = recorded.ctime_ms;
+      ino[i] = recorded.ino;
+    } else {
+      flags[i] = type;
+      size[i] = entry.size;
+      mtime[i] = entry.mtime_ms;
+      ctime[i] = Number.NaN;
+      ino[i] = Number.NaN;
+    }
   }
-  Buffer.from(bytes.buffer, flagsAt + count).write(paths, 'utf8');
-  view.setUint32(0, MAGIC, true);
-  view.setUint32(4, VERSION, true);
-  view.setFloat64(8, stamp.size, true);
-  view.setUint32(16, stamp.crc32, true);
-  view.setUint32(20, count, true);
-  view.setUint32(24, pathBytes, true);
-  view.setUint32(28, Bun.hash.crc32(bytes.subarray(HEADER_BYTES)), true);
-  return bytes;
+  return seal(stamp);
 }
 
 /**
@@ -91,11 +122,23 @@ export function statIndexBytes(entries: readonly IndexedEntry[], stamp: Manifest
  * a whole one); best effort: an index that cannot be written is one status does without.
  */
 export function writeStatIndex(dir: string, entries: readonly IndexedEntry[], stamp: ManifestStamp): void {
+  const bytes = statIndexBytes(entries, stamp);
+  if (bytes) placeStatIndex(dir, bytes);
+  else removeQuietly(path.join(dir, STAT_INDEX));
+}
+
+/** Best effort: a file that cannot be removed (a read-only folder) is no failure of the command. */
+function removeQuietly(file: string): void {
+  try {
+    fs.rmSync(file, { force: true });
+  } catch {}
+}
+
+/** Puts an index's bytes in `dir`: written beside and renamed over, so a reader sees the old one or the new one. */
+function placeStatIndex(dir: string, bytes: Uint8Array): void {
   const target = path.join(dir, STAT_INDEX);
   const draft = `${target}.${process.pid}.tmp`;
   try {
-    const bytes = statIndexBytes(entries, stamp);
-    if (!bytes) return fs.rmSync(target, { force: true });
     const fd = fs.openSync(draft, 'w');
     try {
       writeFully(fd, bytes);
@@ -104,7 +147,7 @@ export function writeStatIndex(dir: string, entries: readonly IndexedEntry[], st
     }
     fs.renameSync(draft, target);
   } catch {
-    fs.rmSync(draft, { force: true });
+    removeQuietly(draft);
   }
 }
 
@@ -153,15 +196,6 @@ function parseStatIndex(bytes: Uint8Array, stamp: ManifestStamp): StatIndex | un
   return { count, paths, flags, size: column(0), mtime: column(1), ctime: column(2), ino: column(3) };
 }
 
-/** Index entry `i` as the entry it was made from (its stat columns as the record has them). */
-function entryAt(index: StatIndex, i: number): IndexedEntry {
-  const type = TYPES[index.flags[i]! & 3]!;
-  const [size, mtime_ms] = [index.size[i]!, index.mtime[i]!];
-  if (!hasRecordedStat(index, i)) return { path: index.paths[i]!, type, size, mtime_ms };
-  const extracted = { size, mtime_ms, ctime_ms: index.ctime[i]!, ino: index.ino[i]! };
-  return { path: index.paths[i]!, type, size: 0, mtime_ms: 0, extracted };
-}
-
 /**
  * Writes `index` again with its entries in `order` (positions in it, each once: the order a scan
  * found them in, which status then walks without a lookup per path), for the same manifest.
@@ -172,12 +206,18 @@ export function writeStatIndexInOrder(
   order: readonly number[],
   stamp: ManifestStamp,
 ): void {
-  if (order.length !== index.count) return;
-  writeStatIndex(
-    dir,
-    order.map((i) => entryAt(index, i)),
-    stamp,
-  );
+  const count = order.length;
+  if (count !== index.count) return;
+  const paths = new Array<string>(count);
+  for (let k = 0; k < count; k++) paths[k] = index.paths[order[k]!]!;
+  const { flags, columns, seal } = layout(count, paths.join('\0'));
+  const from = [index.size, index.mtime, index.ctime, index.ino] as const;
+  for (let k = 0; k < count; k++) {
+    const i = order[k]!;
+    flags[k] = index.flags[i]!;
+    for (let c = 0; c < COLUMNS; c++) columns[c]![k] = from[c]![i]!;
+  }
+  placeStatIndex(dir, seal(stamp));
 }
 
 /** Whether index entry `i` keeps its own stat (as zipfs last wrote or read the file). */

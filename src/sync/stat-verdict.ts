@@ -12,7 +12,7 @@
  */
 import { TYPE_DIR, hasRecordedStat, type StatIndex } from '../session/stat-index.ts';
 import type { Observed } from './observed.ts';
-import type { ScanList, Scanned } from './workspace-scan.ts';
+import type { ScanList } from './workspace-scan.ts';
 
 /** `unordered`: the index is not in the scan's order, so this walk cannot tell. */
 export type Verdict = 'clean' | 'changed' | 'unordered';
@@ -77,31 +77,33 @@ export function verdictInOrder(index: StatIndex, list: ScanList, fenceMs: number
 }
 
 /**
- * The verdict by path, whatever the index's order; `matched` gets each matched item's entry (to
- * write the index again in the scan's order). Two entries of one path (a hand-edited manifest)
- * match one item, and leave another unmatched: not clean.
+ * The verdict by path, whatever the index's order, walking the list with a Map of the index's
+ * paths; when clean, also the index's entries in the list's order (to write it so for the next
+ * status). Two entries of one path (a hand-edited manifest) leave one unmatched: not clean.
  */
 export function verdictByPath(
   index: StatIndex,
-  scanned: Scanned,
   list: ScanList,
   fenceMs: number | undefined,
-): { clean: boolean; matched: Map<Observed, number> } {
-  const matched = new Map<Observed, number>();
-  const no = { clean: false, matched };
-  if (list.badNames.length > 0 || scanned.items.size !== list.paths.length) return no;
-  const { items } = scanned;
+): { clean: false } | { clean: true; order: number[] } {
+  if (list.badNames.length > 0) return { clean: false };
+  const at = new Map<string, number>();
+  const order: number[] = [];
   for (let i = 0; i < index.count; i++) {
-    if (isRoot(index, i)) continue;
-    const now = items.get(index.paths[i]!);
-    if (!entryUnchanged(index, i, now, fenceMs)) return no;
-    matched.set(now!, i);
+    if (isRoot(index, i)) order.push(i);
+    else at.set(index.paths[i]!, i);
   }
   let dirItems = 0;
   for (let k = 0; k < list.paths.length; k++) {
     const now = list.seen[k]!;
     if (now.kind === 'dir') dirItems++;
-    if (!matched.has(now) && (now.kind !== 'dir' || !holdsSomething(list, k))) return no;
+    const i = at.get(list.paths[k]!);
+    if (i === undefined) {
+      if (now.kind !== 'dir' || !holdsSomething(list, k)) return { clean: false };
+    } else if (entryUnchanged(index, i, now, fenceMs)) order.push(i);
+    else return { clean: false };
   }
-  return { clean: dirItems === list.folders.length, matched };
+  // Every entry matched once (the list's paths are distinct), and every folder entered.
+  if (order.length !== index.count || dirItems !== list.folders.length) return { clean: false };
+  return { clean: true, order };
 }

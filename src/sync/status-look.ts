@@ -18,14 +18,12 @@ import {
   writeStatIndex,
   writeStatIndexInOrder,
   type ManifestStamp,
-  type StatIndex,
 } from '../session/stat-index.ts';
 import type { Base } from '../workspace/base.ts';
 import { workspaceOf } from '../workspace/session-workspace.ts';
-import type { Observed } from './observed.ts';
 import { verdictByPath, verdictInOrder } from './stat-verdict.ts';
 import { diffScanned, type WorkspaceDiff } from './workspace-diff.ts';
-import { byPath, scanList, type ScanList } from './workspace-scan.ts';
+import { byPath, scanList } from './workspace-scan.ts';
 
 /** What status shows of a diff. */
 export type StatusDiff = Pick<
@@ -64,12 +62,11 @@ export function lookAtWorkspace(session: Session): StatusLook {
     phase('diff: scan');
     const fenceMs = record?.ctime_fence_ms;
     let verdict = index ? verdictInOrder(index, list, fenceMs) : 'changed';
-    const scanned = verdict === 'clean' ? undefined : byPath(list);
     if (index && verdict === 'unordered') {
-      const { clean, matched } = verdictByPath(index, scanned!, list, fenceMs);
-      verdict = clean ? 'clean' : 'changed';
+      const byIndex = verdictByPath(index, list, fenceMs);
+      verdict = byIndex.clean ? 'clean' : 'changed';
       // In the scan's order, so the next status walks it without a lookup per path.
-      if (clean) writeStatIndexInOrder(session.dir, index, scanOrder(index, list, matched), look!.stamp);
+      if (byIndex.clean) writeStatIndexInOrder(session.dir, index, byIndex.order, look!.stamp);
     }
     if (verdict === 'clean') {
       phase('status: unchanged by stat');
@@ -82,22 +79,11 @@ export function lookAtWorkspace(session: Session): StatusLook {
     }
     const base = workspaceOf(session).base();
     phase('status: base');
-    const diff = diffScanned(beneath, base, scanned!);
+    const diff = diffScanned(beneath, base, byPath(list));
     if (base.stamp && !(index && sameStamp(look!.stamp, base.stamp)))
       writeStatIndex(session.dir, base.whole(), base.stamp);
     return { diff, record: base.record, base: () => base };
   });
-}
-
-/** The index's entries in the order the scan found them: root entries ("./") first, the rest as matched. */
-function scanOrder(index: StatIndex, list: ScanList, matched: Map<Observed, number>): number[] {
-  const order: number[] = [];
-  for (let i = 0; i < index.count; i++) if (index.paths[i] === '') order.push(i);
-  for (const now of list.seen) {
-    const i = matched.get(now);
-    if (i !== undefined) order.push(i);
-  }
-  return order;
 }
 
 function sameStamp(a: ManifestStamp, b: ManifestStamp): boolean {
