@@ -21,8 +21,8 @@ const indexFile = () => path.join(session, 'stat-index.bin');
 const manifestFile = () => path.join(session, 'manifest.jsonl');
 
 /** status --json, and whether the index alone answered it. */
-function status(): { answer: any; byIndex: boolean } {
-  const run = box.run(['status', '--json'], { env: { ZIPFS_TRACE_PHASES: '1' } });
+function status(env: Record<string, string> = {}): { answer: any; byIndex: boolean } {
+  const run = box.run(['status', '--json'], { env: { ZIPFS_TRACE_PHASES: '1', ...env } });
   return { answer: run.json, byIndex: run.stderr.includes('status: unchanged by stat') };
 }
 
@@ -54,6 +54,23 @@ describe('the stat index', () => {
     expect(box.run(['sync', '--json']).json.files_added).toBe(1);
     // The manifest sync wrote (each file's stat recorded) has its index: the next status needs no manifest.
     expect(status()).toStrictEqual({ answer: clean(count + 1), byIndex: true });
+  });
+
+  it('answers the same where the scan uses node:fs instead of statx', () => {
+    const count = status().answer.unchanged_count;
+    expect(status({ ZIPFS_NATIVE: '0' })).toStrictEqual({ answer: clean(count), byIndex: true });
+    fs.appendFileSync(path.join(root, 'README.txt'), '!');
+    expect(status({ ZIPFS_NATIVE: '0' })).toMatchObject({ answer: { modified: ['README.txt'] }, byIndex: false });
+  });
+
+  it('is not kept for a lazy session, whose status reads its manifest and directory as before', () => {
+    box.run(['close', '--force']);
+    const lazy = box.run(['open', path.join(box.dir, 'reports.zip'), '--lazy', '--json']).json;
+    expect(fs.existsSync(indexFile())).toBe(false);
+    box.run(['extract', 'README.txt']);
+    expect(fs.existsSync(indexFile())).toBe(false);
+    fs.appendFileSync(path.join(lazy.workspace_path, 'README.txt'), '!');
+    expect(status()).toMatchObject({ answer: { modified: ['README.txt'] }, byIndex: false });
   });
 
   it('still sees a same-size, same-mtime rewrite at once after open (the ctime fence)', () => {
