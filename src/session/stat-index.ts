@@ -230,7 +230,7 @@ const CHUNK_BYTES = 1 << 18;
 /** A manifest as its index is checked against it: its stamp, and line 1 (the session record) from the same read. */
 export interface ManifestLook {
   stamp: ManifestStamp;
-  /** Undefined when line 1 is longer than a chunk (then the whole manifest is read). */
+  /** Undefined when the manifest has no line end (then the whole read says what is wrong). */
   firstLine: string | undefined;
 }
 
@@ -249,11 +249,17 @@ export function lookAtManifest(manifestPath: string): ManifestLook | undefined {
     const chunk = Buffer.allocUnsafe(CHUNK_BYTES);
     let crc = 0;
     let size = 0;
+    // Line 1 so far, while it runs past the chunks read (a session record listing many links).
+    let head: Buffer[] | undefined = [];
     let firstLine: string | undefined;
     for (let n; (n = fs.readSync(fd, chunk, 0, CHUNK_BYTES, size)) > 0; size += n) {
-      if (size === 0) {
+      if (head) {
         const end = chunk.subarray(0, n).indexOf(0x0a);
-        if (end >= 0) firstLine = chunk.toString('utf8', 0, end);
+        head.push(Buffer.from(chunk.subarray(0, end >= 0 ? end : n)));
+        if (end >= 0) {
+          firstLine = Buffer.concat(head).toString('utf8');
+          head = undefined;
+        }
       }
       crc = Bun.hash.crc32(chunk.subarray(0, n), crc);
     }

@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { MANIFEST_FORMAT, writeManifest, type EntryRecord, type SessionRecord } from '../../src/session/manifest.ts';
 import { readManifest } from '../../src/session/read-manifest.ts';
-import { readStatIndex } from '../../src/session/stat-index.ts';
+import { lookAtManifest, readStatIndex } from '../../src/session/stat-index.ts';
 import { sessionRecordProblem } from '../../src/session/manifest-check.ts';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'zipfs-manifest-'));
@@ -57,6 +57,10 @@ test('a session record larger than a batch (a zip of many symlinks) is written w
   expect(fs.statSync(file).size).toBeGreaterThan(1 << 20);
   const stamp = { size: fs.statSync(file).size, crc32: Bun.hash.crc32(fs.readFileSync(file)) };
   expect(readManifest(file)).toEqual({ session, entries: [entry(1), entry(2)], stamp });
+  // What status checks the stat index against: the same stamp, and line 1 though it spans many chunks.
+  const look = lookAtManifest(file)!;
+  expect(look.stamp).toEqual(stamp);
+  expect(JSON.parse(look.firstLine!)).toEqual(session);
 });
 
 test('a manifest of several MiB round-trips through writeManifest and readManifest', () => {
