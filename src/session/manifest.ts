@@ -250,7 +250,7 @@ export interface ManifestLines {
    * order.
    */
   entries: EntryRecord[];
-  /** The length and CRC-32 of the bytes read (stat-index.ts), when read from a file. */
+  /** The length and CRC-32 of the text read (stat-index.ts), when asked for. */
   stamp?: ManifestStamp;
 }
 

@@ -12,13 +12,7 @@ import { withBeneath } from '../files/beneath.ts';
 import { MANIFEST_FORMAT, type SessionRecord } from '../session/manifest.ts';
 import { sessionRecordProblem } from '../session/manifest-check.ts';
 import type { Session } from '../session/session-store.ts';
-import {
-  lookAtManifest,
-  readStatIndex,
-  writeStatIndex,
-  writeStatIndexInOrder,
-  type ManifestStamp,
-} from '../session/stat-index.ts';
+import { lookAtManifest, readStatIndex, writeStatIndex, writeStatIndexInOrder } from '../session/stat-index.ts';
 import type { Base } from '../workspace/base.ts';
 import { workspaceOf } from '../workspace/session-workspace.ts';
 import { verdictByPath, verdictInOrder } from './stat-verdict.ts';
@@ -77,17 +71,13 @@ export function lookAtWorkspace(session: Session): StatusLook {
         base: () => (base ??= workspaceOf(session).base()),
       };
     }
-    const base = workspaceOf(session).base();
+    // Without an index for this manifest, one is made of the manifest read (stamped with the text parsed).
+    const base = workspaceOf(session).base({ stamp: !index });
     phase('status: base');
     const diff = diffScanned(beneath, base, byPath(list));
-    if (base.stamp && !(index && sameStamp(look!.stamp, base.stamp)))
-      writeStatIndex(session.dir, base.whole(), base.stamp);
+    if (base.stamp) writeStatIndex(session.dir, base.whole(), base.stamp);
     return { diff, record: base.record, base: () => base };
   });
-}
-
-function sameStamp(a: ManifestStamp, b: ManifestStamp): boolean {
-  return a.size === b.size && a.crc32 === b.crc32;
 }
 
 function nothingChanged(count: number): StatusDiff {
