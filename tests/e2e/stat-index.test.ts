@@ -86,6 +86,17 @@ describe('the stat index', () => {
     expect(status()).toMatchObject({ answer: { modified: ['data/input.csv'] }, byIndex: false });
   });
 
+  it('tells close of unsynced work as status does: a same-size, same-mtime rewrite is refused', () => {
+    expect(status().byIndex).toBe(true);
+    sameSizeAndMtime('data/config.json');
+    expect(box.run(['close', '--json']).json.error.code).toBe('UNSYNCED_CHANGES');
+    expect(fs.existsSync(manifestFile())).toBe(true);
+    box.run(['sync']);
+    expect(status().byIndex).toBe(true);
+    expect(box.run(['close', '--json']).json.error).toBeUndefined();
+    expect(fs.existsSync(session)).toBe(false);
+  });
+
   it('sees what is new and what is gone', () => {
     fs.mkdirSync(path.join(root, 'fresh'));
     expect(status()).toMatchObject({ answer: { added: ['fresh/'] }, byIndex: false });
