@@ -161,7 +161,8 @@ export function readStatIndex(dir: string, stamp: ManifestStamp): StatIndex | un
   }
   try {
     const total = fs.fstatSync(fd).size;
-    if (total < HEADER_BYTES) return undefined;
+    // An entry's line in the manifest is longer than its place here: a larger file is not this manifest's index.
+    if (total < HEADER_BYTES || total > 2 * stamp.size + HEADER_BYTES) return undefined;
     // Its own ArrayBuffer, so the float64 columns can be viewed in place (aligned).
     const bytes = new Uint8Array(new ArrayBuffer(total));
     if (readFully(fd, bytes, 0) !== total) return undefined;
