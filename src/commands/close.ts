@@ -7,10 +7,9 @@ import { resolveSession } from '../session/resolve-session.ts';
 import { removeSession, removeSessionFolder, scanWorkspaces } from '../session/session-store.ts';
 import { recoverInterruptedSync, syncSession } from '../sync/sync-archive.ts';
 import { removeZipLeftovers } from '../sync/zip-leftovers.ts';
-import { diffWorkspace } from '../sync/workspace-diff.ts';
+import { lookAtWorkspace } from '../sync/status-look.ts';
 import { backupParam, count, flag, sessionParam, text } from './schemas.ts';
 import { param } from '../base/message-marks.ts';
-import { workspaceOf } from '../workspace/session-workspace.ts';
 import { zipPlace } from '../session/manifest.ts';
 
 export const close = defineCommand({
@@ -94,7 +93,7 @@ export const close = defineCommand({
           };
         } else if (!input.force) {
           recoverInterruptedSync(session);
-          const diff = diffWorkspace(session.contents, workspaceOf(session).base());
+          const { diff } = lookAtWorkspace(session);
           const pending = diff.modified.length + diff.added.length + diff.deleted.length + diff.renamed.length;
           if (pending > 0) {
             throw new ZipfsError(

@@ -7,7 +7,8 @@ import { changeLines, zipChangesSince } from '../sync/zip-changes.ts';
 import { describeLeftover, findZipLeftovers } from '../sync/zip-leftovers.ts';
 import { recoverInterruptedSync } from '../sync/sync-archive.ts';
 import { isNewArchive, sourceState } from '../session/source-state.ts';
-import { diffWorkspace, type Unsupported, type WorkspaceDiff } from '../sync/workspace-diff.ts';
+import type { Unsupported, WorkspaceDiff } from '../sync/workspace-diff.ts';
+import { lookAtWorkspace } from '../sync/status-look.ts';
 import {
   itemChars,
   pageFields,
@@ -20,7 +21,7 @@ import {
 } from '../table/paging.ts';
 import { count, flag, name, names, sessionParam, text } from './schemas.ts';
 import type { Base } from '../workspace/base.ts';
-import { workspaceOf } from '../workspace/session-workspace.ts';
+import type { SessionRecord } from '../session/manifest.ts';
 
 function changeCount(out: {
   modified: string[];
@@ -43,17 +44,21 @@ type Change = {
 /** Most zip-side changes listed; the rest are counted. */
 const MAX_ZIP_CHANGES = 200;
 
-/** What the zip's other writer did since the base, when the zip moved (zip-changes.ts); undefined when it did not. */
-function zipBehind(base: Base): string[] | undefined {
+/**
+ * What the zip's other writer did since the base, when the zip moved (zip-changes.ts); undefined when it did not.
+ * `base` is read only then.
+ */
+function zipBehind(record: SessionRecord, base: () => Base): string[] | undefined {
   let state: ReturnType<typeof sourceState>;
   try {
-    state = sourceState(base.record);
+    state = sourceState(record);
   } catch {
     return undefined; // not a file any more: sync and diff say so
   }
-  if (state !== 'changed' || isNewArchive(base.record)) return undefined;
+  if (state !== 'changed' || isNewArchive(record)) return undefined;
   // Against the whole base: an entry never extracted is not taken for one the other writer added.
-  const changes = zipChangesSince(base.whole(), base.record.source_path, base.record.name_encoding);
+  const whole = base();
+  const changes = zipChangesSince(whole.whole(), whole.record.source_path, whole.record.name_encoding);
   if (!changes) return [];
   const all = changeLines(changes);
   return all.length > MAX_ZIP_CHANGES
@@ -111,13 +116,11 @@ export const status = defineCommand({
     const { session } = context;
     if (!lockedByOther(session)) recoverInterruptedSync(session);
     phase('status: session');
-    const base = workspaceOf(session).base();
-    phase('status: base');
-    const diff = diffWorkspace(session.contents, base);
+    const { diff, record, base } = lookAtWorkspace(session);
     phase('status: diff');
-    const behind = zipBehind(base);
+    const behind = zipBehind(record, base);
     // What a killed sync left beside the zip (its lock, a temporary as large as the archive): said, not hidden.
-    const leftovers = findZipLeftovers(base.record.source_path).map(describeLeftover);
+    const leftovers = findZipLeftovers(record.source_path).map(describeLeftover);
     const refused = new Map(diff.unsupported.map((u) => [u.path, u]));
     const changes: Change[] = [
       ...(['modified', 'added', 'deleted'] as const).flatMap((list) =>

@@ -22,10 +22,14 @@ import {
  * of entries. Only when that fails are lines parsed one by one, to say which is
  * damaged. Blank lines are skipped, as JSON Lines readers do.
  */
-/** The manifest's lines: the session record and the entries it lists (a lazy session's in index order). */
-export function readManifestLines(manifestPath: string): ManifestLines {
+/**
+ * The manifest's lines: the session record and the entries it lists (a lazy session's in index order); with `stamp`,
+ * also the stamp of the text read, for a stat index of it (stat-index.ts).
+ */
+export function readManifestLines(manifestPath: string, options: { stamp?: boolean } = {}): ManifestLines {
   let text: string;
   try {
+    // Read as text at once: decoding a Buffer read first costs as much again (5 MB: ~4 ms more).
     text = fs.readFileSync(manifestPath, 'utf8');
   } catch (error) {
     if (isSystemError(error, 'ENOENT'))
@@ -34,6 +38,8 @@ export function readManifestLines(manifestPath: string): ManifestLines {
       throw sessionDamaged(path.dirname(manifestPath), 'its manifest.jsonl is a folder');
     throw error;
   }
+  // The text parsed here, whatever the file holds by now; Bun hashes a string as its UTF-8 bytes, as written.
+  const stamp = options.stamp ? { size: Buffer.byteLength(text), crc32: Bun.hash.crc32(text) } : undefined;
   let records: unknown[];
   // Bun's JSON Lines parser, taken only when it read the whole text without a fault (a cut or doubled line stops
   // it): a third faster than one JSON.parse of the lines joined (12,500 entries: ~6.5 against ~10 ms).
@@ -63,11 +69,11 @@ export function readManifestLines(manifestPath: string): ManifestLines {
   text = '';
   releasePhaseGarbage(entries.length); // the text, and the array it was joined into
   const session = first as SessionRecord;
-  if (!session.lazy) return { session, entries: entries as EntryRecord[] };
+  if (!session.lazy) return { session, entries: entries as EntryRecord[], ...(stamp ? { stamp } : {}) };
   // Extractions append in their own order: the rest of zipfs reads entries in index order.
   const tracked = (entries as EntryRecord[]).sort((a, b) => a.index - b.index);
   assertTrackedIndexes(path.dirname(manifestPath), session.lazy, tracked);
-  return { session, entries: tracked };
+  return { session, entries: tracked, ...(stamp ? { stamp } : {}) };
 }
 
 /**

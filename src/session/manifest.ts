@@ -12,6 +12,7 @@ import { sessionRecordProblem } from './manifest-check.ts';
 import type { CodePage, ZipEntry } from '../zip/index.ts';
 import type { ItemType } from '../rules/item-type.ts';
 import { invocation } from '../base/message-marks.ts';
+import { writeStatIndex, type ManifestStamp } from './stat-index.ts';
 import type { SessionOwner } from './owner.ts';
 
 export const MANIFEST_FORMAT = 1;
@@ -143,19 +144,29 @@ export function entryRecord(entry: ZipEntry, path: string, type: ItemType): Entr
  * (and again as its UTF-8 bytes) was the peak of open and sync on such archives. */
 const MANIFEST_BATCH_BYTES = 1 << 20;
 
-/** Writes a manifest to `manifestPath` through one reused buffer, so memory does not grow with the entry count. */
+/**
+ * Writes a manifest to `manifestPath` through one reused buffer, so memory does not grow with the entry count; and,
+ * for an eager session, its stat index beside it (stat-index.ts), stamped with the bytes written.
+ */
 export function writeManifest(manifestPath: string, session: SessionRecord, entries: EntryRecord[]): void {
   const fd = fs.openSync(manifestPath, 'w');
   const batch = Buffer.allocUnsafe(MANIFEST_BATCH_BYTES);
   let used = 0;
+  let size = 0;
+  let crc = 0;
+  const write = (bytes: Uint8Array) => {
+    writeFully(fd, bytes);
+    size += bytes.length;
+    crc = Bun.hash.crc32(bytes, crc);
+  };
   const flush = () => {
-    writeFully(fd, batch.subarray(0, used));
+    write(batch.subarray(0, used));
     used = 0;
   };
   const put = (line: string) => {
     const most = line.length * 3 + 1; // UTF-8 takes at most 3 bytes per UTF-16 unit
     if (used + most > batch.length) flush();
-    if (most > batch.length) return writeFully(fd, Buffer.from(`${line}\n`, 'utf8'));
+    if (most > batch.length) return write(Buffer.from(`${line}\n`, 'utf8'));
     used += batch.write(line, used, 'utf8');
     batch[used++] = 0x0a;
   };
@@ -166,6 +177,8 @@ export function writeManifest(manifestPath: string, session: SessionRecord, entr
   } finally {
     fs.closeSync(fd);
   }
+  // A lazy session's status reads its lines and directory as before: its index would go unread.
+  if (!session.lazy) writeStatIndex(path.dirname(manifestPath), entries, { size, crc32: crc });
 }
 
 /**
@@ -237,6 +250,8 @@ export interface ManifestLines {
    * order.
    */
   entries: EntryRecord[];
+  /** The length and CRC-32 of the text read (stat-index.ts), when asked for. */
+  stamp?: ManifestStamp;
 }
 
 /** SESSION_DAMAGED for the session in `dir`, with the way out: its files stay until the caller removes it. */

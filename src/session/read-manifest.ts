@@ -21,8 +21,9 @@ export interface Manifest extends ManifestLines {
   central?: () => PackedDirectory;
 }
 
-export function readManifest(manifestPath: string): Manifest {
-  const lines = readManifestLines(manifestPath);
+/** `stamp`: with the stamp of the text read (manifest-lines.ts). */
+export function readManifest(manifestPath: string, options: { stamp?: boolean } = {}): Manifest {
+  const lines = readManifestLines(manifestPath, options);
   const { session, entries } = lines;
   if (!session.lazy) return lines;
   const dir = path.dirname(manifestPath);

@@ -1,19 +1,18 @@
 /**
  * Whether a session holds work not yet in its zip: the scan status makes
  * (stat per path, content read only where the stat moved), so it works alike
- * for every kind of session and costs what `zipfs status` costs. close,
+ * for every kind of session and costs what `zipfs status` costs (status-look.ts). close,
  * open --name's take-over and prune ask it before removing a session.
  */
-import { diffWorkspace } from './workspace-diff.ts';
+import { lookAtWorkspace } from './status-look.ts';
 import { recoverInterruptedSync } from './sync-archive.ts';
 import type { Session } from '../session/session-store.ts';
 import type { PendingChanges } from '../session/prune.ts';
-import { workspaceOf } from '../workspace/session-workspace.ts';
 
 /** Changed paths in a session's workspace, as close counts them before it refuses. */
 export function pendingChanges(session: Session): PendingChanges {
   recoverInterruptedSync(session);
-  const diff = diffWorkspace(session.contents, workspaceOf(session).base());
+  const { diff } = lookAtWorkspace(session);
   const count = diff.modified.length + diff.added.length + diff.deleted.length + diff.renamed.length;
   return {
     count,

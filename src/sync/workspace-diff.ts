@@ -21,7 +21,7 @@ import type { EntryRecord } from '../session/manifest.ts';
 import type { Base } from '../workspace/base.ts';
 import type { Observed } from './observed.ts';
 import { addedCrc, contentMatches, untouched } from './content-match.ts';
-import { matchFoldedNames, scan } from './workspace-scan.ts';
+import { matchFoldedNames, scan, type Scanned } from './workspace-scan.ts';
 
 /** `renamed`: the entry is on disk under another path (renames.ts), maybe with new content. */
 export type EntryState = 'unchanged' | 'modified' | 'deleted' | 'renamed';
@@ -105,15 +105,22 @@ function findUnsupported(
 
 /** `root`: a session's contents folder, `<workspaces>/<name>/contents`. */
 export function diffWorkspace(root: string, base: Base): WorkspaceDiff {
-  return withBeneath(root, (beneath) => compare(beneath, base));
+  return withBeneath(root, (beneath) => diffScanned(beneath, base, scanWorkspace(beneath)));
 }
 
-function compare(beneath: Beneath, base: Base): WorkspaceDiff {
+/** What is in the workspace `beneath` holds (workspace-scan.ts), timed as the diff's scan. */
+export function scanWorkspace(beneath: Beneath): Scanned {
+  phase('diff: before scan');
+  const scanned = scan(beneath.folder(''));
+  phase('diff: scan');
+  return scanned;
+}
+
+/** The diff of what `scanned` found (in `beneath`'s folder, which it changes) against `base`. */
+export function diffScanned(beneath: Beneath, base: Base, scanned: Scanned): WorkspaceDiff {
   const session = base.record;
   const fenceMs = session.ctime_fence_ms;
-  phase('diff: before scan');
-  const { items, emptyDirs, badNames, folders } = scan(beneath.folder(''));
-  phase('diff: scan');
+  const { items, emptyDirs, badNames, folders } = scanned;
   // The base's entries that may differ from the folder; the others are untouched (workspace/base.ts).
   const entries = base.compared(items);
   const folded = sessionFolderRules(session).caseInsensitive;

@@ -6,7 +6,7 @@
  */
 import fs from 'node:fs';
 import { isSystemError } from '../base/errors.ts';
-import { libc, type FileStat } from '../base/libc.ts';
+import { STAT_FIELDS, libc } from '../base/libc.ts';
 import { specialKind } from '../base/regular-file.ts';
 import type { Folder } from '../files/beneath.ts';
 import { foldCase } from '../rules/platform-names.ts';
@@ -16,10 +16,9 @@ import { S_IFDIR, S_IFLNK, S_IFMT, S_IFREG } from '../zip/constants.ts';
 import { tryDecodeUtf8 } from '../zip/names.ts';
 import type { Observed } from './observed.ts';
 
-export function observe(stats: fs.Stats | FileStat): Observed {
-  const type = stats.mode & S_IFMT;
-  const kind = type === S_IFLNK ? 'symlink' : type === S_IFDIR ? 'dir' : type === S_IFREG ? 'file' : 'special';
-  const observed: Observed = {
+export function observe(stats: fs.Stats): Observed {
+  const kind = kindOf(stats.mode);
+  const item: Observed = {
     kind,
     size: stats.size,
     mtime_ms: stats.mtimeMs,
@@ -27,8 +26,29 @@ export function observe(stats: fs.Stats | FileStat): Observed {
     ino: stats.ino,
     nlink: stats.nlink,
   };
-  if (kind === 'special') observed.what = specialKind(stats.mode) ?? 'not a regular file';
-  return observed;
+  if (kind === 'special') item.what = specialKind(stats.mode) ?? 'not a regular file';
+  return item;
+}
+
+/** What statAt put in `fields` (libc.ts's STAT_FIELDS), as `observe` has it: one object per file, not two. */
+function observeFields(fields: Float64Array): Observed {
+  const mode = fields[STAT_FIELDS.mode]!;
+  const kind = kindOf(mode);
+  const item: Observed = {
+    kind,
+    size: fields[STAT_FIELDS.size]!,
+    mtime_ms: fields[STAT_FIELDS.mtimeMs]!,
+    ctime_ms: fields[STAT_FIELDS.ctimeMs]!,
+    ino: fields[STAT_FIELDS.ino]!,
+    nlink: fields[STAT_FIELDS.nlink]!,
+  };
+  if (kind === 'special') item.what = specialKind(mode) ?? 'not a regular file';
+  return item;
+}
+
+function kindOf(mode: number): Observed['kind'] {
+  const type = mode & S_IFMT;
+  return type === S_IFREG ? 'file' : type === S_IFDIR ? 'dir' : type === S_IFLNK ? 'symlink' : 'special';
 }
 
 /** A name that is not UTF-8, shown with its odd bytes as \xNN escapes. */
@@ -70,6 +90,16 @@ function anyUndecoded(names: string[]): boolean {
   return false;
 }
 
+/** What a scan found, in the order it found it: each item's path and stat (a folder before what it holds). */
+export interface ScanList {
+  paths: string[];
+  seen: Observed[];
+  emptyDirs: Set<string>;
+  badNames: string[];
+  /** The folders among the items, as they were found (a folder swapped for a link mid-scan may be an item not here). */
+  folders: string[];
+}
+
 /** What a scan found: every item by path, the empty folders, names that are not UTF-8, and the folders it entered. */
 export interface Scanned {
   items: Map<string, Observed>;
@@ -79,19 +109,36 @@ export interface Scanned {
   folders: string[];
 }
 
+/** Everything under the workspace root, by path (scanList's items, in a Map in the order found). */
+export function scan(root: Folder): Scanned {
+  return byPath(scanList(root));
+}
+
+/** A scan's list as a Map by path. */
+export function byPath(list: ScanList): Scanned {
+  const items = new Map<string, Observed>();
+  const { paths, seen } = list;
+  for (let i = 0; i < paths.length; i++) items.set(paths[i]!, seen[i]!);
+  return { items, emptyDirs: list.emptyDirs, badNames: list.badNames, folders: list.folders };
+}
+
 /**
  * Everything under the workspace root, links reported as links and never
  * followed: each folder is opened through its parent's descriptor without
  * following a link (beneath.ts), so a folder swapped for a link mid-scan is
  * seen as the link, and depth is not bounded by the system's path limit.
  * What vanishes between listing and stat (an editor's swap file) is left out.
+ * A list, not a Map: status compares it with the stat index in this order
+ * (sync/status-look.ts) without a lookup per path.
  */
-export function scan(root: Folder): Scanned {
-  const items = new Map<string, Observed>();
+export function scanList(root: Folder): ScanList {
+  const paths: string[] = [];
+  const seen: Observed[] = [];
   const emptyDirs = new Set<string>();
   const folders: string[] = [];
   const badNames: string[] = [];
   const native = libc();
+  const fields = new Float64Array(STAT_FIELDS.count);
   const visit = (folder: Folder, prefix: string) => {
     const { names, badNames: bad } = readNames(folder.path);
     for (const name of bad) badNames.push(prefix + name);
@@ -100,15 +147,18 @@ export function scan(root: Folder): Scanned {
     const dirFd = native ? folder.descriptor : undefined;
     for (const name of names) {
       const relative = prefix + name;
-      const stats =
-        (dirFd !== undefined && native!.statAt(dirFd, name)) ||
-        fs.lstatSync(folder.child(name), { throwIfNoEntry: false });
-      if (!stats) continue;
-      let observed = observe(stats);
+      let observed: Observed;
+      if (dirFd !== undefined && native!.statAt(dirFd, name, fields)) observed = observeFields(fields);
+      else {
+        const stats = fs.lstatSync(folder.child(name), { throwIfNoEntry: false });
+        if (!stats) continue;
+        observed = observe(stats);
+      }
       if (observed.kind === 'dir') {
         const inner = folder.openChild(name);
         if (inner) {
-          items.set(relative, observed);
+          paths.push(relative);
+          seen.push(observed);
           folders.push(relative);
           try {
             visit(inner, `${relative}/`);
@@ -122,11 +172,12 @@ export function scan(root: Folder): Scanned {
         if (!now) continue;
         observed = observe(now);
       }
-      items.set(relative, observed);
+      paths.push(relative);
+      seen.push(observed);
     }
   };
   visit(root, '');
-  return { items, emptyDirs, badNames, folders };
+  return { paths, seen, emptyDirs, badNames, folders };
 }
 
 /** The bytes of a symbolic link entry: its target text. `at` is the link's path from beneath.ts. */

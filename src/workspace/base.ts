@@ -10,6 +10,7 @@ import type { ItemType } from '../rules/item-type.ts';
 import type { FolderRules } from '../rules/folder-rules.ts';
 import type { Limits } from '../rules/limits.ts';
 import type { EntryRecord, SessionRecord } from '../session/manifest.ts';
+import type { ManifestStamp } from '../session/stat-index.ts';
 import type { PackedDirectory } from '../zip/index.ts';
 
 /** What of the base is on disk, by index and path. */
@@ -31,6 +32,8 @@ export interface WrittenChecks {
 
 export interface Base {
   readonly record: SessionRecord;
+  /** The manifest's stamp where its entries are all the base's (an eager session): what a stat index of it names. */
+  readonly stamp?: ManifestStamp;
   /** How many entries the base has: every one. */
   readonly count: number;
   /**

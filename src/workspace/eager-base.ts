@@ -19,6 +19,10 @@ export class EagerBase implements Base {
     return this.manifest.session;
   }
 
+  get stamp() {
+    return this.manifest.stamp;
+  }
+
   get count(): number {
     return this.manifest.entries.length;
   }

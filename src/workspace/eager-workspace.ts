@@ -57,7 +57,7 @@ export class EagerWorkspace implements Workspace {
     return undefined;
   }
 
-  base(): Base {
-    return new EagerBase(readManifest(this.session.manifest));
+  base(options: { stamp?: boolean } = {}): Base {
+    return new EagerBase(readManifest(this.session.manifest, options));
   }
 }

@@ -88,6 +88,9 @@ export interface Workspace {
   extract(paths: readonly string[] | undefined, options: ChangeOptions): Promise<ExtractAnswer>;
   /** How many entries are only in the archive; undefined for a kind that keeps none there. */
   notExtracted(): number | undefined;
-  /** The base the folder is compared with (status, diff, sync): every entry, whatever the kind. */
-  base(): Base;
+  /**
+   * The base the folder is compared with (status, diff, sync): every entry, whatever the kind; `stamp` asks for the
+   * manifest's stamp too, where the base has one (Base.stamp).
+   */
+  base(options?: { stamp?: boolean }): Base;
 }

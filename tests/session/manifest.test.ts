@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { MANIFEST_FORMAT, writeManifest, type EntryRecord, type SessionRecord } from '../../src/session/manifest.ts';
 import { readManifest } from '../../src/session/read-manifest.ts';
+import { lookAtManifest, readStatIndex } from '../../src/session/stat-index.ts';
 import { sessionRecordProblem } from '../../src/session/manifest-check.ts';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'zipfs-manifest-'));
@@ -54,7 +55,13 @@ test('a session record larger than a batch (a zip of many symlinks) is written w
   const file = path.join(dir, 'links.jsonl');
   writeManifest(file, session, [entry(1), entry(2)]);
   expect(fs.statSync(file).size).toBeGreaterThan(1 << 20);
+  const stamp = { size: fs.statSync(file).size, crc32: Bun.hash.crc32(fs.readFileSync(file)) };
   expect(readManifest(file)).toEqual({ session, entries: [entry(1), entry(2)] });
+  expect(readManifest(file, { stamp: true })).toEqual({ session, entries: [entry(1), entry(2)], stamp });
+  // What status checks the stat index against: the same stamp, and line 1 though it spans many chunks.
+  const look = lookAtManifest(file)!;
+  expect(look.stamp).toEqual(stamp);
+  expect(JSON.parse(look.firstLine!)).toEqual(session);
 });
 
 test('a manifest of several MiB round-trips through writeManifest and readManifest', () => {
@@ -78,9 +85,15 @@ test('a manifest of several MiB round-trips through writeManifest and readManife
   expect(text.length).toBeGreaterThan(3 * (1 << 20)); // more than one batch
   expect(text.endsWith('}\n')).toBe(true);
   expect(text.split('\n').length).toBe(entries.length + 2);
-  const back = readManifest(file);
+  const back = readManifest(file, { stamp: true });
   expect(back.session).toEqual(session);
   expect(back.entries).toEqual(entries);
+  // The stat index written beside it names these bytes, and lists every entry's path and stat in order.
+  expect(back.stamp).toEqual({ size: Buffer.byteLength(text), crc32: Bun.hash.crc32(fs.readFileSync(file)) });
+  const index = readStatIndex(dir, back.stamp!)!;
+  expect(index.paths).toEqual(entries.map((e) => e.path));
+  expect([...index.size.subarray(0, 3)]).toEqual(entries.slice(0, 3).map((e) => e.size));
+  expect(readStatIndex(dir, { ...back.stamp!, crc32: back.stamp!.crc32 ^ 1 })).toBeUndefined();
 });
 
 test('a session record names a name encoding this zipfs knows, or none', () => {

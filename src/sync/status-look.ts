@@ -1,0 +1,85 @@
+/**
+ * What `status` sees, fast where nothing changed: the folder is scanned once, and compared first
+ * with the session's stat index (session/stat-index.ts) instead of the 4 MB of JSON a manifest of
+ * 12,500 entries is. When every entry is untouched by stat, by the very rule the diff applies
+ * (content-match.ts: the stat zipfs recorded, or the archive's size and mtime under the ctime
+ * fence), and nothing on disk is new, that is the answer. Anything else, or an index missing,
+ * stale or damaged, and the manifest is read as before and the same scan diffed against it
+ * (workspace-diff.ts); the index is then written again for the manifest read.
+ */
+import { phase } from '../base/phase-trace.ts';
+import { withBeneath } from '../files/beneath.ts';
+import { MANIFEST_FORMAT, type SessionRecord } from '../session/manifest.ts';
+import { sessionRecordProblem } from '../session/manifest-check.ts';
+import type { Session } from '../session/session-store.ts';
+import { lookAtManifest, readStatIndex, writeStatIndex, writeStatIndexInOrder } from '../session/stat-index.ts';
+import type { Base } from '../workspace/base.ts';
+import { workspaceOf } from '../workspace/session-workspace.ts';
+import { verdictByPath, verdictInOrder } from './stat-verdict.ts';
+import { diffScanned, type WorkspaceDiff } from './workspace-diff.ts';
+import { byPath, scanList } from './workspace-scan.ts';
+
+/** What status shows of a diff. */
+export type StatusDiff = Pick<
+  WorkspaceDiff,
+  'modified' | 'added' | 'deleted' | 'renamed' | 'unchangedCount' | 'unsupported'
+>;
+
+export interface StatusLook {
+  diff: StatusDiff;
+  /** The session record the diff is against. */
+  record: SessionRecord;
+  /** The base, read when first asked for (where the index answered, the manifest is not read unless asked). */
+  base: () => Base;
+}
+
+/** The session record on line 1 of the manifest's bytes that the index is checked against. */
+function recordOf(line: string | undefined): SessionRecord | undefined {
+  if (line === undefined) return undefined;
+  try {
+    const value: unknown = JSON.parse(line);
+    return sessionRecordProblem(value, MANIFEST_FORMAT) ? undefined : (value as SessionRecord);
+  } catch {
+    return undefined;
+  }
+}
+
+export function lookAtWorkspace(session: Session): StatusLook {
+  const look = lookAtManifest(session.manifest);
+  const record = recordOf(look?.firstLine);
+  // A lazy session's base is its directory too (lazy-base.ts): its status reads both, as before.
+  const index = look && record && !record.lazy ? readStatIndex(session.dir, look.stamp) : undefined;
+  phase('status: stat index');
+  return withBeneath(session.contents, (beneath) => {
+    phase('diff: before scan');
+    const list = scanList(beneath.folder(''));
+    phase('diff: scan');
+    const fenceMs = record?.ctime_fence_ms;
+    let verdict = index ? verdictInOrder(index, list, fenceMs) : 'changed';
+    if (index && verdict === 'unordered') {
+      const byIndex = verdictByPath(index, list, fenceMs);
+      verdict = byIndex.clean ? 'clean' : 'changed';
+      // In the scan's order, so the next status walks it without a lookup per path.
+      if (byIndex.clean) writeStatIndexInOrder(session.dir, index, byIndex.order, look!.stamp);
+    }
+    if (verdict === 'clean') {
+      phase('status: unchanged by stat');
+      let base: Base | undefined;
+      return {
+        diff: nothingChanged(index!.count),
+        record: record!,
+        base: () => (base ??= workspaceOf(session).base()),
+      };
+    }
+    // Without an index for this manifest, one is made of the manifest read (stamped with the text parsed).
+    const base = workspaceOf(session).base({ stamp: !index });
+    phase('status: base');
+    const diff = diffScanned(beneath, base, byPath(list));
+    if (base.stamp) writeStatIndex(session.dir, base.whole(), base.stamp);
+    return { diff, record: base.record, base: () => base };
+  });
+}
+
+function nothingChanged(count: number): StatusDiff {
+  return { modified: [], added: [], deleted: [], renamed: [], unchangedCount: count, unsupported: [] };
+}
