@@ -23,6 +23,7 @@ import { cliMessage } from './render-message.ts';
 import { styleFor, type Style } from './style.ts';
 import { runTableCommand } from './table-command.ts';
 import type { Output } from './terminal.ts';
+import { phase } from '../base/phase-trace.ts';
 
 /**
  * Help names every command: it loads the whole table (registry.ts), which a command's run does not (command-loader.ts).
@@ -115,7 +116,9 @@ async function printHelp(run: Invocation, about?: Parameters<typeof renderHelp>[
 /** mcp, exec, completion, or a command of the table. */
 async function runMode(run: Invocation, name: string): Promise<number> {
   const { io, globals, argv } = run;
+  phase('cli: start');
   const command = commandNamed(name);
+  phase('cli: load command');
   // libc() reads ZIPFS_NATIVE when first needed, which some calls never are: read here, every
   // command and the MCP server refuse a malformed value alike, before doing anything.
   if (name === 'mcp' || command) readSetting(io.env, NATIVE_SETTING);

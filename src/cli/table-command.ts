@@ -19,6 +19,7 @@ import { markSessionForStdin } from './stdin-session.ts';
 import { terminalView } from './terminal-view.ts';
 import type { Output } from './terminal.ts';
 import { rebaseOnCurrentFolder } from './workspace-cwd.ts';
+import { phase } from '../base/phase-trace.ts';
 
 /** What one run of a table command works with: the process's streams and places, and the global flags. */
 export interface TableRun {
@@ -40,16 +41,21 @@ export interface TableRun {
 export async function runTableCommand(command: Command, argv: string[], run: TableRun): Promise<number> {
   const { json, quiet } = run.globals;
   const { input: raw, flags } = parseCommandLine(command, argv);
+  phase('t parse');
   const fromEnv = run.env.ZIPFS_SESSION || undefined;
   rebaseOnCurrentFolder(command, raw, run.home, run.cwd, fromEnv);
   // The CLI's ways to pick a session when none is named; the runner resolves with them.
   const hints: SessionHints = { env: fromEnv, cwd: run.cwd };
   // Busy for prune from before stdin is read until the command has run (stdin-session.ts).
   const unmark = markSessionForStdin(command, raw, run.home, hints);
+  phase('t mark');
   try {
     await fillFromStdin(command, raw, run.readStdin);
+    phase('t stdin');
     const input = validateInput(command, raw);
+    phase('t validate');
     const context: CommandContext = { home: run.home, env: run.env, hints, owner: cliOwner(run.env) };
+    phase('t context');
     const delay = readSetting(run.env, PROGRESS_DELAY_SETTING);
     // -q as grep takes it (quietIsSilent): nothing on stdout or stderr but errors; the exit status answers.
     const silent = quiet && command.cli.quietIsSilent !== undefined;
@@ -57,12 +63,15 @@ export async function runTableCommand(command: Command, argv: string[], run: Tab
     if (line) context.progress = line.progress;
     let output: Record<string, unknown>;
     try {
+      phase('cli: input');
       output = cliResult(await runCommand(command, input, context));
+      phase('cli: run');
     } finally {
       line?.finish();
     }
     if (json) run.stdout.write(`${JSON.stringify(output, null, 2)}\n`);
     else printResult(command, { output, input, flags, silent }, run);
+    phase('cli: print');
     return command.cli.exitCode?.(output, flags) ?? 0;
   } finally {
     unmark();

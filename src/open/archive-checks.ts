@@ -22,6 +22,7 @@ import {
 import { planExtraction, type ExtractionPlan } from './extraction-plan.ts';
 import { checkPathsFit } from '../rules/entry-paths.ts';
 import type { WorkspaceTarget } from './workspace-rules.ts';
+import { phase } from '../base/phase-trace.ts';
 
 /** Read-ahead for the pass over local headers: a large window would read megabytes of data it skips. */
 const LAYOUT_WINDOW_BYTES = 64 * 1024;
@@ -38,7 +39,9 @@ export function checkArchive(
   refuse: Refuse = throwRefusal,
 ): ExtractionPlan {
   const plan = planExtraction(directory, limits, refuse, target.rules);
+  phase('c plan');
   checkPathsFit(plan.items, target.workspaces, refuse);
+  phase('c paths fit');
   // The same open file the directory came from: a path opened again may be another archive by now
   // (a sync renames its new one over it), whose headers would all disagree with this directory.
   const headers = source.sharing(LAYOUT_WINDOW_BYTES);
@@ -48,6 +51,7 @@ export function checkArchive(
       faulty.add(fault.entry);
       refuse(openRefusal(fault));
     }
+    phase('c layout');
     // A folder's data is empty, but sync copies it and other readers verify it: checked like a file's
     // (unless its headers are already refused: they say where that data would be).
     for (const item of plan.items) {

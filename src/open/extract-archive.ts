@@ -14,6 +14,7 @@ import type { ExtractionPlan } from './extraction-plan.ts';
 import { eventLoopTurns } from '../base/event-loop-turns.ts';
 import { entryRecord, type EntryRecord } from '../session/manifest.ts';
 import { workerPath } from '../base/worker-path.ts';
+import { phase } from '../base/phase-trace.ts';
 
 /** Below these, a second thread costs more to start than it saves. */
 const PARALLEL_MIN_BYTES = 16 * 1024 * 1024;
@@ -39,9 +40,11 @@ export async function extract(
   plan: ExtractionPlan,
   { root, threads, progress, signal }: ExtractInto,
 ): Promise<EntryRecord[]> {
+  phase('x start');
   fs.mkdirSync(root);
   for (const dir of plan.directories) fs.mkdirSync(path.join(root, dir), { recursive: true });
 
+  phase('x mkdirs');
   const ordered = [...plan.items].sort((a, b) => a.entry.localHeaderOffset - b.entry.localHeaderOffset);
   const tasks: FileTask[] = [];
   ordered.forEach((item, i) => {
@@ -66,6 +69,7 @@ export async function extract(
     });
   });
 
+  phase('x prep');
   let done = 0;
   const advance = (bytes: number, label?: string) => {
     done += bytes;
@@ -81,8 +85,10 @@ export async function extract(
     const pause = eventLoopTurns(signal);
     for (const task of tasks.slice(0, split)) {
       await writeFileTask(source, task, root);
+      phase(`x ${task.path}`);
       advance(task.entry.uncompressedSize, task.path);
       await pause();
+      phase('x pause');
     }
     if (helper) await (signal ? Promise.race([helper.finished, whenAborted(signal)]) : helper.finished);
   } finally {

@@ -1,25 +1,36 @@
 /**
  * Whole-entry inflation (codec.ts inflateRaw): small inputs go through Bun's own inflate, larger
- * ones through node:zlib in one piece; both stop a header that understates the size, and both
- * refuse corrupt data.
+ * ones through the system's zlib (Linux: native-inflate.ts) until a thread has inflated 8 MiB that
+ * way, then through node:zlib in one piece; each stops a header that understates the size, and
+ * each refuses corrupt data. The cases run in order: the last loads node:zlib.
  */
 import { describe, expect, it } from 'bun:test';
 import zlib from 'node:zlib';
-import { InflateError, inflateRaw } from '../../src/zip/codec.ts';
+import { InflateError, inflateRaw, zlibLoaded } from '../../src/zip/codec.ts';
 
 const small = Buffer.from('a small text entry\n'.repeat(50)); // deflates to well under 16 KiB
 // deflates to more
 const large = Buffer.from(Array.from({ length: 40_000 }, (_, i) => `${(i * 2654435761) % 1000003} `).join(''));
 
-for (const [label, original] of [
-  ['small input (Bun inflate)', small],
-  ['large input (node:zlib)', large],
+// Past the system zlib's budget: inflating it loads node:zlib for every later call.
+const huge = Buffer.from(Array.from({ length: 1_200_000 }, (_, i) => `${(i * 2654435761) % 1000003} `).join(''));
+
+for (const [label, original, loadsZlib] of [
+  ['small input (Bun inflate)', small, false],
+  ['large input (the system zlib on Linux)', large, process.platform !== 'linux'],
+  ['past 8 MiB (node:zlib)', huge, true],
+  ['large input once node:zlib is loaded', large, true],
 ] as const) {
   describe(label, () => {
     const deflated = zlib.deflateRawSync(original);
 
+    it(loadsZlib ? 'loads node:zlib' : 'needs no node:zlib', () => {
+      inflateRaw(deflated, original.length);
+      expect(zlibLoaded()).toBe(loadsZlib);
+    });
+
     it('inflates to the declared size', () => {
-      expect(deflated.length > 16 * 1024).toBe(original === large);
+      expect(deflated.length > 16 * 1024).toBe(original !== small);
       expect(Buffer.from(inflateRaw(deflated, original.length)).equals(original)).toBe(true);
     });
 
