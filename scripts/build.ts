@@ -52,6 +52,8 @@ for (const target of targets) {
     '--splitting',
     '--bytecode',
     '--format=esm',
+    '--no-compile-autoload-dotenv',
+    '--no-compile-autoload-bunfig',
     'src/main.ts',
     'src/search/grep-worker.ts',
     'src/open/extract-worker.ts',

@@ -41,21 +41,17 @@ export interface TableRun {
 export async function runTableCommand(command: Command, argv: string[], run: TableRun): Promise<number> {
   const { json, quiet } = run.globals;
   const { input: raw, flags } = parseCommandLine(command, argv);
-  phase('t parse');
+  phase('cli: parse');
   const fromEnv = run.env.ZIPFS_SESSION || undefined;
   rebaseOnCurrentFolder(command, raw, run.home, run.cwd, fromEnv);
   // The CLI's ways to pick a session when none is named; the runner resolves with them.
   const hints: SessionHints = { env: fromEnv, cwd: run.cwd };
   // Busy for prune from before stdin is read until the command has run (stdin-session.ts).
   const unmark = markSessionForStdin(command, raw, run.home, hints);
-  phase('t mark');
   try {
     await fillFromStdin(command, raw, run.readStdin);
-    phase('t stdin');
     const input = validateInput(command, raw);
-    phase('t validate');
     const context: CommandContext = { home: run.home, env: run.env, hints, owner: cliOwner(run.env) };
-    phase('t context');
     const delay = readSetting(run.env, PROGRESS_DELAY_SETTING);
     // -q as grep takes it (quietIsSilent): nothing on stdout or stderr but errors; the exit status answers.
     const silent = quiet && command.cli.quietIsSilent !== undefined;

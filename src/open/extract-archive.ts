@@ -40,11 +40,9 @@ export async function extract(
   plan: ExtractionPlan,
   { root, threads, progress, signal }: ExtractInto,
 ): Promise<EntryRecord[]> {
-  phase('x start');
   fs.mkdirSync(root);
   for (const dir of plan.directories) fs.mkdirSync(path.join(root, dir), { recursive: true });
 
-  phase('x mkdirs');
   const ordered = [...plan.items].sort((a, b) => a.entry.localHeaderOffset - b.entry.localHeaderOffset);
   const tasks: FileTask[] = [];
   ordered.forEach((item, i) => {
@@ -69,7 +67,7 @@ export async function extract(
     });
   });
 
-  phase('x prep');
+  phase('open: extract: plan tasks');
   let done = 0;
   const advance = (bytes: number, label?: string) => {
     done += bytes;
@@ -85,10 +83,8 @@ export async function extract(
     const pause = eventLoopTurns(signal);
     for (const task of tasks.slice(0, split)) {
       await writeFileTask(source, task, root);
-      phase(`x ${task.path}`);
       advance(task.entry.uncompressedSize, task.path);
       await pause();
-      phase('x pause');
     }
     if (helper) await (signal ? Promise.race([helper.finished, whenAborted(signal)]) : helper.finished);
   } finally {

@@ -6,7 +6,7 @@
  * one place: the codec registry (codec-registry.ts, codecs/deflate.ts).
  */
 import type { default as Zlib } from 'node:zlib';
-import { NATIVE_MAX_BYTES, nativeInflate, type NativeInflate } from './native-inflate.ts';
+import { NATIVE_MAX_INPUT_BYTES, nativeInflate, type NativeInflate } from './native-inflate.ts';
 
 // node:zlib brings node:stream and node:util with it, about 10 ms of start-up:
 // loaded on first use, so a call that inflates nothing (status, sync of a small
@@ -85,7 +85,8 @@ const SMALL_INPUT_BYTES = 16 << 10;
  * is checked once inflated, at most 16.5 MB), so a lying header costs bounded
  * memory, and the overflow is reported instead of trusted. Larger inputs go
  * through the system's zlib while this thread has not loaded node:zlib and has
- * inflated little (native-inflate.ts), then through node:zlib. */
+ * inflated little, or libdeflate where it is installed (native-inflate.ts);
+ * else through node:zlib. */
 export function inflateRaw(data: Uint8Array, expectedSize: number): Uint8Array {
   const corrupt = (error: unknown) => new InflateError(`corrupt deflate data (${(error as Error).message})`, false);
   if (data.length <= SMALL_INPUT_BYTES) {
@@ -101,7 +102,7 @@ export function inflateRaw(data: Uint8Array, expectedSize: number): Uint8Array {
     if (out.length > expectedSize) throw overflowError(expectedSize);
     return out;
   }
-  const result = zlibModule ? undefined : nativeInflateFor(data.length, expectedSize)?.(data, expectedSize + 1);
+  const result = nativeInflateFor(data.length, expectedSize)?.inflate(data, expectedSize + 1);
   if (result?.kind === 'overflow') throw overflowError(expectedSize);
   if (result?.kind === 'corrupt') throw corrupt(new Error(result.reason));
   if (result) {
@@ -113,16 +114,21 @@ export function inflateRaw(data: Uint8Array, expectedSize: number): Uint8Array {
 
 /**
  * Output a thread inflates through the system's zlib before it loads node:zlib: about where loading node:zlib
- * (7-13 ms) costs what its faster inflate saves (about 1 ms per MB).
+ * (7-13 ms) costs what its faster inflate saves (about 1 ms per MB). libdeflate, faster than both, has no budget.
  */
-const NATIVE_BUDGET_BYTES = 8 << 20;
-let nativeSpent = 0;
+const NATIVE_ZLIB_BUDGET_BYTES = 8 << 20;
+let nativeZlibSpent = 0;
 
-/** The system's zlib (native-inflate.ts) for an entry within what is left of the budget, else undefined. */
+/**
+ * The system's inflate (native-inflate.ts) for an entry, else undefined: node:zlib. It takes the whole bound at once,
+ * where node:zlib grows its output as it comes: entries declared past one piece go to node:zlib.
+ */
 function nativeInflateFor(inputSize: number, expectedSize: number): NativeInflate | undefined {
-  if (nativeSpent + expectedSize > NATIVE_BUDGET_BYTES || inputSize > NATIVE_MAX_BYTES) return undefined;
+  if (inputSize > NATIVE_MAX_INPUT_BYTES || expectedSize >= ONE_PIECE_MAX_BYTES) return undefined;
   const native = nativeInflate();
-  if (native) nativeSpent += expectedSize;
+  if (native?.library !== 'zlib') return native;
+  if (zlibModule || nativeZlibSpent + expectedSize > NATIVE_ZLIB_BUDGET_BYTES) return undefined;
+  nativeZlibSpent += expectedSize;
   return native;
 }
 
