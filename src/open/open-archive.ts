@@ -51,7 +51,6 @@ async function openNamed(request: OpenRequest, zipPath: string): Promise<Opened>
   if (request.lazy || (request.only?.length ?? 0) > 0) return openLazy(request, zipPath);
   const source = openSource(zipPath);
   try {
-    phase('open: before directory');
     const directory = readCentralDirectory(source, request.nameEncoding);
     phase('open: read directory');
     const target = workspaceTarget(request.home, true);

@@ -51,6 +51,12 @@ export function nativeLibrary(library: NativeInflate['library']): NativeInflate 
   return library === 'libdeflate' ? libdeflate(ffi) : zlib(ffi);
 }
 
+/** Room for the output, not zero-filled first: the library writes what is returned, and the rest is cut off. */
+function unfilled(bound: number): Uint8Array {
+  const buffer = Buffer.allocUnsafe(bound);
+  return new Uint8Array(buffer.buffer, buffer.byteOffset, bound);
+}
+
 const LIBDEFLATE = { success: 0, insufficientSpace: 3 } as const;
 
 function libdeflate({ dlopen, FFIType, ptr }: Ffi): NativeInflate | null {
@@ -71,7 +77,7 @@ function libdeflate({ dlopen, FFIType, ptr }: Ffi): NativeInflate | null {
     return {
       library: 'libdeflate',
       inflate(data, bound) {
-        const output = new Uint8Array(new ArrayBuffer(bound));
+        const output = unfilled(bound);
         const status = symbols.libdeflate_deflate_decompress(
           decompressor,
           data.length > 0 ? ptr(data) : null,
@@ -117,7 +123,7 @@ function zlib({ dlopen, FFIType, ptr, CString }: Ffi): NativeInflate | null {
       inflate(data, bound) {
         for (let at = 0; at < Z_STREAM.size; at += 4) stream.setUint32(at, 0, true);
         if (symbols.inflateInit2_(streamPtr, -15, versionPtr, Z_STREAM.size) !== 0) return undefined;
-        const output = new Uint8Array(new ArrayBuffer(bound));
+        const output = unfilled(bound);
         try {
           if (data.length > 0) setPointer(Z_STREAM.nextIn, ptr(data));
           stream.setUint32(Z_STREAM.availIn, data.length, true);
