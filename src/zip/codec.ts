@@ -16,7 +16,7 @@ export function zlib(): typeof Zlib {
   return (zlibModule ??= process.getBuiltinModule('node:zlib'));
 }
 
-/** Whether node:zlib is loaded in this thread: past that, every inflate goes through it (the tests ask which ran). */
+/** Whether node:zlib is loaded in this thread (the tests ask which inflate ran). */
 export function zlibLoaded(): boolean {
   return zlibModule !== undefined;
 }
