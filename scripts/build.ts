@@ -52,6 +52,11 @@ for (const target of targets) {
     '--splitting',
     '--bytecode',
     '--format=esm',
+    '--no-compile-autoload-dotenv',
+    '--no-compile-autoload-bunfig',
+    // A CLI call runs most of its code once: JavaScriptCore compiles later (src/base/jit-policy.ts, which sets the
+    // normal thresholds back for large work).
+    '--compile-jit-policy=10',
     'src/main.ts',
     'src/search/grep-worker.ts',
     'src/open/extract-worker.ts',

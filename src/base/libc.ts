@@ -63,13 +63,18 @@ const NAME_BYTES = 4096;
  */
 const TM = { size: 64, sec: 0, min: 4, hour: 8, mday: 12, mon: 16, year: 20, isdst: 32 } as const;
 
-/** ZIPFS_NATIVE: 1 (the default) makes these calls where they can be loaded, 0 keeps to node:fs and Date. */
+/**
+ * ZIPFS_NATIVE: 1 (the default) makes these calls (and zip/native-inflate.ts's) where they can be loaded, 0 keeps to
+ * node:fs, Date and node:zlib.
+ */
 export const NATIVE_SETTING = choiceSetting({
   env: 'ZIPFS_NATIVE',
   default: '1',
   choices: ['0', '1'],
-  takes: '0 (node:fs and Date only) or 1 (the Linux calls through bun:ffi)',
-  description: 'On Linux, 0 uses node:fs and Date instead of statx, copy_file_range, sync_file_range and localtime_r',
+  takes: '0 (node:fs, Date and node:zlib only) or 1 (the Linux calls through bun:ffi)',
+  description:
+    'On Linux, 0 uses node:fs, Date and node:zlib instead of statx, copy_file_range, sync_file_range, localtime_r ' +
+    "and the system's libdeflate or zlib",
 });
 
 let loaded: Libc | null | undefined;

@@ -15,7 +15,10 @@ export function phase(name: string): void {
 }
 
 if (on) {
+  // The runtime's start and the modules evaluated before this one, then each mark, then what ran after the last.
+  marks.push(['start-up: runtime and modules', last]);
   process.on('exit', () => {
+    marks.push(['after the last mark, to exit', performance.now() - last]);
     const lines = marks.map(([name, ms]) => `${ms.toFixed(2).padStart(8)} ms  ${name}`);
     process.stderr.write(`zipfs phases (since start-up ${performance.now().toFixed(1)} ms):\n${lines.join('\n')}\n`);
   });

@@ -3,6 +3,7 @@
  * `--root DIR...` (repeatable) and `--read-only`.
  */
 import { ZipfsError, quote } from '../base/errors.ts';
+import { fullJit } from '../base/jit-policy.ts';
 
 export interface McpModeOptions {
   version: string;
@@ -58,6 +59,7 @@ export function parseMcpWords(argv: string[]): McpWords {
 /** Serves until the client goes. */
 export async function serveMcpMode(argv: string[], options: McpModeOptions): Promise<void> {
   const words = parseMcpWords(argv);
+  fullJit(); // a server lives long: its hot paths are worth compiling
   const { rootsConfig } = await import('../mcp/roots.ts');
   const server = { ...options, roots: rootsConfig(words.roots, options.env), readOnly: words.readOnly };
   if (words.http === undefined) {

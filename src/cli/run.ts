@@ -13,16 +13,14 @@ import { commandNamed } from '../table/command-loader.ts';
 import { dataDir } from '../session/data-dir.ts';
 import { ownerOf } from '../session/owner.ts';
 import { escapeUnsafe } from '../format/quote-name.ts';
-import { completionScript } from './completion.ts';
-import { parseExec, runExec } from './exec.ts';
 import { takeGlobals, type GlobalFlags } from './global-flags.ts';
-import { serveMcpMode } from './mcp-mode.ts';
 import { isMode } from './mode-help.ts';
 import { installPasswordPrompt } from './password-prompt.ts';
 import { cliMessage } from './render-message.ts';
 import { styleFor, type Style } from './style.ts';
 import { runTableCommand } from './table-command.ts';
 import type { Output } from './terminal.ts';
+import { phase } from '../base/phase-trace.ts';
 
 /**
  * Help names every command: it loads the whole table (registry.ts), which a command's run does not (command-loader.ts).
@@ -115,13 +113,15 @@ async function printHelp(run: Invocation, about?: Parameters<typeof renderHelp>[
 /** mcp, exec, completion, or a command of the table. */
 async function runMode(run: Invocation, name: string): Promise<number> {
   const { io, globals, argv } = run;
+  phase('cli: start');
   const command = commandNamed(name);
+  phase('cli: load command');
   // libc() reads ZIPFS_NATIVE when first needed, which some calls never are: read here, every
   // command and the MCP server refuse a malformed value alike, before doing anything.
   if (name === 'mcp' || command) readSetting(io.env, NATIVE_SETTING);
   const home = dataDir(io.env);
   if (name === 'mcp') {
-    await serveMcpMode(argv, { version: io.version, home, env: io.env });
+    await (await import('./mcp-mode.ts')).serveMcpMode(argv, { version: io.version, home, env: io.env });
     return 0;
   }
   // A command that must decrypt an entry, given no password, asks for it on a terminal (never an MCP server).
@@ -130,9 +130,11 @@ async function runMode(run: Invocation, name: string): Promise<number> {
     const say = (line: string) => io.stderr.write(`${line}\n`);
     // exec lives as long as its job: it owns its session itself.
     const context = { home, env: io.env, hints: {}, owner: ownerOf(process.pid) };
+    const { parseExec, runExec } = await import('./exec.ts');
     return await runExec(parseExec(argv), context, say, globals.quiet);
   }
   if (name === 'completion') {
+    const { completionScript } = await import('./completion.ts');
     io.stdout.write(completionScript(argv[0], (await import('../table/registry.ts')).COMMANDS));
     return 0;
   }

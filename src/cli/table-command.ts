@@ -19,6 +19,7 @@ import { markSessionForStdin } from './stdin-session.ts';
 import { terminalView } from './terminal-view.ts';
 import type { Output } from './terminal.ts';
 import { rebaseOnCurrentFolder } from './workspace-cwd.ts';
+import { phase } from '../base/phase-trace.ts';
 
 /** What one run of a table command works with: the process's streams and places, and the global flags. */
 export interface TableRun {
@@ -40,6 +41,7 @@ export interface TableRun {
 export async function runTableCommand(command: Command, argv: string[], run: TableRun): Promise<number> {
   const { json, quiet } = run.globals;
   const { input: raw, flags } = parseCommandLine(command, argv);
+  phase('cli: parse');
   const fromEnv = run.env.ZIPFS_SESSION || undefined;
   rebaseOnCurrentFolder(command, raw, run.home, run.cwd, fromEnv);
   // The CLI's ways to pick a session when none is named; the runner resolves with them.
@@ -57,12 +59,15 @@ export async function runTableCommand(command: Command, argv: string[], run: Tab
     if (line) context.progress = line.progress;
     let output: Record<string, unknown>;
     try {
+      phase('cli: input');
       output = cliResult(await runCommand(command, input, context));
+      phase('cli: run');
     } finally {
       line?.finish();
     }
     if (json) run.stdout.write(`${JSON.stringify(output, null, 2)}\n`);
     else printResult(command, { output, input, flags, silent }, run);
+    phase('cli: print');
     return command.cli.exitCode?.(output, flags) ?? 0;
   } finally {
     unmark();

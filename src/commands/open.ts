@@ -17,6 +17,7 @@ import { workspaceOf } from '../workspace/session-workspace.ts';
 import { heldByAnother } from '../open/session-holder.ts';
 import type { CodePage } from '../zip/index.ts';
 import { localPathOf } from '../open/open-remote.ts';
+import { phase } from '../base/phase-trace.ts';
 
 /**
  * A reused session whose zip another writer changed since its base (by the directory's hash: source-state.ts): said at
@@ -125,6 +126,7 @@ export const open = defineCommand({
     const held = found && heldByAnother(found, context.connection, context.owner);
     if (held && context.connection) [share, found] = [false, undefined];
     if (found) sameNameEncoding(found, input.name_encoding);
+    phase('open: find session');
     // Another open of the zip at the same moment: the one that publishes second shares the first's session
     // (publishOnce).
     const session: Opened =
@@ -148,6 +150,7 @@ export const open = defineCommand({
     const existing = found !== undefined || session.shared === true;
     // Reusing a killed job's session makes it this job's: prune --orphaned must not take it from under it.
     if (existing) await adoptSession(session, context.owner, lockWait(context));
+    phase('open: opened');
     const notExtracted = workspaceOf(session).notExtracted();
     const result = {
       session_id: session.record.id,
@@ -172,6 +175,7 @@ export const open = defineCommand({
       .map((s) => s.record.name)
       .filter((other) => other !== session.record.name)
       .sort();
+    phase('open: answer');
     return {
       ...result,
       ...(existing ? { already_open: true } : {}),

@@ -22,6 +22,7 @@ import {
 import { planExtraction, type ExtractionPlan } from './extraction-plan.ts';
 import { checkPathsFit } from '../rules/entry-paths.ts';
 import type { WorkspaceTarget } from './workspace-rules.ts';
+import { phase } from '../base/phase-trace.ts';
 
 /** Read-ahead for the pass over local headers: a large window would read megabytes of data it skips. */
 const LAYOUT_WINDOW_BYTES = 64 * 1024;
@@ -38,16 +39,21 @@ export function checkArchive(
   refuse: Refuse = throwRefusal,
 ): ExtractionPlan {
   const plan = planExtraction(directory, limits, refuse, target.rules);
+  phase('open: check: plan');
   checkPathsFit(plan.items, target.workspaces, refuse);
   // The same open file the directory came from: a path opened again may be another archive by now
   // (a sync renames its new one over it), whose headers would all disagree with this directory.
-  const headers = source.sharing(LAYOUT_WINDOW_BYTES);
+  // An archive one read window holds is read whole by the first header, and extraction finds every entry's data in
+  // that window: a small window would read 64 KiB at each header, and the data again.
+  const whole = source.fitsInWindow;
+  const headers = whole ? source : source.sharing(LAYOUT_WINDOW_BYTES);
   try {
     const faulty = new Set<ZipEntry>();
     for (const fault of layoutFaults(headers, directory)) {
       faulty.add(fault.entry);
       refuse(openRefusal(fault));
     }
+    phase('open: check: layout');
     // A folder's data is empty, but sync copies it and other readers verify it: checked like a file's
     // (unless its headers are already refused: they say where that data would be).
     for (const item of plan.items) {
@@ -60,7 +66,7 @@ export function checkArchive(
       }
     }
   } finally {
-    headers.close();
+    if (!whole) headers.close();
   }
   return plan;
 }

@@ -15,6 +15,11 @@ import { sleepSync } from '../base/sleep.ts';
 
 /** File systems with coarse times (whole seconds) would make open wait a second: give up sooner. */
 const MAX_WAIT_MS = 50;
+/**
+ * How often the clock is asked whether it moved: Linux's coarse clock ticks every 1-10 ms (4 at HZ=250), and a poll
+ * every whole millisecond waited half a millisecond past the tick on average, a tenth of a small open's wait.
+ */
+const POLL_MS = 0.2;
 
 /**
  * Returns the fence for `dir`'s file system. When the clock does not move
@@ -30,7 +35,7 @@ export function ctimeFence(dir: string): number {
     for (let at = first; ; ) {
       if (at > first) return at;
       if (Date.now() > deadline) return first;
-      sleepSync(1);
+      sleepSync(POLL_MS);
       fs.futimesSync(fd, 0, 0); // a metadata change: the kernel stamps ctime with its clock's current tick
       at = fs.fstatSync(fd).ctimeMs;
     }

@@ -14,6 +14,7 @@ import type { ExtractionPlan } from './extraction-plan.ts';
 import { eventLoopTurns } from '../base/event-loop-turns.ts';
 import { entryRecord, type EntryRecord } from '../session/manifest.ts';
 import { workerPath } from '../base/worker-path.ts';
+import { phase } from '../base/phase-trace.ts';
 
 /** Below these, a second thread costs more to start than it saves. */
 const PARALLEL_MIN_BYTES = 16 * 1024 * 1024;
@@ -66,6 +67,7 @@ export async function extract(
     });
   });
 
+  phase('open: extract: plan tasks');
   let done = 0;
   const advance = (bytes: number, label?: string) => {
     done += bytes;

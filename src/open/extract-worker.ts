@@ -6,6 +6,10 @@ import fs from 'node:fs';
 import { isSystemError, toZipfsError } from '../base/errors.ts';
 import { FileSource } from '../zip/index.ts';
 import { writeFileTask, type FileTask } from '../files/extract-files.ts';
+import { fullJit } from '../base/jit-policy.ts';
+
+// Started for a large archive only: its loop is worth compiling (jit-policy.ts).
+fullJit();
 
 export interface ExtractJob {
   /** The main thread's descriptor of the zip (threads share them), open until this worker is gone:

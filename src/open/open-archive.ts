@@ -15,6 +15,7 @@ import { extract } from './extract-archive.ts';
 import { nameWarning } from './name-warning.ts';
 import { remoteRequest } from './open-remote.ts';
 import { isRemote } from '../remote/remote-url.ts';
+import { phase } from '../base/phase-trace.ts';
 import {
   assertDiskSpace,
   inStaging,
@@ -51,9 +52,12 @@ async function openNamed(request: OpenRequest, zipPath: string): Promise<Opened>
   const source = openSource(zipPath);
   try {
     const directory = readCentralDirectory(source, request.nameEncoding);
+    phase('open: read directory');
     const target = workspaceTarget(request.home, true);
+    phase('open: workspace target');
     // Every entry's headers and place, locked ones' too: sync copies those raw, and must meet no damage open let in.
     const plan = checkArchive(source, directory, request.limits, target);
+    phase('open: check archive');
     // Encrypted entries without their key (none given, none from a prompt or an elicitation) stay in the zip, as a
     // lazy session keeps entries; the rest is extracted.
     if (directory.entries.some(stillLocked)) return await openLazy({ ...request, allButLocked: true }, zipPath);
@@ -61,6 +65,7 @@ async function openNamed(request: OpenRequest, zipPath: string): Promise<Opened>
     const encrypted = directory.entries.filter((entry) => encryptionOf(entry));
     for (const entry of encrypted) assertKeyFits(source, entry);
     const published = await inStaging(request, plan.totalBytes, async (staging) => {
+      phase('open: staging');
       assertDiskSpace(staging, plan.totalBytes);
       if (encrypted.length > 0) fs.chmodSync(staging, 0o700); // its plaintext is for this user only
       const entries = await extract(source, directory, plan, {
@@ -69,6 +74,7 @@ async function openNamed(request: OpenRequest, zipPath: string): Promise<Opened>
         progress: request.progress,
         signal: request.signal,
       });
+      phase('open: extract');
       releasePhaseGarbage(entries.length);
       request.signal?.throwIfAborted();
       const symlinks = plan.items.filter((i) => i.type === 'symlink').map((i) => i.path);
@@ -82,11 +88,15 @@ async function openNamed(request: OpenRequest, zipPath: string): Promise<Opened>
         nameEncoding: request.nameEncoding,
         remote: request.remote,
       });
+      phase('open: record');
       keepBaseAtOpen(zipPath, staging, source); // for a merge by lines after another writer replaced the zip
+      phase('open: base');
       return publishOnce(request, staging, record, entries);
     });
+    phase('open: publish');
     const warning = nameWarning(directory.entries, request.nameEncoding, true);
     const session = publishedSession(request.home, published);
+    phase('open: load session');
     return warning && !session.shared ? { ...session, nameWarning: warning } : session;
   } finally {
     source.close();

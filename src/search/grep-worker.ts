@@ -11,6 +11,10 @@ import { FileSearch, type FileSink } from './file-search.ts';
 import { CHUNK_BYTES, ZipSources, readWorkspaceFile, readZipEntry } from './grep-sources.ts';
 import type { GaveUp, GrepJob, GrepMatch, GrepMessage, GrepPlace } from './grep-types.ts';
 import { watchedExec } from '../base/regex-give-up.ts';
+import { fullJit } from '../base/jit-policy.ts';
+
+// Its loops run over whole files: worth compiling (jit-policy.ts).
+fullJit();
 
 /** How often, at most, what was found is handed over while a search runs. */
 const POST_EVERY_MS = 50;

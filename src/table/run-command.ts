@@ -13,6 +13,7 @@ import { rememberSession } from '../session/connections.ts';
 import { withArchive } from '../zip/index.ts';
 import { quote } from '../base/errors.ts';
 import { zipPlace } from '../session/manifest.ts';
+import { jitFor } from '../base/jit-policy.ts';
 
 /** Runs `command` on `input` (validated: validate.ts) and returns its output. */
 export async function runCommand(
@@ -35,6 +36,7 @@ export async function runCommand(
   }
   const selector = typeof input.session === 'string' ? input.session : undefined;
   const session = resolveSession(context.home, selector, context.hints);
+  jitFor(session.record.file_count);
   // A session of a zip outside the caller's roots (one removed since it was opened) is not its to use.
   context.zips?.assert(zipPlace(session.record), `Session ${quote(session.record.name)}'s zip`);
   rememberSession(connection, session.record.id);

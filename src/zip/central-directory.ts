@@ -6,6 +6,7 @@ import { PackedDirectory } from './packed-directory.ts';
 import type { ZipSource } from './source.ts';
 import type { CodePage } from './code-pages.ts';
 import type { CentralDirectory, ZipEntry } from './types.ts';
+import { jitFor } from '../base/jit-policy.ts';
 
 /**
  * Reads the whole central directory: every entry's metadata, without touching
@@ -45,6 +46,7 @@ export function readPackedDirectory(source: ZipSource, nameEncoding?: CodePage):
       `The end record claims ${end.entryCount} entries, more than the ${regionLength}-byte central directory can hold`,
     );
   }
+  jitFor(end.entryCount); // everything from here on loops over the entries
   // Not copied: the source hands out fresh buffers for reads this large, and views of windows it never reuses.
   const region = source.read(start, regionLength);
   const packed = new PackedDirectory(region, {

@@ -48,6 +48,11 @@ export class FileSource implements ZipSource {
     this.owns = typeof path === 'string';
   }
 
+  /** Whether one read window holds the whole file: its first read brings every byte in, for every later read. */
+  get fitsInWindow(): boolean {
+    return this.size <= this.windowBytes;
+  }
+
   /** Another window over the same open file (a pass over local headers wants a small one); it does
    * not own the descriptor: this source must stay open while it is used. */
   sharing(windowBytes: number): FileSource {

@@ -34,6 +34,22 @@ describe('zipfs open', () => {
     ).toHaveLength(10); // the session record and 9 entries
   });
 
+  it('takes no settings and runs no code from a .env or bunfig.toml in the working folder', () => {
+    // A compiled Bun program loads both by default: a folder someone else made (a cloned repository)
+    // could set ZIPFS_* limits, or have its code run by a preload.
+    const zip = writeZip(box.dir, 'reports.zip', reportsZip());
+    fs.writeFileSync(path.join(box.dir, '.env'), 'ZIPFS_MAX_ENTRIES=1\n');
+    const marker = path.join(box.dir, 'preloaded');
+    fs.writeFileSync(
+      path.join(box.dir, 'preload.ts'),
+      `require('node:fs').writeFileSync(${JSON.stringify(marker)}, '');\n`,
+    );
+    fs.writeFileSync(path.join(box.dir, 'bunfig.toml'), 'preload = ["./preload.ts"]\n');
+    const result = box.run(['open', zip, '--json'], { cwd: box.dir });
+    expect(result.json.file_count).toBe(6);
+    expect(fs.existsSync(marker)).toBe(false);
+  });
+
   it('prints a readable summary without --json', () => {
     const zip = writeZip(box.dir, 'reports.zip', reportsZip());
     const result = box.run(['open', zip]);

@@ -213,3 +213,27 @@ describe('an encryption layer registered once', () => {
     }
   });
 });
+
+describe('the built-in codecs loaded on demand', () => {
+  it('say what their modules say before they are loaded', async () => {
+    const { BUILT_IN_CODECS } = await import('../../src/zip/codecs/built-in.ts');
+    const modules = [
+      (await import('../../src/zip/codecs/stored.ts')).storedCodec,
+      (await import('../../src/zip/codecs/deflate.ts')).deflateCodec,
+      (await import('../../src/zip/codecs/deflate64.ts')).deflate64Codec,
+      (await import('../../src/zip/codecs/zstd.ts')).zstdCodec,
+      (await import('../../src/zip/codecs/bzip2.ts')).bzip2Codec,
+      (await import('../../src/zip/codecs/lzma.ts')).lzmaCodec,
+      (await import('../../src/zip/codecs/xz.ts')).xzCodec,
+    ];
+    const facts = (codec: (typeof modules)[number]) => ({
+      method: codec.method,
+      name: codec.name,
+      versionNeeded: codec.versionNeeded,
+      identity: codec.identity,
+      writes: codec.encoder !== undefined,
+      sizeFault: codec.sizeFault?.(10, 5),
+    });
+    expect(BUILT_IN_CODECS.map(facts)).toStrictEqual(modules.map(facts));
+  });
+});

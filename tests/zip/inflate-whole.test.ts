@@ -1,25 +1,37 @@
 /**
  * Whole-entry inflation (codec.ts inflateRaw): small inputs go through Bun's own inflate, larger
- * ones through node:zlib in one piece; both stop a header that understates the size, and both
- * refuse corrupt data.
+ * ones through a system library (Linux: native-inflate.ts) without loading node:zlib, entries
+ * declared past 16 MiB through node:zlib in one piece; each stops a header that understates the
+ * size, and each refuses corrupt data. The cases run in order: the third loads node:zlib.
  */
 import { describe, expect, it } from 'bun:test';
 import zlib from 'node:zlib';
-import { InflateError, inflateRaw } from '../../src/zip/codec.ts';
+import { InflateError, inflateRaw, zlibLoaded } from '../../src/zip/codec.ts';
 
 const small = Buffer.from('a small text entry\n'.repeat(50)); // deflates to well under 16 KiB
 // deflates to more
 const large = Buffer.from(Array.from({ length: 40_000 }, (_, i) => `${(i * 2654435761) % 1000003} `).join(''));
 
-for (const [label, original] of [
-  ['small input (Bun inflate)', small],
-  ['large input (node:zlib)', large],
+// Declared past 16 MiB: node:zlib, which grows its output as it comes.
+const huge = Buffer.from(Array.from({ length: 2_500_000 }, (_, i) => `${(i * 2654435761) % 1000003} `).join(''));
+
+for (const [label, original, loadsZlib] of [
+  ['small input (Bun inflate)', small, false],
+  ['large input (the system zlib on Linux)', large, process.platform !== 'linux'],
+  ['past 16 MiB (node:zlib)', huge, true],
+  ['large input once node:zlib is loaded', large, true],
 ] as const) {
   describe(label, () => {
-    const deflated = zlib.deflateRawSync(original);
+    const deflated = zlib.deflateRawSync(original, { level: 1 });
+
+    it(loadsZlib ? 'loads node:zlib' : 'needs no node:zlib', () => {
+      expect(original.length > 16 << 20).toBe(original === huge);
+      inflateRaw(deflated, original.length);
+      expect(zlibLoaded()).toBe(loadsZlib);
+    });
 
     it('inflates to the declared size', () => {
-      expect(deflated.length > 16 * 1024).toBe(original === large);
+      expect(deflated.length > 16 * 1024).toBe(original !== small);
       expect(Buffer.from(inflateRaw(deflated, original.length)).equals(original)).toBe(true);
     });
 
