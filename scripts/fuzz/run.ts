@@ -102,8 +102,10 @@ function tree(dir: string, prefix = ''): string[] {
  * the base zip a merge reads, a merge's marked files): anything else escaped a workspace.
  */
 function strayInHome(home: string): string[] {
-  const sessionFile =
-    /^workspaces\/([^/]+\/(manifest\.jsonl|central\.bin|base\.zip|merging\.json|contents\/.*|read-cache\/.*)?)?$/;
+  const files = ['manifest\\.jsonl', 'stat-index\\.bin', 'central\\.bin', 'base\\.zip', 'merging\\.json']
+    .concat(['contents\\/.*', 'read-cache\\/.*'])
+    .join('|');
+  const sessionFile = new RegExp(`^workspaces\\/([^/]+\\/(${files})?)?$`);
   return tree(home).filter((p) => !sessionFile.test(p));
 }
 

@@ -22,8 +22,8 @@ describe('environment variables', () => {
     ['ZIPFS_THREADS', '0', 'it takes 1 or 2'],
     ['ZIPFS_THREADS', '3', 'it takes 1 or 2'],
     ['ZIPFS_THREADS', '1.5', 'it takes 1 or 2'],
-    ['ZIPFS_NATIVE', 'maybe', 'it takes 0 (node:fs and Date only) or 1'],
-    ['ZIPFS_NATIVE', 'true', 'it takes 0 (node:fs and Date only) or 1'],
+    ['ZIPFS_NATIVE', 'maybe', 'it takes 0 (node:fs, Date and node:zlib only) or 1'],
+    ['ZIPFS_NATIVE', 'true', 'it takes 0 (node:fs, Date and node:zlib only) or 1'],
     ['ZIPFS_PROGRESS_DELAY_MS', 'soon', 'it takes a number of at least 0'],
     ['ZIPFS_MAX_ENTRIES', 'lots', 'it takes a number of at least 1'],
   ])('refuses %s=%p on open as INVALID_INPUT naming it and what it takes', (name, value, takes) => {
