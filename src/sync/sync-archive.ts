@@ -17,7 +17,7 @@ import path from 'node:path';
 import { ZipfsError } from '../base/errors.ts';
 import { keepOnExit, removeOnExit } from '../base/exit-cleanup.ts';
 import { writeManifest } from '../session/manifest.ts';
-import { TEMP_MARK, assertBackupPathFree, flushInBackground, fsyncDirectory, renameOver } from './sync-files.ts';
+import { TEMP_MARK, assertBackupPathFree, fsyncDirectory, renameOver } from './sync-files.ts';
 import { BackupHistory } from './backup-history.ts';
 import { verifyWritten } from './verify-written.ts';
 import { isNewArchive } from '../session/source-state.ts';
@@ -176,7 +176,7 @@ async function writeBack(
     // The backups: the oldest beyond the count start to go now, beside the writing (backup-history.ts).
     // A remote archive's previous version is kept on the server (remote/upload.ts), not beside its mirror.
     if (source.exists && request.backup && !remote) backups = new BackupHistory(target, request.limits.keepBackups);
-    const { next, gone, replaced, total, pieceStarts } = await writeArchive({
+    const written = await writeArchive({
       temporary,
       target,
       sourceExists: source.exists,
@@ -192,8 +192,8 @@ async function writeBack(
       copies,
     });
     // On disk before the rename, flushed meanwhile (one fsync: the rest of the session's files are not).
-    flushed = flushInBackground(temporary);
-    flushed.catch(() => undefined); // waited for below, or by the cleanup
+    flushed = written.flushed;
+    const { next, gone, replaced, total, pieceStarts } = written;
     phase('write archive');
     counts.files_added -= gone;
     const methodChanged = methodChangesWritten(sides?.diff ?? diff, next.entries);

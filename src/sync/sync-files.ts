@@ -82,12 +82,11 @@ export async function renameOver(from: string, to: string, platform: Platform = 
 }
 
 /**
- * Flushes a file to disk on the runtime's I/O threads: the sync reads back and describes the new archive while the
- * disk takes it, and waits for the flush only before the rename. Opened for writing, as Windows flushes only so.
+ * Flushes a file to disk through its descriptor on the runtime's I/O threads, and closes the descriptor after: the
+ * sync reads back and describes the new archive while the disk takes it, and waits for the flush only before the
+ * rename. The writer's own descriptor: one opened again for the flush could be refused (a read-only zip's mode).
  */
-export function flushInBackground(file: string): Promise<void> {
-  // Opened here, not in a callback: the flush must start now, not when the busy thread next gives the loop a turn.
-  const fd = fs.openSync(file, 'r+');
+export function flushInBackground(fd: number): Promise<void> {
   return new Promise((resolve, reject) =>
     fs.fsync(fd, (flushing) =>
       fs.close(fd, (closing) => (flushing || closing ? reject(flushing ?? closing) : resolve())),

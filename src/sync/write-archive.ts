@@ -10,11 +10,10 @@ import { FileSource, ZipWriter, readPackedDirectory } from '../zip/index.ts';
 import type { EntryRecord, SessionRecord } from '../session/manifest.ts';
 import type { ManifestLines } from '../session/manifest.ts';
 import type { Progress } from '../base/progress.ts';
-import { unsupportedFile } from '../base/regular-file.ts';
 import { Beneath } from '../files/beneath.ts';
 import { eventLoopTurns } from '../base/event-loop-turns.ts';
 import type { Base } from '../workspace/base.ts';
-import { writeAddition, writeFromWorkspace, type Captured } from './sync-entries.ts';
+import { writeFromWorkspace, type Captured } from './sync-entries.ts';
 import { againstReplaced, findOriginal, originalInPlace } from './source-match.ts';
 import { LEFT_IN_ZIP, entryCounts, nextEntries, type WrittenItem } from './written-item.ts';
 import type { MergePlan, Step } from './merge-plan.ts';
@@ -22,8 +21,9 @@ import type { MergeSides } from './merge-sides.ts';
 import { CopyCheck } from './copy-check.ts';
 import { copyRun, inPlaceRun, type RunContext } from './copy-runs.ts';
 import type { WorkspaceDiff } from './workspace-diff.ts';
-import { vanished } from './sync-failure.ts';
 import { sealsAdditions } from './seal-entry.ts';
+import { flushInBackground } from './sync-files.ts';
+import { writeAdditions } from './write-additions.ts';
 import type { SyncCounts } from './sync-types.ts';
 import { phase } from '../base/phase-trace.ts';
 import type { ServerCopies } from '../remote/server-copies.ts';
@@ -57,12 +57,14 @@ export interface Written {
   /** Entries written, and where the pieces the read-back check reads begin (ZipWriter.pieceStarts). */
   total: number;
   pieceStarts: number[];
+  /** The archive's flush, begun once it was complete (sync-files.ts flushInBackground). */
+  flushed: Promise<void>;
   /** A forced sync's counts against the zip it replaced. */
   replaced?: SyncCounts;
 }
 
 /**
- * Writes the new archive to `temporary` (the caller flushes it) and returns the manifest
+ * Writes the new archive to `temporary`, its flush begun, and returns the manifest
  * that describes it: built from what was written (records of copied entries
  * as parsed from the source, fresh ones parsed from the bytes just encoded),
  * with the stat of each workspace file it was written from, so the next
@@ -79,6 +81,7 @@ export async function writeArchive(request: WriteRequest): Promise<Written> {
   // Rewritten entries' local extra fields, a few bytes each: through a small window, not 4 MiB of read-ahead.
   const extras = source?.sharing(64 << 10);
   const captured: Captured = new Map();
+  let flushed: Promise<void> | undefined;
   let beneath: Beneath | undefined;
   try {
     beneath = new Beneath(root);
@@ -237,30 +240,13 @@ export async function writeArchive(request: WriteRequest): Promise<Written> {
     }
     phase('write: entries');
     if (untouched) await copyUntouchedUpTo(base.count);
-    for (const addition of diff.additions) {
-      if (plan?.sameAdditions.has(addition.path)) continue; // the zip added the same: written from it above
-      const { kind } = addition.observed;
-      // refused before writing began; never packed
-      if (kind === 'special') throw unsupportedFile(addition.path, addition.observed.what!);
-      // What came and went since the scan (an editor's swap file) is not there to write: left out, and not
-      // counted. A file is found gone as it is read, before its entry is begun; a folder is looked for first.
-      const there = kind !== 'dir' || beneath!.lstat(addition.path)?.isDirectory() === true;
-      const central = there
-        ? await writeAddition(sink, addition.path, addition.observed).catch((error: unknown) => {
-            if (vanished(error)) return undefined;
-            throw error;
-          })
-        : undefined;
-      if (central === undefined) {
-        gone++;
-        continue;
-      }
-      written.push({ path: addition.path, type: kind, central });
-      await step(addition.path);
-    }
+    gone += await writeAdditions(sink, diff, { skip: plan?.sameAdditions, written, step });
     const end = writer.finish(directory?.commentBytes ?? new Uint8Array(0), directory?.zip64 ?? false);
     progress?.(total, total, 'done');
     phase('write: directory');
+    // The descriptor is the flush's from here: it closes it once the data is on disk.
+    flushed = flushInBackground(fd);
+    flushed.catch(() => undefined); // waited for by the caller
 
     const entries = nextEntries(written, {
       centralOffsets: end.centralOffsets,
@@ -289,10 +275,20 @@ export async function writeArchive(request: WriteRequest): Promise<Written> {
       source: { size: end.size, mtime_ms: fs.fstatSync(fd).mtimeMs, directory_sha256: end.directorySha256 },
       ...entryCounts(entries),
     };
-    return { next: { session, entries }, gone, replaced, total: written.length, pieceStarts: writer.pieceStarts };
+    return {
+      next: { session, entries },
+      gone,
+      replaced,
+      total: written.length,
+      pieceStarts: writer.pieceStarts,
+      flushed,
+    };
+  } catch (error) {
+    await flushed?.catch(() => undefined); // the descriptor closed before the caller removes the file (Windows)
+    throw error;
   } finally {
     beneath?.close();
-    fs.closeSync(fd);
+    if (!flushed) fs.closeSync(fd);
     source?.close();
   }
 }

@@ -98,4 +98,13 @@ describe.skipIf(!runnable)(`permissions as a normal user${runnable ? '' : ` (ski
     fs.chmodSync(dir, 0o755);
     expect(run(['sync', '--json']).json.synced).toBe(true);
   });
+
+  it('syncs a read-only zip (0444) as its owner, keeping the mode: the flush needs no descriptor opened again', () => {
+    fs.chmodSync(zip, 0o444);
+    run(['open', zip]);
+    run(['write', 'x.txt', 'x']);
+    expect(run(['sync', '--json']).json.synced).toBe(true);
+    expect(fs.statSync(zip).mode & 0o777).toBe(0o444);
+    expect(run(['status', '--json']).json.added).toStrictEqual([]);
+  });
 });
