@@ -19,7 +19,27 @@ import { readLinkTarget } from './workspace-scan.ts';
  * write, utimes, rename or copy moves ctime forward, and nothing can set it back.
  */
 export function untouched(entry: EntryRecord, now: Observed, fenceMs: number | undefined): boolean {
-  const recorded = entry.extracted;
+  return untouchedBy(entry.extracted, entry, now, fenceMs);
+}
+
+/** The stat zipfs recorded of a file. */
+export interface RecordedStat {
+  size: number;
+  mtime_ms: number;
+  ctime_ms: number;
+  ino: number;
+}
+
+/**
+ * `untouched`'s rule on its parts, for what holds them other than a record (the stat index's columns,
+ * stat-verdict.ts): the stat `recorded`, else the archive's size and mtime (`archived`) under the fence.
+ */
+export function untouchedBy(
+  recorded: RecordedStat | undefined,
+  archived: { size: number; mtime_ms: number },
+  now: Observed,
+  fenceMs: number | undefined,
+): boolean {
   if (recorded)
     return (
       recorded.size === now.size &&
@@ -29,8 +49,8 @@ export function untouched(entry: EntryRecord, now: Observed, fenceMs: number | u
     );
   return (
     fenceMs !== undefined &&
-    now.size === entry.size &&
-    Math.abs(now.mtime_ms - entry.mtime_ms) < 1 &&
+    now.size === archived.size &&
+    Math.abs(now.mtime_ms - archived.mtime_ms) < 1 &&
     now.ctime_ms < fenceMs
   );
 }

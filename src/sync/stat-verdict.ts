@@ -11,27 +11,26 @@
  * while a folder is unchanged), with no lookup per path; else by path, through the scan's Map.
  */
 import { TYPE_DIR, hasRecordedStat, type StatIndex } from '../session/stat-index.ts';
+import { untouchedBy } from './content-match.ts';
 import type { Observed } from './observed.ts';
 import type { ScanList } from './workspace-scan.ts';
 
 /** `unordered`: the index is not in the scan's order, so this walk cannot tell. */
 export type Verdict = 'clean' | 'changed' | 'unordered';
 
-/** content-match.ts's `untouched`, on the index's columns: the two must stay one rule. */
+/** One entry's columns, read into one object reused for every entry: no object per entry. */
+const columns = { size: 0, mtime_ms: 0, ctime_ms: 0, ino: 0 };
+
+/**
+ * content-match.ts's rule, on the index's columns: the recorded stat, or where none was recorded the
+ * archive's size and mtime, which the index keeps in the same columns (stat-index.ts).
+ */
 function untouchedAt(index: StatIndex, i: number, now: Observed, fenceMs: number | undefined): boolean {
-  if (hasRecordedStat(index, i))
-    return (
-      index.size[i] === now.size &&
-      index.mtime[i] === now.mtime_ms &&
-      index.ctime[i] === now.ctime_ms &&
-      index.ino[i] === now.ino
-    );
-  return (
-    fenceMs !== undefined &&
-    now.size === index.size[i] &&
-    Math.abs(now.mtime_ms - index.mtime[i]!) < 1 &&
-    now.ctime_ms < fenceMs
-  );
+  columns.size = index.size[i]!;
+  columns.mtime_ms = index.mtime[i]!;
+  columns.ctime_ms = index.ctime[i]!;
+  columns.ino = index.ino[i]!;
+  return untouchedBy(hasRecordedStat(index, i) ? columns : undefined, columns, now, fenceMs);
 }
 
 /** Whether entry `i` is unchanged by stat as `now` (undefined: nothing at its path). */
