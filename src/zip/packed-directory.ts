@@ -112,12 +112,8 @@ export class PackedDirectory {
    * extra field to prefer), read in place; undefined otherwise (ask entry() for the decoded name).
    */
   plainName(index: number): string | undefined {
-    const at = this.starts[index]!;
-    const nameLength = this.reader.u16(at + 28);
-    if (this.reader.u16(at + 30) > 0) return undefined; // an extra field may hold a Unicode path
-    const start = at + CENTRAL_HEADER_LENGTH;
-    for (let i = start; i < start + nameLength; i++) if (this.region[i]! >= 0x80) return undefined;
-    return this.latin1(start, start + nameLength);
+    const start = this.plainNameStart(index);
+    return start < 0 ? undefined : this.latin1(start, start + this.nameLength(index));
   }
 
   /**
@@ -125,17 +121,22 @@ export class PackedDirectory {
    * string made per entry, for a sync that matches thousands of records to their entries.
    */
   hasPlainName(index: number, name: string): boolean | undefined {
+    const start = this.plainNameStart(index);
+    if (start < 0) return undefined;
+    const nameLength = this.nameLength(index);
+    if (nameLength !== name.length) return false;
+    for (let i = 0; i < nameLength; i++) if (this.region[start + i] !== name.charCodeAt(i)) return false;
+    return true;
+  }
+
+  /** Where entry `index`'s name starts when plain (ASCII, no extra field that may hold a Unicode path), else -1. */
+  private plainNameStart(index: number): number {
     const at = this.starts[index]!;
-    const nameLength = this.reader.u16(at + 28);
-    if (this.reader.u16(at + 30) > 0) return undefined;
+    if (this.reader.u16(at + 30) > 0) return -1;
     const start = at + CENTRAL_HEADER_LENGTH;
-    let same = nameLength === name.length;
-    for (let i = 0; i < nameLength; i++) {
-      const byte = this.region[start + i]!;
-      if (byte >= 0x80) return undefined;
-      if (same && byte !== name.charCodeAt(i)) same = false;
-    }
-    return same;
+    const end = start + this.reader.u16(at + 28);
+    for (let i = start; i < end; i++) if (this.region[i]! >= 0x80) return -1;
+    return start;
   }
 
   /** Where entry `index`'s name starts in `region` (its length: nameLength). */
