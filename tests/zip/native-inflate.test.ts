@@ -13,7 +13,7 @@ const deflated = zlib.deflateRawSync(text);
 
 const linux = process.platform === 'linux';
 
-describe.skipIf(!linux)('on Linux', () => {
+describe.skipIf(!linux)(linux ? 'on Linux' : 'on Linux (skipped: not Linux)', () => {
   it('one is loaded: libdeflate where it is installed, else zlib', () => {
     expect(nativeInflate()?.library).toBe(nativeLibrary('libdeflate') ? 'libdeflate' : 'zlib');
   });
@@ -30,7 +30,8 @@ describe.skipIf(!linux)('on Linux', () => {
 
 for (const library of ['libdeflate', 'zlib'] as const) {
   const loaded = linux ? nativeLibrary(library) : null;
-  describe.skipIf(!loaded)(library, () => {
+  const why = linux ? `not installed (apt-get install ${library === 'zlib' ? 'zlib1g' : 'libdeflate0'})` : 'not Linux';
+  describe.skipIf(!loaded)(loaded ? library : `${library} (skipped: ${why})`, () => {
     const native = (data: Uint8Array, bound: number) => loaded!.inflate(data, bound)!;
 
     it('inflates a whole stream within the bound', () => {
