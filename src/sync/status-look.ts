@@ -12,11 +12,18 @@ import { withBeneath } from '../files/beneath.ts';
 import { MANIFEST_FORMAT, type SessionRecord } from '../session/manifest.ts';
 import { sessionRecordProblem } from '../session/manifest-check.ts';
 import type { Session } from '../session/session-store.ts';
-import { lookAtManifest, readStatIndex, writeStatIndex, writeStatIndexInOrder } from '../session/stat-index.ts';
+import {
+  type StatIndex,
+  lookAtManifest,
+  readStatIndex,
+  writeStatIndex,
+  writeStatIndexInOrder,
+} from '../session/stat-index.ts';
 import type { Base } from '../workspace/base.ts';
 import { workspaceOf } from '../workspace/session-workspace.ts';
 import { verdictByPath, verdictInOrder } from './stat-verdict.ts';
 import { diffScanned, type WorkspaceDiff } from './workspace-diff.ts';
+import { untouchedInOrder } from './untouched-walk.ts';
 import { byPath, scanList } from './workspace-scan.ts';
 
 /** What status shows of a diff. */
@@ -51,10 +58,15 @@ export function lookAtWorkspace(session: Session): StatusLook {
   const index = look && record && !record.lazy ? readStatIndex(session.dir, look.stamp) : undefined;
   phase('status: stat index');
   return withBeneath(session.contents, (beneath) => {
+    const fenceMs = record?.ctime_fence_ms;
+    // Untouched, the common case: told while walking, with nothing kept of what was seen.
+    if (index && untouchedInOrder(beneath.folder(''), index, fenceMs)) {
+      phase('status: untouched walk');
+      return clean(session, index, record!);
+    }
     phase('diff: before scan');
     const list = scanList(beneath.folder(''));
     phase('diff: scan');
-    const fenceMs = record?.ctime_fence_ms;
     let verdict = index ? verdictInOrder(index, list, fenceMs) : 'changed';
     if (index && verdict === 'unordered') {
       const byIndex = verdictByPath(index, list, fenceMs);
@@ -64,12 +76,7 @@ export function lookAtWorkspace(session: Session): StatusLook {
     }
     if (verdict === 'clean') {
       phase('status: unchanged by stat');
-      let base: Base | undefined;
-      return {
-        diff: nothingChanged(index!.count),
-        record: record!,
-        base: () => (base ??= workspaceOf(session).base()),
-      };
+      return clean(session, index!, record!);
     }
     // Without an index for this manifest, one is made of the manifest read (stamped with the text parsed).
     const base = workspaceOf(session).base({ stamp: !index });
@@ -78,6 +85,12 @@ export function lookAtWorkspace(session: Session): StatusLook {
     if (base.stamp) writeStatIndex(session.dir, base.whole(), base.stamp);
     return { diff, record: base.record, base: () => base };
   });
+}
+
+/** The look of a workspace found unchanged by stat: the base is read only when asked for. */
+function clean(session: Session, index: StatIndex, record: SessionRecord): StatusLook {
+  let base: Base | undefined;
+  return { diff: nothingChanged(index.count), record, base: () => (base ??= workspaceOf(session).base()) };
 }
 
 function nothingChanged(count: number): StatusDiff {
