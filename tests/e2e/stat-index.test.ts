@@ -6,7 +6,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test';
 import fs from 'node:fs';
 import path from 'node:path';
-import { reportsSandbox } from '../helpers/cli.ts';
+import { strToU8, zipSync } from 'fflate';
+import { reportsSandbox, writeZip } from '../helpers/cli.ts';
 import { lookAtManifest, readStatIndex, writeStatIndexInOrder } from '../../src/session/stat-index.ts';
 
 let box: ReturnType<typeof reportsSandbox>['box'];
@@ -255,5 +256,21 @@ describe("the walk in the index's order", () => {
     writeStatIndexInOrder(session, readStatIndex(session, stamp)!, reversed, stamp);
     fs.appendFileSync(path.join(root, walkOrder().files.at(-1)!), '!');
     expect(withWay()).toMatchObject({ status: { answer: { modified: [walkOrder().files.at(-1)] } }, byWalk: false });
+  });
+
+  it('reads a folder too large for one read of its entries, and sees a change at its end', () => {
+    // 400 names of 200 bytes: over 64 KiB of entries, more than one getdents64 takes in.
+    const files = Object.fromEntries(
+      Array.from({ length: 400 }, (_, i) => [`${String(i).padStart(4, '0')}${'x'.repeat(196)}.txt`, strToU8(`${i}`)]),
+    );
+    const zip = writeZip(box.dir, 'wide.zip', zipSync({ wide: files }));
+    box.run(['close']); // status names no session: the one open
+    root = box.run(['open', zip, '--json']).json.workspace_path;
+    session = path.join(box.home, 'workspaces', 'wide');
+    const count = settle();
+    expect(count).toBeGreaterThanOrEqual(400);
+    const last = walkOrder().files.at(-1)!;
+    fs.appendFileSync(path.join(root, last), '!');
+    expect(withWay()).toMatchObject({ status: { answer: { modified: [last] } }, byWalk: false });
   });
 });
