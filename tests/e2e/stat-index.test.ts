@@ -221,8 +221,9 @@ describe("the walk in the index's order", () => {
         else fs.writeFileSync(path.join(root, relative), 'x');
         expect(withWay()).toMatchObject({ status: { answer: { added: [relative] }, byIndex: false }, byWalk: false });
         fs.rmSync(path.join(root, relative), { recursive: true });
-        // A folder's own stat is not compared: the walk vouches again at once.
-        expect(withWay()).toStrictEqual({ status: { answer: clean(count), byIndex: true }, byWalk: true });
+        // A folder's own stat is not compared: the index vouches again at once (after a scan: last time was a change).
+        expect(withWay()).toStrictEqual({ status: { answer: clean(count), byIndex: true }, byWalk: false });
+        expect(withWay().byWalk).toBe(true);
       }
     }
   });
@@ -256,6 +257,21 @@ describe("the walk in the index's order", () => {
     writeStatIndexInOrder(session, readStatIndex(session, stamp)!, reversed, stamp);
     fs.appendFileSync(path.join(root, walkOrder().files.at(-1)!), '!');
     expect(withWay()).toMatchObject({ status: { answer: { modified: [walkOrder().files.at(-1)] } }, byWalk: false });
+  });
+
+  it('scans at once while the last status found a change, and walks again once one finds none', () => {
+    const count = settle();
+    const hint = path.join(session, 'status-changed');
+    fs.appendFileSync(path.join(root, 'README.txt'), '!');
+    expect(withWay()).toMatchObject({ status: { answer: { modified: ['README.txt'] } }, byWalk: false });
+    expect(fs.existsSync(hint)).toBe(true);
+    // The same answer without the hint: it only says which way is faster.
+    fs.rmSync(hint);
+    expect(withWay()).toMatchObject({ status: { answer: { modified: ['README.txt'] } }, byWalk: false });
+    box.run(['sync']);
+    expect(withWay()).toStrictEqual({ status: { answer: clean(count), byIndex: true }, byWalk: false });
+    expect(fs.existsSync(hint)).toBe(false);
+    expect(withWay().byWalk).toBe(true);
   });
 
   it('reads a folder too large for one read of its entries, and sees a change at its end', () => {
