@@ -42,6 +42,17 @@ export interface Libc {
    * thousands); false when it cannot be stated (gone, too long a name).
    */
   statAt(dirFd: number, name: string, out: Float64Array): boolean;
+  /**
+   * statAt of the NUL-terminated name at byte `at` of `names` (a folder's entries as readEntries put them), with no
+   * string made or encoded: for a walk that compares names as bytes.
+   */
+  statEntry(dirFd: number, names: Uint8Array, at: number, out: Float64Array): boolean;
+  /**
+   * The open folder's entries from its start (getdents64: linux_dirent64 records, `.` and `..` among them) into
+   * `into`, which must have storage of its own (made from an ArrayBuffer); 'start' begins again at the first entry,
+   * else reading goes on where the last call left off. The byte count, 0 at the end, -1 on an error.
+   */
+  readEntries(dirFd: number, into: Uint8Array, from: 'start' | 'next'): number;
   /** The local time at `seconds` since the epoch. */
   localTime(seconds: number): LocalTime;
   /**
@@ -53,6 +64,7 @@ export interface Libc {
 const AT_SYMLINK_NOFOLLOW = 0x100;
 const STATX_BASIC_STATS = 0x7ff;
 const SYNC_FILE_RANGE_WRITE = 2;
+const SEEK_SET = 0;
 /** struct statx offsets: the same on every Linux architecture. */
 const STATX = { size: 256, nlink: 16, mode: 28, ino: 32, fileSize: 40, ctime: 96, mtime: 112 } as const;
 /** The same offsets counted in 32-bit words (stx_mode is the low half of its word). */
@@ -86,6 +98,15 @@ export function libc(): Libc | undefined {
   return loaded ?? undefined;
 }
 
+/** What `make` returns, or undefined where it throws. */
+function optional<T>(make: () => T): T | undefined {
+  try {
+    return make();
+  } catch {
+    return undefined;
+  }
+}
+
 function load(): Libc | null {
   try {
     const { dlopen, FFIType, ptr } = require('bun:ffi') as typeof import('bun:ffi');
@@ -101,6 +122,13 @@ function load(): Libc | null {
       mktime: { args: [FFIType.ptr], returns: FFIType.i64 },
     });
     symbols.tzset(); // localtime_r need not read TZ itself
+    // Apart: a C library older than glibc 2.30 has no getdents64, and the calls above need none.
+    const folders = optional(() =>
+      dlopen('libc.so.6', {
+        getdents64: { args: [FFIType.i32, FFIType.ptr, FFIType.u64], returns: FFIType.i64 },
+        lseek: { args: [FFIType.i32, FFIType.i64, FFIType.i32], returns: FFIType.i64 },
+      }),
+    )?.symbols;
     // Buffers made from an ArrayBuffer have storage of their own that the collector never moves,
     // so their addresses can be taken once.
     const offsets = new BigInt64Array(new ArrayBuffer(16));
@@ -122,6 +150,17 @@ function load(): Libc | null {
     const u64 = (word: number) => statWords[word]! + statWords[word + 1]! * 2 ** 32;
     const millis = (word: number) =>
       (statWords[word]! + statSigned[word + 1]! * 2 ** 32) * 1000 + statWords[word + 2]! / 1e6;
+    /** statx of the name at `at` into `out`. */
+    const statInto = (dirFd: number, at: Pointer, out: Float64Array) => {
+      if (symbols.statx(dirFd, at, AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS, statPtr) !== 0) return false;
+      out[STAT_FIELDS.mode] = statWords[WORD.mode]! & 0xffff;
+      out[STAT_FIELDS.size] = u64(WORD.fileSize);
+      out[STAT_FIELDS.ino] = u64(WORD.ino);
+      out[STAT_FIELDS.nlink] = statWords[WORD.nlink]!;
+      out[STAT_FIELDS.mtimeMs] = millis(WORD.mtime);
+      out[STAT_FIELDS.ctimeMs] = millis(WORD.ctime);
+      return true;
+    };
 
     return {
       copyFileRange(inFd, inOffset, outFd, outOffset, length) {
@@ -136,14 +175,14 @@ function load(): Libc | null {
         const { written, read } = encoder.encodeInto(entryName, name.subarray(0, NAME_BYTES - 1));
         if (read !== entryName.length) return false;
         name[written] = 0;
-        if (symbols.statx(dirFd, namePtr, AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS, statPtr) !== 0) return false;
-        out[STAT_FIELDS.mode] = statWords[WORD.mode]! & 0xffff;
-        out[STAT_FIELDS.size] = u64(WORD.fileSize);
-        out[STAT_FIELDS.ino] = u64(WORD.ino);
-        out[STAT_FIELDS.nlink] = statWords[WORD.nlink]!;
-        out[STAT_FIELDS.mtimeMs] = millis(WORD.mtime);
-        out[STAT_FIELDS.ctimeMs] = millis(WORD.ctime);
-        return true;
+        return statInto(dirFd, namePtr, out);
+      },
+      statEntry(dirFd, names, at, out) {
+        return statInto(dirFd, ptr(names, at), out);
+      },
+      readEntries(dirFd, into, from) {
+        if (!folders || (from === 'start' && Number(folders.lseek(dirFd, 0, SEEK_SET)) !== 0)) return -1;
+        return Number(folders.getdents64(dirFd, ptr(into), into.length));
       },
       localTime(seconds) {
         clock[0] = BigInt(Math.floor(seconds));

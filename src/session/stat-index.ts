@@ -27,6 +27,7 @@ export const TYPE_FILE = 0;
 export const TYPE_DIR = 1;
 const TYPE_LINK = 2;
 const RECORDED = 4;
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 
 /** What the index takes of an entry record (manifest.ts, which writes the index through this file). */
 export interface IndexedEntry {
@@ -47,6 +48,8 @@ export interface ManifestStamp {
 export interface StatIndex {
   count: number;
   paths: string[];
+  /** The same paths as UTF-8, each ended by a NUL but the last: for a walk comparing names as bytes. */
+  pathUtf8: Uint8Array;
   /** TYPE_FILE, TYPE_DIR or 2 (a link), plus RECORDED when the stat columns are the file's own. */
   flags: Uint8Array;
   size: Float64Array;
@@ -190,11 +193,17 @@ function parseStatIndex(bytes: Uint8Array, stamp: ManifestStamp): StatIndex | un
     return undefined;
   const flags = bytes.subarray(flagsAt, flagsAt + count);
   for (let i = 0; i < count; i++) if ((flags[i]! & 3) === 3 || flags[i]! > 7) return undefined;
-  const joined = Buffer.from(bytes.buffer, flagsAt + count, pathBytes).toString('utf8');
+  let joined: string;
+  try {
+    joined = strictUtf8.decode(bytes.subarray(flagsAt + count)); // UTF-8, as written: the walk compares its bytes
+  } catch {
+    return undefined;
+  }
   const paths = count === 0 ? [] : joined.split('\0');
   if (paths.length !== count) return undefined;
   const column = (n: number) => new Float64Array(bytes.buffer, HEADER_BYTES + n * 8 * count, count);
-  return { count, paths, flags, size: column(0), mtime: column(1), ctime: column(2), ino: column(3) };
+  const pathUtf8 = bytes.subarray(flagsAt + count);
+  return { count, paths, pathUtf8, flags, size: column(0), mtime: column(1), ctime: column(2), ino: column(3) };
 }
 
 /**

@@ -25,7 +25,7 @@ const columns = { size: 0, mtime_ms: 0, ctime_ms: 0, ino: 0 };
  * content-match.ts's rule, on the index's columns: the recorded stat, or where none was recorded the
  * archive's size and mtime, which the index keeps in the same columns (stat-index.ts).
  */
-function untouchedAt(index: StatIndex, i: number, now: Observed, fenceMs: number | undefined): boolean {
+export function untouchedAt(index: StatIndex, i: number, now: Observed, fenceMs: number | undefined): boolean {
   columns.size = index.size[i]!;
   columns.mtime_ms = index.mtime[i]!;
   columns.ctime_ms = index.ctime[i]!;
