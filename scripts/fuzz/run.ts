@@ -98,12 +98,12 @@ function tree(dir: string, prefix = ''): string[] {
 }
 
 /**
- * The data directory may hold only sessions (contents/, manifest.jsonl, a lazy one's central.bin and read cache,
- * the base zip a merge reads, a merge's marked files): anything else escaped a workspace.
+ * The data directory may hold only sessions (contents/, manifest.jsonl, its stat index and status hint, a lazy one's
+ * central.bin and read cache, the base zip a merge reads, a merge's marked files): anything else escaped a workspace.
  */
 function strayInHome(home: string): string[] {
-  const files = ['manifest\\.jsonl', 'stat-index\\.bin', 'central\\.bin', 'base\\.zip', 'merging\\.json']
-    .concat(['contents\\/.*', 'read-cache\\/.*'])
+  const files = ['manifest\\.jsonl', 'stat-index\\.bin', 'status-changed', 'central\\.bin', 'base\\.zip']
+    .concat(['merging\\.json', 'contents\\/.*', 'read-cache\\/.*'])
     .join('|');
   const sessionFile = new RegExp(`^workspaces\\/([^/]+\\/(${files})?)?$`);
   return tree(home).filter((p) => !sessionFile.test(p));
