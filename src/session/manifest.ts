@@ -13,6 +13,7 @@ import type { CodePage, ZipEntry } from '../zip/index.ts';
 import type { ItemType } from '../rules/item-type.ts';
 import { invocation } from '../base/message-marks.ts';
 import { writeStatIndex, type ManifestStamp } from './stat-index.ts';
+import { entryLine, OFFSETS_ROOM, putReusedLine, reusablePrefix } from './manifest-line-reuse.ts';
 import type { SessionOwner } from './owner.ts';
 
 export const MANIFEST_FORMAT = 1;
@@ -103,10 +104,11 @@ export interface EntryRecord {
   /** Unix mode bits when the creator recorded them. */
   mode: number | null;
   external_attributes: number;
-  local_header_offset: number;
-  central_offset: number;
   /** The extracted file as it was left on disk, so a later status can tell an untouched file by stat alone. */
   extracted?: { size: number; mtime_ms: number; ctime_ms: number; ino: number };
+  /** The offsets come last in the line: the only fields a sync moves in an unchanged entry (manifest-line-reuse.ts). */
+  local_header_offset: number;
+  central_offset: number;
 }
 
 /**
@@ -117,7 +119,10 @@ export function zipPlace(record: SessionRecord): string {
   return record.remote?.url ?? record.source_path;
 }
 
-/** The manifest line for one archive entry (without the extracted file's stat). */
+/**
+ * The manifest line for one archive entry (without the extracted file's stat: its key holds its place before the
+ * offsets, which a line ends with, until a caller sets it).
+ */
 export function entryRecord(entry: ZipEntry, path: string, type: ItemType): EntryRecord {
   return {
     kind: 'entry',
@@ -135,6 +140,7 @@ export function entryRecord(entry: ZipEntry, path: string, type: ItemType): Entr
     mtime_ms: entry.modifiedAt.getTime(),
     mode: entry.unixMode ?? null,
     external_attributes: entry.externalAttributes,
+    extracted: undefined,
     local_header_offset: entry.localHeaderOffset,
     central_offset: entry.centralOffset,
   };
@@ -142,7 +148,7 @@ export function entryRecord(entry: ZipEntry, path: string, type: ItemType): Entr
 
 /** Bytes gathered before each write: a manifest of 100,000 entries is ~40 MB, which as one string
  * (and again as its UTF-8 bytes) was the peak of open and sync on such archives. */
-const MANIFEST_BATCH_BYTES = 1 << 20;
+const MANIFEST_BATCH_BYTES = 1 << 16;
 
 /**
  * Writes a manifest to `manifestPath` through one reused buffer, so memory does not grow with the entry count; and,
@@ -172,7 +178,17 @@ export function writeManifest(manifestPath: string, session: SessionRecord, entr
   };
   try {
     put(JSON.stringify(session));
-    for (const entry of entries) put(JSON.stringify(entry));
+    for (const entry of entries) {
+      // An unchanged entry's line as read, with its new offsets (manifest-line-reuse.ts); else encoded whole.
+      const prefix = reusablePrefix(entry);
+      const most = prefix === undefined ? 0 : prefix.length * 3 + OFFSETS_ROOM;
+      if (prefix === undefined || most > batch.length) {
+        put(entryLine(entry));
+        continue;
+      }
+      if (used + most > batch.length) flush();
+      used = putReusedLine(batch, used, prefix, entry);
+    }
     flush();
   } finally {
     fs.closeSync(fd);
