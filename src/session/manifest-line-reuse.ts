@@ -8,7 +8,14 @@
  * A record read but not granted, or whose `extracted` or index is no longer the one read, is encoded again whole: a
  * line written from a stale text would silently describe another entry.
  */
-import type { EntryRecord } from './manifest.ts';
+
+/** What this file reads of an entry record (manifest.ts's EntryRecord, which imports this file). */
+export interface EntryLineRecord {
+  index: number;
+  extracted?: object;
+  local_header_offset: number;
+  central_offset: number;
+}
 
 /**
  * What reading noted of a record's line: its text up to the offsets (undefined: the line is of another shape), and
@@ -17,7 +24,7 @@ import type { EntryRecord } from './manifest.ts';
 interface LineRead {
   prefix: string | undefined;
   index: number;
-  extracted: EntryRecord['extracted'];
+  extracted: object | undefined;
 }
 
 const OFFSETS_KEY = ',"local_header_offset":';
@@ -29,8 +36,8 @@ const CLOSE_BRACE = 0x7d;
 const NEWLINE = 0x0a;
 const DIGIT_0 = 0x30;
 
-const linesRead = new WeakMap<EntryRecord, LineRead>();
-const granted = new WeakSet<EntryRecord>();
+const linesRead = new WeakMap<EntryLineRecord, LineRead>();
+const granted = new WeakSet<EntryLineRecord>();
 
 /**
  * Notes each entry's line of `text`, the manifest `records` were parsed from (the session's first). Only when every
@@ -45,13 +52,13 @@ export function noteEntryLines(text: string, records: readonly unknown[]): void 
     if (k >= records.length || text.charCodeAt(start) !== OPEN_BRACE) return;
     let end = text.indexOf('\n', start);
     if (end < 0) end = text.length;
-    if (k > 0) prefixes[k] = prefixOf(text, start, end, records[k] as EntryRecord);
+    if (k > 0) prefixes[k] = prefixOf(text, start, end, records[k] as EntryLineRecord);
     k++;
     start = end + 1;
   }
   if (k !== records.length) return;
   for (let i = 1; i < k; i++) {
-    const record = records[i] as EntryRecord;
+    const record = records[i] as EntryLineRecord;
     linesRead.set(record, { prefix: prefixes[i], index: record.index, extracted: record.extracted });
   }
 }
@@ -60,7 +67,7 @@ export function noteEntryLines(text: string, records: readonly unknown[]): void 
  * The text of line [start, end) before its offsets, when it ends with them as JSON text of `record`'s own offsets;
  * scanned back from the end, so a line of another shape costs a few characters.
  */
-function prefixOf(text: string, start: number, end: number, record: EntryRecord): string | undefined {
+function prefixOf(text: string, start: number, end: number, record: EntryLineRecord): string | undefined {
   let at = end - 1;
   if (at <= start || text.charCodeAt(at) !== CLOSE_BRACE) return undefined;
   const central = digitsBefore(text, at, start);
@@ -92,17 +99,21 @@ function digitsBefore(text: string, end: number, floor: number): { value: number
 
 /**
  * Grants the next manifest write the line read for `record`: called where a sync set nothing of it but its offsets
- * (written-item.ts, placed). A record read from no line of that shape gets nothing.
+ * (written-item.ts, placed). A record read from no line of that shape gets nothing. The record is frozen: code that
+ * changed it after the grant would throw instead of leaving its line stale.
  */
-export function grantLineReuse(record: EntryRecord): void {
-  if (linesRead.get(record)?.prefix !== undefined) granted.add(record);
+export function grantLineReuse(record: EntryLineRecord): void {
+  if (linesRead.get(record)?.prefix === undefined) return;
+  Object.freeze(record);
+  if (record.extracted) Object.freeze(record.extracted);
+  granted.add(record);
 }
 
 /**
  * The text to write for `record` before its offsets, when reuse was granted and the record still has the index and
  * the `extracted` it was read with; the grant is spent. Undefined: encode it whole.
  */
-export function reusablePrefix(record: EntryRecord): string | undefined {
+export function reusablePrefix(record: EntryLineRecord): string | undefined {
   if (!granted.delete(record)) return undefined;
   const line = linesRead.get(record);
   if (line?.prefix === undefined || line.index !== record.index || line.extracted !== record.extracted)
@@ -117,38 +128,27 @@ function isOffset(value: number): boolean {
 
 /**
  * The JSON text of `record`'s line, encoded whole. A record read from a line has that line's field order, plus any
- * field set since after its offsets: its fields are put in entryRecord's order first, offsets last. (A record made by
- * entryRecord or movedRecord already is in that order.)
+ * field set since after its offsets: its other fields are put first, in that order, and the offsets last. (A record
+ * made by entryRecord or movedRecord already is in that order.)
  */
-export function entryLine(record: EntryRecord): string {
-  if (!linesRead.has(record)) return JSON.stringify(record);
-  return JSON.stringify({
-    kind: record.kind,
-    index: record.index,
-    name: record.name,
-    path: record.path,
-    type: record.type,
-    size: record.size,
-    compressed_size: record.compressed_size,
-    crc32: record.crc32,
-    method: record.method,
-    flags: record.flags,
-    dos_time: record.dos_time,
-    dos_date: record.dos_date,
-    mtime_ms: record.mtime_ms,
-    mode: record.mode,
-    external_attributes: record.external_attributes,
-    extracted: record.extracted,
-    local_header_offset: record.local_header_offset,
-    central_offset: record.central_offset,
-  });
+export function entryLine(record: EntryLineRecord): string {
+  const line = linesRead.get(record);
+  // Read with its offsets last, and no stat set since where it had none: still in that order.
+  const inLineOrder = line?.prefix !== undefined && (line.extracted !== undefined || record.extracted === undefined);
+  if (line === undefined || inLineOrder) return JSON.stringify(record);
+  const inOrder: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(record))
+    if (key !== 'local_header_offset' && key !== 'central_offset') inOrder[key] = value;
+  inOrder.local_header_offset = record.local_header_offset;
+  inOrder.central_offset = record.central_offset;
+  return JSON.stringify(inOrder);
 }
 
 /**
  * Writes `record`'s line, `prefix` (reusablePrefix's) and its offsets, and the line's end into `into` at `at`; returns
  * where it ends. `into` has room for prefix.length * 3 + OFFSETS_ROOM bytes.
  */
-export function putReusedLine(into: Buffer, at: number, prefix: string, record: EntryRecord): number {
+export function putReusedLine(into: Buffer, at: number, prefix: string, record: EntryLineRecord): number {
   let used = at + into.write(prefix, at, 'utf8');
   into.set(OFFSETS_KEY_BYTES, used);
   used = putDigits(into, used + OFFSETS_KEY_BYTES.length, record.local_header_offset);
