@@ -45,11 +45,9 @@ export function readManifestLines(manifestPath: string, options: { stamp?: boole
   // Bun's JSON Lines parser, taken only when it read the whole text without a fault (a cut or doubled line stops
   // it): a third faster than one JSON.parse of the lines joined (12,500 entries: ~6.5 against ~10 ms).
   const lines = Bun.JSONL.parseChunk(text);
-  if (lines.done && lines.error === null) {
-    records = lines.values;
-    // Each entry's line up to its offsets, for the next write of it (manifest-line-reuse.ts).
-    noteEntryLines(text, records);
-  } else
+  const whole = lines.done && lines.error === null;
+  if (whole) records = lines.values;
+  else
     try {
       records = JSON.parse(`[${text.trimEnd().replaceAll('\n', ',')}]`) as unknown[];
     } catch {
@@ -70,9 +68,12 @@ export function readManifestLines(manifestPath: string, options: { stamp?: boole
         `entry record ${i + 1} (line ${i + 2}) of its manifest.jsonl: ${problem}`,
       );
   }
-  text = '';
-  releasePhaseGarbage(entries.length); // the text, and the array it was joined into
   const session = first as SessionRecord;
+  // Each entry's line up to its offsets, for the next write of it (manifest-line-reuse.ts): an eager session's, whose
+  // lines are its entries in index order. Those texts hold on to the text read.
+  if (whole && !session.lazy) noteEntryLines(text, entries as EntryRecord[]);
+  text = '';
+  releasePhaseGarbage(entries.length); // the text (unless noted), and the array it was joined into
   if (!session.lazy) return { session, entries: entries as EntryRecord[], ...(stamp ? { stamp } : {}) };
   // Extractions append in their own order: the rest of zipfs reads entries in index order.
   const tracked = (entries as EntryRecord[]).sort((a, b) => a.index - b.index);
