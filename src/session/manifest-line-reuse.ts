@@ -158,7 +158,34 @@ function entryLine(record: EntryLineRecord, read: LinesRead | undefined): string
   return JSON.stringify(inOrder);
 }
 
-/** The end of a reused line after its prefix: the offsets and the line's end (Latin-1 text). */
-export function offsetsTail(record: EntryLineRecord): string {
-  return `,"local_header_offset":${record.local_header_offset},"central_offset":${record.central_offset}}\n`;
+const TAIL_LOCAL = Buffer.from(OFFSETS_KEY, 'latin1');
+const TAIL_CENTRAL = Buffer.from(',"central_offset":', 'latin1');
+/** Bytes putOffsetsTail writes at most. */
+export const TAIL_ROOM = TAIL_LOCAL.length + TAIL_CENTRAL.length + 2 * 16 + 2;
+
+/**
+ * Writes the end of a reused line after its prefix into `into` at `at` (the offsets, `}` and the newline). No string:
+ * 2,500 of them took a one-file sync past the runtime's 8 MB allocation budget, into a garbage collection.
+ */
+export function putOffsetsTail(into: Buffer, at: number, record: EntryLineRecord): number {
+  into.set(TAIL_LOCAL, at);
+  let used = putNumber(into, at + TAIL_LOCAL.length, record.local_header_offset);
+  into.set(TAIL_CENTRAL, used);
+  used = putNumber(into, used + TAIL_CENTRAL.length, record.central_offset);
+  into[used] = 0x7d;
+  into[used + 1] = 0x0a;
+  return used + 2;
+}
+
+/** A safe integer's decimal digits. */
+function putNumber(into: Buffer, at: number, value: number): number {
+  let end = at + 1;
+  for (let bound = 10; value >= bound && end - at < 16; bound *= 10) end++;
+  let rest = value;
+  for (let i = end - 1; i >= at; i--) {
+    const next = Math.floor(rest / 10);
+    into[i] = 0x30 + (rest - next * 10);
+    rest = next;
+  }
+  return end;
 }

@@ -13,7 +13,7 @@ import type { CodePage, ZipEntry } from '../zip/index.ts';
 import type { ItemType } from '../rules/item-type.ts';
 import { invocation } from '../base/message-marks.ts';
 import { writeStatIndex, type ManifestStamp } from './stat-index.ts';
-import { lineReuse, offsetsTail } from './manifest-line-reuse.ts';
+import { lineReuse, putOffsetsTail, TAIL_ROOM } from './manifest-line-reuse.ts';
 import type { SessionOwner } from './owner.ts';
 
 export const MANIFEST_FORMAT = 1;
@@ -169,22 +169,27 @@ export function writeManifest(manifestPath: string, session: SessionRecord, entr
     write(batch.subarray(0, used));
     used = 0;
   };
-  // A line, or a reused line's text before its offsets and `tail`, the rest (manifest-line-reuse.ts).
-  const put = (line: string, tail?: string) => {
-    const most = line.length * 3 + (tail === undefined ? 1 : tail.length); // UTF-8: at most 3 bytes per UTF-16 unit
+  const put = (line: string) => {
+    const most = line.length * 3 + 1; // UTF-8 takes at most 3 bytes per UTF-16 unit
     if (used + most > batch.length) flush();
-    if (most > batch.length) return write(Buffer.from(`${line}${tail ?? '\n'}`, 'utf8'));
+    if (most > batch.length) return write(Buffer.from(`${line}\n`, 'utf8'));
     used += batch.write(line, used, 'utf8');
-    if (tail === undefined) batch[used++] = 0x0a;
-    else used += batch.write(tail, used, 'latin1');
+    batch[used++] = 0x0a;
   };
+  // An unchanged entry's line as read, with its new offsets (manifest-line-reuse.ts); any other encoded whole.
   const reuse = lineReuse();
   try {
     put(JSON.stringify(session));
     for (const entry of entries) {
       const prefix = reuse.prefix(entry);
-      if (prefix === undefined) put(reuse.line(entry));
-      else put(prefix, offsetsTail(entry));
+      const most = prefix === undefined ? 0 : prefix.length * 3 + TAIL_ROOM;
+      if (prefix === undefined || most > batch.length) {
+        put(reuse.line(entry));
+        continue;
+      }
+      if (used + most > batch.length) flush();
+      used += batch.write(prefix, used, 'utf8');
+      used = putOffsetsTail(batch, used, entry);
     }
     flush();
   } finally {

@@ -114,6 +114,24 @@ describe('a line written again', () => {
     expect(lines[4]).toContain('"extracted":{"size":4,');
   });
 
+  test('writes each offset as JSON.stringify does, at every number of digits', () => {
+    const { file, entries } = readBack(
+      'digits.jsonl',
+      NAMES.map((name, i) => line(i, name)),
+    );
+    const values = [0, 9, 10, 99_999, 2 ** 53 - 1];
+    entries.forEach((record, i) => {
+      record.local_header_offset = values[i]!;
+      record.central_offset = values[values.length - 1 - i]!;
+      grantLineReuse(record);
+    });
+    const lines = writtenLines(file, entries);
+    lines.forEach((text, i) => {
+      expect(text).toContain('"mode": 420');
+      expect(text).toEndWith(`"local_header_offset":${values[i]},"central_offset":${values[values.length - 1 - i]}}`);
+    });
+  });
+
   test('of the older field order (offsets before the stat) is written in the new order, granted or not', () => {
     const older = NAMES.map((name, i) => {
       const { extracted, ...rest } = JSON.parse(line(i, name));
