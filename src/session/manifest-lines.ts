@@ -7,7 +7,6 @@ import path from 'node:path';
 import { isSystemError } from '../base/errors.ts';
 import { releasePhaseGarbage } from '../base/memory.ts';
 import { entryRecordProblem, sessionRecordProblem } from './manifest-check.ts';
-import { noteEntryLines } from './manifest-line-reuse.ts';
 import {
   MANIFEST_FORMAT,
   sessionDamaged,
@@ -45,8 +44,7 @@ export function readManifestLines(manifestPath: string, options: { stamp?: boole
   // Bun's JSON Lines parser, taken only when it read the whole text without a fault (a cut or doubled line stops
   // it): a third faster than one JSON.parse of the lines joined (12,500 entries: ~6.5 against ~10 ms).
   const lines = Bun.JSONL.parseChunk(text);
-  const whole = lines.done && lines.error === null;
-  if (whole) records = lines.values;
+  if (lines.done && lines.error === null) records = lines.values;
   else
     try {
       records = JSON.parse(`[${text.trimEnd().replaceAll('\n', ',')}]`) as unknown[];
@@ -68,12 +66,9 @@ export function readManifestLines(manifestPath: string, options: { stamp?: boole
         `entry record ${i + 1} (line ${i + 2}) of its manifest.jsonl: ${problem}`,
       );
   }
-  const session = first as SessionRecord;
-  // Each entry's line up to its offsets, for the next write of it (manifest-line-reuse.ts): an eager session's, whose
-  // lines are its entries in index order. Those texts hold on to the text read.
-  if (whole && !session.lazy) noteEntryLines(text, entries as EntryRecord[]);
   text = '';
-  releasePhaseGarbage(entries.length); // the text (unless noted), and the array it was joined into
+  releasePhaseGarbage(entries.length); // the text, and the array it was joined into
+  const session = first as SessionRecord;
   if (!session.lazy) return { session, entries: entries as EntryRecord[], ...(stamp ? { stamp } : {}) };
   // Extractions append in their own order: the rest of zipfs reads entries in index order.
   const tracked = (entries as EntryRecord[]).sort((a, b) => a.index - b.index);

@@ -4,7 +4,6 @@
  */
 import { foldersOf, type ItemType } from '../rules/item-type.ts';
 import { entryRecord, type EntryRecord, type SessionRecord } from '../session/manifest.ts';
-import { grantLineReuse } from '../session/manifest-line-reuse.ts';
 import { parseCentralRecordBytes, type CodePage, type ZipEntry } from '../zip/index.ts';
 import type { Observed } from './observed.ts';
 
@@ -53,7 +52,6 @@ export function movedRecord(
     mtime_ms: record.mtime_ms,
     mode: record.mode,
     external_attributes: record.external_attributes,
-    extracted: undefined,
     local_header_offset: place.at,
     central_offset: place.centralOffset,
   };
@@ -140,8 +138,6 @@ function placed(
       ctime_ms: observed.ctime_ms,
       ino: observed.ino,
     };
-  // Nothing but the offsets set: the next manifest may write the line read for it, with the new offsets.
-  else grantLineReuse(record);
   return record;
 }
 
