@@ -5,7 +5,7 @@
  * reading, sync's in-place check and its encoders. And an encryption layer registered once sits
  * under the codec on every path. Nothing outside src/zip/ had to learn of either.
  */
-import { afterEach, describe, expect, it } from 'bun:test';
+import { afterAll, afterEach, describe, expect, it } from 'bun:test';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -60,6 +60,7 @@ async function rejection(run: () => Promise<unknown>): Promise<ZipfsError> {
 }
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'zipfs-codec-registry-'));
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 const undo: (() => void)[] = [];
 afterEach(() => {
   for (const take of undo.splice(0)) take();

@@ -4,7 +4,7 @@
  * codes Deflate64 changes (length 285 = 3 + 16 bits, distance codes 30 and 31) in streams made bit by bit here;
  * and every fault a stream can have (damaged, cut off, a header that lies) is an InflateError naming it.
  */
-import { describe, expect, it } from 'bun:test';
+import { afterAll, describe, expect, it } from 'bun:test';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -21,6 +21,7 @@ import {
 import { needs } from '../helpers/tools.ts';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'zipfs-deflate64-'));
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 /** Pseudo-random bytes from a seed: the same on every run. */
 function noise(length: number, seed: number): Uint8Array {

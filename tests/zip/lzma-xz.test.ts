@@ -4,7 +4,7 @@
  * streamed (in pieces as small as one byte, through a ring smaller than the output), with lying
  * sizes, damaged and cut-off data, an absurd dictionary and filters zipfs does not decode.
  */
-import { describe, expect, it } from 'bun:test';
+import { afterAll, describe, expect, it } from 'bun:test';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -14,6 +14,12 @@ import { lzmaCodec } from '../../src/zip/codecs/lzma.ts';
 import { xzCodec } from '../../src/zip/codecs/xz.ts';
 import type { Codec } from '../../src/zip/codec-types.ts';
 import { needs } from '../helpers/tools.ts';
+
+/** Folders the tests made, removed once they have run. */
+const scratch: string[] = [];
+afterAll(() => {
+  for (const dir of scratch) fs.rmSync(dir, { recursive: true, force: true });
+});
 
 const tools = needs('xz', 'lzma', 'python3');
 
@@ -94,6 +100,7 @@ describe.skipIf(tools.skip)(`LZMA, method 14${tools.why}`, () => {
 
   it("decodes 7-Zip's zip entries, and a stream with no end marker that ends at the declared size", async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'zipfs-lzma-'));
+    scratch.push(dir);
     fs.writeFileSync(path.join(dir, 'a.txt'), plain);
     const zip = path.join(dir, 'a.zip');
     execFileSync('7zz', ['a', '-tzip', '-mm=LZMA', zip, path.join(dir, 'a.txt')], { stdio: 'ignore' });

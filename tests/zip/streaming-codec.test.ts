@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'bun:test';
+import { afterAll, describe, expect, it } from 'bun:test';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -6,6 +6,12 @@ import zlib from 'node:zlib';
 import { deflateRawPiece, inflateRawStream } from '../../src/zip/codec.ts';
 import { FileSource, ZipWriter, readCentralDirectory, readEntryData } from '../../src/zip/index.ts';
 import { needs } from '../helpers/tools.ts';
+
+/** Folders the tests made, removed once they have run. */
+const scratch: string[] = [];
+afterAll(() => {
+  for (const dir of scratch) fs.rmSync(dir, { recursive: true, force: true });
+});
 
 describe('deflate in pieces', () => {
   it('makes one raw deflate stream that inflates to the whole, piece boundaries anywhere', () => {
@@ -48,7 +54,9 @@ describe('streamed entries', () => {
   it.skipIf(needs('python3').skip)(
     `patch their header in place and, with zip64 forced, carry both sizes in the zip64 field${needs('python3').why}`,
     async () => {
-      const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'zipfs-writer-')), 'streamed.zip');
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'zipfs-writer-'));
+      scratch.push(dir);
+      const file = path.join(dir, 'streamed.zip');
       const fd = fs.openSync(file, 'w');
       const writer = new ZipWriter(fd);
       const piece = Buffer.from('streamed content\n'.repeat(1000));
