@@ -35,6 +35,12 @@ export interface Libc {
    * cannot (then copy another way).
    */
   copyFileRange(inFd: number, inOffset: number, outFd: number, outOffset: number, length: number): number;
+  /**
+   * Copies up to `length` bytes (at most COPY_THROUGH_BYTES) by a read and a write through a buffer of the C
+   * library's: none of the runtime's heap, so a sync's copy adds nothing to what sets off its collections. Returns
+   * the count, 0 where the source ends, -1 on any failure (then copy the portable way, which says what failed).
+   */
+  copyThrough(inFd: number, inOffset: number, outFd: number, outOffset: number, length: number): number;
   /** Asks the kernel to start writing a range of the file to disk, without waiting. */
   startWriteback(fd: number, offset: number, length: number): void;
   /**
@@ -65,6 +71,8 @@ const AT_SYMLINK_NOFOLLOW = 0x100;
 const STATX_BASIC_STATS = 0x7ff;
 const SYNC_FILE_RANGE_WRITE = 2;
 const SEEK_SET = 0;
+/** copyThrough's step: 1 MiB copied 122 MiB in 38 ms where 256 KiB took 45 (and 4-8 MiB 2-3 times as long). */
+const COPY_THROUGH_BYTES = 1 << 20;
 /** struct statx offsets: the same on every Linux architecture. */
 const STATX = { size: 256, nlink: 16, mode: 28, ino: 32, fileSize: 40, ctime: 96, mtime: 112 } as const;
 /** The same offsets counted in 32-bit words (stx_mode is the low half of its word). */
@@ -116,6 +124,9 @@ function load(): Libc | null {
         returns: FFIType.i64,
       },
       sync_file_range: { args: [FFIType.i32, FFIType.i64, FFIType.i64, FFIType.u32], returns: FFIType.i32 },
+      pread: { args: [FFIType.i32, FFIType.ptr, FFIType.u64, FFIType.i64], returns: FFIType.i64 },
+      pwrite: { args: [FFIType.i32, FFIType.ptr, FFIType.u64, FFIType.i64], returns: FFIType.i64 },
+      malloc: { args: [FFIType.u64], returns: FFIType.ptr },
       statx: { args: [FFIType.i32, FFIType.ptr, FFIType.i32, FFIType.u32, FFIType.ptr], returns: FFIType.i32 },
       tzset: { args: [], returns: FFIType.void },
       localtime_r: { args: [FFIType.ptr, FFIType.ptr], returns: FFIType.ptr },
@@ -162,7 +173,22 @@ function load(): Libc | null {
       return true;
     };
 
+    // Made on first use and kept for the process: one step of copyThrough.
+    let through: Pointer | null = null;
+
     return {
+      copyThrough(inFd, inOffset, outFd, outOffset, length) {
+        through ??= symbols.malloc(COPY_THROUGH_BYTES) as Pointer | null;
+        if (through === null) return -1;
+        const n = Number(symbols.pread(inFd, through, Math.min(length, COPY_THROUGH_BYTES), inOffset));
+        if (n <= 0) return n;
+        for (let done = 0; done < n; ) {
+          const wrote = Number(symbols.pwrite(outFd, (through + done) as Pointer, n - done, outOffset + done));
+          if (wrote <= 0) return -1;
+          done += wrote;
+        }
+        return n;
+      },
       copyFileRange(inFd, inOffset, outFd, outOffset, length) {
         offsets[0] = BigInt(inOffset);
         offsets[1] = BigInt(outOffset);
