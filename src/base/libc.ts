@@ -72,7 +72,7 @@ const STATX_BASIC_STATS = 0x7ff;
 const SYNC_FILE_RANGE_WRITE = 2;
 const SEEK_SET = 0;
 /** copyThrough's step: 1 MiB copied 122 MiB in 38 ms where 256 KiB took 45 (and 4-8 MiB 2-3 times as long). */
-const COPY_THROUGH_BYTES = 1 << 20;
+export const COPY_THROUGH_BYTES = 1 << 20;
 /** struct statx offsets: the same on every Linux architecture. */
 const STATX = { size: 256, nlink: 16, mode: 28, ino: 32, fileSize: 40, ctime: 96, mtime: 112 } as const;
 /** The same offsets counted in 32-bit words (stx_mode is the low half of its word). */

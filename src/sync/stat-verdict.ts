@@ -40,7 +40,7 @@ function entryUnchanged(index: StatIndex, i: number, now: Observed | undefined, 
 }
 
 /** A root entry ("./"): the workspace itself, always there. */
-function isRoot(index: StatIndex, i: number): boolean {
+export function isRoot(index: StatIndex, i: number): boolean {
   return index.paths[i] === '' && (index.flags[i]! & 3) === TYPE_DIR;
 }
 

@@ -15,7 +15,7 @@ import type { Folder } from '../files/beneath.ts';
 import { TYPE_DIR, type StatIndex } from '../session/stat-index.ts';
 import { S_IFDIR, S_IFMT, S_IFREG } from '../zip/constants.ts';
 import type { Observed } from './observed.ts';
-import { untouchedAt } from './stat-verdict.ts';
+import { isRoot, untouchedAt } from './stat-verdict.ts';
 
 /** Where a linux_dirent64 keeps its record length and its name. */
 const DIRENT = { reclen: 16, name: 19 } as const;
@@ -44,12 +44,9 @@ class Walk {
     readonly fenceMs: number | undefined,
   ) {}
 
-  /** Steps past root entries ("./", the workspace itself, always there). */
+  /** Steps past root entries ("./", the workspace itself, always there), and the NUL that ends each empty path. */
   skipRoots(): void {
-    const { index } = this;
-    const bytes = index.pathUtf8;
-    while (this.j < index.count && (bytes[this.at] === 0 || this.at === bytes.length)) {
-      if ((index.flags[this.j]! & 3) !== TYPE_DIR) return;
+    while (this.j < this.index.count && isRoot(this.index, this.j)) {
       this.j++;
       this.at++;
     }

@@ -6,15 +6,13 @@
  */
 import fs from 'node:fs';
 import { writeFully } from '../base/fd-io.ts';
-import { libc } from '../base/libc.ts';
+import { COPY_THROUGH_BYTES, libc } from '../base/libc.ts';
 import { CentralBuffer } from './central-buffer.ts';
 import { encodeCentralRecord, encodeEnd, encodeLocalHeader, type EntryFields } from './records.ts';
 import type { ExtraField } from './extra-fields.ts';
 
 const BUFFER_BYTES = 1 << 20;
 const COPY_CHUNK_BYTES = 8 << 20;
-/** A copy through this process goes in steps of this: 4-8 MiB steps were 2-3 times slower (the CPU's caches). */
-const READ_WRITE_BYTES = 1 << 20;
 const PAGE_BYTES = 4096;
 /** How much is written before the kernel is asked to start putting it on disk (see `writeback`). */
 const WRITEBACK_STEP_BYTES = 8 << 20;
@@ -108,8 +106,8 @@ export class ZipWriter {
     // range lands at the same place within a page as it was read from. Shifted by anything else (a changed entry before
     // it grew or shrank by a few bytes: most syncs), its copy took twice as long as a read and a write through this
     // process (122 MiB on ext4: 78-85 ms against 38-44, and its flush 46-51 ms against 32-34).
-    // Those go through a buffer outside the runtime's heap (Libc.copyThrough): a 1 MiB one of the heap's tipped a
-    // one-file sync of 2,500 entries over the 8 MiB that sets off a collection (4 ms).
+    // Those go through a buffer outside the runtime's heap (Libc.copyThrough): a 1 MiB one of the heap's added 1 MB
+    // to the 8 MiB of allocation that sets off a collection (4 ms in a one-file sync of 2,500 entries).
     const native = libc();
     const inKernel = (start - this.position) % PAGE_BYTES === 0;
     while (native && at < end) {
@@ -123,8 +121,9 @@ export class ZipWriter {
       this.writeback();
     }
     while (at < end) {
-      this.copyBuffer ??= Buffer.allocUnsafe(READ_WRITE_BYTES);
-      const n = fs.readSync(fd, this.copyBuffer, 0, Math.min(READ_WRITE_BYTES, end - at), at);
+      // The portable copy, in copyThrough's steps.
+      this.copyBuffer ??= Buffer.allocUnsafe(COPY_THROUGH_BYTES);
+      const n = fs.readSync(fd, this.copyBuffer, 0, Math.min(COPY_THROUGH_BYTES, end - at), at);
       if (n === 0) throw new Error(`source ended at ${at}, before ${end}`);
       this.writeAll(this.copyBuffer.subarray(0, n));
       at += n;
